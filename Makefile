@@ -1,0 +1,56 @@
+# tairbench — see README.md. Every target works on a fresh Debian machine as root.
+SHELL := /bin/bash
+GO ?= go
+BIN := bin/tairbench
+PKG := github.com/tairbench/tairbench/internal/cli
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo none)
+DATE ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+LDFLAGS := -s -w -X $(PKG).Version=$(VERSION) -X $(PKG).Commit=$(COMMIT) -X $(PKG).Date=$(DATE)
+PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+export CGO_ENABLED ?= 0
+
+.PHONY: all build build-all deps test test-short fuzz vet bench-client bench-go clean
+
+all: build
+
+build:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/tairbench
+
+build-all:
+	@for p in $(PLATFORMS); do \
+	  os=$${p%/*}; arch=$${p#*/}; ext=; [ $$os = windows ] && ext=.exe; \
+	  out=dist/tairbench-$(VERSION)-$$os-$$arch$$ext; \
+	  echo "build $$out"; \
+	  CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $$out ./cmd/tairbench || exit 1; \
+	done
+
+deps:
+	@bash scripts/install-deps.sh
+
+vet:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { gofmt -l .; echo "gofmt needed"; exit 1; }
+	$(GO) vet ./...
+
+# Unit and integration tests (real redis-server started by the tests), with
+# the race detector. TAIRBENCH_SKIP_INTEGRATION=1 skips the integration tests.
+test: deps vet
+	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 20m ./...
+
+test-short: vet
+	$(GO) test -count=1 ./...
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s ./pkg/cmdtmpl
+	$(GO) test -run '^$$' -fuzz FuzzReadCommand -fuzztime 20s ./pkg/resp
+	$(GO) test -run '^$$' -fuzz FuzzReadReply -fuzztime 20s ./pkg/resp
+
+bench-go:
+	$(GO) test -run '^$$' -bench . -benchmem ./pkg/... ./internal/...
+
+# Client CPU per command against redis-benchmark (issue #2's bar: at most 2x).
+bench-client: deps build
+	@BIN=$(BIN) bash scripts/bench-client.sh
+
+clean:
+	rm -rf bin dist results

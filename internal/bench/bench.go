@@ -1,0 +1,89 @@
+// Package bench runs one benchmark through the engine and turns its
+// statistics into a result.Run with warnings.
+package bench
+
+import (
+	"context"
+	"runtime"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/internal/report"
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+// Version is the tool version stamped into results (set by the CLI).
+var Version = "dev"
+
+// Spec is one run: what to measure and how.
+type Spec struct {
+	Name    string
+	Command string
+	Config  map[string]any
+	Engine  engine.Config
+	Factory engine.Factory
+	// InProcessServer is set when this process also hosts the target server.
+	InProcessServer bool
+}
+
+// Run executes the spec. It returns the result and the merged histogram.
+func Run(ctx context.Context, s Spec) (*result.Run, *hdr.Histogram, error) {
+	res, err := engine.Run(ctx, s.Engine, s.Factory)
+	if err != nil {
+		return nil, nil, err
+	}
+	return Assemble(s, res), res.Snapshot.Histogram, nil
+}
+
+// Assemble converts an engine result into a result.Run.
+func Assemble(s Spec, res *engine.Result) *result.Run {
+	snap := res.Snapshot
+	r := &result.Run{
+		Schema:     result.Schema,
+		Version:    Version,
+		Name:       s.Name,
+		Command:    s.Command,
+		Config:     s.Config,
+		Seeds:      res.Seeds,
+		StartedAt:  res.StartedAt.UTC(),
+		DurationMS: float64(res.Elapsed) / float64(time.Millisecond),
+		WarmupMS:   float64(s.Engine.Warmup) / float64(time.Millisecond),
+		StopReason: res.StopReason,
+		Totals:     snap.Totals,
+		Errors:     snap.Errors,
+		Series:     snap.Series,
+	}
+	if r.Errors == nil {
+		r.Errors = []result.ErrorCount{}
+	}
+	if r.Series == nil {
+		r.Series = []result.Interval{}
+	}
+	r.Totals.LatencyPerOp = r.Totals.OpsPerRequest == 1
+	cores := runtime.NumCPU()
+	c := result.Client{
+		CPUUserMS:   float64(res.CPU.User) / 1e6,
+		CPUSysMS:    float64(res.CPU.Sys) / 1e6,
+		Cores:       cores,
+		InProcessSv: s.InProcessServer,
+	}
+	if total := snap.Totals.Ops + snap.Totals.WarmupOps; total > 0 {
+		c.CPUPerOpUS = float64(res.CPU.Total()) / 1e3 / float64(total)
+	}
+	if res.CPU.Wall > 0 {
+		c.CPUUtil = float64(res.CPU.Total()) / float64(res.CPU.Wall)
+		// A client using nearly all cores cannot tell its own limits from the server's.
+		c.Saturated = c.CPUUtil >= 0.9*float64(cores) && res.CPU.Wall > 200*time.Millisecond
+	}
+	r.Client = c
+	if enc, err := snap.Histogram.Encode(hdr.V2CompressedEncodingCookieBase); err == nil {
+		r.Histogram = string(enc)
+	}
+	r.Warnings = report.Warnings(r)
+	if r.Warnings == nil {
+		r.Warnings = []string{}
+	}
+	return r
+}

@@ -1,0 +1,142 @@
+package redis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/pkg/cmdtmpl"
+)
+
+// clusterWorker routes each command to the node owning its key through
+// go-redis's cluster client. It allocates per request; cluster runs measure
+// the cluster, not this client's last microsecond.
+type clusterWorker struct {
+	f    *Factory
+	gen  *cmdtmpl.Gen
+	cl   *goredis.ClusterClient
+	cmds [][]any
+	buf  []byte
+	args [][]byte
+}
+
+func clusterOptions(f *Factory) (*goredis.ClusterOptions, error) {
+	t := f.Target
+	o := &goredis.ClusterOptions{
+		Addrs:        f.Addrs,
+		Username:     t.User,
+		Password:     t.Password,
+		Protocol:     2,
+		PoolSize:     1,
+		MinIdleConns: 1,
+		MaxRetries:   -1,
+		ReadTimeout:  t.Timeout,
+		WriteTimeout: t.Timeout,
+		DialTimeout:  t.Timeout,
+	}
+	if len(o.Addrs) == 0 {
+		o.Addrs = []string{t.Addr}
+	}
+	if t.Protocol == 3 {
+		o.Protocol = 3
+	}
+	if t.Auth != "" {
+		if u, p, ok := cutAuth(t.Auth); ok {
+			o.Username, o.Password = u, p
+		} else {
+			o.Password = t.Auth
+		}
+	}
+	if t.TLS != nil {
+		cfg, err := t.TLS.config(o.Addrs[0])
+		if err != nil {
+			return nil, err
+		}
+		o.TLSConfig = cfg
+	}
+	return o, nil
+}
+
+func newClusterWorker(ctx context.Context, f *Factory, gen *cmdtmpl.Gen) (*clusterWorker, error) {
+	o, err := clusterOptions(f)
+	if err != nil {
+		return nil, err
+	}
+	cl := goredis.NewClusterClient(o)
+	if err := cl.Ping(ctx).Err(); err != nil {
+		cl.Close()
+		return nil, fmt.Errorf("cluster %v: %w", o.Addrs, err)
+	}
+	return &clusterWorker{f: f, gen: gen, cl: cl}, nil
+}
+
+func (w *clusterWorker) Prepare() {
+	n := w.f.Workload.OpsPerRequest()
+	w.cmds = w.cmds[:0]
+	for i := 0; i < n; i++ {
+		w.buf, w.args = w.gen.AppendArgs(nil, w.args)
+		cmd := make([]any, len(w.args))
+		for j, a := range w.args {
+			cmd[j] = a
+		}
+		w.cmds = append(w.cmds, cmd)
+	}
+}
+
+func (w *clusterWorker) Exec(ctx context.Context, s *engine.Step) error {
+	var results []goredis.Cmder
+	var err error
+	switch w.f.Workload.Mode {
+	case Single:
+		cmd := w.cl.Do(ctx, w.cmds[0]...)
+		results, err = []goredis.Cmder{cmd}, cmd.Err()
+	case Pipeline:
+		results, err = w.cl.Pipelined(ctx, func(p goredis.Pipeliner) error {
+			for _, c := range w.cmds {
+				p.Do(ctx, c...)
+			}
+			return nil
+		})
+	case Batch:
+		results, err = w.cl.TxPipelined(ctx, func(p goredis.Pipeliner) error {
+			for _, c := range w.cmds {
+				p.Do(ctx, c...)
+			}
+			return nil
+		})
+	}
+	if err != nil && !isReplyErr(err) {
+		return err
+	}
+	for _, r := range results {
+		s.Ops++
+		if e := r.Err(); e != nil && isReplyErr(e) {
+			s.Failed++
+			if s.Err == nil {
+				s.Err = []byte(e.Error())
+			}
+			if w.f.Workload.Mode == Batch && isExecAbort(e) {
+				s.Aborted = true
+			}
+		}
+	}
+	return nil
+}
+
+func isReplyErr(err error) bool {
+	if errors.Is(err, goredis.Nil) {
+		return false
+	}
+	var re goredis.Error
+	return errors.As(err, &re)
+}
+
+func isExecAbort(err error) bool {
+	var re goredis.Error
+	return errors.As(err, &re) && len(re.Error()) >= 9 && re.Error()[:9] == "EXECABORT"
+}
+
+func (w *clusterWorker) Close() error { return w.cl.Close() }

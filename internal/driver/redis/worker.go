@@ -1,0 +1,210 @@
+package redis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/pkg/cmdtmpl"
+)
+
+// Mode is how commands are grouped into one request.
+type Mode int
+
+const (
+	// Single sends one command per round trip.
+	Single Mode = iota
+	// Pipeline sends N commands in one write and reads N replies.
+	Pipeline
+	// Batch wraps N commands in MULTI … EXEC.
+	Batch
+)
+
+// Workload is what each worker sends.
+type Workload struct {
+	Program *cmdtmpl.Program
+	Mode    Mode
+	// N is the pipeline depth or batch size (1 for Single).
+	N int
+}
+
+// OpsPerRequest returns the number of template commands in one request.
+func (w Workload) OpsPerRequest() int {
+	if w.Mode == Single || w.N < 1 {
+		return 1
+	}
+	return w.N
+}
+
+// Factory creates workers for a target and workload. It implements engine.Factory.
+type Factory struct {
+	Target   Target
+	Workload Workload
+	// Cluster routes through go-redis's cluster client; Addrs are its seeds.
+	Cluster bool
+	Addrs   []string
+}
+
+// NewWorker connects one worker.
+func (f *Factory) NewWorker(ctx context.Context, id int, seed uint64) (engine.Worker, error) {
+	gen := f.Workload.Program.NewGen(seed)
+	if f.Cluster {
+		return newClusterWorker(ctx, f, gen)
+	}
+	c, err := Dial(ctx, f.Target)
+	if err != nil {
+		return nil, err
+	}
+	return &rawWorker{f: f, gen: gen, conn: c, ctx: ctx}, nil
+}
+
+// rawWorker sends pre-encoded requests on one connection.
+type rawWorker struct {
+	f      *Factory
+	gen    *cmdtmpl.Gen
+	conn   *Conn
+	ctx    context.Context
+	req    []byte
+	errBuf []byte
+}
+
+var errNilExec = []byte("EXEC returned nil (transaction aborted)")
+
+var (
+	multi = []byte("*1\r\n$5\r\nMULTI\r\n")
+	exec  = []byte("*1\r\n$4\r\nEXEC\r\n")
+)
+
+func (w *rawWorker) Prepare() {
+	b := w.req[:0]
+	switch w.f.Workload.Mode {
+	case Batch:
+		b = append(b, multi...)
+		for i := 0; i < w.f.Workload.N; i++ {
+			b = w.gen.AppendRESP(b)
+		}
+		b = append(b, exec...)
+	case Pipeline:
+		for i := 0; i < w.f.Workload.N; i++ {
+			b = w.gen.AppendRESP(b)
+		}
+	default:
+		b = w.gen.AppendRESP(b)
+	}
+	w.req = b
+}
+
+func (w *rawWorker) Exec(ctx context.Context, s *engine.Step) error {
+	if w.conn == nil {
+		c, err := Dial(w.ctx, w.f.Target)
+		if err != nil {
+			return err
+		}
+		w.conn = c
+	}
+	if err := w.exec(s); err != nil {
+		_ = w.conn.Close()
+		w.conn = nil
+		return err
+	}
+	return nil
+}
+
+func (w *rawWorker) exec(s *engine.Step) error {
+	c := w.conn
+	if err := c.Write(w.req); err != nil {
+		return err
+	}
+	rep := &c.rep
+	note := func() {
+		if s.Err == nil {
+			w.errBuf = append(w.errBuf[:0], rep.Err...)
+			s.Err = w.errBuf
+		}
+	}
+	switch w.f.Workload.Mode {
+	case Batch:
+		n := w.f.Workload.N
+		if err := c.Read(rep); err != nil { // MULTI
+			return err
+		}
+		if rep.IsError() {
+			note()
+		}
+		queuedErr := 0
+		for i := 0; i < n; i++ {
+			if err := c.Read(rep); err != nil {
+				return err
+			}
+			if rep.IsError() {
+				queuedErr++
+				note()
+			}
+		}
+		if err := c.Read(rep); err != nil { // EXEC
+			return err
+		}
+		s.Ops = n
+		switch {
+		case rep.IsError(): // EXECABORT: nothing ran
+			note()
+			s.Failed, s.Aborted = n, true
+		case rep.Nil: // WATCH failed: nothing ran
+			s.Failed, s.Aborted = n, true
+			if s.Err == nil {
+				s.Err = errNilExec
+			}
+		default:
+			s.Failed = rep.NestedErrors + queuedErr
+			if rep.NestedErrors > 0 && s.Err == nil {
+				w.errBuf = append(w.errBuf[:0], rep.FirstNested...)
+				s.Err = w.errBuf
+			}
+		}
+	case Pipeline:
+		for i := 0; i < w.f.Workload.N; i++ {
+			if err := c.Read(rep); err != nil {
+				return err
+			}
+			s.Ops++
+			if rep.IsError() {
+				s.Failed++
+				note()
+			}
+		}
+	default:
+		if err := c.Read(rep); err != nil {
+			return err
+		}
+		s.Ops = 1
+		if rep.IsError() {
+			s.Failed = 1
+			note()
+		}
+	}
+	return nil
+}
+
+func (w *rawWorker) Close() error {
+	if w.conn == nil {
+		return nil
+	}
+	err := w.conn.Close()
+	w.conn = nil
+	return err
+}
+
+// errNoProgram is returned when a factory is used without a workload.
+var errNoProgram = errors.New("redis: no command template")
+
+// Validate checks that the factory can run.
+func (f *Factory) Validate() error {
+	if f.Workload.Program == nil {
+		return errNoProgram
+	}
+	if f.Workload.Mode != Single && f.Workload.N < 1 {
+		return fmt.Errorf("redis: batch or pipeline size must be at least 1, got %d", f.Workload.N)
+	}
+	return nil
+}

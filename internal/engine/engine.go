@@ -1,0 +1,269 @@
+// Package engine runs a closed-loop load: N workers, each with its own
+// connection, repeat prepare (untimed) and exec (timed) until a duration, a
+// request count, an error budget or the context ends. It knows nothing of
+// any protocol; drivers supply workers.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tairbench/tairbench/internal/stats"
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+// Step reports what one Exec did. The worker fills it; the engine resets it.
+type Step struct {
+	// Ops is the number of commands that got a reply.
+	Ops int
+	// Failed is the number of those replies that were errors.
+	Failed int
+	// Err is the first error message of the step (it may point into a reused buffer).
+	Err []byte
+	// Aborted is set when a transaction was not executed.
+	Aborted bool
+}
+
+// Worker sends requests on its own connection. Prepare builds the next
+// request and is not timed; Exec sends it and reads every reply. A non-nil
+// error from Exec means the request failed as a whole (connection lost,
+// timeout); the worker should reconnect on its next Exec.
+type Worker interface {
+	Prepare()
+	Exec(ctx context.Context, s *Step) error
+	Close() error
+}
+
+// Factory creates workers. NewWorker connects; an error there stops the
+// run before it starts.
+type Factory interface {
+	NewWorker(ctx context.Context, id int, seed uint64) (Worker, error)
+}
+
+// Config controls a run.
+type Config struct {
+	// Workers is the number of concurrent workers (connections).
+	Workers int
+	// Duration is how long to measure (after warm-up); 0 means until Requests is reached.
+	Duration time.Duration
+	// Ops stops the run after this many commands (0: no limit).
+	Ops int64
+	// OpsPerRequest is the number of commands one Exec sends (batch or pipeline size).
+	OpsPerRequest int
+	// Warmup runs load that is excluded from the results.
+	Warmup time.Duration
+	// MaxErrors stops the run once this many errors were counted (0: never).
+	MaxErrors int64
+	// Seed is the base seed; worker i gets a distinct seed derived from it.
+	Seed uint64
+	// Tick is the progress interval (default 1 s).
+	Tick time.Duration
+	// Progress, if set, is called once per tick from one goroutine.
+	Progress func(stats.Progress)
+	// Backoff is the pause after a failed request (default 20 ms).
+	Backoff time.Duration
+}
+
+// Stop reasons.
+const (
+	StopDuration    = "duration"
+	StopCount       = "count"
+	StopInterrupted = "interrupted"
+	StopMaxErrors   = "max-errors"
+)
+
+// Result is what Run returns: the merged statistics and how the run ended.
+type Result struct {
+	Snapshot   stats.Snapshot
+	StartedAt  time.Time
+	Elapsed    time.Duration
+	StopReason string
+	Seeds      result.Seeds
+	CPU        CPUUsage
+}
+
+// WorkerSeed derives worker id's seed from a base seed (splitmix64), so
+// that seeds are distinct and reproducible.
+func WorkerSeed(base uint64, id int) uint64 {
+	z := base + uint64(id+1)*0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// NewSeed returns a random base seed.
+func NewSeed() uint64 { return rand.Uint64() }
+
+// Run connects the workers, runs the load and returns the merged result.
+// A cancelled ctx ends the run early; the partial result is still returned
+// with StopInterrupted.
+func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
+	if cfg.Workers <= 0 {
+		return nil, errors.New("engine: workers must be at least 1")
+	}
+	if cfg.Duration <= 0 && cfg.Ops <= 0 {
+		return nil, errors.New("engine: need a duration or an op count")
+	}
+	if cfg.OpsPerRequest <= 0 {
+		cfg.OpsPerRequest = 1
+	}
+	if cfg.Tick <= 0 {
+		cfg.Tick = time.Second
+	}
+	if cfg.Backoff <= 0 {
+		cfg.Backoff = 20 * time.Millisecond
+	}
+	res := &Result{Seeds: result.Seeds{Base: cfg.Seed}}
+	workers := make([]Worker, cfg.Workers)
+	defer func() {
+		for _, w := range workers {
+			if w != nil {
+				_ = w.Close()
+			}
+		}
+	}()
+	for i := range workers {
+		seed := WorkerSeed(cfg.Seed, i)
+		res.Seeds.Workers = append(res.Seeds.Workers, seed)
+		w, err := f.NewWorker(ctx, i, seed)
+		if err != nil {
+			return nil, fmt.Errorf("worker %d: %w", i, err)
+		}
+		workers[i] = w
+	}
+
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var stopReason atomic.Value
+	stop := func(reason string) {
+		stopReason.CompareAndSwap(nil, reason)
+		cancel()
+	}
+
+	cpu0 := readCPU()
+	begin := time.Now()
+	res.StartedAt = begin
+	agg := stats.NewAggregator(begin.Add(cfg.Warmup), cfg.Tick)
+	var deadline time.Time
+	if cfg.Duration > 0 {
+		deadline = agg.Start().Add(cfg.Duration)
+	}
+	var steps int64 = -1
+	if cfg.Ops > 0 {
+		steps = (cfg.Ops + int64(cfg.OpsPerRequest) - 1) / int64(cfg.OpsPerRequest)
+	}
+	var claimed, errCount atomic.Int64
+
+	var wg sync.WaitGroup
+	for _, w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rec := agg.NewRecorder()
+			defer rec.Flush()
+			var st Step
+			for runCtx.Err() == nil {
+				if steps >= 0 && claimed.Add(1) > steps {
+					stop(StopCount)
+					return
+				}
+				w.Prepare()
+				st = Step{}
+				t0 := time.Now()
+				err := w.Exec(runCtx, &st)
+				t1 := time.Now()
+				if err != nil {
+					if runCtx.Err() != nil {
+						return // interrupted mid-request: not an error of the target
+					}
+					rec.Error([]byte(err.Error()), true)
+					if cfg.MaxErrors > 0 && errCount.Add(1) >= cfg.MaxErrors {
+						stop(StopMaxErrors)
+					}
+					select {
+					case <-runCtx.Done():
+					case <-time.After(cfg.Backoff):
+					}
+					continue
+				}
+				if !deadline.IsZero() && t1.After(deadline) {
+					stop(StopDuration)
+					return
+				}
+				rec.Record(t1, t1.Sub(t0), st.Ops, st.Failed)
+				if st.Aborted {
+					rec.Aborted()
+				}
+				if st.Failed > 0 || st.Err != nil {
+					rec.Error(st.Err, false)
+					if cfg.MaxErrors > 0 && errCount.Add(int64(max(st.Failed, 1))) >= cfg.MaxErrors {
+						stop(StopMaxErrors)
+					}
+				}
+			}
+		}()
+	}
+
+	// The ticker closes interval k shortly after it ends, once workers had a
+	// chance to flush it, and reports progress.
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	var timer <-chan time.Time
+	if !deadline.IsZero() {
+		t := time.NewTimer(time.Until(deadline))
+		defer t.Stop()
+		timer = t.C
+	}
+	grace := cfg.Tick / 10
+	next := 0
+	tick := time.NewTimer(time.Until(agg.Start().Add(cfg.Tick + grace)))
+	defer tick.Stop()
+loop:
+	for {
+		select {
+		case <-done:
+			break loop
+		case <-ctx.Done():
+			stop(StopInterrupted)
+		case <-timer:
+			stop(StopDuration)
+		case <-tick.C:
+			p := agg.Tick(next)
+			if cfg.Progress != nil {
+				cfg.Progress(p)
+			}
+			next++
+			tick.Reset(time.Until(agg.Start().Add(time.Duration(next+1)*cfg.Tick + grace)))
+		}
+	}
+	end := time.Now()
+	res.CPU = readCPU().Sub(cpu0)
+	res.CPU.Wall = end.Sub(begin)
+	if r, ok := stopReason.Load().(string); ok {
+		res.StopReason = r
+	} else {
+		res.StopReason = StopDuration
+	}
+	if ctx.Err() != nil {
+		res.StopReason = StopInterrupted
+	}
+	measured := end.Sub(agg.Start())
+	if !deadline.IsZero() && end.After(deadline) {
+		measured = cfg.Duration
+	}
+	if measured < 0 {
+		measured = 0
+	}
+	res.Elapsed = measured
+	res.Snapshot = agg.Snapshot(measured)
+	res.Snapshot.Totals.OpsPerRequest = cfg.OpsPerRequest
+	return res, nil
+}

@@ -1,0 +1,187 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tairbench/tairbench/internal/stats"
+)
+
+// fake is a Worker whose behaviour is set per test.
+type fake struct {
+	f        *fakeFactory
+	prepared int
+}
+
+type fakeFactory struct {
+	ops      int           // commands per Exec
+	delay    time.Duration // per Exec
+	failEach int           // every n-th command's reply is an error
+	abortAll bool
+	transErr bool
+	failNew  bool
+	execs    atomic.Int64
+	closed   atomic.Int64
+	seeds    []uint64
+}
+
+func (f *fakeFactory) NewWorker(_ context.Context, id int, seed uint64) (Worker, error) {
+	if f.failNew {
+		return nil, errors.New("connect: refused")
+	}
+	f.seeds = append(f.seeds, seed)
+	return &fake{f: f}, nil
+}
+
+func (w *fake) Prepare() { w.prepared++ }
+
+func (w *fake) Exec(ctx context.Context, s *Step) error {
+	n := w.f.execs.Add(1)
+	if w.f.delay > 0 {
+		select {
+		case <-time.After(w.f.delay):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	if w.f.transErr {
+		return errors.New("read: connection reset")
+	}
+	s.Ops = w.f.ops
+	if w.f.failEach > 0 && n%int64(w.f.failEach) == 0 {
+		s.Failed = 1
+		s.Err = []byte("ERR value is not an integer")
+	}
+	s.Aborted = w.f.abortAll
+	return nil
+}
+
+func (w *fake) Close() error { w.f.closed.Add(1); return nil }
+
+func TestStopByCount(t *testing.T) {
+	tests := []struct {
+		name      string
+		ops, per  int64
+		wantSteps int64
+	}{
+		{"single", 1000, 1, 1000},
+		{"batches of 10", 1000, 10, 100},
+		{"batches round up", 1001, 10, 101},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &fakeFactory{ops: int(tc.per)}
+			res, err := Run(context.Background(), Config{Workers: 4, Ops: tc.ops, OpsPerRequest: int(tc.per), Seed: 1}, f)
+			require.NoError(t, err)
+			assert.Equal(t, StopCount, res.StopReason)
+			assert.Equal(t, tc.wantSteps, res.Snapshot.Totals.Requests)
+			assert.Equal(t, tc.wantSteps*tc.per, res.Snapshot.Totals.Ops)
+			assert.Equal(t, int64(4), f.closed.Load())
+		})
+	}
+}
+
+func TestStopByDuration(t *testing.T) {
+	f := &fakeFactory{ops: 1, delay: time.Millisecond}
+	start := time.Now()
+	var ticks atomic.Int64
+	res, err := Run(context.Background(), Config{Workers: 2, Duration: 1200 * time.Millisecond, Tick: 200 * time.Millisecond,
+		Progress: func(stats.Progress) { ticks.Add(1) }}, f)
+	require.NoError(t, err)
+	assert.Equal(t, StopDuration, res.StopReason)
+	assert.Less(t, time.Since(start), 3*time.Second)
+	assert.Greater(t, res.Snapshot.Totals.Ops, int64(100))
+	assert.GreaterOrEqual(t, ticks.Load(), int64(4))
+	assert.GreaterOrEqual(t, len(res.Snapshot.Series), 5)
+	var sum int64
+	for _, iv := range res.Snapshot.Series {
+		sum += iv.Ops
+	}
+	assert.Equal(t, res.Snapshot.Totals.Ops, sum, "the series adds up to the totals")
+	assert.Greater(t, res.Snapshot.Totals.Latency.P50, 900.0, "latency is about the 1 ms delay")
+}
+
+func TestWarmupExcluded(t *testing.T) {
+	f := &fakeFactory{ops: 1, delay: time.Millisecond}
+	res, err := Run(context.Background(), Config{Workers: 1, Duration: 300 * time.Millisecond, Warmup: 300 * time.Millisecond}, f)
+	require.NoError(t, err)
+	tot := res.Snapshot.Totals
+	assert.Greater(t, tot.WarmupOps, int64(50))
+	assert.Greater(t, tot.Ops, int64(50))
+	assert.Less(t, tot.Ops+tot.WarmupOps, f.execs.Load()+1)
+	assert.InDelta(t, 300*time.Millisecond, res.Elapsed, float64(50*time.Millisecond))
+}
+
+func TestBatchingCountsAndAborts(t *testing.T) {
+	f := &fakeFactory{ops: 10, abortAll: true}
+	res, err := Run(context.Background(), Config{Workers: 2, Ops: 500, OpsPerRequest: 10}, f)
+	require.NoError(t, err)
+	assert.Equal(t, int64(500), res.Snapshot.Totals.Ops)
+	assert.Equal(t, int64(50), res.Snapshot.Totals.Requests)
+	assert.Equal(t, int64(50), res.Snapshot.Totals.Aborted)
+}
+
+func TestErrorsCountedByMessage(t *testing.T) {
+	f := &fakeFactory{ops: 1, failEach: 4}
+	res, err := Run(context.Background(), Config{Workers: 1, Ops: 400}, f)
+	require.NoError(t, err)
+	assert.Equal(t, int64(100), res.Snapshot.Totals.Errors)
+	require.Len(t, res.Snapshot.Errors, 1)
+	assert.Equal(t, "ERR value is not an integer", res.Snapshot.Errors[0].Message)
+	assert.Equal(t, int64(100), res.Snapshot.Errors[0].Count)
+	assert.InDelta(t, 0.25, res.Snapshot.Totals.ErrorRate, 1e-9)
+}
+
+func TestMaxErrorsStops(t *testing.T) {
+	f := &fakeFactory{transErr: true}
+	res, err := Run(context.Background(), Config{Workers: 2, Duration: 10 * time.Second, MaxErrors: 5, Backoff: time.Millisecond}, f)
+	require.NoError(t, err)
+	assert.Equal(t, StopMaxErrors, res.StopReason)
+	assert.GreaterOrEqual(t, res.Snapshot.Totals.TransportErrors, int64(5))
+	assert.Equal(t, "read: connection reset", res.Snapshot.Errors[0].Message)
+}
+
+func TestInterruptKeepsPartialResult(t *testing.T) {
+	f := &fakeFactory{ops: 1, delay: time.Millisecond}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	start := time.Now()
+	res, err := Run(ctx, Config{Workers: 3, Duration: time.Minute}, f)
+	require.NoError(t, err)
+	assert.Less(t, time.Since(start), 2*time.Second)
+	assert.Equal(t, StopInterrupted, res.StopReason)
+	assert.Greater(t, res.Snapshot.Totals.Ops, int64(30))
+	assert.Zero(t, res.Snapshot.Totals.Errors, "the cancelled in-flight request is not an error")
+}
+
+func TestConnectFailureIsAnError(t *testing.T) {
+	_, err := Run(context.Background(), Config{Workers: 2, Ops: 10}, &fakeFactory{failNew: true})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "connect: refused")
+}
+
+func TestSeedsDistinctAndReproducible(t *testing.T) {
+	f := &fakeFactory{ops: 1}
+	res, err := Run(context.Background(), Config{Workers: 8, Ops: 8, Seed: 99}, f)
+	require.NoError(t, err)
+	seen := map[uint64]bool{}
+	for i, s := range res.Seeds.Workers {
+		assert.Equal(t, WorkerSeed(99, i), s)
+		seen[s] = true
+	}
+	assert.Len(t, seen, 8)
+	assert.Equal(t, uint64(99), res.Seeds.Base)
+}
+
+func TestBadConfig(t *testing.T) {
+	_, err := Run(context.Background(), Config{Workers: 0, Ops: 1}, &fakeFactory{})
+	assert.Error(t, err)
+	_, err = Run(context.Background(), Config{Workers: 1}, &fakeFactory{})
+	assert.Error(t, err)
+}

@@ -1,0 +1,84 @@
+package report
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func sample() (*result.Run, *hdr.Histogram) {
+	h := hdr.New(1, 60_000_000, 3)
+	for i := int64(1); i <= 1000; i++ {
+		_ = h.RecordValue(100 + i)
+	}
+	_ = h.RecordValue(25_000)
+	r := &result.Run{
+		Schema: result.Schema, Command: "TR.SETBIT foo-__RAND__ bar-__RAND2__",
+		Config:     map[string]any{"mode": "MULTI/EXEC batches of 10", "connections": 20},
+		StartedAt:  time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC),
+		DurationMS: 30000, StopReason: "duration",
+		Totals: result.Totals{Ops: 10010, Requests: 1001, OpsPerRequest: 10, Errors: 6000, ErrorRate: 0.5994,
+			Aborted: 3, OpsPerSec: 333.7, RequestsPerSec: 33.4, HistogramRangeUS: 60_000_000, Overflow: 1,
+			Latency: result.Latency{Min: 101, Mean: 630, P50: 600, P90: 1000, P99: 1100, P999: 25000, Max: 25000}},
+		Errors: []result.ErrorCount{{Message: "ERR bit offset is not an integer or out of range", Count: 5990},
+			{Message: "read: timeout", Count: 10}},
+		Series: []result.Interval{{Second: 0, Ops: 10010, Requests: 1001, Errors: 6000, OpsPerSec: 10010, MeanUS: 630, P50US: 600, P99US: 1100, MaxUS: 25000}},
+		Client: result.Client{CPUPerOpUS: 3.5, CPUUtil: 1.95, Cores: 2, Saturated: true},
+	}
+	r.Warnings = Warnings(r)
+	return r, h
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		require.NoError(t, os.MkdirAll("testdata", 0o755))
+		require.NoError(t, os.WriteFile(path, got, 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "run with -update to create %s", path)
+	assert.Equal(t, string(want), string(got))
+}
+
+func TestTextGolden(t *testing.T) {
+	r, h := sample()
+	var b bytes.Buffer
+	require.NoError(t, Text(&b, r, h))
+	golden(t, "summary.txt", b.Bytes())
+}
+
+func TestCSVGolden(t *testing.T) {
+	r, _ := sample()
+	var b bytes.Buffer
+	require.NoError(t, CSV(&b, r))
+	golden(t, "series.csv", b.Bytes())
+}
+
+func TestWarningsCoverMisleadingRuns(t *testing.T) {
+	r, _ := sample()
+	w := Warnings(r)
+	joined := ""
+	for _, s := range w {
+		joined += s + "\n"
+	}
+	for _, want := range []string{"59.9% of commands failed", "3 MULTI/EXEC batches were aborted",
+		"exceeded the histogram's 60 s range", "the client used 1.95 of 2 cores"} {
+		assert.Contains(t, joined, want)
+	}
+	assert.True(t, Failed(r))
+	ok := &result.Run{Totals: result.Totals{Ops: 10}}
+	assert.Empty(t, Warnings(ok))
+	assert.False(t, Failed(ok))
+}

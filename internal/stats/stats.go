@@ -1,0 +1,332 @@
+// Package stats records latencies and errors per worker without locks and
+// merges them once per interval into run totals and a per-interval series.
+package stats
+
+import (
+	"sort"
+	"sync"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+const (
+	// LowestUS and HighestUS bound the latency histogram (microseconds).
+	// Larger values are counted as overflow and recorded at HighestUS.
+	LowestUS  = 1
+	HighestUS = 60 * 1_000_000
+	// SigFigs is the histogram's precision in significant decimal digits.
+	SigFigs = 3
+	// maxDistinctErrors bounds the distinct messages one worker keeps.
+	maxDistinctErrors = 64
+	otherErrors       = "(other error messages)"
+)
+
+// NewHistogram returns an empty latency histogram with tairbench's range.
+func NewHistogram() *hdr.Histogram { return hdr.New(LowestUS, HighestUS, SigFigs) }
+
+// counters are the additive parts of a recorder's state.
+type counters struct {
+	ops, requests, errors, transport, aborted, overflow, samples int64
+	sumNS                                                        int64
+}
+
+func (c *counters) add(o counters) {
+	c.ops += o.ops
+	c.requests += o.requests
+	c.errors += o.errors
+	c.transport += o.transport
+	c.aborted += o.aborted
+	c.overflow += o.overflow
+	c.samples += o.samples
+	c.sumNS += o.sumNS
+}
+
+// Recorder is one worker's recorder. Only its worker may call its methods.
+type Recorder struct {
+	agg       *Aggregator
+	hist      *hdr.Histogram
+	cur       counters
+	errs      map[string]*int64
+	nextFlush time.Time
+	index     int
+	warmOps   int64
+}
+
+// Record records one request of ops commands that completed at end after lat.
+// failed is the number of its commands whose reply was an error.
+func (r *Recorder) Record(end time.Time, lat time.Duration, ops, failed int) {
+	if end.Before(r.agg.start) {
+		r.warmOps += int64(ops)
+		return
+	}
+	if !end.Before(r.nextFlush) {
+		r.flushAt(end)
+	}
+	us := lat.Microseconds()
+	if us > HighestUS {
+		r.cur.overflow++
+		us = HighestUS
+	}
+	_ = r.hist.RecordValue(us) // in range by construction
+	r.cur.samples++
+	r.cur.requests++
+	r.cur.ops += int64(ops)
+	r.cur.errors += int64(failed)
+	r.cur.sumNS += int64(lat)
+}
+
+// Error counts one error by message. msg may be a view into a reused buffer.
+func (r *Recorder) Error(msg []byte, transport bool) {
+	if time.Now().Before(r.agg.start) {
+		return
+	}
+	if transport {
+		r.cur.transport++
+		r.cur.errors++
+	}
+	if p, ok := r.errs[string(msg)]; ok { // no allocation on lookup
+		*p++
+		return
+	}
+	key := string(msg)
+	if len(r.errs) >= maxDistinctErrors {
+		key = otherErrors
+		if p, ok := r.errs[key]; ok {
+			*p++
+			return
+		}
+	}
+	n := int64(1)
+	r.errs[key] = &n
+}
+
+// Aborted counts one aborted transaction.
+func (r *Recorder) Aborted() {
+	if !time.Now().Before(r.agg.start) {
+		r.cur.aborted++
+	}
+}
+
+// flushAt hands the current interval to the aggregator and starts the
+// interval that contains now.
+func (r *Recorder) flushAt(now time.Time) {
+	r.agg.merge(r.index, r.hist, r.cur, r.errs, r.warmOps)
+	r.hist.Reset()
+	r.cur = counters{}
+	for _, p := range r.errs {
+		*p = 0
+	}
+	r.warmOps = 0
+	r.index = r.agg.indexOf(now)
+	r.nextFlush = r.agg.start.Add(time.Duration(r.index+1) * r.agg.interval)
+}
+
+// Flush hands everything recorded so far to the aggregator. Workers call it
+// when they stop.
+func (r *Recorder) Flush() { r.flushAt(time.Now()) }
+
+type interval struct {
+	c      counters
+	hist   *hdr.Histogram
+	closed bool
+	sum    result.Interval
+}
+
+// Aggregator merges the recorders' intervals. Its methods are safe for
+// concurrent use.
+type Aggregator struct {
+	mu       sync.Mutex
+	start    time.Time
+	interval time.Duration
+	total    *hdr.Histogram
+	totals   counters
+	warmOps  int64
+	errs     map[string]int64
+	errOrder []string
+	series   map[int]*interval
+	maxIndex int
+}
+
+// NewAggregator returns an aggregator whose measurement starts at start
+// (samples before it count as warm-up) with the given tick.
+func NewAggregator(start time.Time, tick time.Duration) *Aggregator {
+	if tick <= 0 {
+		tick = time.Second
+	}
+	return &Aggregator{
+		start:    start,
+		interval: tick,
+		total:    NewHistogram(),
+		errs:     map[string]int64{},
+		series:   map[int]*interval{},
+		maxIndex: -1,
+	}
+}
+
+// Start returns the start of measurement.
+func (a *Aggregator) Start() time.Time { return a.start }
+
+// NewRecorder returns a recorder for one worker.
+func (a *Aggregator) NewRecorder() *Recorder {
+	r := &Recorder{agg: a, hist: NewHistogram(), errs: map[string]*int64{}}
+	r.index = a.indexOf(time.Now())
+	r.nextFlush = a.start.Add(time.Duration(r.index+1) * a.interval)
+	return r
+}
+
+func (a *Aggregator) indexOf(t time.Time) int {
+	if t.Before(a.start) {
+		return -1
+	}
+	return int(t.Sub(a.start) / a.interval)
+}
+
+func (a *Aggregator) merge(index int, h *hdr.Histogram, c counters, errs map[string]*int64, warm int64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.warmOps += warm
+	for msg, p := range errs {
+		if *p == 0 {
+			continue
+		}
+		if _, ok := a.errs[msg]; !ok {
+			a.errOrder = append(a.errOrder, msg)
+		}
+		a.errs[msg] += *p
+	}
+	if c.samples == 0 && c.errors == 0 && c.aborted == 0 {
+		return
+	}
+	a.totals.add(c)
+	if c.samples > 0 {
+		a.total.Merge(h)
+	}
+	if index < 0 {
+		return
+	}
+	iv := a.series[index]
+	if iv == nil {
+		iv = &interval{hist: NewHistogram()}
+		a.series[index] = iv
+	}
+	iv.c.add(c)
+	if !iv.closed && c.samples > 0 {
+		iv.hist.Merge(h)
+	}
+	if index > a.maxIndex {
+		a.maxIndex = index
+	}
+}
+
+func summarize(index int, c counters, h *hdr.Histogram, tick time.Duration) result.Interval {
+	iv := result.Interval{Second: index, Ops: c.ops, Requests: c.requests, Errors: c.errors,
+		OpsPerSec: float64(c.ops) / tick.Seconds()}
+	if c.samples > 0 {
+		iv.MeanUS = float64(c.sumNS) / float64(c.samples) / 1e3
+		iv.P50US = float64(h.ValueAtQuantile(50))
+		iv.P99US = float64(h.ValueAtQuantile(99))
+		iv.MaxUS = float64(h.Max())
+	}
+	return iv
+}
+
+// Close summarizes interval index and frees its histogram; later merges
+// into it update only its counts. It returns the summary.
+func (a *Aggregator) Close(index int) result.Interval {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.closeLocked(index)
+}
+
+func (a *Aggregator) closeLocked(index int) result.Interval {
+	iv := a.series[index]
+	if iv == nil {
+		iv = &interval{}
+		a.series[index] = iv
+	}
+	if !iv.closed {
+		iv.sum = summarize(index, iv.c, iv.hist, a.interval)
+		iv.closed = true
+		iv.hist = nil
+	}
+	s := iv.sum
+	s.Ops, s.Requests, s.Errors = iv.c.ops, iv.c.requests, iv.c.errors
+	s.OpsPerSec = float64(iv.c.ops) / a.interval.Seconds()
+	return s
+}
+
+// Progress is a running summary for a progress line.
+type Progress struct {
+	Interval  result.Interval
+	TotalOps  int64
+	Errors    int64
+	MeanUS    float64
+	P99US     float64
+	Elapsed   time.Duration
+	OpsPerSec float64
+}
+
+// Tick closes interval index and returns the progress so far.
+func (a *Aggregator) Tick(index int) Progress {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	p := Progress{Interval: a.closeLocked(index), TotalOps: a.totals.ops, Errors: a.totals.errors,
+		Elapsed: time.Duration(index+1) * a.interval}
+	if a.totals.samples > 0 {
+		p.MeanUS = float64(a.totals.sumNS) / float64(a.totals.samples) / 1e3
+		p.P99US = float64(a.total.ValueAtQuantile(99))
+	}
+	p.OpsPerSec = float64(a.totals.ops) / p.Elapsed.Seconds()
+	return p
+}
+
+// Snapshot is the merged state at the end of a run.
+type Snapshot struct {
+	Totals    result.Totals
+	Errors    []result.ErrorCount
+	Series    []result.Interval
+	Histogram *hdr.Histogram
+}
+
+// Snapshot returns the merged totals over elapsed measured time.
+func (a *Aggregator) Snapshot(elapsed time.Duration) Snapshot {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	c := a.totals
+	t := result.Totals{
+		Ops: c.ops, Requests: c.requests, Errors: c.errors, TransportErrors: c.transport,
+		Aborted: c.aborted, Overflow: c.overflow, WarmupOps: a.warmOps, LatencyUnit: "us",
+		HistogramRangeUS: HighestUS,
+	}
+	if elapsed > 0 {
+		t.OpsPerSec = float64(c.ops) / elapsed.Seconds()
+		t.RequestsPerSec = float64(c.requests) / elapsed.Seconds()
+	}
+	if attempts := c.ops + c.transport; attempts > 0 {
+		t.ErrorRate = float64(c.errors) / float64(attempts)
+	}
+	if c.samples > 0 {
+		h := a.total
+		t.Latency = result.Latency{
+			Min:  float64(h.Min()),
+			Mean: float64(c.sumNS) / float64(c.samples) / 1e3,
+			P50:  float64(h.ValueAtQuantile(50)),
+			P90:  float64(h.ValueAtQuantile(90)),
+			P99:  float64(h.ValueAtQuantile(99)),
+			P999: float64(h.ValueAtQuantile(99.9)),
+			Max:  float64(h.Max()),
+		}
+	}
+	s := Snapshot{Totals: t, Histogram: hdr.Import(a.total.Export())}
+	for _, m := range a.errOrder {
+		s.Errors = append(s.Errors, result.ErrorCount{Message: m, Count: a.errs[m]})
+	}
+	sort.SliceStable(s.Errors, func(i, j int) bool { return s.Errors[i].Count > s.Errors[j].Count })
+	for i := 0; i <= a.maxIndex; i++ {
+		s.Series = append(s.Series, a.closeLocked(i))
+	}
+	return s
+}

@@ -1,0 +1,188 @@
+// Package testenv starts real servers for integration tests: Debian's
+// redis-server on a free loopback port, stopped by PID when the test ends.
+// Tests skip only when TAIRBENCH_SKIP_INTEGRATION=1 is set explicitly;
+// otherwise a missing server fails the test.
+package testenv
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// SkipVar is the environment variable that opts out of integration tests.
+const SkipVar = "TAIRBENCH_SKIP_INTEGRATION"
+
+// Integration skips the test if the developer opted out explicitly.
+func Integration(t testing.TB) {
+	t.Helper()
+	if os.Getenv(SkipVar) == "1" {
+		t.Skipf("%s=1: integration test skipped", SkipVar)
+	}
+}
+
+// FreePort returns a free TCP port on 127.0.0.1.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("free port: %v", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// Redis is a running redis-server.
+type Redis struct {
+	Addr string
+	Port int
+	cmd  *exec.Cmd
+	dir  string
+}
+
+// StartRedis starts redis-server with extra config arguments
+// (e.g. "--requirepass", "x") and stops it when the test ends.
+func StartRedis(t testing.TB, extra ...string) *Redis {
+	t.Helper()
+	Integration(t)
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Fatalf("redis-server not found: run 'make test' (it installs Debian's redis-server) or set %s=1 to skip integration tests", SkipVar)
+	}
+	dir := t.TempDir()
+	for attempt := 0; attempt < 3; attempt++ {
+		port := FreePort(t)
+		args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+			"--dir", dir, "--daemonize", "no", "--logfile", filepath.Join(dir, "redis.log")}, extra...)
+		cmd := exec.Command(bin, args...)
+		if err := cmd.Start(); err != nil {
+			t.Fatalf("start redis-server: %v", err)
+		}
+		r := &Redis{Addr: fmt.Sprintf("127.0.0.1:%d", port), Port: port, cmd: cmd, dir: dir}
+		if waitPort(r.Addr, 5*time.Second) {
+			t.Cleanup(r.Stop)
+			return r
+		}
+		r.Stop()
+	}
+	log, _ := os.ReadFile(filepath.Join(dir, "redis.log"))
+	t.Fatalf("redis-server did not start; log:\n%s", log)
+	return nil
+}
+
+func waitPort(addr string, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+		if err == nil {
+			c.Close()
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
+}
+
+// Stop kills the server by PID and waits for it.
+func (r *Redis) Stop() {
+	if r.cmd == nil || r.cmd.Process == nil {
+		return
+	}
+	_ = r.cmd.Process.Signal(syscall.SIGKILL)
+	_, _ = r.cmd.Process.Wait()
+	r.cmd = nil
+}
+
+// Do sends one command with a fresh connection and returns the raw reply
+// text (for assertions; not fast).
+func Do(t testing.TB, addr string, args ...string) string {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	if err != nil {
+		t.Fatalf("dial %s: %v", addr, err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+	var b strings.Builder
+	fmt.Fprintf(&b, "*%d\r\n", len(args))
+	for _, a := range args {
+		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
+	}
+	if _, err := c.Write([]byte(b.String())); err != nil {
+		t.Fatalf("write: %v", err)
+	}
+	out, err := readReply(bufio.NewReader(c))
+	if err != nil {
+		t.Fatalf("read reply to %v: %v", args, err)
+	}
+	return out
+}
+
+func readReply(r *bufio.Reader) (string, error) {
+	line, err := r.ReadString('\n')
+	if err != nil {
+		return "", err
+	}
+	line = strings.TrimRight(line, "\r\n")
+	switch line[0] {
+	case '$':
+		n, _ := strconv.Atoi(line[1:])
+		if n < 0 {
+			return "(nil)", nil
+		}
+		buf := make([]byte, n+2)
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return "", err
+		}
+		return string(buf[:n]), nil
+	case '*':
+		n, _ := strconv.Atoi(line[1:])
+		parts := make([]string, 0, n)
+		for i := 0; i < n; i++ {
+			p, err := readReply(r)
+			if err != nil {
+				return "", err
+			}
+			parts = append(parts, p)
+		}
+		return "[" + strings.Join(parts, " ") + "]", nil
+	default:
+		return line[1:], nil
+	}
+}
+
+// InfoField returns one field of INFO section (e.g. "commandstats",
+// "cmdstat_exec") as text, or "" if absent.
+func InfoField(t testing.TB, addr, section, field string) string {
+	t.Helper()
+	for _, l := range strings.Split(Do(t, addr, "INFO", section), "\n") {
+		l = strings.TrimSpace(l)
+		if k, v, ok := strings.Cut(l, ":"); ok && k == field {
+			return v
+		}
+	}
+	return ""
+}
+
+// CommandCalls returns calls=N from INFO commandstats for a command name
+// in lower case (e.g. "exec"), or 0.
+func CommandCalls(t testing.TB, addr, name string) int64 {
+	t.Helper()
+	v := InfoField(t, addr, "commandstats", "cmdstat_"+name)
+	for _, kv := range strings.Split(v, ",") {
+		if k, n, ok := strings.Cut(kv, "="); ok && k == "calls" {
+			x, _ := strconv.ParseInt(n, 10, 64)
+			return x
+		}
+	}
+	return 0
+}

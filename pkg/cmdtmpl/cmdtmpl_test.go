@@ -1,0 +1,330 @@
+package cmdtmpl
+
+import (
+	"bufio"
+	"bytes"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestSplit(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+		err  bool
+	}{
+		{"GET foo", []string{"GET", "foo"}, false},
+		{"  SET  a   b  ", []string{"SET", "a", "b"}, false},
+		{`SET k "hello world"`, []string{"SET", "k", "hello world"}, false},
+		{`SET k 'a "b" c'`, []string{"SET", "k", `a "b" c`}, false},
+		{`SET k "a\"b\\c\n\x41"`, []string{"SET", "k", "a\"b\\c\nA"}, false},
+		{`SET k ""`, []string{"SET", "k", ""}, false},
+		{`SET pre"fix mid"post`, []string{"SET", "prefix midpost"}, false},
+		{`SET k "unterminated`, nil, true},
+		{`SET k 'unterminated`, nil, true},
+		{"", nil, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			got, err := Split(tc.in)
+			if tc.err {
+				require.Error(t, err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		in  string
+		msg string
+	}{
+		{"", "empty"},
+		{"   ", "empty"},
+		{"GET __RAND1__", "unknown placeholder"},
+		{"GET __RAND10__", "unknown placeholder"},
+		{"GET __RAND{a__", "unterminated tag"},
+		{"GET __RAND{}__", "empty tag"},
+		{"GET __RAND{a}x", "must end with __"},
+		{`GET "x`, "unterminated"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			_, err := Parse(tc.in)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.msg)
+		})
+	}
+}
+
+func opts(r1, r2 uint64) Options {
+	var o Options
+	o.Ranges[1] = Range{Max: r1}
+	o.Ranges[2] = Range{Max: r2}
+	o.DataSize = 8
+	return o
+}
+
+func expandN(t *testing.T, tmpl string, o Options, n int) [][]string {
+	t.Helper()
+	tp, err := Parse(tmpl)
+	require.NoError(t, err)
+	p, err := Compile(tp, o)
+	require.NoError(t, err)
+	g := p.NewGen(42)
+	out := make([][]string, n)
+	for i := range out {
+		out[i] = g.Expand()
+	}
+	return out
+}
+
+func TestExpandPlaceholders(t *testing.T) {
+	o := opts(10, 1000)
+	for _, cmd := range expandN(t, "TR.SETBIT foo-__RAND__ __RAND2__ 1", o, 200) {
+		require.Len(t, cmd, 4)
+		assert.Equal(t, "TR.SETBIT", cmd[0])
+		require.True(t, strings.HasPrefix(cmd[1], "foo-"))
+		k, err := strconv.Atoi(strings.TrimPrefix(cmd[1], "foo-"))
+		require.NoError(t, err)
+		assert.True(t, k >= 0 && k < 10)
+		v, err := strconv.Atoi(cmd[2])
+		require.NoError(t, err)
+		assert.True(t, v >= 0 && v < 1000)
+		assert.Equal(t, "1", cmd[3])
+	}
+}
+
+func TestIndependentAndSharedDraws(t *testing.T) {
+	o := opts(1_000_000, 1)
+	same, diff := 0, 0
+	for _, cmd := range expandN(t, "X __RAND__ __RAND__ __RAND{a}__ a-__RAND{a}__-b", o, 500) {
+		if cmd[1] == cmd[2] {
+			same++
+		}
+		assert.Equal(t, "a-"+cmd[3]+"-b", cmd[4], "tagged values are reused")
+		if cmd[3] != cmd[1] {
+			diff++
+		}
+	}
+	assert.Less(t, same, 5, "untagged occurrences are drawn independently")
+	assert.Greater(t, diff, 490)
+}
+
+func TestRangesThreeToNine(t *testing.T) {
+	var o Options
+	for n := 1; n <= MaxRanges; n++ {
+		o.Ranges[n] = Range{Max: uint64(n)}
+	}
+	for _, cmd := range expandN(t, "X __RAND__ __RAND2__ __RAND3__ __RAND9__", o, 50) {
+		assert.Equal(t, "0", cmd[1])
+		v2, _ := strconv.Atoi(cmd[2])
+		v9, _ := strconv.Atoi(cmd[4])
+		assert.Less(t, v2, 2)
+		assert.Less(t, v9, 9)
+	}
+}
+
+func TestMissingRange(t *testing.T) {
+	tp, err := Parse("GET __RAND3__")
+	require.NoError(t, err)
+	_, err = Compile(tp, opts(10, 10))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "__RAND3__")
+}
+
+func TestSequentialIsSharedAndWraps(t *testing.T) {
+	tp, err := Parse("GET k-__RAND__")
+	require.NoError(t, err)
+	var o Options
+	o.Ranges[1] = Range{Max: 5, Dist: Seq}
+	p, err := Compile(tp, o)
+	require.NoError(t, err)
+	g1, g2 := p.NewGen(1), p.NewGen(2)
+	var got []string
+	for i := 0; i < 4; i++ {
+		got = append(got, g1.Expand()[1], g2.Expand()[1])
+	}
+	assert.Equal(t, []string{"k-0", "k-1", "k-2", "k-3", "k-4", "k-0", "k-1", "k-2"}, got)
+}
+
+func TestZipfSkew(t *testing.T) {
+	var o Options
+	o.Ranges[1] = Range{Max: 1000, Dist: Zipf, Theta: 0.99}
+	counts := map[string]int{}
+	const n = 20000
+	for _, cmd := range expandN(t, "GET __RAND__", o, n) {
+		counts[cmd[1]]++
+	}
+	// With theta 0.99 over 1000 items, item 0 takes about 13 % of draws.
+	assert.InDelta(t, 0.13, float64(counts["0"])/n, 0.03)
+	assert.Greater(t, counts["0"], counts["1"])
+	assert.Greater(t, counts["1"], counts["10"])
+}
+
+func TestDataVaries(t *testing.T) {
+	o := opts(1, 1)
+	o.DataSize = 64
+	seen := map[string]bool{}
+	for _, cmd := range expandN(t, "SET k __DATA__", o, 100) {
+		require.Len(t, cmd[2], 64)
+		seen[cmd[2]] = true
+	}
+	assert.Greater(t, len(seen), 95)
+}
+
+func TestSameSeedSameCommands(t *testing.T) {
+	o := opts(1<<40, 1<<20)
+	a := expandN(t, "X __RAND__ __RAND2__ __DATA__", o, 20)
+	b := expandN(t, "X __RAND__ __RAND2__ __DATA__", o, 20)
+	assert.Equal(t, a, b)
+}
+
+func TestParseRange(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Range
+		err  bool
+	}{
+		{"100", Range{Max: 100}, false},
+		{"100:uniform", Range{Max: 100}, false},
+		{"100:zipf", Range{Max: 100, Dist: Zipf, Theta: 0.99}, false},
+		{"100:zipf:0.5", Range{Max: 100, Dist: Zipf, Theta: 0.5}, false},
+		{"100:seq", Range{Max: 100, Dist: Seq}, false},
+		{"0", Range{}, true},
+		{"-5", Range{}, true},
+		{"abc", Range{}, true},
+		{"10:gauss", Range{}, true},
+		{"10:zipf:2", Range{}, true},
+		{"10:seq:1", Range{}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			got, err := ParseRange(tc.in)
+			if tc.err {
+				require.Error(t, err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
+			back, err := ParseRange(got.String())
+			require.NoError(t, err)
+			assert.Equal(t, got, back)
+		})
+	}
+}
+
+// readRESPArray decodes one RESP array of bulk strings (test helper).
+func readRESPArray(t *testing.T, r *bufio.Reader) []string {
+	t.Helper()
+	line, err := r.ReadString('\n')
+	require.NoError(t, err)
+	require.Equal(t, byte('*'), line[0])
+	n, err := strconv.Atoi(strings.TrimSpace(line[1:]))
+	require.NoError(t, err)
+	out := make([]string, n)
+	for i := range out {
+		line, err = r.ReadString('\n')
+		require.NoError(t, err)
+		require.Equal(t, byte('$'), line[0])
+		l, err := strconv.Atoi(strings.TrimSpace(line[1:]))
+		require.NoError(t, err)
+		buf := make([]byte, l+2)
+		_, err = r.Read(buf)
+		require.NoError(t, err)
+		require.Equal(t, "\r\n", string(buf[l:]))
+		out[i] = string(buf[:l])
+	}
+	return out
+}
+
+func TestAppendRESPMatchesArgs(t *testing.T) {
+	tp, err := Parse(`HSET "h __RAND__" f-__RAND2{x}__ __DATA__ v-__RAND2{x}__ ""`)
+	require.NoError(t, err)
+	o := opts(100, 100)
+	p, err := Compile(tp, o)
+	require.NoError(t, err)
+	g1, g2 := p.NewGen(7), p.NewGen(7)
+	var buf []byte
+	for i := 0; i < 50; i++ {
+		buf = g1.AppendRESP(buf)
+	}
+	r := bufio.NewReader(bytes.NewReader(buf))
+	for i := 0; i < 50; i++ {
+		assert.Equal(t, g2.Expand(), readRESPArray(t, r))
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		"TR.SETBIT foo-__RAND__ __RAND2__ 1",
+		`SET "a b" __DATA__`,
+		"X __RAND{t}__ __RAND3{t}__ __RAND9__",
+		"GET __RAND10__", `'x`, "__RAND{", "__RAND2",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		tp, err := Parse(s)
+		if err != nil {
+			return
+		}
+		var o Options
+		for n := 1; n <= MaxRanges; n++ {
+			o.Ranges[n] = Range{Max: 1000}
+		}
+		o.DataSize = 4
+		p, err := Compile(tp, o)
+		if err != nil {
+			t.Fatalf("compile after parse: %v", err)
+		}
+		g := p.NewGen(1)
+		buf := g.AppendRESP(nil)
+		got := readRESPArray(t, bufio.NewReader(bytes.NewReader(buf)))
+		if len(got) != tp.NumArgs() {
+			t.Fatalf("got %d args, want %d", len(got), tp.NumArgs())
+		}
+	})
+}
+
+func BenchmarkAppendRESP(b *testing.B) {
+	for _, tmpl := range []string{
+		"TR.GETBIT foo-__RAND__ __RAND2__",
+		"SET key:__RAND__ __DATA__",
+		"TR.SETBITS foo " + strings.Repeat("__RAND__ ", 100),
+	} {
+		b.Run(strings.Fields(tmpl)[0], func(b *testing.B) {
+			tp, err := Parse(tmpl)
+			require.NoError(b, err)
+			o := opts(10_000_000, 100_000)
+			o.DataSize = 64
+			p, err := Compile(tp, o)
+			require.NoError(b, err)
+			g := p.NewGen(1)
+			buf := make([]byte, 0, 4096)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				buf = g.AppendRESP(buf[:0])
+			}
+		})
+	}
+}
+
+func TestAppendRESPDoesNotAllocate(t *testing.T) {
+	tp, err := Parse("TR.SETBIT foo-__RAND__ __RAND2{a}__ __DATA__ __RAND2{a}__")
+	require.NoError(t, err)
+	p, err := Compile(tp, opts(100, 100))
+	require.NoError(t, err)
+	g := p.NewGen(1)
+	buf := g.AppendRESP(nil)
+	allocs := testing.AllocsPerRun(1000, func() { buf = g.AppendRESP(buf[:0]) })
+	assert.Zero(t, allocs)
+}

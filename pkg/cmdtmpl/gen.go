@@ -1,0 +1,347 @@
+package cmdtmpl
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"sync/atomic"
+)
+
+// Dist is the distribution a range draws from.
+type Dist uint8
+
+const (
+	// Uniform draws every value of [0, Max) with equal probability.
+	Uniform Dist = iota
+	// Zipf draws value 0 most often, then 1, … (YCSB's zipfian, theta 0.99 by default).
+	Zipf
+	// Seq walks 0, 1, 2, … Max-1, 0, … with one counter shared by all workers.
+	Seq
+)
+
+// String returns the distribution's flag name.
+func (d Dist) String() string {
+	switch d {
+	case Zipf:
+		return "zipf"
+	case Seq:
+		return "seq"
+	default:
+		return "uniform"
+	}
+}
+
+// Range is one named range: values in [0, Max).
+type Range struct {
+	Max   uint64  `json:"max"`
+	Dist  Dist    `json:"-"`
+	Theta float64 `json:"theta,omitempty"`
+}
+
+// String renders a range as accepted by ParseRange ("1000:zipf:0.99").
+func (r Range) String() string {
+	s := strconv.FormatUint(r.Max, 10)
+	if r.Dist != Uniform {
+		s += ":" + r.Dist.String()
+	}
+	if r.Dist == Zipf && r.Theta != 0 {
+		s += ":" + strconv.FormatFloat(r.Theta, 'g', -1, 64)
+	}
+	return s
+}
+
+// ParseRange parses "MAX[:uniform|zipf[:THETA]|seq]".
+func ParseRange(s string) (Range, error) {
+	parts := strings.Split(s, ":")
+	max, err := strconv.ParseUint(parts[0], 10, 64)
+	if err != nil || max == 0 {
+		return Range{}, fmt.Errorf("range %q: the size must be a whole number above 0", s)
+	}
+	r := Range{Max: max}
+	if len(parts) > 1 {
+		switch strings.ToLower(parts[1]) {
+		case "uniform", "":
+		case "zipf", "zipfian":
+			r.Dist, r.Theta = Zipf, 0.99
+			if len(parts) > 2 {
+				th, err := strconv.ParseFloat(parts[2], 64)
+				if err != nil || th <= 0 || th >= 1 {
+					return Range{}, fmt.Errorf("range %q: zipf theta must be in (0, 1)", s)
+				}
+				r.Theta = th
+			}
+		case "seq", "sequential":
+			r.Dist = Seq
+		default:
+			return Range{}, fmt.Errorf("range %q: unknown distribution %q (uniform, zipf, seq)", s, parts[1])
+		}
+	}
+	if len(parts) > 3 || (len(parts) == 3 && r.Dist != Zipf) {
+		return Range{}, fmt.Errorf("range %q: too many parts", s)
+	}
+	return r, nil
+}
+
+// Options configure how a template is expanded.
+type Options struct {
+	// Ranges[n] is the range of __RANDn__ (Ranges[1] is __RAND__).
+	Ranges [MaxRanges + 1]Range
+	// DataSize is the length of __DATA__ values in bytes.
+	DataSize int
+}
+
+// Program is a template bound to its options: the shared, immutable part of
+// expansion. Create one Gen per worker with NewGen.
+type Program struct {
+	t       *Template
+	opts    Options
+	samples [MaxRanges + 1]sampler
+	seq     [MaxRanges + 1]*atomic.Uint64
+}
+
+// Compile checks that every range the template uses has a size and prepares
+// the distributions.
+func Compile(t *Template, opts Options) (*Program, error) {
+	p := &Program{t: t, opts: opts}
+	for n := 1; n <= MaxRanges; n++ {
+		if !t.ranges[n] {
+			continue
+		}
+		r := opts.Ranges[n]
+		if r.Max == 0 {
+			return nil, fmt.Errorf("template uses %s but its range is not set", placeholderName(n))
+		}
+		switch r.Dist {
+		case Zipf:
+			p.samples[n] = newZipf(r.Max, r.Theta)
+		case Seq:
+			p.seq[n] = new(atomic.Uint64)
+		}
+	}
+	if t.data && opts.DataSize < 0 {
+		return nil, errors.New("data size must not be negative")
+	}
+	if t.data && opts.DataSize > 512<<20 {
+		return nil, errors.New("data size above 512 MiB")
+	}
+	return p, nil
+}
+
+// Template returns the compiled template.
+func (p *Program) Template() *Template { return p.t }
+
+func placeholderName(n int) string {
+	if n == 1 {
+		return "__RAND__"
+	}
+	return fmt.Sprintf("__RAND%d__", n)
+}
+
+type sampler interface {
+	sample(r *rand.Rand) uint64
+}
+
+// Gen expands a Program for one worker. It is not safe for concurrent use.
+type Gen struct {
+	p       *Program
+	rng     *rand.Rand
+	data    []byte
+	scratch []byte
+	slots   []uint64
+	have    []bool
+	ends    []int
+}
+
+const dataPool = 64 << 10
+
+// NewGen returns a generator seeded with seed. Two Gens with the same seed
+// (and no Seq ranges) produce the same commands.
+func (p *Program) NewGen(seed uint64) *Gen {
+	g := &Gen{
+		p:     p,
+		rng:   rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		slots: make([]uint64, p.t.slots),
+		have:  make([]bool, p.t.slots),
+	}
+	if p.t.data {
+		n := p.opts.DataSize + dataPool
+		g.data = make([]byte, n)
+		const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+		for i := range g.data {
+			g.data[i] = alphabet[g.rng.IntN(len(alphabet))]
+		}
+	}
+	return g
+}
+
+func (g *Gen) draw(n int) uint64 {
+	r := g.p.opts.Ranges[n]
+	switch r.Dist {
+	case Zipf:
+		return g.p.samples[n].sample(g.rng)
+	case Seq:
+		return (g.p.seq[n].Add(1) - 1) % r.Max
+	default:
+		return g.rng.Uint64N(r.Max)
+	}
+}
+
+func (g *Gen) value(s *segment) uint64 {
+	if s.slot < 0 {
+		return g.draw(s.rng)
+	}
+	if !g.have[s.slot] {
+		g.slots[s.slot] = g.draw(s.rng)
+		g.have[s.slot] = true
+	}
+	return g.slots[s.slot]
+}
+
+func (g *Gen) appendArgValue(dst []byte, a *arg) []byte {
+	for i := range a.segs {
+		s := &a.segs[i]
+		switch s.kind {
+		case segLit:
+			dst = append(dst, s.lit...)
+		case segRand:
+			dst = strconv.AppendUint(dst, g.value(s), 10)
+		case segData:
+			size := g.p.opts.DataSize
+			off := g.rng.IntN(len(g.data) - size + 1)
+			dst = append(dst, g.data[off:off+size]...)
+		}
+	}
+	return dst
+}
+
+func (g *Gen) reset() {
+	for i := range g.have {
+		g.have[i] = false
+	}
+}
+
+// AppendRESP appends one expanded command, encoded as a RESP array of bulk
+// strings, to dst.
+func (g *Gen) AppendRESP(dst []byte) []byte {
+	g.reset()
+	args := g.p.t.args
+	dst = append(dst, '*')
+	dst = strconv.AppendInt(dst, int64(len(args)), 10)
+	dst = append(dst, '\r', '\n')
+	for i := range args {
+		a := &args[i]
+		if a.enc != nil {
+			dst = append(dst, a.enc...)
+			continue
+		}
+		g.scratch = g.appendArgValue(g.scratch[:0], a)
+		dst = append(dst, '$')
+		dst = strconv.AppendInt(dst, int64(len(g.scratch)), 10)
+		dst = append(dst, '\r', '\n')
+		dst = append(dst, g.scratch...)
+		dst = append(dst, '\r', '\n')
+	}
+	return dst
+}
+
+// AppendArgs expands one command into buf (reused) and returns the
+// arguments as slices of it in args (reused). The slices stay valid until
+// the next call.
+func (g *Gen) AppendArgs(buf []byte, args [][]byte) ([]byte, [][]byte) {
+	g.reset()
+	buf = buf[:0]
+	args = args[:0]
+	g.ends = g.ends[:0]
+	for i := range g.p.t.args {
+		buf = g.appendArgValue(buf, &g.p.t.args[i])
+		g.ends = append(g.ends, len(buf))
+	}
+	start := 0
+	for _, e := range g.ends {
+		args = append(args, buf[start:e:e])
+		start = e
+	}
+	return buf, args
+}
+
+// Expand returns one expanded command as strings (for tests and tools; it allocates).
+func (g *Gen) Expand() []string {
+	_, args := g.AppendArgs(nil, nil)
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = string(a)
+	}
+	return out
+}
+
+// zipf is YCSB's zipfian generator (Gray et al., "Quickly generating
+// billion-record synthetic databases"): value 0 is the most popular.
+type zipf struct {
+	n                        uint64
+	theta, alpha, zetan, eta float64
+	half                     float64
+}
+
+func zeta(n uint64, theta float64) float64 {
+	const exact = 1 << 20
+	var sum float64
+	m := n
+	if m > exact {
+		m = exact
+	}
+	for i := uint64(1); i <= m; i++ {
+		sum += 1 / math.Pow(float64(i), theta)
+	}
+	if n > m {
+		// Euler–Maclaurin tail: the integral of x^-theta from m to n plus
+		// the end-point correction.
+		a, b := float64(m), float64(n)
+		sum += (math.Pow(b, 1-theta)-math.Pow(a, 1-theta))/(1-theta) +
+			(math.Pow(b, -theta)-math.Pow(a, -theta))/2
+	}
+	return sum
+}
+
+func newZipf(n uint64, theta float64) *zipf {
+	if theta == 0 {
+		theta = 0.99
+	}
+	z := &zipf{n: n, theta: theta}
+	z.zetan = zeta(n, theta)
+	zeta2 := zeta(2, theta)
+	z.alpha = 1 / (1 - theta)
+	z.eta = (1 - math.Pow(2/float64(n), 1-theta)) / (1 - zeta2/z.zetan)
+	z.half = 1 + math.Pow(0.5, theta)
+	return z
+}
+
+func (z *zipf) sample(r *rand.Rand) uint64 {
+	u := r.Float64()
+	uz := u * z.zetan
+	if uz < 1 || z.n == 1 {
+		return 0
+	}
+	if uz < z.half {
+		return 1
+	}
+	v := uint64(float64(z.n) * math.Pow(z.eta*u-z.eta+1, z.alpha))
+	if v >= z.n {
+		v = z.n - 1
+	}
+	return v
+}
+
+// RangeSpecs returns the ranges the template uses, keyed by placeholder
+// name, in ParseRange's syntax (for recording in results).
+func (p *Program) RangeSpecs() map[string]string {
+	m := map[string]string{}
+	for n := 1; n <= MaxRanges; n++ {
+		if p.t.ranges[n] {
+			m[placeholderName(n)] = p.opts.Ranges[n].String()
+		}
+	}
+	return m
+}

@@ -1,0 +1,340 @@
+// Package resp reads and writes the Redis serialization protocol (RESP2 and
+// the RESP3 reply types) without allocating on the common path. The client
+// side summarizes replies (ReadReply); the server side reads commands
+// (ReadCommand) and appends replies (Append*).
+package resp
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+)
+
+// ErrProtocol marks malformed input; the connection should be closed.
+var ErrProtocol = errors.New("protocol error")
+
+func protoErr(format string, a ...any) error {
+	return fmt.Errorf("%w: %s", ErrProtocol, fmt.Sprintf(format, a...))
+}
+
+// Limits bound what a Reader accepts, so that a hostile peer cannot make it
+// allocate without bound.
+type Limits struct {
+	// MaxBulk is the largest bulk string, in bytes.
+	MaxBulk int64
+	// MaxArgs is the largest array (number of arguments of a command).
+	MaxArgs int64
+	// MaxRequest is the largest total size of one command's arguments.
+	MaxRequest int64
+}
+
+// DefaultLimits are the limits used when a Reader is given none.
+var DefaultLimits = Limits{MaxBulk: 64 << 20, MaxArgs: 1 << 20, MaxRequest: 128 << 20}
+
+// Reader reads RESP from a buffered stream.
+type Reader struct {
+	br     *bufio.Reader
+	limits Limits
+	errBuf []byte
+	arena  []byte
+	ends   []int
+	depth  int
+}
+
+// NewReader returns a Reader over br with the given limits (zero fields take
+// the defaults).
+func NewReader(br *bufio.Reader, l Limits) *Reader {
+	if l.MaxBulk <= 0 {
+		l.MaxBulk = DefaultLimits.MaxBulk
+	}
+	if l.MaxArgs <= 0 {
+		l.MaxArgs = DefaultLimits.MaxArgs
+	}
+	if l.MaxRequest <= 0 {
+		l.MaxRequest = DefaultLimits.MaxRequest
+	}
+	return &Reader{br: br, limits: l}
+}
+
+// Buffered returns the number of bytes already read from the connection and
+// not yet consumed.
+func (r *Reader) Buffered() int { return r.br.Buffered() }
+
+// line reads one CRLF-terminated line and returns it without the CRLF. The
+// slice is valid until the next read.
+func (r *Reader) line() ([]byte, error) {
+	b, err := r.br.ReadSlice('\n')
+	if err != nil {
+		if errors.Is(err, bufio.ErrBufferFull) {
+			return nil, protoErr("line too long")
+		}
+		return nil, err
+	}
+	if len(b) < 2 || b[len(b)-2] != '\r' {
+		return nil, protoErr("line not terminated by CRLF")
+	}
+	return b[:len(b)-2], nil
+}
+
+// ParseInt parses a decimal integer without allocating.
+func ParseInt(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 20 {
+		return 0, false
+	}
+	neg := false
+	if b[0] == '-' || b[0] == '+' {
+		neg = b[0] == '-'
+		b = b[1:]
+		if len(b) == 0 {
+			return 0, false
+		}
+	}
+	var n uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		d := uint64(c - '0')
+		if n > (1<<63-1-d)/10+1 {
+			return 0, false
+		}
+		n = n*10 + d
+	}
+	if neg {
+		if n > 1<<63 {
+			return 0, false
+		}
+		return -int64(n), true
+	}
+	if n > 1<<63-1 {
+		return 0, false
+	}
+	return int64(n), true
+}
+
+// Reply summarizes one reply read by ReadReply.
+type Reply struct {
+	// Type is the reply's first byte: + - : $ * and the RESP3 types _ , # ! = ( % ~ > |.
+	Type byte
+	// Int is the value of an integer reply, or the length of a bulk string or aggregate.
+	Int int64
+	// Nil is set for a null bulk string, a null array or a RESP3 null.
+	Nil bool
+	// Err is the message of an error reply; valid until the next read.
+	Err []byte
+	// NestedErrors counts error replies inside an aggregate (e.g. EXEC's results).
+	NestedErrors int
+	// FirstNested is the first nested error message; valid until the next read.
+	FirstNested []byte
+	// Elems is the number of top-level elements of an aggregate.
+	Elems int64
+}
+
+// IsError reports whether the reply itself is an error.
+func (p *Reply) IsError() bool { return p.Type == '-' || p.Type == '!' }
+
+// ReadReply reads one complete reply (aggregates included) into out,
+// keeping only its summary. It does not allocate once warm.
+func (r *Reader) ReadReply(out *Reply) error {
+	*out = Reply{}
+	r.errBuf = r.errBuf[:0]
+	r.depth = 0
+	return r.readValue(out, true)
+}
+
+func (r *Reader) readValue(out *Reply, top bool) error {
+	b, err := r.line()
+	if err != nil {
+		return err
+	}
+	if len(b) == 0 {
+		return protoErr("empty reply line")
+	}
+	t, rest := b[0], b[1:]
+	if top {
+		out.Type = t
+	}
+	switch t {
+	case '+', ':', ',', '(', '_', '#':
+		if top && t == ':' {
+			out.Int, _ = ParseInt(rest)
+		}
+		if top && t == '_' {
+			out.Nil = true
+		}
+		return nil
+	case '-':
+		r.noteError(out, rest, top)
+		return nil
+	case '$', '!', '=':
+		n, ok := ParseInt(rest)
+		if !ok || n < -1 || n > r.limits.MaxBulk {
+			return protoErr("bad bulk length %q", rest)
+		}
+		if top {
+			out.Int = n
+			out.Nil = n == -1
+		}
+		if n < 0 {
+			return nil
+		}
+		if t == '!' {
+			body := make([]byte, n+2)
+			if _, err := io.ReadFull(r.br, body); err != nil {
+				return err
+			}
+			r.noteError(out, body[:n], top)
+			return nil
+		}
+		if _, err := r.br.Discard(int(n) + 2); err != nil {
+			if errors.Is(err, io.EOF) {
+				return io.ErrUnexpectedEOF
+			}
+			return err
+		}
+		return nil
+	case '*', '~', '>', '%', '|':
+		n, ok := ParseInt(rest)
+		if !ok || n < -1 || n > r.limits.MaxArgs {
+			return protoErr("bad aggregate length %q", rest)
+		}
+		if top {
+			out.Int = n
+			out.Elems = n
+			out.Nil = n == -1
+		}
+		if n <= 0 {
+			return nil
+		}
+		if t == '%' || t == '|' {
+			n *= 2
+		}
+		r.depth++
+		if r.depth > 64 {
+			return protoErr("replies nested too deep")
+		}
+		for i := int64(0); i < n; i++ {
+			if err := r.readValue(out, false); err != nil {
+				return err
+			}
+		}
+		r.depth--
+		if t == '|' { // an attribute precedes the real reply
+			return r.readValue(out, top)
+		}
+		return nil
+	default:
+		return protoErr("unknown reply type %q", t)
+	}
+}
+
+func (r *Reader) noteError(out *Reply, msg []byte, top bool) {
+	if top {
+		r.errBuf = append(r.errBuf[:0], msg...)
+		out.Err = r.errBuf
+		return
+	}
+	out.NestedErrors++
+	if out.FirstNested == nil {
+		start := len(r.errBuf)
+		r.errBuf = append(r.errBuf, msg...)
+		out.FirstNested = r.errBuf[start:len(r.errBuf):len(r.errBuf)]
+	}
+}
+
+// ReadCommand reads one command (a RESP array of bulk strings, or an inline
+// command line) and returns its arguments. The slices share one buffer that
+// is reused by the next call. A nil result with a nil error means an empty
+// line, which callers skip.
+func (r *Reader) ReadCommand(args [][]byte) ([][]byte, error) {
+	args = args[:0]
+	r.arena = r.arena[:0]
+	r.ends = r.ends[:0]
+	b, err := r.line()
+	if err != nil {
+		return nil, err
+	}
+	if len(b) == 0 {
+		return nil, nil
+	}
+	if b[0] != '*' {
+		return r.inline(b, args)
+	}
+	n, ok := ParseInt(b[1:])
+	if !ok || n > r.limits.MaxArgs {
+		return nil, protoErr("invalid multibulk length")
+	}
+	var total int64
+	for i := int64(0); i < n; i++ {
+		b, err = r.line()
+		if err != nil {
+			return nil, err
+		}
+		if len(b) == 0 || b[0] != '$' {
+			return nil, protoErr("expected '$', got '%s'", printable(b))
+		}
+		l, ok := ParseInt(b[1:])
+		if !ok || l < 0 || l > r.limits.MaxBulk {
+			return nil, protoErr("invalid bulk length")
+		}
+		total += l
+		if total > r.limits.MaxRequest {
+			return nil, protoErr("request larger than %d bytes", r.limits.MaxRequest)
+		}
+		start := len(r.arena)
+		if cap(r.arena)-start < int(l)+2 {
+			grown := make([]byte, start, 2*cap(r.arena)+int(l)+2)
+			copy(grown, r.arena)
+			r.arena = grown
+		}
+		r.arena = r.arena[:start+int(l)+2]
+		if _, err := io.ReadFull(r.br, r.arena[start:]); err != nil {
+			return nil, err
+		}
+		if r.arena[len(r.arena)-2] != '\r' || r.arena[len(r.arena)-1] != '\n' {
+			return nil, protoErr("bulk string not terminated by CRLF")
+		}
+		r.arena = r.arena[:len(r.arena)-2]
+		r.ends = append(r.ends, len(r.arena))
+	}
+	start := 0
+	for _, e := range r.ends {
+		args = append(args, r.arena[start:e:e])
+		start = e
+	}
+	if len(args) == 0 {
+		return nil, nil
+	}
+	return args, nil
+}
+
+func (r *Reader) inline(b []byte, args [][]byte) ([][]byte, error) {
+	r.arena = append(r.arena[:0], b...)
+	line := r.arena
+	for i := 0; i < len(line); {
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+			i++
+		}
+		j := i
+		for j < len(line) && line[j] != ' ' && line[j] != '\t' {
+			j++
+		}
+		if j > i {
+			args = append(args, line[i:j:j])
+		}
+		i = j
+	}
+	if len(args) == 0 {
+		return nil, nil
+	}
+	return args, nil
+}
+
+func printable(b []byte) string {
+	if len(b) > 32 {
+		b = b[:32]
+	}
+	return strconv.Quote(string(b))
+}

@@ -1,0 +1,193 @@
+package resp
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func reader(s string) *Reader {
+	return NewReader(bufio.NewReader(strings.NewReader(s)), Limits{})
+}
+
+func TestReadReply(t *testing.T) {
+	tests := []struct {
+		name   string
+		in     string
+		typ    byte
+		isErr  bool
+		err    string
+		nested int
+		first  string
+		nilv   bool
+		n      int64
+	}{
+		{"simple", "+OK\r\n", '+', false, "", 0, "", false, 0},
+		{"int", ":42\r\n", ':', false, "", 0, "", false, 42},
+		{"negint", ":-1\r\n", ':', false, "", 0, "", false, -1},
+		{"error", "-ERR bad\r\n", '-', true, "ERR bad", 0, "", false, 0},
+		{"bulk", "$3\r\nabc\r\n", '$', false, "", 0, "", false, 3},
+		{"nilbulk", "$-1\r\n", '$', false, "", 0, "", true, -1},
+		{"nilarray", "*-1\r\n", '*', false, "", 0, "", true, -1},
+		{"exec", "*3\r\n:1\r\n-WRONGTYPE x\r\n-ERR y\r\n", '*', false, "", 2, "WRONGTYPE x", false, 3},
+		{"nested", "*2\r\n*2\r\n:1\r\n$1\r\na\r\n*0\r\n", '*', false, "", 0, "", false, 2},
+		{"resp3 map", "%1\r\n+a\r\n:1\r\n", '%', false, "", 0, "", false, 1},
+		{"resp3 null", "_\r\n", '_', false, "", 0, "", true, 0},
+		{"resp3 bulk error", "!5\r\nERR x\r\n", '!', true, "ERR x", 0, "", false, 5},
+		{"resp3 double", ",1.5\r\n", ',', false, "", 0, "", false, 0},
+		{"attribute", "|1\r\n+k\r\n+v\r\n:7\r\n", ':', false, "", 0, "", false, 7},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := reader(tc.in + "+NEXT\r\n")
+			var rep Reply
+			require.NoError(t, r.ReadReply(&rep))
+			assert.Equal(t, string(tc.typ), string(rep.Type))
+			assert.Equal(t, tc.isErr, rep.IsError())
+			assert.Equal(t, tc.err, string(rep.Err))
+			assert.Equal(t, tc.nested, rep.NestedErrors)
+			assert.Equal(t, tc.first, string(rep.FirstNested))
+			assert.Equal(t, tc.nilv, rep.Nil)
+			assert.Equal(t, tc.n, rep.Int)
+			require.NoError(t, r.ReadReply(&rep))
+			assert.Equal(t, byte('+'), rep.Type, "the whole reply was consumed")
+		})
+	}
+}
+
+func TestReadReplyMalformed(t *testing.T) {
+	for _, in := range []string{"?x\r\n", "$abc\r\n", "*x\r\n", "+no crlf\n", "\r\n", "$99999999999\r\n"} {
+		var rep Reply
+		err := reader(in).ReadReply(&rep)
+		assert.True(t, errors.Is(err, ErrProtocol), "%q: %v", in, err)
+	}
+	var rep Reply
+	assert.ErrorIs(t, reader("$5\r\nab").ReadReply(&rep), io.ErrUnexpectedEOF)
+}
+
+func TestReadCommand(t *testing.T) {
+	r := reader("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$0\r\n\r\nPING  x\r\n\r\n*1\r\n$4\r\nPING\r\n")
+	args, err := r.ReadCommand(nil)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"SET", "k", ""}, strs(args))
+	args, err = r.ReadCommand(args)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"PING", "x"}, strs(args))
+	args, err = r.ReadCommand(args)
+	require.NoError(t, err)
+	assert.Nil(t, args)
+	args, err = r.ReadCommand(args)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"PING"}, strs(args))
+	_, err = r.ReadCommand(args)
+	assert.ErrorIs(t, err, io.EOF)
+}
+
+func TestReadCommandLimits(t *testing.T) {
+	tests := map[string]string{
+		"huge bulk":      "*1\r\n$1073741824\r\n",
+		"huge array":     "*2000000000\r\n",
+		"negative bulk":  "*1\r\n$-5\r\n",
+		"not bulk":       "*1\r\n:5\r\n",
+		"bad terminator": "*1\r\n$1\r\nab\r\n",
+		"bad count":      "*x\r\n",
+	}
+	for name, in := range tests {
+		t.Run(name, func(t *testing.T) {
+			_, err := reader(in).ReadCommand(nil)
+			assert.ErrorIs(t, err, ErrProtocol)
+		})
+	}
+	r := NewReader(bufio.NewReader(strings.NewReader("*2\r\n$3\r\nabc\r\n$3\r\ndef\r\n")), Limits{MaxRequest: 5})
+	_, err := r.ReadCommand(nil)
+	assert.ErrorIs(t, err, ErrProtocol)
+}
+
+func TestParseInt(t *testing.T) {
+	tests := []struct {
+		in string
+		n  int64
+		ok bool
+	}{
+		{"0", 0, true}, {"-1", -1, true}, {"+7", 7, true}, {"9223372036854775807", 1<<63 - 1, true},
+		{"-9223372036854775808", -1 << 63, true}, {"9223372036854775808", 0, false},
+		{"", 0, false}, {"-", 0, false}, {"1a", 0, false}, {"99999999999999999999", 0, false},
+	}
+	for _, tc := range tests {
+		n, ok := ParseInt([]byte(tc.in))
+		assert.Equal(t, tc.ok, ok, tc.in)
+		if ok {
+			assert.Equal(t, tc.n, n, tc.in)
+		}
+	}
+}
+
+func TestAppend(t *testing.T) {
+	var b []byte
+	b = AppendOK(b)
+	b = AppendError(b, "ERR a\r\nb")
+	b = AppendInt(b, -3)
+	b = AppendBulk(b, []byte("xy"))
+	b = AppendNil(b)
+	b = AppendCommand(b, "GET", "k")
+	assert.Equal(t, "+OK\r\n-ERR a  b\r\n:-3\r\n$2\r\nxy\r\n$-1\r\n*2\r\n$3\r\nGET\r\n$1\r\nk\r\n", string(b))
+}
+
+func strs(a [][]byte) []string {
+	out := make([]string, len(a))
+	for i, x := range a {
+		out[i] = string(x)
+	}
+	return out
+}
+
+func FuzzReadCommand(f *testing.F) {
+	for _, s := range []string{"*1\r\n$4\r\nPING\r\n", "PING\r\n", "*2\r\n$1\r\na\r\n$-1\r\n", "*-1\r\n", "$5\r\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		r := NewReader(bufio.NewReader(strings.NewReader(string(in))), Limits{MaxBulk: 1 << 16, MaxArgs: 1 << 10, MaxRequest: 1 << 16})
+		var args [][]byte
+		for i := 0; i < 100; i++ {
+			var err error
+			args, err = r.ReadCommand(args)
+			if err != nil {
+				return
+			}
+		}
+	})
+}
+
+func FuzzReadReply(f *testing.F) {
+	for _, s := range []string{"+OK\r\n", "*2\r\n:1\r\n-ERR\r\n", "%1\r\n+a\r\n:1\r\n", "|1\r\n+a\r\n+b\r\n:1\r\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		r := NewReader(bufio.NewReader(strings.NewReader(string(in))), Limits{MaxBulk: 1 << 16, MaxArgs: 1 << 10})
+		var rep Reply
+		for i := 0; i < 100; i++ {
+			if err := r.ReadReply(&rep); err != nil {
+				return
+			}
+		}
+	})
+}
+
+func BenchmarkReadReply(b *testing.B) {
+	data := strings.Repeat("*3\r\n:1\r\n$3\r\nabc\r\n+OK\r\n", 1000)
+	var rep Reply
+	b.ReportAllocs()
+	for i := 0; i < b.N; i += 1000 {
+		r := NewReader(bufio.NewReaderSize(strings.NewReader(data), 1<<16), Limits{})
+		for j := 0; j < 1000; j++ {
+			if err := r.ReadReply(&rep); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what the tests and benchmarks need on a fresh Debian machine (as
+# root): Go (Debian's, which fetches the go.mod toolchain from the module
+# proxy), gcc for the race detector, redis-server and redis-tools.
+set -euo pipefail
+
+need=()
+command -v go >/dev/null 2>&1 || need+=(golang-go)
+command -v gcc >/dev/null 2>&1 || need+=(gcc)
+command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
+command -v redis-benchmark >/dev/null 2>&1 || need+=(redis-tools)
+command -v taskset >/dev/null 2>&1 || need+=(util-linux)
+
+if [ ${#need[@]} -gt 0 ]; then
+  if [ "$(id -u)" != 0 ]; then
+    echo "install-deps: missing ${need[*]}; run as root or install them" >&2
+    exit 1
+  fi
+  echo "install-deps: installing ${need[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+# Debian enables and starts the packaged redis-server; the tests start their
+# own instances on free ports and do not use it.
