@@ -186,3 +186,56 @@ func CommandCalls(t testing.TB, addr, name string) int64 {
 	}
 	return 0
 }
+
+// Cluster is a running Redis Cluster of masters without replicas.
+type Cluster struct {
+	Nodes []*Redis
+}
+
+// StartCluster starts n redis-server nodes in cluster mode, joins them with
+// redis-cli --cluster create and waits until the cluster is ok.
+func StartCluster(t testing.TB, n int) *Cluster {
+	t.Helper()
+	Integration(t)
+	cl := &Cluster{}
+	args := []string{"--cluster", "create"}
+	for i := 0; i < n; i++ {
+		r := StartRedis(t, "--cluster-enabled", "yes", "--cluster-config-file", fmt.Sprintf("nodes-%d.conf", i),
+			"--cluster-node-timeout", "5000")
+		cl.Nodes = append(cl.Nodes, r)
+		args = append(args, r.Addr)
+	}
+	args = append(args, "--cluster-replicas", "0", "--cluster-yes")
+	out, err := exec.Command("redis-cli", args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("redis-cli --cluster create: %v\n%s", err, out)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		ok := true
+		for _, r := range cl.Nodes {
+			if InfoLine(t, r.Addr, "CLUSTER", "INFO", "cluster_state") != "ok" {
+				ok = false
+			}
+		}
+		if ok {
+			return cl
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("cluster did not become ok")
+	return nil
+}
+
+// InfoLine runs a command whose reply is "key:value" lines (INFO, CLUSTER
+// INFO) and returns the value of key.
+func InfoLine(t testing.TB, addr string, args ...string) string {
+	t.Helper()
+	key := args[len(args)-1]
+	for _, l := range strings.Split(Do(t, addr, args[:len(args)-1]...), "\n") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(l), ":"); ok && k == key {
+			return v
+		}
+	}
+	return ""
+}

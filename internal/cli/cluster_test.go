@@ -1,0 +1,38 @@
+package cli
+
+import (
+	"context"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tairbench/tairbench/internal/testenv"
+)
+
+func TestClusterRouting(t *testing.T) {
+	cl := testenv.StartCluster(t, 3)
+	seed := cl.Nodes[0]
+	res := run(context.Background(), "redis", "--cluster", "-port", port(seed), "-c", "3000", "-p", "4", "-r", "1000",
+		"-command", "SET k-__RAND__ v", "-q")
+	require.Equal(t, 0, res.code, res.out+res.err)
+	total := 0
+	for _, n := range cl.Nodes {
+		size, err := strconv.Atoi(testenv.Do(t, n.Addr, "DBSIZE"))
+		require.NoError(t, err)
+		assert.Greater(t, size, 200, "every node owns part of the keys")
+		total += size
+	}
+	assert.InDelta(t, 950, total, 30)
+
+	// MULTI/EXEC batches whose keys share a hash tag stay on one node.
+	res = run(context.Background(), "redis", "--cluster", "-port", port(seed), "-c", "500", "-p", "2", "-batching", "10",
+		"-command", "INCR {tag}c-__RAND__", "-r", "10", "-q")
+	require.Equal(t, 0, res.code, res.out+res.err)
+	var execs int64
+	for _, n := range cl.Nodes {
+		execs += testenv.CommandCalls(t, n.Addr, "exec")
+	}
+	assert.Equal(t, int64(50), execs)
+}
