@@ -10,7 +10,7 @@ LDFLAGS := -s -w -X $(PKG).Version=$(VERSION) -X $(PKG).Commit=$(COMMIT) -X $(PK
 PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 export CGO_ENABLED ?= 0
 
-.PHONY: all build build-all deps test test-short fuzz vet bench-client bench-go clean
+.PHONY: all build build-all deps test test-short fuzz vet bench-client bench-serve bench-go clean
 
 all: build
 
@@ -51,6 +51,10 @@ bench-go:
 # Client CPU per command against redis-benchmark (issue #2's bar: at most 2x).
 bench-client: deps build
 	@BIN=$(BIN) bash scripts/bench-client.sh
+
+# Embedded server TR.GETBIT vs redis-server GETBIT (issue #3's bar: at least 70%).
+bench-serve: deps build
+	@BIN=$(BIN) bash scripts/bench-serve.sh
 
 clean:
 	rm -rf bin dist results

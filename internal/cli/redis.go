@@ -18,6 +18,7 @@ import (
 	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/report"
+	"github.com/tairbench/tairbench/internal/server"
 	"github.com/tairbench/tairbench/internal/stats"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 	"github.com/tairbench/tairbench/pkg/result"
@@ -54,7 +55,7 @@ type targetFlags struct {
 	tls, tlsInsecure           bool
 	tlsCA, tlsCert, tlsKey     string
 	tlsServerName              string
-	cluster                    bool
+	cluster, embedded          bool
 }
 
 func (t *targetFlags) register(fs *pflag.FlagSet) {
@@ -75,6 +76,31 @@ func (t *targetFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&t.tlsInsecure, "tls-insecure", false, "do not verify the server's certificate")
 	fs.StringVar(&t.tlsServerName, "tls-server-name", "", "server name to verify (default: the host)")
 	fs.BoolVar(&t.cluster, "cluster", false, "slot-aware routing through go-redis's cluster client")
+	fs.BoolVar(&t.embedded, "embedded", false, "start the embedded server in this process and target it")
+}
+
+// startEmbedded starts the in-process server when --embedded is set and
+// points the target at it. The returned stop function is never nil.
+func (t *targetFlags) startEmbedded(s Streams) (func(), error) {
+	if !t.embedded {
+		return func() {}, nil
+	}
+	pw := t.password
+	if pw == "" {
+		pw = t.auth
+		if u, p, ok := strings.Cut(t.auth, ":"); ok && u == "default" {
+			pw = p
+		}
+	}
+	srv, err := server.Start(server.Config{Addr: "127.0.0.1:0", Password: pw})
+	if err != nil {
+		return nil, err
+	}
+	host, port, _ := net.SplitHostPort(srv.Addr())
+	t.host = host
+	t.port, _ = strconv.Atoi(port)
+	fmt.Fprintf(s.Err, "embedded server listening on %s\n", srv.Addr())
+	return func() { _ = srv.Close() }, nil
 }
 
 func (t *targetFlags) target() (redis.Target, error) {
@@ -244,6 +270,11 @@ func runRedis(ctx context.Context, c *cobra.Command, o *redisOptions, s Streams)
 	if o.parallel < 1 {
 		return &ExitError{Code: ExitError1, Err: errors.New("-p must be at least 1")}
 	}
+	stopServer, err := o.target.startEmbedded(s)
+	if err != nil {
+		return &ExitError{Code: ExitError1, Err: err}
+	}
+	defer stopServer()
 	tg, err := o.target.target()
 	if err != nil {
 		return &ExitError{Code: ExitError1, Err: err}
@@ -285,7 +316,8 @@ func runRedis(ctx context.Context, c *cobra.Command, o *redisOptions, s Streams)
 			Workers: o.parallel, Duration: dur, Ops: o.count, OpsPerRequest: w.OpsPerRequest(),
 			Warmup: o.warmup, MaxErrors: o.maxErrors, Seed: seed,
 		},
-		Factory: f,
+		Factory:         f,
+		InProcessServer: o.target.embedded,
 	}
 	if !o.out.quiet {
 		spec.Engine.Progress = progressPrinter(s)

@@ -1,0 +1,191 @@
+package server
+
+import (
+	"slices"
+	"sync"
+
+	"github.com/RoaringBitmap/roaring/v2"
+)
+
+// numShards is the number of lock shards per database. Commands lock only
+// the shards of the keys they touch.
+const numShards = 256
+
+// Kind is the type of a stored value.
+type Kind uint8
+
+const (
+	kindString Kind = iota + 1
+	kindBitmap
+)
+
+// typeName is what TYPE replies for each kind.
+func (k Kind) typeName() string {
+	switch k {
+	case kindString:
+		return "string"
+	case kindBitmap:
+		return "tairroaring"
+	default:
+		return "none"
+	}
+}
+
+// entry is one stored value.
+type entry struct {
+	kind Kind
+	str  []byte
+	bm   *roaring.Bitmap
+}
+
+// size estimates the entry's memory in bytes (value only).
+func (e *entry) size() uint64 {
+	switch e.kind {
+	case kindString:
+		return uint64(cap(e.str))
+	case kindBitmap:
+		return e.bm.GetSizeInBytes()
+	}
+	return 0
+}
+
+type shard struct {
+	mu sync.RWMutex
+	m  map[string]*entry
+}
+
+// db is one logical database.
+type db struct {
+	shards [numShards]shard
+}
+
+func newDB() *db {
+	d := &db{}
+	for i := range d.shards {
+		d.shards[i].m = map[string]*entry{}
+	}
+	return d
+}
+
+// shardOf hashes a key (FNV-1a) to its shard without allocating.
+func shardOf(key []byte) uint16 {
+	h := uint32(2166136261)
+	for _, c := range key {
+		h ^= uint32(c)
+		h *= 16777619
+	}
+	return uint16(h % numShards)
+}
+
+func (d *db) get(key []byte) *entry { return d.shards[shardOf(key)].m[string(key)] }
+
+func (d *db) set(key []byte, e *entry) { d.shards[shardOf(key)].m[string(key)] = e }
+
+func (d *db) del(key []byte) bool {
+	s := &d.shards[shardOf(key)]
+	if _, ok := s.m[string(key)]; ok {
+		delete(s.m, string(key))
+		return true
+	}
+	return false
+}
+
+// lockSet is the sorted, de-duplicated set of shards a command locks.
+type lockSet struct {
+	ids   []uint16
+	all   bool
+	write bool
+}
+
+func (l *lockSet) reset(write bool) {
+	l.ids = l.ids[:0]
+	l.all = false
+	l.write = write
+}
+
+func (l *lockSet) add(key []byte) { l.ids = append(l.ids, shardOf(key)) }
+
+func (l *lockSet) normalize() {
+	if len(l.ids) < 2 {
+		return
+	}
+	slices.Sort(l.ids)
+	out := l.ids[:1]
+	for _, id := range l.ids[1:] {
+		if id != out[len(out)-1] {
+			out = append(out, id)
+		}
+	}
+	l.ids = out
+}
+
+// lock takes the shards in ascending order (so that no two commands deadlock).
+func (d *db) lock(l *lockSet) {
+	if l.all {
+		for i := range d.shards {
+			if l.write {
+				d.shards[i].mu.Lock()
+			} else {
+				d.shards[i].mu.RLock()
+			}
+		}
+		return
+	}
+	for _, id := range l.ids {
+		if l.write {
+			d.shards[id].mu.Lock()
+		} else {
+			d.shards[id].mu.RLock()
+		}
+	}
+}
+
+func (d *db) unlock(l *lockSet) {
+	if l.all {
+		for i := range d.shards {
+			if l.write {
+				d.shards[i].mu.Unlock()
+			} else {
+				d.shards[i].mu.RUnlock()
+			}
+		}
+		return
+	}
+	for _, id := range l.ids {
+		if l.write {
+			d.shards[id].mu.Unlock()
+		} else {
+			d.shards[id].mu.RUnlock()
+		}
+	}
+}
+
+// count returns the number of keys; the caller holds all shard locks.
+func (d *db) count() int {
+	n := 0
+	for i := range d.shards {
+		n += len(d.shards[i].m)
+	}
+	return n
+}
+
+// memory estimates the bytes held by keys and values; the caller holds all
+// shard locks.
+func (d *db) memory() (bytes uint64, bitmaps int) {
+	const perKey = 64 // map slot, entry header and string header, roughly
+	for i := range d.shards {
+		for k, e := range d.shards[i].m {
+			bytes += perKey + uint64(len(k)) + e.size()
+			if e.kind == kindBitmap {
+				bitmaps++
+			}
+		}
+	}
+	return bytes, bitmaps
+}
+
+func (d *db) flush() {
+	for i := range d.shards {
+		d.shards[i].m = map[string]*entry{}
+	}
+}

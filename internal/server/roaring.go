@@ -1,0 +1,871 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/tairbench/tairbench/pkg/resp"
+)
+
+// Error replies of the TR.* commands (Redis conventions; the spec shows none).
+const (
+	errOffset   = "ERR bit offset is not an integer or out of range"
+	errBit      = "ERR bit is not an integer or out of range"
+	errInt      = "ERR value is not an integer or out of range"
+	errSyntax   = "ERR syntax error"
+	errRange    = "ERR start offset is greater than end offset"
+	errBitArray = "ERR bit array must contain only '0' and '1' characters"
+	errTooMany  = "ERR the reply would hold more than 16777216 elements; narrow the range"
+	maxReply    = 1 << 24
+)
+
+func roaringCommands() []*Command {
+	w := flagWrite
+	one := func(name string, arity int, flags Flags, h func(*conn, [][]byte)) *Command {
+		return &Command{Name: name, Arity: arity, Flags: flags, FirstKey: 1, LastKey: 1, Step: 1, Handler: h}
+	}
+	return []*Command{
+		one("tr.setbit", 4, w, trSetBit),
+		one("tr.setbits", -3, w, trSetBits),
+		one("tr.clearbits", -3, w, trClearBits),
+		one("tr.getbit", 3, 0, trGetBit),
+		one("tr.getbits", -3, 0, trGetBits),
+		one("tr.setrange", 4, w, trSetRange),
+		one("tr.fliprange", 4, w, trFlipRange),
+		one("tr.appendbitarray", 4, w, trAppendBitArray),
+		one("tr.appendintarray", -3, w, trAppendIntArray),
+		one("tr.setintarray", -3, w, trSetIntArray),
+		one("tr.setbitarray", 3, w, trSetBitArray),
+		one("tr.range", 4, 0, trRange),
+		one("tr.rangebitarray", 4, 0, trRangeBitArray),
+		one("tr.bitcount", -2, 0, trBitCount),
+		one("tr.bitpos", -3, 0, trBitPos),
+		one("tr.rank", 3, 0, trRank),
+		one("tr.min", 2, 0, func(c *conn, a [][]byte) { trMinMax(c, a, true) }),
+		one("tr.max", 2, 0, func(c *conn, a [][]byte) { trMinMax(c, a, false) }),
+		one("tr.scan", -3, 0, trScan),
+		one("tr.optimize", 2, w, trOptimize),
+		one("tr.stat", -2, 0, trStat),
+		{Name: "tr.bitop", Arity: -4, Flags: w, FirstKey: 1, LastKey: -1, Step: 1, Handler: trBitOp},
+		{Name: "tr.bitopcard", Arity: -3, FirstKey: 2, LastKey: -1, Step: 1, Handler: trBitOpCard},
+		{Name: "tr.diff", Arity: 4, Flags: w, FirstKey: 1, LastKey: 3, Step: 1, Handler: trDiff},
+		{Name: "tr.jaccard", Arity: 3, FirstKey: 1, LastKey: 2, Step: 1, Handler: trJaccard},
+		{Name: "tr.contains", Arity: 3, FirstKey: 1, LastKey: 2, Step: 1, Handler: trContains},
+		{Name: "tr.loadstring", Arity: 3, Flags: w, FirstKey: 1, LastKey: 2, Step: 1, Handler: trLoadString},
+	}
+}
+
+func parseOffset(b []byte) (uint32, bool) {
+	n, ok := resp.ParseInt(b)
+	if !ok || n < 0 || n > math.MaxUint32 {
+		return 0, false
+	}
+	return uint32(n), true
+}
+
+// bitmap returns the bitmap at key. A missing key gives nil (or a new,
+// stored bitmap when create is set). A key of another type gives ok=false
+// after replying WRONGTYPE.
+func (c *conn) bitmap(key []byte, create bool) (*roaring.Bitmap, bool) {
+	d := c.db()
+	e := d.get(key)
+	if e == nil {
+		if !create {
+			return nil, true
+		}
+		bm := roaring.New()
+		d.set(key, &entry{kind: kindBitmap, bm: bm})
+		return bm, true
+	}
+	if e.kind != kindBitmap {
+		c.out = append(c.out, wrongType...)
+		return nil, false
+	}
+	return e.bm, true
+}
+
+func (c *conn) replaceBitmap(key []byte, bm *roaring.Bitmap) bool {
+	d := c.db()
+	if e := d.get(key); e != nil && e.kind != kindBitmap {
+		c.out = append(c.out, wrongType...)
+		return false
+	}
+	d.set(key, &entry{kind: kindBitmap, bm: bm})
+	return true
+}
+
+func (c *conn) fail(msg string) { c.out = resp.AppendError(c.out, msg) }
+
+func trSetBit(c *conn, a [][]byte) {
+	off, ok := parseOffset(a[2])
+	if !ok {
+		c.fail(errOffset)
+		return
+	}
+	var set bool
+	switch string(a[3]) {
+	case "1":
+		set = true
+	case "0":
+	default:
+		c.fail(errBit)
+		return
+	}
+	bm, ok := c.bitmap(a[1], true)
+	if !ok {
+		return
+	}
+	var prev int64
+	if set {
+		if !bm.CheckedAdd(off) {
+			prev = 1
+		}
+	} else if bm.CheckedRemove(off) {
+		prev = 1
+	}
+	c.out = resp.AppendInt(c.out, prev)
+}
+
+// offsets parses args into c's scratch list of offsets.
+func (c *conn) offsets(args [][]byte) ([]uint32, bool) {
+	buf := c.offsetBuf[:0]
+	for _, b := range args {
+		off, ok := parseOffset(b)
+		if !ok {
+			c.fail(errOffset)
+			return nil, false
+		}
+		buf = append(buf, off)
+	}
+	c.offsetBuf = buf
+	return buf, true
+}
+
+func trSetBits(c *conn, a [][]byte) {
+	offs, ok := c.offsets(a[2:])
+	if !ok {
+		return
+	}
+	bm, ok := c.bitmap(a[1], true)
+	if !ok {
+		return
+	}
+	bm.AddMany(offs)
+	c.out = resp.AppendInt(c.out, int64(bm.GetCardinality()))
+}
+
+func trClearBits(c *conn, a [][]byte) {
+	offs, ok := c.offsets(a[2:])
+	if !ok {
+		return
+	}
+	bm, ok := c.bitmap(a[1], false)
+	if !ok {
+		return
+	}
+	n := 0
+	if bm != nil {
+		for _, o := range offs {
+			if bm.CheckedRemove(o) {
+				n++
+			}
+		}
+	}
+	c.out = resp.AppendInt(c.out, int64(n))
+}
+
+func trGetBit(c *conn, a [][]byte) {
+	off, ok := parseOffset(a[2])
+	if !ok {
+		c.fail(errOffset)
+		return
+	}
+	bm, ok := c.bitmap(a[1], false)
+	if !ok {
+		return
+	}
+	if bm != nil && bm.Contains(off) {
+		c.out = append(c.out, ":1\r\n"...)
+	} else {
+		c.out = append(c.out, ":0\r\n"...)
+	}
+}
+
+func trGetBits(c *conn, a [][]byte) {
+	offs, ok := c.offsets(a[2:])
+	if !ok {
+		return
+	}
+	bm, ok := c.bitmap(a[1], false)
+	if !ok {
+		return
+	}
+	if bm == nil {
+		c.out = resp.AppendArray(c.out, 0)
+		return
+	}
+	c.out = resp.AppendArray(c.out, len(offs))
+	for _, o := range offs {
+		if bm.Contains(o) {
+			c.out = append(c.out, ":1\r\n"...)
+		} else {
+			c.out = append(c.out, ":0\r\n"...)
+		}
+	}
+}
+
+// rangeArgs parses an inclusive [start, end] offset range.
+func (c *conn) rangeArgs(s, e []byte) (uint32, uint32, bool) {
+	start, ok1 := parseOffset(s)
+	end, ok2 := parseOffset(e)
+	if !ok1 || !ok2 {
+		c.fail(errOffset)
+		return 0, 0, false
+	}
+	if start > end {
+		c.fail(errRange)
+		return 0, 0, false
+	}
+	return start, end, true
+}
+
+// trSetRange sets [start, end] and replies the bitmap's cardinality after.
+func trSetRange(c *conn, a [][]byte) {
+	start, end, ok := c.rangeArgs(a[2], a[3])
+	if !ok {
+		return
+	}
+	bm, ok := c.bitmap(a[1], true)
+	if !ok {
+		return
+	}
+	bm.AddRange(uint64(start), uint64(end)+1)
+	c.out = resp.AppendInt(c.out, int64(bm.GetCardinality()))
+}
+
+// trFlipRange flips [start, end] and replies the cardinality after.
+func trFlipRange(c *conn, a [][]byte) {
+	start, end, ok := c.rangeArgs(a[2], a[3])
+	if !ok {
+		return
+	}
+	bm, ok := c.bitmap(a[1], true)
+	if !ok {
+		return
+	}
+	bm.Flip(uint64(start), uint64(end)+1)
+	c.out = resp.AppendInt(c.out, int64(bm.GetCardinality()))
+}
+
+func validBits(b []byte) bool {
+	for _, ch := range b {
+		if ch != '0' && ch != '1' {
+			return false
+		}
+	}
+	return true
+}
+
+// trAppendBitArray writes character i of the bit string at offset+1+i
+// ('1' sets, '0' clears); offset may be -1.
+func trAppendBitArray(c *conn, a [][]byte) {
+	off, ok := resp.ParseInt(a[2])
+	if !ok || off < -1 || off+int64(len(a[3])) > math.MaxUint32 {
+		c.fail(errOffset)
+		return
+	}
+	if !validBits(a[3]) {
+		c.fail(errBitArray)
+		return
+	}
+	bm, ok := c.bitmap(a[1], true)
+	if !ok {
+		return
+	}
+	base := uint32(off + 1)
+	buf := c.offsetBuf[:0]
+	for i, ch := range a[3] {
+		if ch == '1' {
+			buf = append(buf, base+uint32(i))
+		} else {
+			bm.Remove(base + uint32(i))
+		}
+	}
+	bm.AddMany(buf)
+	c.offsetBuf = buf
+	c.out = resp.AppendInt(c.out, int64(bm.GetCardinality()))
+}
+
+func trAppendIntArray(c *conn, a [][]byte) {
+	offs, ok := c.offsets(a[2:])
+	if !ok {
+		return
+	}
+	bm, ok := c.bitmap(a[1], true)
+	if !ok {
+		return
+	}
+	bm.AddMany(offs)
+	c.out = resp.AppendOK(c.out)
+}
+
+func trSetIntArray(c *conn, a [][]byte) {
+	offs, ok := c.offsets(a[2:])
+	if !ok {
+		return
+	}
+	if c.replaceBitmap(a[1], roaring.BitmapOf(offs...)) {
+		c.out = resp.AppendOK(c.out)
+	}
+}
+
+func trSetBitArray(c *conn, a [][]byte) {
+	if !validBits(a[2]) {
+		c.fail(errBitArray)
+		return
+	}
+	if int64(len(a[2])) > math.MaxUint32 {
+		c.fail(errOffset)
+		return
+	}
+	bm := roaring.New()
+	for i, ch := range a[2] {
+		if ch == '1' {
+			bm.Add(uint32(i))
+		}
+	}
+	if c.replaceBitmap(a[1], bm) {
+		c.out = resp.AppendOK(c.out)
+	}
+}
+
+// countIn returns the number of set bits in [start, end].
+func countIn(bm *roaring.Bitmap, start, end uint32) uint64 {
+	n := bm.Rank(end)
+	if start > 0 {
+		n -= bm.Rank(start - 1)
+	}
+	return n
+}
+
+func trRange(c *conn, a [][]byte) {
+	start, end, ok := c.rangeArgs(a[2], a[3])
+	if !ok {
+		return
+	}
+	bm, ok := c.bitmap(a[1], false)
+	if !ok {
+		return
+	}
+	if bm == nil {
+		c.out = resp.AppendArray(c.out, 0)
+		return
+	}
+	n := countIn(bm, start, end)
+	if n > maxReply {
+		c.fail(errTooMany)
+		return
+	}
+	c.out = resp.AppendArray(c.out, int(n))
+	it := bm.Iterator()
+	it.AdvanceIfNeeded(start)
+	for i := uint64(0); i < n && it.HasNext(); i++ {
+		c.out = resp.AppendInt(c.out, int64(it.Next()))
+	}
+}
+
+func trRangeBitArray(c *conn, a [][]byte) {
+	start, end, ok := c.rangeArgs(a[2], a[3])
+	if !ok {
+		return
+	}
+	if uint64(end-start)+1 > 512<<20 {
+		c.fail("ERR the range is longer than 512 MiB of characters")
+		return
+	}
+	bm, ok := c.bitmap(a[1], false)
+	if !ok {
+		return
+	}
+	n := int(end-start) + 1
+	buf := bytes.Repeat([]byte{'0'}, n)
+	if bm != nil {
+		it := bm.Iterator()
+		it.AdvanceIfNeeded(start)
+		for it.HasNext() {
+			v := it.Next()
+			if v > end {
+				break
+			}
+			buf[v-start] = '1'
+		}
+	}
+	c.out = resp.AppendBulk(c.out, buf)
+}
+
+func trBitCount(c *conn, a [][]byte) {
+	if len(a) != 2 && len(a) != 4 {
+		c.fail(errSyntax)
+		return
+	}
+	var start, end uint32
+	if len(a) == 4 {
+		var ok bool
+		if start, end, ok = c.rangeArgs(a[2], a[3]); !ok {
+			return
+		}
+	}
+	bm, ok := c.bitmap(a[1], false)
+	if !ok {
+		return
+	}
+	switch {
+	case bm == nil:
+		c.out = resp.AppendInt(c.out, 0)
+	case len(a) == 4:
+		c.out = resp.AppendInt(c.out, int64(countIn(bm, start, end)))
+	default:
+		c.out = resp.AppendInt(c.out, int64(bm.GetCardinality()))
+	}
+}
+
+// trBitPos finds the count-th bit equal to value (count 1-based, default
+// 1; negative counts from the highest set bit downwards).
+func trBitPos(c *conn, a [][]byte) {
+	if len(a) > 4 {
+		c.fail(errSyntax)
+		return
+	}
+	var want bool
+	switch string(a[2]) {
+	case "1":
+		want = true
+	case "0":
+	default:
+		c.fail(errBit)
+		return
+	}
+	count := int64(1)
+	if len(a) == 4 {
+		n, ok := resp.ParseInt(a[3])
+		if !ok || n == 0 {
+			c.fail(errInt)
+			return
+		}
+		count = n
+	}
+	bm, ok := c.bitmap(a[1], false)
+	if !ok {
+		return
+	}
+	c.out = resp.AppendInt(c.out, bitPos(bm, want, count))
+}
+
+func bitPos(bm *roaring.Bitmap, want bool, count int64) int64 {
+	card := uint64(0)
+	if bm != nil {
+		card = bm.GetCardinality()
+	}
+	if want {
+		var idx uint64
+		switch {
+		case count > 0 && uint64(count) <= card:
+			idx = uint64(count - 1)
+		case count < 0 && uint64(-count) <= card:
+			idx = card - uint64(-count)
+		default:
+			return -1
+		}
+		v, err := bm.Select(uint32(idx))
+		if err != nil {
+			return -1
+		}
+		return int64(v)
+	}
+	if card == 0 {
+		if count > 0 {
+			return count - 1
+		}
+		return -1
+	}
+	if count > 0 {
+		// The count-th zero: binary search the offset x with x+1-rank(x) == count.
+		lo, hi := uint64(0), uint64(math.MaxUint32)
+		if int64(bm.Maximum())+1-int64(card) < count { // past the highest set bit
+			x := int64(bm.Maximum()) + (count - (int64(bm.Maximum()) + 1 - int64(card)))
+			if x > math.MaxUint32 {
+				return -1
+			}
+			return x
+		}
+		for lo < hi {
+			mid := (lo + hi) / 2
+			if int64(mid)+1-int64(bm.Rank(uint32(mid))) >= count {
+				hi = mid
+			} else {
+				lo = mid + 1
+			}
+		}
+		return int64(lo)
+	}
+	// Negative count: zeros counted downwards from the highest set bit.
+	max := int64(bm.Maximum())
+	zeros := max + 1 - int64(card)
+	k := zeros + count + 1 // the k-th zero from the start
+	if k < 1 {
+		return -1
+	}
+	return bitPos(bm, false, k)
+}
+
+func trRank(c *conn, a [][]byte) {
+	off, ok := parseOffset(a[2])
+	if !ok {
+		c.fail(errOffset)
+		return
+	}
+	bm, ok := c.bitmap(a[1], false)
+	if !ok {
+		return
+	}
+	if bm == nil {
+		c.out = resp.AppendInt(c.out, -1)
+		return
+	}
+	c.out = resp.AppendInt(c.out, int64(bm.Rank(off)))
+}
+
+func trMinMax(c *conn, a [][]byte, min bool) {
+	bm, ok := c.bitmap(a[1], false)
+	if !ok {
+		return
+	}
+	switch {
+	case bm == nil || bm.IsEmpty():
+		c.out = resp.AppendInt(c.out, -1)
+	case min:
+		c.out = resp.AppendInt(c.out, int64(bm.Minimum()))
+	default:
+		c.out = resp.AppendInt(c.out, int64(bm.Maximum()))
+	}
+}
+
+// trScan returns up to COUNT values >= cursor and the next unreturned
+// value as the cursor (0 when done).
+func trScan(c *conn, a [][]byte) {
+	cursor, ok := parseOffset(a[2])
+	if !ok {
+		c.fail("ERR invalid cursor")
+		return
+	}
+	count := int64(10)
+	switch len(a) {
+	case 3:
+	case 5:
+		if !bytes.EqualFold(a[3], []byte("count")) {
+			c.fail(errSyntax)
+			return
+		}
+		n, ok := resp.ParseInt(a[4])
+		if !ok || n < 1 {
+			c.fail(errInt)
+			return
+		}
+		count = min(n, maxReply)
+	default:
+		c.fail(errSyntax)
+		return
+	}
+	bm, ok := c.bitmap(a[1], false)
+	if !ok {
+		return
+	}
+	vals := c.offsetBuf[:0]
+	next := int64(0)
+	if bm != nil {
+		it := bm.Iterator()
+		it.AdvanceIfNeeded(cursor)
+		for it.HasNext() && int64(len(vals)) < count {
+			vals = append(vals, it.Next())
+		}
+		if it.HasNext() {
+			next = int64(it.PeekNext())
+		}
+	}
+	c.offsetBuf = vals
+	c.out = resp.AppendArray(c.out, 2)
+	c.out = resp.AppendInt(c.out, next)
+	c.out = resp.AppendArray(c.out, len(vals))
+	for _, v := range vals {
+		c.out = resp.AppendInt(c.out, int64(v))
+	}
+}
+
+func trOptimize(c *conn, a [][]byte) {
+	bm, ok := c.bitmap(a[1], false)
+	if !ok {
+		return
+	}
+	if bm == nil {
+		c.out = resp.AppendNil(c.out)
+		return
+	}
+	bm.RunOptimize()
+	c.out = resp.AppendOK(c.out)
+}
+
+// Stat is TR.STAT's content: CRoaring's roaring_statistics_t, with
+// container bytes by CRoaring's rules (2 per array value, 8192 per bitset,
+// 2 + 4 per run).
+type Stat struct {
+	Cardinality   uint64        `json:"cardinality"`
+	Containers    uint64        `json:"number_of_containers"`
+	MaxValue      uint32        `json:"max_value"`
+	MinValue      uint32        `json:"min_value"`
+	SumValue      uint64        `json:"sum_value"`
+	Array, Bitset ContainerStat `json:"-"`
+	Run           ContainerStat `json:"-"`
+}
+
+// ContainerStat counts one container type.
+type ContainerStat struct {
+	Containers uint64 `json:"containers"`
+	Values     uint64 `json:"values"`
+	Bytes      uint64 `json:"bytes"`
+}
+
+// StatOf computes a bitmap's statistics.
+func StatOf(bm *roaring.Bitmap) Stat {
+	st := bm.Stats()
+	s := Stat{
+		Cardinality: st.Cardinality, Containers: st.Containers,
+		Array:    ContainerStat{st.ArrayContainers, st.ArrayContainerValues, st.ArrayContainerBytes},
+		Bitset:   ContainerStat{st.BitmapContainers, st.BitmapContainerValues, st.BitmapContainerBytes},
+		Run:      ContainerStat{st.RunContainers, st.RunContainerValues, st.RunContainerBytes},
+		MinValue: math.MaxUint32,
+	}
+	if !bm.IsEmpty() {
+		s.MinValue, s.MaxValue = bm.Minimum(), bm.Maximum()
+	}
+	it := bm.ManyIterator()
+	buf := make([]uint32, 4096)
+	for n := it.NextMany(buf); n > 0; n = it.NextMany(buf) {
+		for _, v := range buf[:n] {
+			s.SumValue += uint64(v)
+		}
+	}
+	return s
+}
+
+// Text renders the statistics in TR.STAT's plain format.
+func (s Stat) Text() string {
+	return fmt.Sprintf("cardinality: %d\r\nnumber of containers: %d\r\nmax value: %d\r\nmin value: %d\r\nsum value: %d\r\n"+
+		"number of array containers: %d\r\n\tarray container values: %d\r\n\tarray container bytes: %d\r\n"+
+		"number of bitset containers: %d\r\n\tbitset container values: %d\r\n\tbitset container bytes: %d\r\n"+
+		"number of run containers: %d\r\n\trun container values: %d\r\n\trun container bytes: %d\r\n",
+		s.Cardinality, s.Containers, s.MaxValue, s.MinValue, s.SumValue,
+		s.Array.Containers, s.Array.Values, s.Array.Bytes,
+		s.Bitset.Containers, s.Bitset.Values, s.Bitset.Bytes,
+		s.Run.Containers, s.Run.Values, s.Run.Bytes)
+}
+
+// JSON renders the statistics for TR.STAT key JSON (field names documented in the README).
+func (s Stat) JSON() []byte {
+	type out struct {
+		Stat
+		Array  ContainerStat `json:"array_container"`
+		Bitset ContainerStat `json:"bitset_container"`
+		Run    ContainerStat `json:"run_container"`
+	}
+	b, _ := json.Marshal(out{Stat: s, Array: s.Array, Bitset: s.Bitset, Run: s.Run})
+	return b
+}
+
+func trStat(c *conn, a [][]byte) {
+	asJSON := false
+	switch {
+	case len(a) == 3 && bytes.EqualFold(a[2], []byte("json")):
+		asJSON = true
+	case len(a) != 2:
+		c.fail(errSyntax)
+		return
+	}
+	bm, ok := c.bitmap(a[1], false)
+	if !ok {
+		return
+	}
+	if bm == nil {
+		c.out = resp.AppendNil(c.out)
+		return
+	}
+	st := StatOf(bm)
+	if asJSON {
+		c.out = resp.AppendBulk(c.out, st.JSON())
+	} else {
+		c.out = resp.AppendBulkString(c.out, st.Text())
+	}
+}
+
+// sources collects the bitmaps at keys (missing keys are empty).
+func (c *conn) sources(keys [][]byte) ([]*roaring.Bitmap, bool) {
+	out := make([]*roaring.Bitmap, 0, len(keys))
+	for _, k := range keys {
+		bm, ok := c.bitmap(k, false)
+		if !ok {
+			return nil, false
+		}
+		if bm == nil {
+			bm = roaring.New()
+		}
+		out = append(out, bm)
+	}
+	return out, true
+}
+
+// bitop computes op over bms. NOT takes one bitmap and complements it
+// within [0, max].
+func (c *conn) bitop(op []byte, keys [][]byte) (*roaring.Bitmap, bool) {
+	var kind string
+	for _, o := range []string{"AND", "OR", "XOR", "NOT", "DIFF"} {
+		if bytes.EqualFold(op, []byte(o)) {
+			kind = o
+		}
+	}
+	if kind == "" {
+		c.fail(errSyntax)
+		return nil, false
+	}
+	if kind == "NOT" && len(keys) != 1 {
+		c.fail("ERR BITOP NOT must be called with a single source key.")
+		return nil, false
+	}
+	bms, ok := c.sources(keys)
+	if !ok {
+		return nil, false
+	}
+	switch kind {
+	case "AND":
+		return roaring.FastAnd(bms...), true
+	case "OR":
+		return roaring.FastOr(bms...), true
+	case "XOR":
+		r := bms[0].Clone()
+		for _, b := range bms[1:] {
+			r.Xor(b)
+		}
+		return r, true
+	case "DIFF":
+		r := bms[0].Clone()
+		for _, b := range bms[1:] {
+			r.AndNot(b)
+		}
+		return r, true
+	default: // NOT
+		if bms[0].IsEmpty() {
+			return roaring.New(), true
+		}
+		return roaring.Flip(bms[0], 0, uint64(bms[0].Maximum())+1), true
+	}
+}
+
+func trBitOp(c *conn, a [][]byte) {
+	r, ok := c.bitop(a[2], a[3:])
+	if !ok {
+		return
+	}
+	if c.replaceBitmap(a[1], r) {
+		c.out = resp.AppendInt(c.out, int64(r.GetCardinality()))
+	}
+}
+
+func trBitOpCard(c *conn, a [][]byte) {
+	bms := a[2:]
+	// AND and OR of two sets are counted without building the result.
+	if len(bms) == 2 && (bytes.EqualFold(a[1], []byte("and")) || bytes.EqualFold(a[1], []byte("or"))) {
+		s, ok := c.sources(bms)
+		if !ok {
+			return
+		}
+		if bytes.EqualFold(a[1], []byte("and")) {
+			c.out = resp.AppendInt(c.out, int64(s[0].AndCardinality(s[1])))
+		} else {
+			c.out = resp.AppendInt(c.out, int64(s[0].OrCardinality(s[1])))
+		}
+		return
+	}
+	r, ok := c.bitop(a[1], bms)
+	if !ok {
+		return
+	}
+	c.out = resp.AppendInt(c.out, int64(r.GetCardinality()))
+}
+
+func trDiff(c *conn, a [][]byte) {
+	s, ok := c.sources(a[2:4])
+	if !ok {
+		return
+	}
+	if c.replaceBitmap(a[1], roaring.AndNot(s[0], s[1])) {
+		c.out = resp.AppendOK(c.out)
+	}
+}
+
+func trJaccard(c *conn, a [][]byte) {
+	s, ok := c.sources(a[1:3])
+	if !ok {
+		return
+	}
+	inter := s[0].AndCardinality(s[1])
+	union := s[0].OrCardinality(s[1])
+	v := 0.0
+	if union > 0 {
+		v = float64(inter) / float64(union)
+	}
+	c.out = resp.AppendBulkString(c.out, strconv.FormatFloat(v, 'f', -1, 64))
+}
+
+// trContains replies 1 when key1's set is a subset of key2's (a missing
+// key is the empty set).
+func trContains(c *conn, a [][]byte) {
+	s, ok := c.sources(a[1:3])
+	if !ok {
+		return
+	}
+	if s[0].AndCardinality(s[1]) == s[0].GetCardinality() {
+		c.out = resp.AppendInt(c.out, 1)
+	} else {
+		c.out = resp.AppendInt(c.out, 0)
+	}
+}
+
+// trLoadString replaces key with the bits of the '0'/'1' text stored at
+// stringkey and replies the number of bits set.
+func trLoadString(c *conn, a [][]byte) {
+	e := c.db().get(a[2])
+	if e == nil {
+		c.out = resp.AppendInt(c.out, 0)
+		return
+	}
+	if e.kind != kindString {
+		c.out = append(c.out, wrongType...)
+		return
+	}
+	if !validBits(e.str) {
+		c.fail(errBitArray)
+		return
+	}
+	bm := roaring.New()
+	for i, ch := range e.str {
+		if ch == '1' {
+			bm.Add(uint32(i))
+		}
+	}
+	if c.replaceBitmap(a[1], bm) {
+		c.out = resp.AppendInt(c.out, int64(bm.GetCardinality()))
+	}
+}

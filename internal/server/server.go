@@ -1,0 +1,393 @@
+// Package server is tairbench's embedded Tair-compatible server: RESP2/3,
+// transactions, the generic keyspace commands and the TairRoaring module,
+// so that every workload runs without a Tair instance.
+package server
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tairbench/tairbench/pkg/resp"
+)
+
+// Config configures a server.
+type Config struct {
+	// Addr is the listen address; ":0" or "127.0.0.1:0" picks a free port.
+	Addr string
+	// Password, if set, is required by AUTH (as "password", "default password"
+	// or Tair's single "default:password" argument).
+	Password string
+	// MaxClients bounds concurrent connections (default 10000).
+	MaxClients int
+	// MaxRequest bounds one command's total argument bytes (default 64 MiB).
+	MaxRequest int64
+	// Databases is the number of SELECTable databases (default 16).
+	Databases int
+}
+
+// Server is a running server.
+type Server struct {
+	cfg     Config
+	ln      net.Listener
+	dbs     []*db
+	started time.Time
+	wg      sync.WaitGroup
+	closing atomic.Bool
+
+	mu    sync.Mutex
+	conns map[*conn]struct{}
+
+	clients    atomic.Int64
+	totalConns atomic.Int64
+	totalCmds  atomic.Int64
+	rejected   atomic.Int64
+	nextID     atomic.Int64
+	stats      []cmdStat
+}
+
+// cmdStat counts one command's calls.
+type cmdStat struct {
+	calls  atomic.Int64
+	failed atomic.Int64
+}
+
+// Module adds commands to the server (the TairSearch module plugs in here).
+// A module that also implements MemoryReporter adds to INFO memory.
+type Module interface {
+	Commands() []*Command
+}
+
+// MemoryReporter is implemented by modules whose data INFO memory counts.
+type MemoryReporter interface {
+	MemoryBytes() uint64
+}
+
+// Start listens on cfg.Addr and serves in the background.
+func Start(cfg Config) (*Server, error) {
+	if cfg.Addr == "" {
+		cfg.Addr = "127.0.0.1:0"
+	}
+	if cfg.MaxClients <= 0 {
+		cfg.MaxClients = 10000
+	}
+	if cfg.MaxRequest <= 0 {
+		cfg.MaxRequest = 64 << 20
+	}
+	if cfg.Databases <= 0 {
+		cfg.Databases = 16
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("server: listen %s: %w", cfg.Addr, err)
+	}
+	s := &Server{cfg: cfg, ln: ln, started: time.Now(), conns: map[*conn]struct{}{}, stats: make([]cmdStat, len(commandList))}
+	for i := 0; i < cfg.Databases; i++ {
+		s.dbs = append(s.dbs, newDB())
+	}
+	s.wg.Add(1)
+	go s.accept()
+	return s, nil
+}
+
+// Addr returns the address the server listens on.
+func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// Close stops accepting, closes every connection and waits for them.
+func (s *Server) Close() error {
+	if !s.closing.CompareAndSwap(false, true) {
+		return nil
+	}
+	err := s.ln.Close()
+	s.mu.Lock()
+	for c := range s.conns {
+		_ = c.nc.Close()
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+	return err
+}
+
+// Serve blocks until ctx ends, then closes the server.
+func (s *Server) Serve(ctx context.Context) error {
+	<-ctx.Done()
+	return s.Close()
+}
+
+func (s *Server) accept() {
+	defer s.wg.Done()
+	for {
+		nc, err := s.ln.Accept()
+		if err != nil {
+			if s.closing.Load() || errors.Is(err, net.ErrClosed) {
+				return
+			}
+			time.Sleep(10 * time.Millisecond) // e.g. too many open files
+			continue
+		}
+		if tc, ok := nc.(*net.TCPConn); ok {
+			_ = tc.SetNoDelay(true)
+		}
+		if s.clients.Load() >= int64(s.cfg.MaxClients) {
+			s.rejected.Add(1)
+			_, _ = nc.Write([]byte("-ERR max number of clients reached\r\n"))
+			_ = nc.Close()
+			continue
+		}
+		c := s.newConn(nc)
+		s.mu.Lock()
+		s.conns[c] = struct{}{}
+		s.mu.Unlock()
+		s.clients.Add(1)
+		s.totalConns.Add(1)
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			c.serve()
+			s.mu.Lock()
+			delete(s.conns, c)
+			s.mu.Unlock()
+			s.clients.Add(-1)
+		}()
+	}
+}
+
+// conn is one client connection, served by one goroutine.
+type conn struct {
+	s       *Server
+	nc      net.Conn
+	r       *resp.Reader
+	out     []byte
+	id      int64
+	dbIndex int
+	authed  bool
+	proto   int
+	name    string
+	closing bool
+
+	inMulti   bool
+	dirty     bool
+	queue     [][][]byte
+	locks     lockSet
+	lower     [64]byte
+	offsetBuf []uint32
+	// holdsAll is set while EXEC holds every database's locks.
+	holdsAll bool
+}
+
+func (s *Server) newConn(nc net.Conn) *conn {
+	return &conn{
+		s:      s,
+		nc:     nc,
+		r:      resp.NewReader(bufio.NewReaderSize(nc, 16<<10), resp.Limits{MaxBulk: s.cfg.MaxRequest, MaxRequest: s.cfg.MaxRequest}),
+		id:     s.nextID.Add(1),
+		authed: s.cfg.Password == "",
+		proto:  2,
+		out:    make([]byte, 0, 4096),
+	}
+}
+
+const flushAt = 64 << 10
+
+func (c *conn) serve() {
+	defer c.nc.Close()
+	var args [][]byte
+	for !c.closing {
+		var err error
+		args, err = c.r.ReadCommand(args)
+		if err != nil {
+			if errors.Is(err, resp.ErrProtocol) {
+				msg := strings.TrimPrefix(err.Error(), resp.ErrProtocol.Error()+": ")
+				c.out = resp.AppendError(c.out, "ERR Protocol error: "+msg)
+				_ = c.flush()
+			}
+			return
+		}
+		if args == nil {
+			continue
+		}
+		c.dispatch(args)
+		// Answer a pipeline with one write: flush only when no further
+		// request is already buffered, or when the reply buffer is large.
+		if c.r.Buffered() == 0 || len(c.out) >= flushAt {
+			if c.flush() != nil {
+				return
+			}
+		}
+	}
+	_ = c.flush()
+}
+
+func (c *conn) flush() error {
+	if len(c.out) == 0 {
+		return nil
+	}
+	_, err := c.nc.Write(c.out)
+	if cap(c.out) > 1<<20 {
+		c.out = make([]byte, 0, 4096) // do not keep a huge buffer for an idle client
+	} else {
+		c.out = c.out[:0]
+	}
+	return err
+}
+
+func (c *conn) db() *db { return c.s.dbs[c.dbIndex] }
+
+// lookup finds a command by case-insensitive name without allocating.
+func (c *conn) lookup(name []byte) *Command {
+	if len(name) > len(c.lower) {
+		return nil
+	}
+	b := c.lower[:len(name)]
+	for i, ch := range name {
+		if ch >= 'A' && ch <= 'Z' {
+			ch += 'a' - 'A'
+		}
+		b[i] = ch
+	}
+	return commandTable[string(b)]
+}
+
+func (c *conn) errorf(format string, a ...any) {
+	c.out = resp.AppendError(c.out, fmt.Sprintf(format, a...))
+}
+
+func arityErr(name string) string {
+	return fmt.Sprintf("ERR wrong number of arguments for '%s' command", strings.ToLower(name))
+}
+
+func (c *conn) dispatch(args [][]byte) {
+	c.s.totalCmds.Add(1)
+	cmd := c.lookup(args[0])
+	if cmd == nil {
+		c.unknown(args)
+		if c.inMulti {
+			c.dirty = true
+		}
+		return
+	}
+	if !c.authed && cmd.Flags&flagNoAuth == 0 {
+		c.out = append(c.out, "-NOAUTH Authentication required.\r\n"...)
+		if c.inMulti {
+			c.dirty = true
+		}
+		return
+	}
+	if !cmd.arityOK(len(args)) {
+		c.out = resp.AppendError(c.out, arityErr(cmd.Name))
+		c.s.stats[cmd.id].failed.Add(1)
+		if c.inMulti {
+			c.dirty = true
+		}
+		return
+	}
+	if c.inMulti && cmd.Flags&flagTxControl == 0 {
+		q := make([][]byte, len(args))
+		for i, a := range args {
+			q[i] = append([]byte(nil), a...)
+		}
+		c.queue = append(c.queue, q)
+		c.out = append(c.out, "+QUEUED\r\n"...)
+		return
+	}
+	c.run(cmd, args, true)
+}
+
+func (c *conn) unknown(args [][]byte) {
+	var b strings.Builder
+	for i, a := range args[1:] {
+		if i == 8 {
+			break
+		}
+		fmt.Fprintf(&b, "'%s' ", printable(a))
+	}
+	c.errorf("ERR unknown command '%s', with args beginning with: %s", printable(args[0]), b.String())
+}
+
+func printable(b []byte) string {
+	if len(b) > 64 {
+		b = b[:64]
+	}
+	return strings.Map(func(r rune) rune {
+		if r < ' ' || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, string(b))
+}
+
+// run executes cmd, taking its shard locks unless the caller holds them.
+func (c *conn) run(cmd *Command, args [][]byte, lock bool) {
+	st := &c.s.stats[cmd.id]
+	st.calls.Add(1)
+	before := len(c.out)
+	if lock && cmd.Flags&flagNoKeys == 0 {
+		d := c.db()
+		c.locks.reset(cmd.Flags&flagWrite != 0)
+		cmd.keys(args, &c.locks)
+		c.locks.normalize()
+		d.lock(&c.locks)
+		cmd.Handler(c, args)
+		d.unlock(&c.locks)
+	} else {
+		cmd.Handler(c, args)
+	}
+	if len(c.out) > before && c.out[before] == '-' {
+		st.failed.Add(1)
+	}
+}
+
+// exec runs the queued transaction atomically: it locks the union of the
+// queued commands' shards, then runs each command.
+func (c *conn) exec() {
+	queue := c.queue
+	c.queue, c.inMulti = nil, false
+	if c.dirty {
+		c.dirty = false
+		c.out = append(c.out, "-EXECABORT Transaction discarded because of previous errors.\r\n"...)
+		return
+	}
+	var ls lockSet
+	ls.reset(true)
+	allDBs := false
+	for _, q := range queue {
+		cmd := c.lookup(q[0])
+		switch {
+		case cmd.Flags&(flagSelect|flagAllDBs) != 0:
+			allDBs = true
+		case cmd.Flags&flagNoKeys != 0:
+		default:
+			cmd.keys(q, &ls)
+		}
+	}
+	c.out = resp.AppendArray(c.out, len(queue))
+	if allDBs {
+		// SELECT, FLUSHALL or INFO inside the transaction: hold every database.
+		ls.all = true
+		for _, d := range c.s.dbs {
+			d.lock(&ls)
+		}
+		c.holdsAll = true
+		for _, q := range queue {
+			c.run(c.lookup(q[0]), q, false)
+		}
+		c.holdsAll = false
+		for _, d := range c.s.dbs {
+			d.unlock(&ls)
+		}
+		return
+	}
+	ls.normalize()
+	d := c.db()
+	d.lock(&ls)
+	for _, q := range queue {
+		c.run(c.lookup(q[0]), q, false)
+	}
+	d.unlock(&ls)
+}
