@@ -10,7 +10,7 @@ LDFLAGS := -s -w -X $(PKG).Version=$(VERSION) -X $(PKG).Commit=$(COMMIT) -X $(PK
 PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 export CGO_ENABLED ?= 0
 
-.PHONY: all build build-all deps test test-short fuzz vet bench-client bench-serve bench-go clean
+.PHONY: all build build-all deps test test-short fuzz vet bench-roaring bench-client bench-serve bench-go clean
 
 all: build
 
@@ -47,6 +47,23 @@ fuzz:
 
 bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem ./pkg/... ./internal/...
+
+# The TairRoaring whitepaper's tables. Default: the embedded server, in
+# process, 2 s per case and TR.STAT sampling up to 4,000,000 bits (about two
+# minutes on 2 cores). With HOST=… [PORT=…] [AUTH=user:password]: that
+# instance, with the whitepaper's 30 s per case and sampling up to 5*10^8 bits.
+HOST ?=
+PORT ?= 6379
+AUTH ?=
+RESULTS ?= results
+ifeq ($(HOST),)
+ROARING_TARGET := --embedded --duration-per-case 2 --stat-max-card 4000000 --stat-universe 16777216
+else
+ROARING_TARGET := --host $(HOST) --port $(PORT) $(if $(AUTH),-a '$(AUTH)') --duration-per-case 30 --stat-max-card 500000000
+endif
+bench-roaring: build
+	@mkdir -p $(RESULTS)
+	$(BIN) roaring $(ROARING_TARGET) --stat --json $(RESULTS)/roaring-$$(date -u +%Y%m%dT%H%M%SZ).json
 
 # Client CPU per command against redis-benchmark (issue #2's bar: at most 2x).
 bench-client: deps build

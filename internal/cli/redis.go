@@ -79,6 +79,21 @@ func (t *targetFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&t.embedded, "embedded", false, "start the embedded server in this process and target it")
 }
 
+// resolve starts the embedded server if asked and returns the target and a
+// function that stops the server (never nil).
+func (t *targetFlags) resolve(s Streams) (redis.Target, func(), error) {
+	stop, err := t.startEmbedded(s)
+	if err != nil {
+		return redis.Target{}, nil, err
+	}
+	tg, err := t.target()
+	if err != nil {
+		stop()
+		return redis.Target{}, nil, err
+	}
+	return tg, stop, nil
+}
+
 // startEmbedded starts the in-process server when --embedded is set and
 // points the target at it. The returned stop function is never nil.
 func (t *targetFlags) startEmbedded(s Streams) (func(), error) {
@@ -270,15 +285,11 @@ func runRedis(ctx context.Context, c *cobra.Command, o *redisOptions, s Streams)
 	if o.parallel < 1 {
 		return &ExitError{Code: ExitError1, Err: errors.New("-p must be at least 1")}
 	}
-	stopServer, err := o.target.startEmbedded(s)
+	tg, stopServer, err := o.target.resolve(s)
 	if err != nil {
 		return &ExitError{Code: ExitError1, Err: err}
 	}
 	defer stopServer()
-	tg, err := o.target.target()
-	if err != nil {
-		return &ExitError{Code: ExitError1, Err: err}
-	}
 	w, err := o.workload(fs)
 	if err != nil {
 		return &ExitError{Code: ExitError1, Err: err}

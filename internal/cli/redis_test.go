@@ -209,7 +209,7 @@ func normalize(v any, key string) any {
 		switch key {
 		case "ops", "requests", "errors", "transport_errors", "aborted", "latency_overflow", "ops_per_request",
 			"connections", "count", "data_size", "batching", "pipeline", "max_errors", "histogram_max_us", "warmup_ops",
-			"db", "resp", "timeout_ms", "duration_s", "warmup_s", "base":
+			"db", "resp", "timeout_ms", "duration_s", "warmup_s", "base", "after_deadline_ops":
 			return x
 		}
 		return "<number>"

@@ -192,6 +192,7 @@ func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
 					continue
 				}
 				if !deadline.IsZero() && t1.After(deadline) {
+					rec.Late(st.Ops)
 					stop(StopDuration)
 					return
 				}

@@ -30,7 +30,7 @@ func NewHistogram() *hdr.Histogram { return hdr.New(LowestUS, HighestUS, SigFigs
 // counters are the additive parts of a recorder's state.
 type counters struct {
 	ops, requests, errors, transport, aborted, overflow, samples int64
-	sumNS                                                        int64
+	sumNS, late                                                  int64
 }
 
 func (c *counters) add(o counters) {
@@ -42,6 +42,7 @@ func (c *counters) add(o counters) {
 	c.overflow += o.overflow
 	c.samples += o.samples
 	c.sumNS += o.sumNS
+	c.late += o.late
 }
 
 // Recorder is one worker's recorder. Only its worker may call its methods.
@@ -77,6 +78,10 @@ func (r *Recorder) Record(end time.Time, lat time.Duration, ops, failed int) {
 	r.cur.errors += int64(failed)
 	r.cur.sumNS += int64(lat)
 }
+
+// Late counts the commands of a request that completed after the run's
+// deadline: they reached the server but are outside the measured time.
+func (r *Recorder) Late(ops int) { r.cur.late += int64(ops) }
 
 // Error counts one error by message. msg may be a view into a reused buffer.
 func (r *Recorder) Error(msg []byte, transport bool) {
@@ -197,14 +202,14 @@ func (a *Aggregator) merge(index int, h *hdr.Histogram, c counters, errs map[str
 		}
 		a.errs[msg] += *p
 	}
-	if c.samples == 0 && c.errors == 0 && c.aborted == 0 {
+	if c.samples == 0 && c.errors == 0 && c.aborted == 0 && c.late == 0 {
 		return
 	}
 	a.totals.add(c)
 	if c.samples > 0 {
 		a.total.Merge(h)
 	}
-	if index < 0 {
+	if index < 0 || c.samples == 0 {
 		return
 	}
 	iv := a.series[index]
@@ -298,7 +303,7 @@ func (a *Aggregator) Snapshot(elapsed time.Duration) Snapshot {
 	c := a.totals
 	t := result.Totals{
 		Ops: c.ops, Requests: c.requests, Errors: c.errors, TransportErrors: c.transport,
-		Aborted: c.aborted, Overflow: c.overflow, WarmupOps: a.warmOps, LatencyUnit: "us",
+		Aborted: c.aborted, Overflow: c.overflow, WarmupOps: a.warmOps, AfterDeadlineOps: c.late, LatencyUnit: "us",
 		HistogramRangeUS: HighestUS,
 	}
 	if elapsed > 0 {

@@ -338,3 +338,45 @@ func printable(b []byte) string {
 	}
 	return strconv.Quote(string(b))
 }
+
+// ReadText reads one simple string, bulk string, integer or error reply and
+// returns its text. isErr is set for an error reply; a null reply gives ""
+// and isNil. Other reply types are a protocol error. It allocates (for tools,
+// not the hot path).
+func (r *Reader) ReadText() (text string, isErr, isNil bool, err error) {
+	b, err := r.line()
+	if err != nil {
+		return "", false, false, err
+	}
+	if len(b) == 0 {
+		return "", false, false, protoErr("empty reply line")
+	}
+	switch b[0] {
+	case '+', ':':
+		return string(b[1:]), false, false, nil
+	case '-':
+		return string(b[1:]), true, false, nil
+	case '_':
+		return "", false, true, nil
+	case '$':
+		n, ok := ParseInt(b[1:])
+		if !ok || n < -1 || n > r.limits.MaxBulk {
+			return "", false, false, protoErr("bad bulk length %q", b[1:])
+		}
+		if n < 0 {
+			return "", false, true, nil
+		}
+		body := make([]byte, n+2)
+		if _, err := io.ReadFull(r.br, body); err != nil {
+			return "", false, false, err
+		}
+		return string(body[:n]), false, false, nil
+	case '*':
+		n, _ := ParseInt(b[1:])
+		if n < 0 {
+			return "", false, true, nil
+		}
+		return "", false, false, protoErr("expected a string reply, got an array")
+	}
+	return "", false, false, protoErr("expected a string reply, got %q", b[0])
+}

@@ -55,11 +55,14 @@ type Totals struct {
 	// Aborted counts MULTI/EXEC batches that were not executed (EXECABORT or a nil EXEC).
 	Aborted int64 `json:"aborted"`
 	// Overflow counts latencies above the histogram's range (recorded at its top).
-	Overflow         int64   `json:"latency_overflow"`
-	OpsPerSec        float64 `json:"ops_per_sec"`
-	RequestsPerSec   float64 `json:"requests_per_sec"`
-	ErrorRate        float64 `json:"error_rate"`
-	WarmupOps        int64   `json:"warmup_ops"`
+	Overflow       int64   `json:"latency_overflow"`
+	OpsPerSec      float64 `json:"ops_per_sec"`
+	RequestsPerSec float64 `json:"requests_per_sec"`
+	ErrorRate      float64 `json:"error_rate"`
+	WarmupOps      int64   `json:"warmup_ops"`
+	// AfterDeadlineOps counts commands of requests in flight at the deadline:
+	// the server ran them, the measurement does not include them.
+	AfterDeadlineOps int64   `json:"after_deadline_ops"`
 	LatencyUnit      string  `json:"latency_unit"`
 	LatencyPerOp     bool    `json:"latency_per_op"`
 	Latency          Latency `json:"latency_us"`

@@ -298,3 +298,20 @@ func (c *Conn) Close() error {
 }
 
 func cutAuth(s string) (user, pass string, ok bool) { return strings.Cut(s, ":") }
+
+// DoString sends one command and returns its string reply; an error reply
+// becomes a *ReplyError and a nil reply an empty string.
+func (c *Conn) DoString(args ...string) (string, error) {
+	c.wbuf = resp.AppendCommand(c.wbuf[:0], args...)
+	if err := c.Write(c.wbuf); err != nil {
+		return "", err
+	}
+	s, isErr, _, err := c.r.ReadText()
+	if err != nil {
+		return "", fmt.Errorf("read: %w", describe(err))
+	}
+	if isErr {
+		return "", &ReplyError{Msg: s}
+	}
+	return s, nil
+}

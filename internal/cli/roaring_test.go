@@ -1,0 +1,66 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestRoaringSuiteCommand(t *testing.T) {
+	jsonPath := filepath.Join(t.TempDir(), "suite.json")
+	res := run(context.Background(), "roaring", "--embedded", "--cases", "single-read/getbit,batch/setbit-p20-b10,cluster/setbit",
+		"--duration-per-case", "0.3", "--stat", "--stat-max-card", "20000", "--stat-universe", "1048576", "--stat-steps", "2",
+		"--json", jsonPath)
+	require.Equal(t, 0, res.code, res.err)
+	for _, want := range []string{"Single key, reads", "TR.GETBIT", "Batches (MULTI/EXEC)", "Cluster (slot-aware client)",
+		"TR.STAT memory, sparse", "not Tair"} {
+		assert.Contains(t, res.out, want)
+	}
+	raw, err := os.ReadFile(jsonPath)
+	require.NoError(t, err)
+	var suite struct {
+		Schema string `json:"schema"`
+		Cases  []struct {
+			Case struct{ ID string } `json:"case"`
+			Run  struct {
+				Schema string `json:"schema"`
+			} `json:"run"`
+		} `json:"cases"`
+		Stat []any `json:"stat"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &suite))
+	assert.Equal(t, "tairbench.roaring/v1", suite.Schema)
+	require.Len(t, suite.Cases, 3, "a case ID selects that case alone")
+	assert.Equal(t, "tairbench.run/v1", suite.Cases[0].Run.Schema)
+	assert.Len(t, suite.Stat, 3)
+}
+
+func TestRoaringListAndBadInput(t *testing.T) {
+	res := run(context.Background(), "roaring", "--list")
+	require.Equal(t, 0, res.code)
+	assert.Contains(t, res.out, "set-ops/bitop-and")
+	assert.NotContains(t, res.out, "cluster/", "the cluster group needs --cluster against a standalone target")
+	res = run(context.Background(), "roaring", "--list", "--cluster")
+	assert.Contains(t, res.out, "cluster/getbit")
+	assert.NotContains(t, res.out, "single-read/")
+
+	res = run(context.Background(), "roaring", "--cases", "nope")
+	assert.Equal(t, ExitError1, res.code)
+	assert.Contains(t, res.err, `no case matches "nope"`)
+	res = run(context.Background(), "roaring", "stat", "--embedded", "--stat-dist", "weird")
+	assert.Equal(t, ExitError1, res.code)
+	assert.Contains(t, res.err, "unknown --stat-dist")
+}
+
+func TestRoaringStatCommand(t *testing.T) {
+	res := run(context.Background(), "roaring", "stat", "--embedded", "--stat-max-card", "30000", "--stat-universe", "1048576",
+		"--stat-steps", "2", "--stat-dist", "random,runs")
+	require.Equal(t, 0, res.code, res.err)
+	assert.Contains(t, res.out, "TR.STAT memory, random")
+	assert.Contains(t, res.out, "TR.STAT memory, runs")
+}
