@@ -75,13 +75,11 @@ var (
 	commandList  []*Command
 )
 
-// register builds the command table from the built-in commands and the
-// registered modules.
-func register(modules []Module) {
+// register builds the command table: generic, TairRoaring and TairSearch
+// commands. A new module adds its list here.
+func register() {
 	cmds := append(genericCommands(), roaringCommands()...)
-	for _, m := range modules {
-		cmds = append(cmds, m.Commands()...)
-	}
+	cmds = append(cmds, searchCommands()...)
 	t := map[string]*Command{}
 	for i, c := range cmds {
 		c.id = i
@@ -90,16 +88,7 @@ func register(modules []Module) {
 	commandTable, commandList = t, cmds
 }
 
-func init() { register(nil) }
-
-// RegisterModule adds a module's commands to every server started later.
-// Call it from an init function.
-func RegisterModule(m Module) {
-	registered = append(registered, m)
-	register(registered)
-}
-
-var registered []Module
+func init() { register() }
 
 func genericCommands() []*Command {
 	return []*Command{

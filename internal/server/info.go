@@ -33,7 +33,7 @@ func cmdInfo(c *conn, a [][]byte) {
 	var keys []int
 	if show("memory", true) || show("keyspace", true) {
 		var dataset uint64
-		var bitmaps int
+		var bitmaps, indexes int
 		keys = make([]int, len(s.dbs))
 		var ls lockSet
 		ls.reset(false)
@@ -42,27 +42,21 @@ func cmdInfo(c *conn, a [][]byte) {
 			if !c.holdsAll {
 				d.lock(&ls)
 			}
-			n, bm := d.memory()
+			n, bm, ixs := d.memory()
 			dataset += n
 			bitmaps += bm
+			indexes += ixs
 			keys[i] = d.count()
 			if !c.holdsAll {
 				d.unlock(&ls)
 			}
 		}
-		var modules uint64
-		for _, m := range registered {
-			if r, ok := m.(MemoryReporter); ok {
-				modules += r.MemoryBytes()
-			}
-		}
 		if show("memory", true) {
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
-			used := dataset + modules
-			fmt.Fprintf(&b, "# Memory\r\nused_memory:%d\r\nused_memory_human:%s\r\nused_memory_dataset:%d\r\nused_memory_modules:%d\r\n"+
-				"used_memory_go_heap:%d\r\nused_memory_rss:%d\r\ntairroaring_keys:%d\r\nmem_allocator:go\r\n\r\n",
-				used, human(used), dataset, modules, ms.HeapAlloc, ms.Sys, bitmaps)
+			fmt.Fprintf(&b, "# Memory\r\nused_memory:%d\r\nused_memory_human:%s\r\nused_memory_dataset:%d\r\n"+
+				"used_memory_go_heap:%d\r\nused_memory_rss:%d\r\ntairroaring_keys:%d\r\ntairsearch_indexes:%d\r\nmem_allocator:go\r\n\r\n",
+				dataset, human(dataset), dataset, ms.HeapAlloc, ms.Sys, bitmaps, indexes)
 		}
 	}
 	if show("stats", true) {

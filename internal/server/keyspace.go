@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/tairbench/tairbench/internal/search"
 )
 
 // numShards is the number of lock shards per database. Commands lock only
@@ -17,6 +19,7 @@ type Kind uint8
 const (
 	kindString Kind = iota + 1
 	kindBitmap
+	kindSearch
 )
 
 // typeName is what TYPE replies for each kind.
@@ -26,6 +29,8 @@ func (k Kind) typeName() string {
 		return "string"
 	case kindBitmap:
 		return "tairroaring"
+	case kindSearch:
+		return "tairsearch"
 	default:
 		return "none"
 	}
@@ -36,6 +41,7 @@ type entry struct {
 	kind Kind
 	str  []byte
 	bm   *roaring.Bitmap
+	ix   *search.Index
 }
 
 // size estimates the entry's memory in bytes (value only).
@@ -45,6 +51,8 @@ func (e *entry) size() uint64 {
 		return uint64(cap(e.str))
 	case kindBitmap:
 		return e.bm.GetSizeInBytes()
+	case kindSearch:
+		return e.ix.MemoryBytes()
 	}
 	return 0
 }
@@ -169,19 +177,22 @@ func (d *db) count() int {
 	return n
 }
 
-// memory estimates the bytes held by keys and values; the caller holds all
-// shard locks.
-func (d *db) memory() (bytes uint64, bitmaps int) {
+// memory estimates the bytes held by keys and values (search indexes by
+// their postings, doc values and sources); the caller holds all shard locks.
+func (d *db) memory() (bytes uint64, bitmaps, indexes int) {
 	const perKey = 64 // map slot, entry header and string header, roughly
 	for i := range d.shards {
 		for k, e := range d.shards[i].m {
 			bytes += perKey + uint64(len(k)) + e.size()
-			if e.kind == kindBitmap {
+			switch e.kind {
+			case kindBitmap:
 				bitmaps++
+			case kindSearch:
+				indexes++
 			}
 		}
 	}
-	return bytes, bitmaps
+	return bytes, bitmaps, indexes
 }
 
 func (d *db) flush() {

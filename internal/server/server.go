@@ -58,17 +58,6 @@ type cmdStat struct {
 	failed atomic.Int64
 }
 
-// Module adds commands to the server (the TairSearch module plugs in here).
-// A module that also implements MemoryReporter adds to INFO memory.
-type Module interface {
-	Commands() []*Command
-}
-
-// MemoryReporter is implemented by modules whose data INFO memory counts.
-type MemoryReporter interface {
-	MemoryBytes() uint64
-}
-
 // Start listens on cfg.Addr and serves in the background.
 func Start(cfg Config) (*Server, error) {
 	if cfg.Addr == "" {

@@ -1,0 +1,237 @@
+package server
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	goredis "github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const twoText = `{"mappings":{"properties":{"f0":{"type":"text"},"f1":{"type":"text"}}}}`
+
+const twoTextNormalized = `{"_source":{"enabled":true,"excludes":[],"includes":[]},"dynamic":"false","properties":{` +
+	`"f0":{"boost":1.0,"enabled":true,"ignore_above":-1,"index":true,"similarity":"classic","type":"text"},` +
+	`"f1":{"boost":1.0,"enabled":true,"ignore_above":-1,"index":true,"similarity":"classic","type":"text"}}}`
+
+func TestSearchSpecExamples(t *testing.T) {
+	tests := map[string][]step{
+		"create and getindex": {
+			{[]any{"tft.createindex", "tftkey", twoText}, "OK", false},
+			{[]any{"tft.createindex", "tftkey", twoText}, "already exists", true},
+			{[]any{"tft.getindex", "tftkey", "mappings"}, `{"tftkey":{"mappings":` + twoTextNormalized + `}}`, false},
+			{[]any{"tft.getindex", "tftkey", "settings"}, `{"tftkey":{"settings":{}}}`, false},
+			{[]any{"tft.getindex", "tftkey"}, `{"tftkey":{"mappings":` + twoTextNormalized + `,"settings":{}}}`, false},
+			{[]any{"tft.getindex", "missing"}, nil, false},
+			{[]any{"tft.mappingindex", "s", `{"mappings":{"properties":{"f0":{"type":"text","analyzer":"my"}}},"settings":{"analysis":{"analyzer":{"my":{"type":"custom","tokenizer":"whitespace"}}}}}`}, "OK", false},
+			{[]any{"tft.getindex", "s", "settings"}, `{"s":{"settings":{"analysis":{"analyzer":{"my":{"type":"custom","tokenizer":"whitespace"}}}}}}`, false},
+			{[]any{"tft.updateindex", "tftkey", `{"mappings":{"properties":{"f2":{"type":"long"}}}}`}, "OK", false},
+			{[]any{"tft.createindex", "bad", `{"mappings":{"properties":{"f0":{"type":"geo_point"}}}}`}, "unsupported type", true},
+			{[]any{"type", "tftkey"}, "tairsearch", false},
+		},
+		"documents": {
+			{[]any{"tft.createindex", "i", twoText}, "OK", false},
+			{[]any{"tft.adddoc", "i", `{"f0":"redis is a nosql database"}`, "WITH_ID", "00001"}, `{"_id":"00001"}`, false},
+			{[]any{"tft.getdoc", "i", "00001"}, `{"_id":"00001","_source":{"f0":"redis is a nosql database"}}`, false},
+			{[]any{"tft.updatedocfield", "i", "00001", `{"f1":"mysql is a dbms"}`}, "OK", false},
+			{[]any{"tft.getdoc", "i", "00001"}, `{"_id":"00001","_source":{"f1":"mysql is a dbms","f0":"redis is a nosql database"}}`, false},
+			{[]any{"tft.exists", "i", "00001"}, int64(1), false},
+			{[]any{"tft.exists", "i", "nope"}, int64(0), false},
+			{[]any{"tft.madddoc", "i", `{"f0":"a"}`, "1", `{"f0":"b"}`, "2", `{"f0":"c"}`, "2"}, "OK", false},
+			{[]any{"tft.docnum", "i"}, int64(3), false},
+			{[]any{"tft.getdoc", "i", "2"}, `{"_id":"2","_source":{"f0":"c"}}`, false},
+			{[]any{"tft.deldoc", "i", "1", "missing"}, "1", false},
+			{[]any{"tft.getdoc", "i", "1"}, nil, false},
+			{[]any{"tft.incrlongdocfield", "i", "n", "cnt", 1}, int64(1), false},
+			{[]any{"tft.incrlongdocfield", "i", "n", "cnt", -1}, int64(0), false},
+			{[]any{"tft.exists", "i", "n"}, int64(1), false},
+			{[]any{"tft.incrfloatdocfield", "i", "n", "fl", "1.1"}, "1.1", false},
+			{[]any{"tft.incrfloatdocfield", "i", "n", "fl", "-1.1"}, "0", false},
+			{[]any{"tft.deldocfield", "i", "n", "cnt", "fl", "zz"}, int64(2), false},
+			{[]any{"tft.deldocfield", "missing", "n", "x"}, int64(0), false},
+			{[]any{"tft.incrlongdocfield", "i", "n", "f0", 1}, "incrlongdocfield only supports field of int or long type", true},
+			{[]any{"tft.incrfloatdocfield", "i", "n", "f0", "1"}, "incrfloatdocfield only supports field of double type", true},
+			{[]any{"tft.incrlongdocfield", "missing", "n", "x", 1}, "not exists", true},
+			{[]any{"tft.delall", "i"}, "OK", false},
+			{[]any{"tft.docnum", "i"}, int64(0), false},
+			{[]any{"tft.adddoc", "i", `not json`}, "ERR", true},
+		},
+		"scandocid": {
+			{[]any{"tft.createindex", "i", twoText}, "OK", false},
+			{[]any{"tft.madddoc", "i", `{"f0":"x"}`, "1", `{"f0":"x"}`, "2", `{"f0":"x"}`, "3", `{"f0":"x"}`, "4", `{"f0":"x"}`, "5"}, "OK", false},
+			{[]any{"tft.scandocid", "i", "0"}, []any{"0", []any{"1", "2", "3", "4", "5"}}, false},
+			{[]any{"tft.scandocid", "i", "0", "COUNT", 3}, []any{"3", []any{"1", "2", "3"}}, false},
+			{[]any{"tft.scandocid", "i", "3", "COUNT", 3}, []any{"0", []any{"4", "5"}}, false},
+			{[]any{"tft.scandocid", "i", "0", "MATCH", "[24]", "COUNT", 10}, []any{"0", []any{"2", "4"}}, false},
+		},
+		"analyzer": {
+			{[]any{"tft.analyzer", "standard", "tair is a nosql database"},
+				`{"tokens":[{"token":"tair","start_offset":0,"end_offset":4,"position":0},{"token":"nosql","start_offset":10,"end_offset":15,"position":3},{"token":"database","start_offset":16,"end_offset":24,"position":4}]}`, false},
+			{[]any{"tft.analyzer", "whitespace", "Redis in-memory"},
+				`{"tokens":[{"token":"Redis","start_offset":0,"end_offset":5,"position":0},{"token":"in-memory","start_offset":6,"end_offset":15,"position":1}]}`, false},
+			{[]any{"tft.analyzer", "jieba", "x"}, "Chinese dictionary", true},
+		},
+		"suggestions": {
+			{[]any{"tft.createindex", "i", twoText}, "OK", false},
+			{[]any{"tft.addsug", "i", "redis cluster", 10, "redis lock", 4, "redis is a memory database", 3}, int64(3), false},
+			{[]any{"tft.sugnum", "i"}, int64(3), false},
+			{[]any{"tft.getsug", "i", "res", "MAX_COUNT", 2, "FUZZY"}, []any{"redis cluster", "redis lock"}, false},
+			{[]any{"tft.getsug", "i", "redis"}, []any{"redis cluster", "redis lock", "redis is a memory database"}, false},
+			{[]any{"tft.getsug", "i", "res"}, []any{}, false},
+			{[]any{"tft.getallsugs", "i"}, []any{"redis cluster", "redis lock", "redis is a memory database"}, false},
+			{[]any{"tft.delsug", "i", "redis lock", "redis cluster"}, int64(2), false},
+			{[]any{"tft.sugnum", "i"}, int64(1), false},
+		},
+	}
+	for name, steps := range tests {
+		t.Run(name, func(t *testing.T) {
+			_, c := start(t, Config{})
+			runSteps(t, c, steps)
+		})
+	}
+}
+
+// doSearch runs a TFT.SEARCH and returns the reply text.
+func doSearch(t *testing.T, c *goredis.Client, index, query string, extra ...any) string {
+	t.Helper()
+	out, err := c.Do(context.Background(), append([]any{"tft.search", index, query}, extra...)...).Text()
+	require.NoError(t, err, query)
+	return out
+}
+
+func TestSearchScoresAndShapes(t *testing.T) {
+	_, c := start(t, Config{})
+	ctx := context.Background()
+	require.NoError(t, c.Do(ctx, "tft.createindex", "tftkey", twoText).Err())
+	require.NoError(t, c.Do(ctx, "tft.adddoc", "tftkey", `{"f0":"redis is a nosql database"}`, "WITH_ID", "1").Err())
+
+	// N=1, n=1: idf = 1+ln(1/2) = 0.306853; dl = 3 after stop words; tf = 1/sqrt(3).
+	assert.Equal(t, `{"hits":{"hits":[{"_id":"1","_index":"tftkey","_score":0.054363,"_source":{"f0":"redis is a nosql database"}}],"max_score":0.054363,"total":{"relation":"eq","value":1}}}`,
+		doSearch(t, c, "tftkey", `{"query":{"term":{"f0":"redis"}}}`))
+	explained, err := c.Do(ctx, "tft.explainscore", "tftkey", `{"query":{"term":{"f0":"redis"}}}`).Text()
+	require.NoError(t, err)
+	assert.Contains(t, explained, `"_explanation":{"score":0.054363,"description":"score, computed as query_boost * idf * idf * tf","field":"f0","term":"redis","query_boost":1.0,"details":[{"value":0.306853,"description":"idf, computed as 1 + log(N / (n + 1))","details":[{"value":1,"description":"n, number of documents containing term"},{"value":1,"description":"N, total number of documents"}]},{"value":0.57735,"description":"tf, computed as sqrt(freq) / sqrt(dl)","details":[{"value":1,"description":"freq, occurrences of term within document"},{"value":3,"description":"dl, length of field"}]}]}`)
+
+	// terms: coord halves the score when one of two terms matches.
+	out := doSearch(t, c, "tftkey", `{"query":{"terms":{"f0":["Redis","apple"]}}}`)
+	assert.Contains(t, out, `"_score":0.027181`)
+	// size 0, match_all boost, sort by _doc.
+	assert.Equal(t, `{"hits":{"hits":[],"max_score":null,"total":{"relation":"eq","value":1}}}`, doSearch(t, c, "tftkey", `{"size":0,"query":{"match_all":{}}}`))
+	assert.Contains(t, doSearch(t, c, "tftkey", `{"query":{"match_all":{"boost":2.0}}}`), `"_score":2.0`)
+	assert.Contains(t, doSearch(t, c, "tftkey", `{"query":{"match":{"f0":"nosql"}},"sort":[{"_doc":{"order":"asc"}}]}`), `"_score":1.0`)
+	assert.Contains(t, doSearch(t, c, "tftkey", `{"query":{"term":{"f0":"redis"}},"_source":{"includes":[],"excludes":["f0"]}}`), `"_source":{}`)
+	// DSL outside the supported set is an error naming the part.
+	err = c.Do(ctx, "tft.search", "tftkey", `{"query":{"match_phrase":{"f0":"a b"}}}`).Err()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "unsupported query type 'match_phrase'")
+	err = c.Do(ctx, "tft.search", "tftkey", `{"query":{"term":{"f0":"x"}},"highlight":{}}`).Err()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "unsupported request field 'highlight'")
+	err = c.Do(ctx, "tft.search", "tftkey", `{"aggs":{"a":{"percentiles":{"field":"f0"}}}}`).Err()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "unsupported aggregation type 'percentiles'")
+}
+
+func TestSearchQueriesAndAggregations(t *testing.T) {
+	_, c := start(t, Config{})
+	ctx := context.Background()
+	mapping := `{"mappings":{"properties":{"product":{"type":"keyword"},"investor":{"type":"keyword"},"purchase_price":{"type":"double"},"qty":{"type":"long"},"desc":{"type":"text"}}}}`
+	require.NoError(t, c.Do(ctx, "tft.createindex", "p", mapping).Err())
+	docs := []string{
+		`{"product":"Blue","investor":"Jay","purchase_price":101.1,"qty":3,"desc":"a blue fast car"}`,
+		`{"product":"Red","investor":"Jay","purchase_price":111.1,"qty":5,"desc":"a red slow car"}`,
+		`{"product":"Green","investor":"Mila","purchase_price":50.0,"qty":1,"desc":"a green fast bike"}`,
+	}
+	for i, d := range docs {
+		require.NoError(t, c.Do(ctx, "tft.adddoc", "p", d, "WITH_ID", string(rune('1'+i))).Err())
+	}
+	total := func(q string) string {
+		out := doSearch(t, c, "p", q)
+		i := strings.Index(out, `"total":`)
+		require.GreaterOrEqual(t, i, 0, out)
+		return out[i : i+strings.Index(out[i:], "}")+1]
+	}
+	tests := map[string]string{
+		`{"query":{"term":{"investor":"Jay"}}}`:                                                        `"total":{"relation":"eq","value":2}`,
+		`{"query":{"match":{"desc":"fast car"}}}`:                                                        `"total":{"relation":"eq","value":3}`,
+		`{"query":{"match":{"desc":{"query":"fast car","operator":"and"}}}}`:                             `"total":{"relation":"eq","value":1}`,
+		`{"query":{"match":{"desc":{"query":"fst","fuzziness":1}}}}`:                                     `"total":{"relation":"eq","value":2}`,
+		`{"query":{"bool":{"must":[{"term":{"desc":"car"}}],"must_not":[{"term":{"product":"Red"}}]}}}`:  `"total":{"relation":"eq","value":1}`,
+		`{"query":{"bool":{"should":[{"term":{"desc":"bike"}},{"term":{"desc":"red"}}]}}}`:               `"total":{"relation":"eq","value":2}`,
+		`{"query":{"bool":{"should":[{"term":{"desc":"bike"}},{"term":{"desc":"fast"}}],"minimum_should_match":2}}}`: `"total":{"relation":"eq","value":1}`,
+		`{"query":{"bool":{"filter":[{"range":{"qty":{"gte":3}}}]}}}`:                                   `"total":{"relation":"eq","value":2}`,
+		`{"query":{"range":{"purchase_price":{"gt":60,"lt":110}}}}`:                                      `"total":{"relation":"eq","value":1}`,
+		`{"query":{"prefix":{"product":{"value":"Gr"}}}}`:                                                `"total":{"relation":"eq","value":1}`,
+		`{"query":{"wildcard":{"desc":{"value":"b*e"}}}}`:                                                `"total":{"relation":"eq","value":2}`,
+		`{"query":{"dis_max":{"queries":[{"term":{"desc":"red"}},{"term":{"desc":"green"}}]}}}`:          `"total":{"relation":"eq","value":2}`,
+		`{"query":{"constant_score":{"filter":{"term":{"qty":5}},"boost":1.5}}}`:                         `"total":{"relation":"eq","value":1}`,
+		`{"query":{"terms":{"product":["Red","Blue"]}}}`:                                                 `"total":{"relation":"eq","value":2}`,
+		`{"track_total_hits":1,"query":{"match_all":{}}}`:                                                `"total":{"relation":"gte","value":1}`,
+	}
+	for q, want := range tests {
+		assert.Equal(t, want, total(q), q)
+	}
+	aggs := doSearch(t, c, "p", `{"size":0,"query":{"term":{"investor":"Jay"}},"aggs":{"price_sum":{"sum":{"field":"purchase_price"}},`+
+		`"x":{"extended_stats":{"field":"purchase_price"}},"n":{"value_count":{"field":"purchase_price"}}}}`)
+	assert.Equal(t, `{"hits":{"hits":[],"max_score":null,"total":{"relation":"eq","value":2}},"aggregations":{"price_sum":{"value":212.2,"type":"sum"},`+
+		`"x":{"count":2,"sum":212.2,"max":111.1,"min":101.1,"avg":106.1,"sum_of_squares":22564.42,"variance":25.0,"std_deviation":5.0,"type":"extended_stats"},`+
+		`"n":{"value":2.0,"type":"value_count"}}}`, aggs)
+	terms := doSearch(t, c, "p", `{"size":0,"aggs":{"Per_Investor_Freq":{"terms":{"field":"investor"},"aggs":{"s":{"sum":{"field":"purchase_price"}}}},`+
+		`"f":{"filter":{"term":{"investor":"Jay"}},"aggs":{"m":{"max":{"field":"qty"}}}}}}`)
+	assert.Contains(t, terms, `"Per_Investor_Freq":{"type":"sterms","buckets":[{"key":"Jay","doc_count":2,"s":{"value":212.2,"type":"sum"}},{"key":"Mila","doc_count":1,"s":{"value":50.0,"type":"sum"}}]}`)
+	assert.Contains(t, terms, `"f":{"doc_count":2,"type":"filter","m":{"value":5.0,"type":"max"}}`)
+	byKey := doSearch(t, c, "p", `{"size":0,"aggs":{"a":{"terms":{"field":"product","order":{"_key":"asc"},"size":2}}}}`)
+	assert.Contains(t, byKey, `"buckets":[{"key":"Blue","doc_count":1},{"key":"Green","doc_count":1}]`)
+	sorted := doSearch(t, c, "p", `{"query":{"match_all":{}},"sort":[{"purchase_price":{"order":"desc"}}],"size":2,"_source":{"includes":["product"]}}`)
+	assert.Equal(t, `{"hits":{"hits":[{"_id":"2","_index":"p","_score":1.0,"_source":{"product":"Red"}},{"_id":"1","_index":"p","_score":1.0,"_source":{"product":"Blue"}}],"max_score":1.0,"total":{"relation":"eq","value":3}}}`, sorted)
+	err := c.Do(ctx, "tft.search", "p", `{"aggs":{"a":{"terms":{"field":"desc"}}}}`).Err()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "terms aggregation on text field 'desc'")
+}
+
+func TestSearchCacheServesStaleUntilExpiry(t *testing.T) {
+	_, c := start(t, Config{})
+	ctx := context.Background()
+	require.NoError(t, c.Do(ctx, "tft.createindex", "i", twoText).Err())
+	require.NoError(t, c.Do(ctx, "tft.adddoc", "i", `{"f0":"redis"}`, "WITH_ID", "1").Err())
+	q := `{"query":{"term":{"f0":"redis"}}}`
+	first := doSearch(t, c, "i", q, "use_cache")
+	require.NoError(t, c.Do(ctx, "tft.adddoc", "i", `{"f0":"redis"}`, "WITH_ID", "2").Err())
+	assert.Equal(t, first, doSearch(t, c, "i", q, "use_cache"), "cached reply is served stale")
+	assert.Contains(t, doSearch(t, c, "i", q), `"value":2`, "without use_cache the reply is fresh")
+}
+
+func TestMSearchAndCRC(t *testing.T) {
+	_, c := start(t, Config{})
+	ctx := context.Background()
+	for _, k := range []string{"{idx}_1", "{idx}_2"} {
+		require.NoError(t, c.Do(ctx, "tft.createindex", k, twoText).Err())
+		require.NoError(t, c.Do(ctx, "tft.madddoc", k, `{"f0":"redis is fast"}`, k+"a", `{"f0":"redis cluster"}`, k+"b", `{"f0":"other words here"}`, k+"c").Err())
+	}
+	out, err := c.Do(ctx, "tft.msearch", 2, "{idx}_1", "{idx}_2", `{"size":10,"query":{"match":{"f0":"redis"}},"reply_with_keys_cursor":true}`).Text()
+	require.NoError(t, err)
+	assert.Contains(t, out, `"total":{"relation":"eq","value":4}`)
+	assert.Contains(t, out, `"aux_info":{"index_crc64":52600736426816810,"keys_cursor":{"{idx}_1":2,"{idx}_2":2}}`)
+	cursor, err := c.Do(ctx, "tft.msearch", 2, "{idx}_1", "{idx}_2", `{"size":1,"query":{"match":{"f0":"redis"}},"keys_cursor":{"{idx}_1":2,"{idx}_2":1},"reply_with_keys_cursor":true}`).Text()
+	require.NoError(t, err)
+	assert.Contains(t, cursor, `"keys_cursor":{"{idx}_1":2,"{idx}_2":2}`)
+}
+
+func TestSearchInTransactionsAndMemory(t *testing.T) {
+	_, c := start(t, Config{})
+	ctx := context.Background()
+	cmds, err := c.TxPipelined(ctx, func(p goredis.Pipeliner) error {
+		p.Do(ctx, "tft.createindex", "i", twoText)
+		p.Do(ctx, "tft.adddoc", "i", `{"f0":"hello world"}`, "WITH_ID", "1")
+		p.Do(ctx, "tft.search", "i", `{"query":{"term":{"f0":"hello"}}}`)
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Contains(t, cmds[2].(*goredis.Cmd).Val(), `"value":1`)
+	info := c.Info(ctx, "memory").Val()
+	assert.Contains(t, info, "tairsearch_indexes:1")
+	require.NoError(t, c.Do(ctx, "del", "i").Err())
+	assert.Contains(t, c.Info(ctx, "memory").Val(), "tairsearch_indexes:0")
+}
