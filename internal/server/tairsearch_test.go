@@ -154,21 +154,21 @@ func TestSearchQueriesAndAggregations(t *testing.T) {
 		return out[i : i+strings.Index(out[i:], "}")+1]
 	}
 	tests := map[string]string{
-		`{"query":{"term":{"investor":"Jay"}}}`:                                                        `"total":{"relation":"eq","value":2}`,
-		`{"query":{"match":{"desc":"fast car"}}}`:                                                        `"total":{"relation":"eq","value":3}`,
-		`{"query":{"match":{"desc":{"query":"fast car","operator":"and"}}}}`:                             `"total":{"relation":"eq","value":1}`,
-		`{"query":{"match":{"desc":{"query":"fst","fuzziness":1}}}}`:                                     `"total":{"relation":"eq","value":2}`,
-		`{"query":{"bool":{"must":[{"term":{"desc":"car"}}],"must_not":[{"term":{"product":"Red"}}]}}}`:  `"total":{"relation":"eq","value":1}`,
-		`{"query":{"bool":{"should":[{"term":{"desc":"bike"}},{"term":{"desc":"red"}}]}}}`:               `"total":{"relation":"eq","value":2}`,
+		`{"query":{"term":{"investor":"Jay"}}}`:                                                                      `"total":{"relation":"eq","value":2}`,
+		`{"query":{"match":{"desc":"fast car"}}}`:                                                                    `"total":{"relation":"eq","value":3}`,
+		`{"query":{"match":{"desc":{"query":"fast car","operator":"and"}}}}`:                                         `"total":{"relation":"eq","value":1}`,
+		`{"query":{"match":{"desc":{"query":"fst","fuzziness":1}}}}`:                                                 `"total":{"relation":"eq","value":2}`,
+		`{"query":{"bool":{"must":[{"term":{"desc":"car"}}],"must_not":[{"term":{"product":"Red"}}]}}}`:              `"total":{"relation":"eq","value":1}`,
+		`{"query":{"bool":{"should":[{"term":{"desc":"bike"}},{"term":{"desc":"red"}}]}}}`:                           `"total":{"relation":"eq","value":2}`,
 		`{"query":{"bool":{"should":[{"term":{"desc":"bike"}},{"term":{"desc":"fast"}}],"minimum_should_match":2}}}`: `"total":{"relation":"eq","value":1}`,
-		`{"query":{"bool":{"filter":[{"range":{"qty":{"gte":3}}}]}}}`:                                   `"total":{"relation":"eq","value":2}`,
-		`{"query":{"range":{"purchase_price":{"gt":60,"lt":110}}}}`:                                      `"total":{"relation":"eq","value":1}`,
-		`{"query":{"prefix":{"product":{"value":"Gr"}}}}`:                                                `"total":{"relation":"eq","value":1}`,
-		`{"query":{"wildcard":{"desc":{"value":"b*e"}}}}`:                                                `"total":{"relation":"eq","value":2}`,
-		`{"query":{"dis_max":{"queries":[{"term":{"desc":"red"}},{"term":{"desc":"green"}}]}}}`:          `"total":{"relation":"eq","value":2}`,
-		`{"query":{"constant_score":{"filter":{"term":{"qty":5}},"boost":1.5}}}`:                         `"total":{"relation":"eq","value":1}`,
-		`{"query":{"terms":{"product":["Red","Blue"]}}}`:                                                 `"total":{"relation":"eq","value":2}`,
-		`{"track_total_hits":1,"query":{"match_all":{}}}`:                                                `"total":{"relation":"gte","value":1}`,
+		`{"query":{"bool":{"filter":[{"range":{"qty":{"gte":3}}}]}}}`:                                                `"total":{"relation":"eq","value":2}`,
+		`{"query":{"range":{"purchase_price":{"gt":60,"lt":110}}}}`:                                                  `"total":{"relation":"eq","value":1}`,
+		`{"query":{"prefix":{"product":{"value":"Gr"}}}}`:                                                            `"total":{"relation":"eq","value":1}`,
+		`{"query":{"wildcard":{"desc":{"value":"b*e"}}}}`:                                                            `"total":{"relation":"eq","value":2}`,
+		`{"query":{"dis_max":{"queries":[{"term":{"desc":"red"}},{"term":{"desc":"green"}}]}}}`:                      `"total":{"relation":"eq","value":2}`,
+		`{"query":{"constant_score":{"filter":{"term":{"qty":5}},"boost":1.5}}}`:                                     `"total":{"relation":"eq","value":1}`,
+		`{"query":{"terms":{"product":["Red","Blue"]}}}`:                                                             `"total":{"relation":"eq","value":2}`,
+		`{"track_total_hits":1,"query":{"match_all":{}}}`:                                                            `"total":{"relation":"gte","value":1}`,
 	}
 	for q, want := range tests {
 		assert.Equal(t, want, total(q), q)
