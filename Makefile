@@ -32,10 +32,19 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { gofmt -l .; echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...
 
-# Unit and integration tests (real redis-server started by the tests), with
-# the race detector. TAIRBENCH_SKIP_INTEGRATION=1 skips the integration tests.
+# Unit and integration tests with the race detector. The tests start their
+# own redis-server instances; one Elasticsearch 8.19 (scripts/elasticsearch.sh,
+# from Maven Central) serves the whole run and is stopped afterwards.
+# TAIRBENCH_SKIP_INTEGRATION=1 skips the integration tests.
+ES_TEST_PORT ?= 9231
 test: deps vet
-	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 20m ./...
+	@if [ "$$TAIRBENCH_SKIP_INTEGRATION" = 1 ]; then \
+	  CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 20m ./...; \
+	else \
+	  url=$$(bash scripts/elasticsearch.sh start $(ES_TEST_PORT)) || exit 1; \
+	  trap 'bash scripts/elasticsearch.sh stop $(ES_TEST_PORT)' EXIT; \
+	  TAIRBENCH_ES_URL=$$url CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 30m ./...; \
+	fi
 
 test-short: vet
 	$(GO) test -count=1 ./...

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the tests and benchmarks need on a fresh Debian machine (as
 # root): Go (Debian's, which fetches the go.mod toolchain from the module
-# proxy), gcc for the race detector, redis-server and redis-tools.
+# proxy), gcc for the race detector, redis-server and redis-tools, and for
+# Elasticsearch (scripts/elasticsearch.sh) JDK 17, Maven and curl.
 set -euo pipefail
 
 need=()
@@ -10,6 +11,10 @@ command -v gcc >/dev/null 2>&1 || need+=(gcc)
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 command -v redis-benchmark >/dev/null 2>&1 || need+=(redis-tools)
 command -v taskset >/dev/null 2>&1 || need+=(util-linux)
+command -v curl >/dev/null 2>&1 || need+=(curl)
+command -v mvn >/dev/null 2>&1 || need+=(maven)
+command -v bzip2 >/dev/null 2>&1 || need+=(bzip2)
+ls /usr/lib/jvm/java-17-openjdk-*/bin/java >/dev/null 2>&1 || need+=(openjdk-17-jre-headless)
 
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" != 0 ]; then

@@ -6,6 +6,7 @@ package testenv
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -238,4 +239,50 @@ func InfoLine(t testing.TB, addr string, args ...string) string {
 		}
 	}
 	return ""
+}
+
+// ElasticsearchURL returns the URL of an Elasticsearch 8.19 for the test:
+// TAIRBENCH_ES_URL when set (make test starts one and sets it), otherwise
+// one started with scripts/elasticsearch.sh on a free port and stopped when
+// the test ends.
+func ElasticsearchURL(t testing.TB) string {
+	t.Helper()
+	Integration(t)
+	if u := os.Getenv("TAIRBENCH_ES_URL"); u != "" {
+		return u
+	}
+	root, err := repoRoot()
+	if err != nil {
+		t.Fatalf("elasticsearch: %v", err)
+	}
+	port := strconv.Itoa(FreePort(t))
+	script := filepath.Join(root, "scripts", "elasticsearch.sh")
+	out, err := exec.Command("bash", script, "start", port).Output()
+	if err != nil {
+		var ee *exec.ExitError
+		msg := ""
+		if errors.As(err, &ee) {
+			msg = string(ee.Stderr)
+		}
+		t.Fatalf("elasticsearch did not start (%v); set TAIRBENCH_ES_URL or %s=1 to skip:\n%s", err, SkipVar, msg)
+	}
+	t.Cleanup(func() { _ = exec.Command("bash", script, "stop", port).Run() })
+	return strings.TrimSpace(string(out))
+}
+
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("go.mod not found above the test")
+		}
+		dir = parent
+	}
 }

@@ -1,0 +1,275 @@
+package searchbench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	es "github.com/elastic/go-elasticsearch/v8"
+	"github.com/elastic/go-elasticsearch/v8/esapi"
+
+	"github.com/tairbench/tairbench/internal/wiki"
+)
+
+func init() { Register("elasticsearch", newElastic) }
+
+type elastic struct {
+	o  Options
+	es *es.Client
+}
+
+func newElastic(o Options) (Engine, error) {
+	if o.Index == "" {
+		o.Index = "wiki"
+	}
+	if o.RefreshInterval == "" {
+		o.RefreshInterval = "1s"
+	}
+	addr := o.Addr
+	if !strings.Contains(addr, "://") {
+		addr = "http://" + addr
+	}
+	conns := max(o.Connections, 4)
+	cfg := es.Config{
+		Addresses: []string{addr},
+		Transport: &http.Transport{
+			MaxIdleConns: conns, MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns,
+			DialContext:     (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
+			IdleConnTimeout: 90 * time.Second, ResponseHeaderTimeout: 60 * time.Second,
+		},
+		MaxRetries: 0, DisableRetry: true,
+	}
+	if u, p, ok := strings.Cut(o.Auth, ":"); ok {
+		cfg.Username, cfg.Password = u, p
+	}
+	c, err := es.NewClient(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("elasticsearch: %w", err)
+	}
+	return &elastic{o: o, es: c}, nil
+}
+
+func (e *elastic) Name() string { return "elasticsearch" }
+
+// do runs a request and returns the body of a 2xx reply.
+func do(ctx context.Context, c *es.Client, req esapi.Request) ([]byte, error) {
+	res, err := req.Do(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		return nil, err
+	}
+	if res.IsError() {
+		return body, &HTTPError{Status: res.StatusCode, Body: clip(body)}
+	}
+	return body, nil
+}
+
+// HTTPError is an error reply from Elasticsearch (the request reached it).
+type HTTPError struct {
+	Status int
+	Body   string
+}
+
+func (e *HTTPError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.Status, e.Body) }
+
+func clip(b []byte) string {
+	if len(b) > 300 {
+		return string(b[:300]) + "…"
+	}
+	return string(b)
+}
+
+// settings are the whitepaper's index settings (one shard; replicas 0 on a
+// single node, where the whitepaper's 1 would leave the index yellow).
+func (e *elastic) settings() string {
+	refresh := e.o.RefreshInterval
+	if e.o.Realtime {
+		refresh = "-1" // each write asks for a refresh itself
+	}
+	return fmt.Sprintf(`{"settings":{"number_of_shards":1,"number_of_replicas":0,"refresh_interval":%q,"index.queries.cache.enabled":false},`, refresh) +
+		strings.TrimPrefix(Schema, "{")
+}
+
+func (e *elastic) Reset(ctx context.Context) error {
+	_, _ = do(ctx, e.es, esapi.IndicesDeleteRequest{Index: []string{e.o.Index}, IgnoreUnavailable: boolPtr(true)})
+	if _, err := do(ctx, e.es, esapi.IndicesCreateRequest{Index: e.o.Index, Body: strings.NewReader(e.settings())}); err != nil {
+		return fmt.Errorf("elasticsearch: create index: %w", err)
+	}
+	return nil
+}
+
+func boolPtr(b bool) *bool { return &b }
+
+func (e *elastic) Refresh(ctx context.Context) error {
+	if _, err := do(ctx, e.es, esapi.IndicesRefreshRequest{Index: []string{e.o.Index}}); err != nil {
+		return fmt.Errorf("elasticsearch: refresh: %w", err)
+	}
+	return nil
+}
+
+func (e *elastic) Count(ctx context.Context) (int64, error) {
+	body, err := do(ctx, e.es, esapi.CountRequest{Index: []string{e.o.Index}})
+	if err != nil {
+		return 0, fmt.Errorf("elasticsearch: count: %w", err)
+	}
+	var r struct {
+		Count int64 `json:"count"`
+	}
+	if err := json.Unmarshal(body, &r); err != nil {
+		return 0, err
+	}
+	return r.Count, nil
+}
+
+// withTotal adds track_total_hits:true so that totals are exact.
+func withTotal(query []byte) []byte {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(query, &m) != nil {
+		return query
+	}
+	if _, ok := m["track_total_hits"]; !ok {
+		m["track_total_hits"] = json.RawMessage("true")
+	}
+	b, _ := json.Marshal(m)
+	return b
+}
+
+func (e *elastic) Probe(ctx context.Context, query []byte) (Hits, error) {
+	body, err := do(ctx, e.es, esapi.SearchRequest{Index: []string{e.o.Index}, Body: bytes.NewReader(withTotal(query)),
+		RequestCache: boolPtr(false)})
+	if err != nil {
+		return Hits{}, fmt.Errorf("elasticsearch: search: %w", err)
+	}
+	return parseHits(body)
+}
+
+func (e *elastic) Memory(ctx context.Context) (Memory, error) {
+	body, err := do(ctx, e.es, esapi.IndicesStatsRequest{Index: []string{e.o.Index}, Metric: []string{"store"}})
+	if err != nil {
+		return Memory{}, fmt.Errorf("elasticsearch: index stats: %w", err)
+	}
+	var st struct {
+		All struct {
+			Primaries struct {
+				Store struct {
+					Size int64 `json:"size_in_bytes"`
+				} `json:"store"`
+			} `json:"primaries"`
+		} `json:"_all"`
+	}
+	_ = json.Unmarshal(body, &st)
+	body, err = do(ctx, e.es, esapi.NodesStatsRequest{Metric: []string{"jvm"}})
+	if err != nil {
+		return Memory{}, fmt.Errorf("elasticsearch: node stats: %w", err)
+	}
+	var ns struct {
+		Nodes map[string]struct {
+			JVM struct {
+				Mem struct {
+					HeapUsed int64 `json:"heap_used_in_bytes"`
+				} `json:"mem"`
+			} `json:"jvm"`
+		} `json:"nodes"`
+	}
+	_ = json.Unmarshal(body, &ns)
+	var heap int64
+	for _, n := range ns.Nodes {
+		heap += n.JVM.Mem.HeapUsed
+	}
+	return Memory{Used: heap, Store: st.All.Primaries.Store.Size, Detail: "JVM heap used (node stats), index store size (index stats)"}, nil
+}
+
+func (e *elastic) Close() error { return nil }
+
+func (e *elastic) NewClient(context.Context) (Client, error) { return &esClient{e: e}, nil }
+
+type esClient struct {
+	e   *elastic
+	buf bytes.Buffer
+}
+
+func (c *esClient) Write(ctx context.Context, docs []wiki.Doc, bulk bool) (int, error) {
+	refresh := ""
+	if c.e.o.Realtime {
+		refresh = "true"
+	}
+	if !bulk {
+		failed := 0
+		for _, d := range docs {
+			_, err := do(ctx, c.e.es, esapi.IndexRequest{Index: c.e.o.Index, DocumentID: strconv.FormatInt(d.ID, 10),
+				Body: bytes.NewReader(docJSON(d)), Refresh: refresh})
+			if err != nil {
+				if isHTTPError(err) {
+					failed++
+					continue
+				}
+				return failed, err
+			}
+		}
+		return failed, nil
+	}
+	c.buf.Reset()
+	for _, d := range docs {
+		fmt.Fprintf(&c.buf, `{"index":{"_id":"%d"}}`+"\n", d.ID)
+		c.buf.Write(docJSON(d))
+		c.buf.WriteByte('\n')
+	}
+	body, err := do(ctx, c.e.es, esapi.BulkRequest{Index: c.e.o.Index, Body: bytes.NewReader(c.buf.Bytes()), Refresh: refresh})
+	if err != nil {
+		if isHTTPError(err) {
+			return len(docs), nil
+		}
+		return 0, err
+	}
+	return bulkFailures(body)
+}
+
+// bulkFailures counts the items of a bulk reply that failed.
+func bulkFailures(body []byte) (int, error) {
+	var r struct {
+		Errors bool `json:"errors"`
+		Items  []map[string]struct {
+			Status int `json:"status"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal(body, &r); err != nil {
+		return 0, fmt.Errorf("elasticsearch: parse bulk reply: %w", err)
+	}
+	if !r.Errors {
+		return 0, nil
+	}
+	n := 0
+	for _, it := range r.Items {
+		for _, v := range it {
+			if v.Status >= 300 {
+				n++
+			}
+		}
+	}
+	return n, nil
+}
+
+// isHTTPError tells an error reply (the server answered) from a transport failure.
+func isHTTPError(err error) bool {
+	var he *HTTPError
+	return errors.As(err, &he)
+}
+
+func (c *esClient) Search(ctx context.Context, query []byte, cache bool) error {
+	_, err := do(ctx, c.e.es, esapi.SearchRequest{Index: []string{c.e.o.Index}, Body: bytes.NewReader(query), RequestCache: boolPtr(cache)})
+	return err
+}
+
+func (c *esClient) Close() error { return nil }

@@ -1,0 +1,153 @@
+// Package searchbench compares full-text engines on Wikipedia abstracts:
+// the whitepaper's schema, ingest (one document per request or in bulk),
+// term and aggregation queries with caches on and off, hit-count parity
+// and memory. Engines implement Engine; adding one touches this package's
+// registry only.
+package searchbench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+
+	"github.com/tairbench/tairbench/internal/wiki"
+)
+
+// Schema is the whitepaper's index: id (keyword, not indexed), url and
+// title (text, not indexed), abstract (text, standard analyzer).
+const Schema = `{"mappings":{"properties":{"id":{"type":"keyword","index":false},"url":{"type":"text","index":false},` +
+	`"title":{"type":"text","index":false},"abstract":{"type":"text","analyzer":"standard"}}}}`
+
+// Options configure an engine.
+type Options struct {
+	Addr  string
+	Index string
+	// Auth is "password" or "user:password" (TairSearch) or "user:password" (Elasticsearch basic auth).
+	Auth string
+	// RefreshInterval is Elasticsearch's refresh interval ("1s"); Realtime refreshes on every write.
+	RefreshInterval string
+	Realtime        bool
+	// Connections is the number of concurrent connections the client should allow.
+	Connections int
+}
+
+// Hits is what parity compares: the total and the aggregation buckets.
+type Hits struct {
+	Total   int64
+	Buckets []Bucket
+}
+
+// Bucket is one terms-aggregation bucket.
+type Bucket struct {
+	Key   string
+	Count int64
+}
+
+// Memory is an engine's memory report (bytes; zero when unknown).
+type Memory struct {
+	// Used is TairSearch's INFO used_memory, or Elasticsearch's JVM heap used.
+	Used int64 `json:"used_bytes"`
+	// Store is Elasticsearch's index store size on disk.
+	Store int64 `json:"store_bytes,omitempty"`
+	// Detail names the figures.
+	Detail string `json:"detail"`
+}
+
+// Engine is one search engine under test.
+type Engine interface {
+	Name() string
+	// Reset drops and creates the index with Schema.
+	Reset(ctx context.Context) error
+	// NewClient returns a client for one worker.
+	NewClient(ctx context.Context) (Client, error)
+	// Refresh makes written documents searchable.
+	Refresh(ctx context.Context) error
+	// Count returns the number of searchable documents.
+	Count(ctx context.Context) (int64, error)
+	// Probe runs a query once and returns hits for parity.
+	Probe(ctx context.Context, query []byte) (Hits, error)
+	Memory(ctx context.Context) (Memory, error)
+	Close() error
+}
+
+// Client is one worker's connection.
+type Client interface {
+	// Write indexes docs: one request per document when bulk is false, one
+	// bulk request otherwise. It returns how many documents failed; err is
+	// set when the request as a whole failed.
+	Write(ctx context.Context, docs []wiki.Doc, bulk bool) (failed int, err error)
+	// Search runs a query; cache selects the engine's result cache.
+	Search(ctx context.Context, query []byte, cache bool) error
+	Close() error
+}
+
+// registry holds the engines by name.
+var registry = map[string]func(Options) (Engine, error){}
+
+// Register adds an engine constructor.
+func Register(name string, f func(Options) (Engine, error)) { registry[name] = f }
+
+// New returns the named engine.
+func New(name string, o Options) (Engine, error) {
+	f, ok := registry[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown engine %q (%s)", name, Names())
+	}
+	return f(o)
+}
+
+// Names lists the registered engines.
+func Names() string {
+	var n []string
+	for k := range registry {
+		n = append(n, k)
+	}
+	sort.Strings(n)
+	return fmt.Sprint(n)
+}
+
+// docJSON renders a document in the schema's fields.
+func docJSON(d wiki.Doc) []byte {
+	b, _ := json.Marshal(struct {
+		ID       string `json:"id"`
+		URL      string `json:"url"`
+		Title    string `json:"title"`
+		Abstract string `json:"abstract"`
+	}{strconv.FormatInt(d.ID, 10), d.URL, d.Title, d.Abstract})
+	return b
+}
+
+// parseHits reads total hits and the first aggregation's buckets from a
+// search reply (TairSearch and Elasticsearch share this shape).
+func parseHits(body []byte) (Hits, error) {
+	var r struct {
+		Hits struct {
+			Total struct {
+				Value int64 `json:"value"`
+			} `json:"total"`
+		} `json:"hits"`
+		Aggregations map[string]struct {
+			Buckets []struct {
+				Key      any   `json:"key"`
+				DocCount int64 `json:"doc_count"`
+			} `json:"buckets"`
+		} `json:"aggregations"`
+	}
+	if err := json.Unmarshal(body, &r); err != nil {
+		return Hits{}, fmt.Errorf("parse search reply: %w", err)
+	}
+	h := Hits{Total: r.Hits.Total.Value}
+	names := make([]string, 0, len(r.Aggregations))
+	for n := range r.Aggregations {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		for _, b := range r.Aggregations[n].Buckets {
+			h.Buckets = append(h.Buckets, Bucket{Key: fmt.Sprint(b.Key), Count: b.DocCount})
+		}
+	}
+	return h, nil
+}

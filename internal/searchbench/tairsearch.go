@@ -1,0 +1,146 @@
+package searchbench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/tairbench/tairbench/internal/wiki"
+)
+
+func init() { Register("tairsearch", newTairSearch) }
+
+type tairSearch struct {
+	o     Options
+	admin *goredis.Client
+}
+
+func redisOptions(o Options, pool int) *goredis.Options {
+	ro := &goredis.Options{Addr: o.Addr, Protocol: 2, PoolSize: pool, MaxRetries: -1,
+		ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second, DisableIdentity: true}
+	if u, p, ok := strings.Cut(o.Auth, ":"); ok {
+		ro.Username, ro.Password = u, p
+	} else {
+		ro.Password = o.Auth
+	}
+	return ro
+}
+
+func newTairSearch(o Options) (Engine, error) {
+	if o.Index == "" {
+		o.Index = "wiki"
+	}
+	return &tairSearch{o: o, admin: goredis.NewClient(redisOptions(o, 2))}, nil
+}
+
+func (e *tairSearch) Name() string { return "tairsearch" }
+
+func (e *tairSearch) Reset(ctx context.Context) error {
+	if err := e.admin.Del(ctx, e.o.Index).Err(); err != nil {
+		return fmt.Errorf("tairsearch: %w", err)
+	}
+	if err := e.admin.Do(ctx, "TFT.CREATEINDEX", e.o.Index, Schema).Err(); err != nil {
+		return fmt.Errorf("tairsearch: create index: %w", err)
+	}
+	return nil
+}
+
+func (e *tairSearch) Refresh(context.Context) error { return nil } // writes are searchable at once
+
+func (e *tairSearch) Count(ctx context.Context) (int64, error) {
+	n, err := e.admin.Do(ctx, "TFT.DOCNUM", e.o.Index).Int64()
+	if err != nil {
+		return 0, fmt.Errorf("tairsearch: docnum: %w", err)
+	}
+	return n, nil
+}
+
+func (e *tairSearch) Probe(ctx context.Context, query []byte) (Hits, error) {
+	s, err := e.admin.Do(ctx, "TFT.SEARCH", e.o.Index, string(query)).Text()
+	if err != nil {
+		return Hits{}, fmt.Errorf("tairsearch: search: %w", err)
+	}
+	return parseHits([]byte(s))
+}
+
+func (e *tairSearch) Memory(ctx context.Context) (Memory, error) {
+	info, err := e.admin.Info(ctx, "memory").Result()
+	if err != nil {
+		return Memory{}, fmt.Errorf("tairsearch: info memory: %w", err)
+	}
+	for _, l := range strings.Split(info, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(l), "used_memory:"); ok {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			return Memory{Used: n, Detail: "INFO memory used_memory"}, nil
+		}
+	}
+	return Memory{}, errors.New("tairsearch: INFO memory has no used_memory")
+}
+
+func (e *tairSearch) Close() error { return e.admin.Close() }
+
+func (e *tairSearch) NewClient(ctx context.Context) (Client, error) {
+	c := goredis.NewClient(redisOptions(e.o, 1))
+	if err := c.Ping(ctx).Err(); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("tairsearch %s: %w", e.o.Addr, err)
+	}
+	return &tairClient{c: c, index: e.o.Index}, nil
+}
+
+type tairClient struct {
+	c     *goredis.Client
+	index string
+	args  []any
+}
+
+func isReply(err error) bool {
+	var re goredis.Error
+	return errors.As(err, &re) && !errors.Is(err, goredis.Nil)
+}
+
+func (c *tairClient) Write(ctx context.Context, docs []wiki.Doc, bulk bool) (int, error) {
+	if !bulk {
+		failed := 0
+		for _, d := range docs {
+			err := c.c.Do(ctx, "TFT.ADDDOC", c.index, docJSON(d), "WITH_ID", strconv.FormatInt(d.ID, 10)).Err()
+			switch {
+			case err == nil:
+			case isReply(err):
+				failed++
+			default:
+				return failed, err
+			}
+		}
+		return failed, nil
+	}
+	c.args = append(c.args[:0], "TFT.MADDDOC", c.index)
+	for _, d := range docs {
+		c.args = append(c.args, docJSON(d), strconv.FormatInt(d.ID, 10))
+	}
+	err := c.c.Do(ctx, c.args...).Err()
+	switch {
+	case err == nil:
+		return 0, nil
+	case isReply(err): // MADDDOC is atomic: the whole batch failed
+		return len(docs), nil
+	}
+	return 0, err
+}
+
+func (c *tairClient) Search(ctx context.Context, query []byte, cache bool) error {
+	var err error
+	if cache {
+		err = c.c.Do(ctx, "TFT.SEARCH", c.index, query, "use_cache").Err()
+	} else {
+		err = c.c.Do(ctx, "TFT.SEARCH", c.index, query).Err()
+	}
+	return err
+}
+
+func (c *tairClient) Close() error { return c.c.Close() }

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Provisions a local Elasticsearch 8.19 for tests and benchmarks, from Maven
+# Central's integ-test-zip distribution, run with the machine's JDK 17 as a
+# non-root user, single node, security off, loopback only.
+#
+#   scripts/elasticsearch.sh install          fetch and unpack (cached under .cache/es)
+#   scripts/elasticsearch.sh start [PORT]      start (default port 9201), wait for /_cluster/health,
+#                                              print the URL; the PID goes to .cache/es/run-PORT/es.pid
+#   scripts/elasticsearch.sh stop [PORT]       stop by PID
+#   scripts/elasticsearch.sh url [PORT]        print the URL of a running instance
+set -euo pipefail
+
+VERSION=${ES_VERSION:-8.19.21}
+ARTIFACT="org.elasticsearch.distribution.integ-test-zip:elasticsearch:${VERSION}:zip"
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CACHE=${ES_CACHE:-$ROOT/.cache/es}
+HOME_DIR="$CACHE/elasticsearch-$VERSION"
+ES_USER=${ES_USER:-tairbench-es}
+HEAP=${ES_HEAP:-1g}
+
+log() { echo "elasticsearch.sh: $*" >&2; }
+
+java_home() {
+  if [ -n "${ES_JAVA_HOME:-}" ]; then echo "$ES_JAVA_HOME"; return; fi
+  for d in /usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm/java-17-openjdk-arm64 /usr/lib/jvm/java-17-openjdk*; do
+    if [ -x "$d/bin/java" ]; then echo "$d"; return; fi
+  done
+  if command -v java >/dev/null; then dirname "$(dirname "$(readlink -f "$(command -v java)")")"; return; fi
+  log "no JDK found: install openjdk-17-jre-headless or set ES_JAVA_HOME"; exit 1
+}
+
+install() {
+  if [ -x "$HOME_DIR/bin/elasticsearch" ]; then return; fi
+  command -v mvn >/dev/null || { log "maven (mvn) is needed to fetch Elasticsearch from Maven Central"; exit 1; }
+  mkdir -p "$CACHE"
+  log "fetching $ARTIFACT from Maven Central"
+  mvn -q -B dependency:copy -Dartifact="$ARTIFACT" -DoutputDirectory="$CACHE" -Dmdep.overWriteIfNewer=true >&2
+  local zip="$CACHE/elasticsearch-$VERSION.zip"
+  [ -f "$zip" ] || { log "download failed: $zip missing"; exit 1; }
+  log "unpacking $zip"
+  python3 -m zipfile -e "$zip" "$CACHE" >&2
+  chmod -R a+rX "$HOME_DIR"
+  chmod +x "$HOME_DIR"/bin/*
+  [ -x "$HOME_DIR/bin/elasticsearch" ] || { log "unexpected archive layout under $CACHE"; exit 1; }
+}
+
+ensure_user() {
+  if [ "$(id -u)" != 0 ]; then return; fi # a non-root user runs it as itself
+  id "$ES_USER" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$ES_USER"
+}
+
+run_as() {
+  if [ "$(id -u)" = 0 ]; then
+    su -s /bin/bash "$ES_USER" -c "$*"
+  else
+    bash -c "$*"
+  fi
+}
+
+health() { curl -fsS --max-time 2 "http://127.0.0.1:$1/_cluster/health" >/dev/null 2>&1; }
+
+start() {
+  local port=${1:-9201}
+  local run="$CACHE/run-$port"
+  install
+  ensure_user
+  if [ -f "$run/es.pid" ] && kill -0 "$(cat "$run/es.pid")" 2>/dev/null && health "$port"; then
+    echo "http://127.0.0.1:$port"; return
+  fi
+  rm -rf "$run"
+  mkdir -p "$run/data" "$run/logs" "$run/config"
+  cp -r "$HOME_DIR/config/." "$run/config/"
+  if [ "$(id -u)" = 0 ]; then chown -R "$ES_USER" "$run"; chmod o+x "$CACHE" "$ROOT/.cache" 2>/dev/null || true; fi
+  local jh; jh=$(java_home)
+  log "starting Elasticsearch $VERSION on 127.0.0.1:$port (JDK $jh, heap $HEAP)"
+  run_as "ES_JAVA_HOME='$jh' ES_PATH_CONF='$run/config' ES_JAVA_OPTS='-Xms$HEAP -Xmx$HEAP' \
+    '$HOME_DIR/bin/elasticsearch' -d -p '$run/es.pid' \
+    -E discovery.type=single-node -E xpack.security.enabled=false \
+    -E network.host=127.0.0.1 -E http.port=$port -E transport.port=$((port + 100)) \
+    -E path.data='$run/data' -E path.logs='$run/logs' -E cluster.name=tairbench-$port \
+    >'$run/stdout.log' 2>&1"
+  for _ in $(seq 180); do
+    if health "$port"; then echo "http://127.0.0.1:$port"; return; fi
+    if [ -f "$run/es.pid" ] && ! kill -0 "$(cat "$run/es.pid")" 2>/dev/null; then break; fi
+    sleep 1
+  done
+  log "Elasticsearch did not become healthy; last log lines:"
+  tail -n 30 "$run/stdout.log" "$run"/logs/*.log 2>/dev/null >&2 || true
+  stop "$port"
+  exit 1
+}
+
+stop() {
+  local port=${1:-9201}
+  local pidfile="$CACHE/run-$port/es.pid"
+  [ -f "$pidfile" ] || return 0
+  local pid; pid=$(cat "$pidfile")
+  if kill "$pid" 2>/dev/null; then
+    for _ in $(seq 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+    kill -9 "$pid" 2>/dev/null || true
+  fi
+  rm -f "$pidfile"
+}
+
+case "${1:-}" in
+  install) install ;;
+  start) start "${2:-9201}" ;;
+  stop) stop "${2:-9201}" ;;
+  url) health "${2:-9201}" && echo "http://127.0.0.1:${2:-9201}" ;;
+  *) echo "usage: $0 install|start [PORT]|stop [PORT]|url [PORT]" >&2; exit 2 ;;
+esac
