@@ -1,7 +1,10 @@
 package search
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -118,5 +121,53 @@ func BenchmarkTermsAggregation(b *testing.B) {
 		if _, err := ix.Search(q, false); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// wikiIndex indexes the real 368 abstracts 100 times (36,800 documents),
+// the same data bench/bleve-compare gives bleve.
+func wikiIndex(b *testing.B) (*Index, int) {
+	raw, err := os.ReadFile("../../testdata/wiki/enwiki-abstract-sample-2019.xml")
+	require.NoError(b, err)
+	re := regexp.MustCompile(`(?s)<title>Wikipedia: (.*?)</title>\s*<url>(.*?)</url>\s*<abstract>(.*?)</abstract>`)
+	var docs [][]byte
+	for c := 0; c < 100; c++ {
+		for _, m := range re.FindAllSubmatch(raw, -1) {
+			id := len(docs) + 1
+			d, _ := json.Marshal(map[string]string{"id": fmt.Sprint(id), "url": string(m[2]), "title": string(m[1]),
+				"abstract": strings.TrimSpace(string(m[3]))})
+			docs = append(docs, d)
+		}
+	}
+	ix := NewIndex("wiki", mustMapping(b, `{"mappings":{"properties":{"id":{"type":"keyword","index":false},"url":{"type":"text","index":false},"title":{"type":"text","index":false},"abstract":{"type":"text","analyzer":"standard"}}}}`))
+	for i, d := range docs {
+		require.NoError(b, ix.Add(fmt.Sprint(i+1), d))
+	}
+	return ix, len(docs)
+}
+
+func BenchmarkWikiIngest(b *testing.B) {
+	var n int
+	for i := 0; i < b.N; i++ {
+		_, n = wikiIndex(b)
+	}
+	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "docs/s")
+}
+
+func BenchmarkWikiQuery(b *testing.B) {
+	ix, _ := wikiIndex(b)
+	for _, tc := range []struct{ name, q string }{
+		{"term-hello", `{"query":{"term":{"abstract":"hello"}}}`},
+		{"term-world", `{"query":{"term":{"abstract":"world"}}}`},
+		{"agg-world", `{"size":0,"query":{"term":{"abstract":"world"}},"aggs":{"a1":{"terms":{"field":"id","order":{"_key":"asc"}}}}}`},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if _, err := ix.Search([]byte(tc.q), false); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
