@@ -10,7 +10,7 @@ LDFLAGS := -s -w -X $(PKG).Version=$(VERSION) -X $(PKG).Commit=$(COMMIT) -X $(PK
 PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 export CGO_ENABLED ?= 0
 
-.PHONY: all build build-all deps test test-short fuzz vet bench-roaring bench-client bench-serve bench-go clean
+.PHONY: all build build-all deps test test-short fuzz vet bench-roaring bench-search bench-client bench-serve bench-go clean
 
 all: build
 
@@ -51,6 +51,9 @@ test-short: vet
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s ./pkg/cmdtmpl
+	$(GO) test -run '^$$' -fuzz FuzzParseRequest -fuzztime 20s ./internal/search
+	$(GO) test -run '^$$' -fuzz FuzzReader -fuzztime 20s ./internal/wiki
+	$(GO) test -run '^$$' -fuzz FuzzParseStat -fuzztime 20s ./internal/workload/roaring
 	$(GO) test -run '^$$' -fuzz FuzzReadCommand -fuzztime 20s ./pkg/resp
 	$(GO) test -run '^$$' -fuzz FuzzReadReply -fuzztime 20s ./pkg/resp
 
@@ -73,6 +76,21 @@ endif
 bench-roaring: build
 	@mkdir -p $(RESULTS)
 	$(BIN) roaring $(ROARING_TARGET) --stat --json $(RESULTS)/roaring-$$(date -u +%Y%m%dT%H%M%SZ).json
+
+# TairSearch (embedded) vs Elasticsearch 8.19 (local, scripts/elasticsearch.sh)
+# on a generated 100,000-document dump: write, term query, aggregation with
+# caches on and off. A few minutes on 2 cores.
+SEARCH_DOCS ?= 100000
+SEARCH_CONNS ?= 8
+SEARCH_QUERIES ?= 20000
+ES_BENCH_PORT ?= 9232
+bench-search: deps build
+	@mkdir -p .cache $(RESULTS)
+	@[ -f .cache/wiki-$(SEARCH_DOCS).xml ] || $(BIN) wiki gen --docs $(SEARCH_DOCS) --out .cache/wiki-$(SEARCH_DOCS).xml
+	@url=$$(bash scripts/elasticsearch.sh start $(ES_BENCH_PORT)) || exit 1; \
+	trap 'bash scripts/elasticsearch.sh stop $(ES_BENCH_PORT)' EXIT; \
+	$(BIN) search compare --embedded --es $$url -f .cache/wiki-$(SEARCH_DOCS).xml -c $(SEARCH_CONNS) \
+	  --queries $(SEARCH_QUERIES) --json $(RESULTS)/search-$$(date -u +%Y%m%dT%H%M%SZ).json
 
 # Client CPU per command against redis-benchmark (issue #2's bar: at most 2x).
 bench-client: deps build

@@ -69,8 +69,13 @@ type Config struct {
 	Backoff time.Duration
 }
 
+// ErrDone is returned by a worker's Exec when it has no more work (its
+// input is exhausted). The worker stops; the run ends when all have.
+var ErrDone = errors.New("engine: no more work")
+
 // Stop reasons.
 const (
+	StopExhausted   = "input-exhausted"
 	StopDuration    = "duration"
 	StopCount       = "count"
 	StopInterrupted = "interrupted"
@@ -178,6 +183,10 @@ func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
 				err := w.Exec(runCtx, &st)
 				t1 := time.Now()
 				if err != nil {
+					if errors.Is(err, ErrDone) {
+						stopReason.CompareAndSwap(nil, StopExhausted)
+						return
+					}
 					if runCtx.Err() != nil {
 						return // interrupted mid-request: not an error of the target
 					}

@@ -1,0 +1,371 @@
+package searchbench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/tairbench/tairbench/internal/bench"
+	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/internal/stats"
+	"github.com/tairbench/tairbench/internal/wiki"
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+// Whitepaper queries (TairSearch vs Elasticsearch 8, 5 million abstracts).
+const (
+	TermQuery = `{"query":{"term":{"abstract":"hello"}}}`
+	AggQuery  = `{"size":0,"query":{"term":{"abstract":"hello"}},"aggs":{"a1":{"terms":{"field":"id","order":{"_key":"asc"}}}}}`
+)
+
+// WriteOptions configure an ingest run.
+type WriteOptions struct {
+	File        string
+	Docs        int64 // 0: the whole file
+	Concurrency int
+	Bulk        int
+	Seed        uint64
+	Progress    func(p Progress)
+	InProcess   bool
+}
+
+// Progress is the per-second progress callback's argument (see stats.Progress).
+type Progress = stats.Progress
+
+// RunWrite ingests documents from a file into e and returns the result.
+func RunWrite(ctx context.Context, e Engine, o WriteOptions) (*result.Run, *hdr.Histogram, error) {
+	r, closer, err := wiki.Open(o.File)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer closer.Close()
+	src := NewDocSource(r, o.Docs)
+	bulk := max(o.Bulk, 1)
+	// The document source alone bounds the run (o.Docs, or the end of the
+	// file): a request budget in the engine could run out while workers still
+	// hold documents of their last chunk.
+	cfg := engine.Config{Workers: max(o.Concurrency, 1), OpsPerRequest: bulk, Seed: o.Seed, Progress: o.Progress,
+		Duration: 365 * 24 * time.Hour}
+	spec := bench.Spec{Name: e.Name() + " write", Command: fmt.Sprintf("write %s", o.File),
+		Config: map[string]any{"engine": e.Name(), "file": o.File, "docs": o.Docs, "connections": cfg.Workers, "bulk": bulk,
+			"mode": modeOf(bulk)},
+		Engine: cfg, Factory: &WriteFactory{Engine: e, Source: src, Bulk: bulk}, InProcessServer: o.InProcess}
+	run, h, err := bench.Run(ctx, spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := src.Err(); err != nil {
+		return run, h, fmt.Errorf("input %s: %w", o.File, err)
+	}
+	return run, h, nil
+}
+
+func modeOf(bulk int) string {
+	if bulk > 1 {
+		return fmt.Sprintf("bulk requests of %d documents", bulk)
+	}
+	return "one document per request"
+}
+
+// SearchOptions configure a query run.
+type SearchOptions struct {
+	Query   string
+	Queries int64
+	// Duration bounds the run instead of Queries when set.
+	Duration    time.Duration
+	Concurrency int
+	Cache       bool
+	Seed        uint64
+	Progress    func(p Progress)
+	InProcess   bool
+}
+
+// RunSearch runs o.Queries queries against e.
+func RunSearch(ctx context.Context, e Engine, o SearchOptions) (*result.Run, *hdr.Histogram, error) {
+	cfg := engine.Config{Workers: max(o.Concurrency, 1), Ops: max(o.Queries, 1), OpsPerRequest: 1, Seed: o.Seed, Progress: o.Progress}
+	if o.Duration > 0 {
+		cfg.Ops, cfg.Duration = 0, o.Duration
+	}
+	cache := "off"
+	if o.Cache {
+		cache = "on"
+	}
+	spec := bench.Spec{Name: e.Name() + " search", Command: o.Query,
+		Config: map[string]any{"engine": e.Name(), "queries": o.Queries, "connections": cfg.Workers, "cache": cache,
+			"mode": "one query per request, cache " + cache},
+		Engine: cfg, Factory: &SearchFactory{Engine: e, Query: []byte(o.Query), Cache: o.Cache}, InProcessServer: o.InProcess}
+	return bench.Run(ctx, spec)
+}
+
+// CompareOptions configure a comparison.
+type CompareOptions struct {
+	Engines     []Engine
+	File        string
+	Docs        int64
+	Concurrency int
+	Bulk        int
+	// Queries per query run; NoCacheQueries for the cache-off aggregation
+	// runs (the whitepaper ran 10x fewer on Elasticsearch).
+	Queries, NoCacheQueries int64
+	TermQuery, AggQuery     string
+	// SkipParity times the queries even when the engines disagree on hits.
+	SkipParity bool
+	InProcess  map[string]bool
+	Seed       uint64
+	Log        io.Writer
+}
+
+// ParityCheck is one query's hits on every engine.
+type ParityCheck struct {
+	Query string          `json:"query"`
+	Hits  map[string]Hits `json:"hits"`
+	Agree bool            `json:"agree"`
+}
+
+// EngineResult is one engine's part of a comparison.
+type EngineResult struct {
+	Engine       string      `json:"engine"`
+	Docs         int64       `json:"docs"`
+	MemoryBefore Memory      `json:"memory_before"`
+	MemoryAfter  Memory      `json:"memory_after"`
+	Write        *result.Run `json:"write"`
+	Term         *result.Run `json:"term_query"`
+	AggCache     *result.Run `json:"agg_cache_on"`
+	AggNoCache   *result.Run `json:"agg_cache_off"`
+}
+
+// Comparison is the result of Compare.
+type Comparison struct {
+	Schema    string         `json:"schema"`
+	Version   string         `json:"tool_version"`
+	StartedAt time.Time      `json:"started_at"`
+	Config    map[string]any `json:"config"`
+	Parity    []ParityCheck  `json:"parity"`
+	Engines   []EngineResult `json:"engines"`
+	Warnings  []string       `json:"warnings"`
+}
+
+// ErrParity is returned when the engines disagree on hits before timing.
+var ErrParity = errors.New("the engines return different hits")
+
+// Compare ingests the same documents into every engine at equal
+// concurrency, checks that they agree on the queries' hits, then times the
+// term query and the aggregation with caches on and off.
+func Compare(ctx context.Context, o CompareOptions) (*Comparison, error) {
+	log := o.Log
+	if log == nil {
+		log = io.Discard
+	}
+	if o.TermQuery == "" {
+		o.TermQuery = TermQuery
+	}
+	if o.AggQuery == "" {
+		o.AggQuery = AggQuery
+	}
+	if o.NoCacheQueries <= 0 {
+		o.NoCacheQueries = max(o.Queries/10, 1)
+	}
+	c := &Comparison{Schema: "tairbench.search/v1", Version: bench.Version, StartedAt: time.Now().UTC(), Warnings: []string{},
+		Config: map[string]any{"file": o.File, "docs": o.Docs, "connections": o.Concurrency, "bulk": max(o.Bulk, 1),
+			"queries": o.Queries, "no_cache_queries": o.NoCacheQueries, "term_query": o.TermQuery, "agg_query": o.AggQuery}}
+	for _, e := range o.Engines {
+		er := EngineResult{Engine: e.Name()}
+		if err := e.Reset(ctx); err != nil {
+			return c, err
+		}
+		var err error
+		if er.MemoryBefore, err = e.Memory(ctx); err != nil {
+			return c, err
+		}
+		fmt.Fprintf(log, "%s: writing %s at concurrency %d\n", e.Name(), o.File, o.Concurrency)
+		er.Write, _, err = RunWrite(ctx, e, WriteOptions{File: o.File, Docs: o.Docs, Concurrency: o.Concurrency, Bulk: o.Bulk, Seed: o.Seed,
+			InProcess: o.InProcess[e.Name()]})
+		if err != nil {
+			return c, fmt.Errorf("%s write: %w", e.Name(), err)
+		}
+		if err := e.Refresh(ctx); err != nil {
+			return c, err
+		}
+		if er.Docs, err = e.Count(ctx); err != nil {
+			return c, err
+		}
+		if er.MemoryAfter, err = e.Memory(ctx); err != nil {
+			return c, err
+		}
+		fmt.Fprintf(log, "%s: %d documents searchable, %.0f docs/s\n", e.Name(), er.Docs, er.Write.Totals.OpsPerSec)
+		c.Engines = append(c.Engines, er)
+	}
+	// Parity before timing.
+	agree := true
+	for _, q := range []string{o.TermQuery, o.AggQuery} {
+		pc := ParityCheck{Query: q, Hits: map[string]Hits{}, Agree: true}
+		var first *Hits
+		for _, e := range o.Engines {
+			h, err := e.Probe(ctx, []byte(q))
+			if err != nil {
+				return c, err
+			}
+			pc.Hits[e.Name()] = h
+			if first == nil {
+				first = &h
+			} else if h.Total != first.Total || fmt.Sprint(h.Buckets) != fmt.Sprint(first.Buckets) {
+				pc.Agree = false
+			}
+		}
+		agree = agree && pc.Agree
+		c.Parity = append(c.Parity, pc)
+	}
+	if !agree {
+		msg := "the engines disagree on hits: see parity in the result"
+		if !o.SkipParity {
+			return c, fmt.Errorf("%w (see the parity section; --skip-parity times them anyway)", ErrParity)
+		}
+		c.Warnings = append(c.Warnings, msg)
+	}
+	for i, e := range o.Engines {
+		er := &c.Engines[i]
+		runs := []struct {
+			name  string
+			dst   **result.Run
+			q     string
+			n     int64
+			cache bool
+		}{
+			{"term query", &er.Term, o.TermQuery, o.Queries, false},
+			{"aggregation, cache on", &er.AggCache, o.AggQuery, o.Queries, true},
+			{"aggregation, cache off", &er.AggNoCache, o.AggQuery, o.NoCacheQueries, false},
+		}
+		for _, r := range runs {
+			fmt.Fprintf(log, "%s: %s, %d queries\n", e.Name(), r.name, r.n)
+			run, _, err := RunSearch(ctx, e, SearchOptions{Query: r.q, Queries: r.n, Concurrency: o.Concurrency, Cache: r.cache,
+				Seed: o.Seed, InProcess: o.InProcess[e.Name()]})
+			if err != nil {
+				return c, fmt.Errorf("%s %s: %w", e.Name(), r.name, err)
+			}
+			*r.dst = run
+		}
+	}
+	for _, er := range c.Engines {
+		for _, run := range []*result.Run{er.Write, er.Term, er.AggCache, er.AggNoCache} {
+			if run == nil {
+				continue
+			}
+			for _, w := range run.Warnings {
+				c.Warnings = append(c.Warnings, fmt.Sprintf("%s %s: %s", er.Engine, run.Name, w))
+			}
+		}
+	}
+	return c, nil
+}
+
+// reference holds the whitepaper's figures (5,000,000 abstracts, 30 connections).
+type reference struct {
+	memory                string
+	seconds, qps, latency float64
+}
+
+var refs = map[string]reference{
+	"tairsearch write":            {"3.89 GB", 257.33, 19430.09, 1.54},
+	"elasticsearch write":         {"5 GB memory, 1 GB disk", 1995.75, 2505.34, 11.97},
+	"tairsearch term":             {"", 7.04, 14209.48, 2.11},
+	"elasticsearch term":          {"", 39.56, 2528.23, 11.86},
+	"tairsearch agg cache on":     {"", 1.75, 57025.44, 0.53},
+	"tairsearch agg cache off":    {"", 124.98, 800.37, 37.48},
+	"elasticsearch agg cache on":  {"", 12.86, 7780.01, 3.86},
+	"elasticsearch agg cache off": {"", 121.95, 82.24, 364.60},
+}
+
+func mib(b int64) string {
+	if b <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+}
+
+func memCell(er EngineResult) string {
+	used := er.MemoryAfter.Used - er.MemoryBefore.Used
+	if er.Engine == "elasticsearch" {
+		return fmt.Sprintf("heap %s, store %s", mib(er.MemoryAfter.Used), mib(er.MemoryAfter.Store))
+	}
+	return mib(used)
+}
+
+func runCells(run *result.Run) (string, string, string, string) {
+	if run == nil {
+		return "-", "-", "-", "-"
+	}
+	return fmt.Sprintf("%.2f", run.DurationMS/1000), fmt.Sprintf("%.0f", run.Totals.OpsPerSec),
+		fmt.Sprintf("%.2f", run.Totals.Latency.Mean/1000), fmt.Sprintf("%.2f", run.Totals.Latency.P99/1000)
+}
+
+// WriteTables prints the whitepaper's three tables with its figures beside ours.
+func WriteTables(w io.Writer, c *Comparison, label string) error {
+	var b strings.Builder
+	if label != "" {
+		b.WriteString(label + "\n")
+	}
+	b.WriteString("\nParity (checked before timing):\n")
+	for _, p := range c.Parity {
+		state := "agree"
+		if !p.Agree {
+			state = "DISAGREE"
+		}
+		var parts []string
+		for _, er := range c.Engines {
+			h := p.Hits[er.Engine]
+			parts = append(parts, fmt.Sprintf("%s %d hits, %d buckets", er.Engine, h.Total, len(h.Buckets)))
+		}
+		fmt.Fprintf(&b, "  %-8s %s: %s\n", state, p.Query, strings.Join(parts, "; "))
+	}
+	table := func(title string, rows [][]string) {
+		fmt.Fprintf(&b, "\n%s\n", title)
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		for _, r := range rows {
+			fmt.Fprintln(tw, strings.Join(r, "\t")+"\t")
+		}
+		_ = tw.Flush()
+	}
+	head := []string{"", "memory", "total s", "QPS", "avg ms", "p99 ms", "whitepaper: memory", "total s", "QPS", "avg ms"}
+	rows := [][]string{head}
+	for _, er := range c.Engines {
+		s, q, a, p := runCells(er.Write)
+		ref := refs[er.Engine+" write"]
+		rows = append(rows, []string{er.Engine, memCell(er), s, q, a, p, ref.memory, fmt.Sprintf("%.2f", ref.seconds),
+			fmt.Sprintf("%.2f", ref.qps), fmt.Sprintf("%.2f", ref.latency)})
+	}
+	table("Write (documents/s; whitepaper: 5,000,000 documents at 30 connections)", rows)
+	rows = [][]string{{"", "total s", "QPS", "avg ms", "p99 ms", "whitepaper: total s", "QPS", "avg ms"}}
+	for _, er := range c.Engines {
+		s, q, a, p := runCells(er.Term)
+		ref := refs[er.Engine+" term"]
+		rows = append(rows, []string{er.Engine, s, q, a, p, fmt.Sprintf("%.2f", ref.seconds), fmt.Sprintf("%.2f", ref.qps), fmt.Sprintf("%.2f", ref.latency)})
+	}
+	table("Term query", rows)
+	rows = [][]string{{"", "total s", "QPS", "avg ms", "p99 ms", "whitepaper: total s", "QPS", "avg ms"}}
+	for _, er := range c.Engines {
+		for _, v := range []struct {
+			name string
+			run  *result.Run
+		}{{"cache on", er.AggCache}, {"cache off", er.AggNoCache}} {
+			s, q, a, p := runCells(v.run)
+			ref := refs[er.Engine+" agg "+v.name]
+			rows = append(rows, []string{er.Engine + " (" + v.name + ")", s, q, a, p, fmt.Sprintf("%.2f", ref.seconds),
+				fmt.Sprintf("%.2f", ref.qps), fmt.Sprintf("%.2f", ref.latency)})
+		}
+	}
+	table("Aggregation (terms on id, order by key)", rows)
+	if len(c.Warnings) > 0 {
+		b.WriteString("\n")
+		for _, w := range c.Warnings {
+			fmt.Fprintf(&b, "!! WARNING: %s\n", w)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,123 @@
+package searchbench
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/elastic/go-elasticsearch/v8/esapi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tairbench/tairbench/internal/server"
+	"github.com/tairbench/tairbench/internal/testenv"
+	"github.com/tairbench/tairbench/internal/wiki"
+)
+
+func genFile(t *testing.T, docs int64) string {
+	path := filepath.Join(t.TempDir(), "wiki.xml")
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	require.NoError(t, wiki.Generate(f, wiki.GenOptions{Docs: docs, Seed: 5}))
+	require.NoError(t, f.Close())
+	return path
+}
+
+func TestCompareBothEngines(t *testing.T) {
+	srv, err := server.Start(server.Config{})
+	require.NoError(t, err)
+	defer srv.Close()
+	ts, err := New("tairsearch", Options{Addr: srv.Addr(), Index: "cmp"})
+	require.NoError(t, err)
+	es, err := New("elasticsearch", Options{Addr: testenv.ElasticsearchURL(t), Index: "cmp", Connections: 4})
+	require.NoError(t, err)
+	file := genFile(t, 3000)
+	term := `{"query":{"term":{"abstract":"world"}}}`
+	agg := `{"size":0,"query":{"term":{"abstract":"world"}},"aggs":{"a1":{"terms":{"field":"id","order":{"_key":"asc"}}}}}`
+	for _, bulk := range []int{1, 100} {
+		c, err := Compare(context.Background(), CompareOptions{Engines: []Engine{ts, es}, File: file, Concurrency: 4, Bulk: bulk,
+			Queries: 200, TermQuery: term, AggQuery: agg, InProcess: map[string]bool{"tairsearch": true}, Seed: 1})
+		require.NoError(t, err)
+		for _, p := range c.Parity {
+			assert.True(t, p.Agree, "%s: %+v", p.Query, p.Hits)
+			assert.Greater(t, p.Hits["tairsearch"].Total, int64(20), "the query hits documents")
+		}
+		require.Len(t, c.Engines, 2)
+		for _, er := range c.Engines {
+			assert.Equal(t, int64(3000), er.Docs, er.Engine)
+			assert.Equal(t, int64(3000), er.Write.Totals.Ops, er.Engine)
+			assert.Zero(t, er.Write.Totals.Errors, er.Engine)
+			assert.Equal(t, "input-exhausted", er.Write.StopReason)
+			for _, run := range []*struct{ n int64 }{{er.Term.Totals.Ops}, {er.AggCache.Totals.Ops}, {er.AggNoCache.Totals.Ops}} {
+				assert.Greater(t, run.n, int64(0))
+			}
+			assert.Zero(t, er.Term.Totals.Errors+er.AggCache.Totals.Errors+er.AggNoCache.Totals.Errors, er.Engine)
+			assert.Greater(t, er.MemoryAfter.Used, int64(0), er.Engine)
+		}
+		var b bytes.Buffer
+		require.NoError(t, WriteTables(&b, c, ""))
+		for _, want := range []string{"Write (documents/s", "Term query", "Aggregation", "elasticsearch (cache off)", "19430.09"} {
+			assert.Contains(t, b.String(), want)
+		}
+	}
+}
+
+func TestElasticsearchBulkItemFailuresAreCounted(t *testing.T) {
+	url := testenv.ElasticsearchURL(t)
+	e, err := New("elasticsearch", Options{Addr: url, Index: "conflict"})
+	require.NoError(t, err)
+	el := e.(*elastic)
+	ctx := context.Background()
+	_, _ = do(ctx, el.es, deleteIndex("conflict"))
+	// abstract mapped as a number: every document is rejected item by item.
+	_, err = do(ctx, el.es, createIndex("conflict", `{"mappings":{"properties":{"abstract":{"type":"long"}}}}`))
+	require.NoError(t, err)
+	file := genFile(t, 300)
+	run, _, err := RunWrite(ctx, e, WriteOptions{File: file, Concurrency: 2, Bulk: 50})
+	require.NoError(t, err)
+	assert.Equal(t, int64(300), run.Totals.Ops)
+	assert.Greater(t, run.Totals.Errors, int64(250), "bulk item failures are counted")
+	require.NotEmpty(t, run.Errors)
+	assert.Equal(t, "document rejected", run.Errors[0].Message)
+	assert.Contains(t, strings.Join(run.Warnings, "\n"), "commands failed")
+	// One document per request: each rejection is an HTTP 400, counted too.
+	run, _, err = RunWrite(ctx, e, WriteOptions{File: file, Docs: 40, Concurrency: 2})
+	require.NoError(t, err)
+	assert.Greater(t, run.Totals.Errors, int64(35), "an empty abstract is accepted as null; the others are not")
+}
+
+func TestElasticsearchStoppedMidRun(t *testing.T) {
+	testenv.Integration(t)
+	// A dedicated instance: this test stops it.
+	t.Setenv("TAIRBENCH_ES_URL", "")
+	url := testenv.ElasticsearchURL(t)
+	port := url[strings.LastIndex(url, ":")+1:]
+	e, err := New("elasticsearch", Options{Addr: url, Index: "stop"})
+	require.NoError(t, err)
+	ctx := context.Background()
+	require.NoError(t, e.Reset(ctx))
+	root, _ := filepath.Abs("../..")
+	time.AfterFunc(1500*time.Millisecond, func() {
+		_ = exec.Command("bash", filepath.Join(root, "scripts", "elasticsearch.sh"), "stop", port).Run()
+	})
+	start := time.Now()
+	run, _, err := RunSearch(ctx, e, SearchOptions{Query: `{"query":{"match_all":{}}}`, Duration: 4 * time.Second, Concurrency: 2, Seed: 1})
+	require.NoError(t, err, "a stopped engine is counted, not fatal")
+	assert.Less(t, time.Since(start), 10*time.Second, "no hang")
+	assert.Greater(t, run.Totals.Ops, int64(10), "queries before the stop were measured")
+	assert.Greater(t, run.Totals.TransportErrors, int64(0), "failed requests after the stop were counted")
+	assert.Contains(t, strings.Join(run.Warnings, "\n"), "requests failed on the connection")
+}
+
+func deleteIndex(name string) esapi.IndicesDeleteRequest {
+	return esapi.IndicesDeleteRequest{Index: []string{name}, IgnoreUnavailable: boolPtr(true)}
+}
+
+func createIndex(name, body string) esapi.IndicesCreateRequest {
+	return esapi.IndicesCreateRequest{Index: name, Body: strings.NewReader(body)}
+}

@@ -1,0 +1,164 @@
+package searchbench
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync"
+
+	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/internal/wiki"
+)
+
+// DocSource hands documents from a reader to workers in chunks, so that the
+// lock is taken once per chunk, not once per request.
+type DocSource struct {
+	mu    sync.Mutex
+	r     *wiki.Reader
+	limit int64
+	read  int64
+	err   error
+}
+
+// NewDocSource reads at most limit documents (0: all) from r.
+func NewDocSource(r *wiki.Reader, limit int64) *DocSource { return &DocSource{r: r, limit: limit} }
+
+const chunk = 256
+
+func (s *DocSource) take(dst []wiki.Doc) []wiki.Doc {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	dst = dst[:0]
+	for len(dst) < chunk && s.err == nil && (s.limit == 0 || s.read < s.limit) {
+		var d wiki.Doc
+		if err := s.r.Next(&d); err != nil {
+			if !errors.Is(err, io.EOF) {
+				s.err = err
+			} else {
+				s.err = io.EOF
+			}
+			break
+		}
+		s.read++
+		dst = append(dst, d)
+	}
+	return dst
+}
+
+// Err returns the reader's error, if the input was malformed.
+func (s *DocSource) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if errors.Is(s.err, io.EOF) {
+		return nil
+	}
+	return s.err
+}
+
+// Read returns how many documents were handed out.
+func (s *DocSource) Read() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.read
+}
+
+// WriteFactory makes ingest workers: each request writes one document, or
+// Bulk documents in one bulk request.
+type WriteFactory struct {
+	Engine Engine
+	Source *DocSource
+	Bulk   int
+}
+
+// NewWorker implements engine.Factory.
+func (f *WriteFactory) NewWorker(ctx context.Context, _ int, _ uint64) (engine.Worker, error) {
+	c, err := f.Engine.NewClient(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &writeWorker{f: f, c: c}, nil
+}
+
+type writeWorker struct {
+	f     *WriteFactory
+	c     Client
+	local []wiki.Doc
+	pos   int
+	batch []wiki.Doc
+}
+
+var errRejected = []byte("document rejected")
+
+func (w *writeWorker) Prepare() {
+	n := max(w.f.Bulk, 1)
+	w.batch = w.batch[:0]
+	for len(w.batch) < n {
+		if w.pos == len(w.local) {
+			w.local, w.pos = w.f.Source.take(w.local), 0
+			if len(w.local) == 0 {
+				return
+			}
+		}
+		k := min(n-len(w.batch), len(w.local)-w.pos)
+		w.batch = append(w.batch, w.local[w.pos:w.pos+k]...)
+		w.pos += k
+	}
+}
+
+func (w *writeWorker) Exec(ctx context.Context, s *engine.Step) error {
+	if len(w.batch) == 0 {
+		return engine.ErrDone
+	}
+	failed, err := w.c.Write(ctx, w.batch, w.f.Bulk > 1)
+	if err != nil {
+		return err
+	}
+	s.Ops, s.Failed = len(w.batch), failed
+	if failed > 0 {
+		s.Err = errRejected
+	}
+	return nil
+}
+
+func (w *writeWorker) Close() error { return w.c.Close() }
+
+// SearchFactory makes query workers.
+type SearchFactory struct {
+	Engine Engine
+	Query  []byte
+	Cache  bool
+}
+
+// NewWorker implements engine.Factory.
+func (f *SearchFactory) NewWorker(ctx context.Context, _ int, _ uint64) (engine.Worker, error) {
+	c, err := f.Engine.NewClient(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &searchWorker{f: f, c: c}, nil
+}
+
+type searchWorker struct {
+	f      *SearchFactory
+	c      Client
+	errBuf []byte
+}
+
+func (w *searchWorker) Prepare() {}
+
+func (w *searchWorker) Exec(ctx context.Context, s *engine.Step) error {
+	err := w.c.Search(ctx, w.f.Query, w.f.Cache)
+	s.Ops = 1
+	switch {
+	case err == nil:
+	case isReply(err) || isHTTPError(err):
+		s.Failed = 1
+		w.errBuf = append(w.errBuf[:0], err.Error()...)
+		s.Err = w.errBuf
+	default:
+		return err
+	}
+	return nil
+}
+
+func (w *searchWorker) Close() error { return w.c.Close() }
