@@ -59,18 +59,36 @@ run_as() {
 
 health() { curl -fsS --max-time 2 "http://127.0.0.1:$1/_cluster/health" >/dev/null 2>&1; }
 
+# reachable makes sure the non-root user can read the distribution and
+# write its run folder: a checkout under a private folder (such as /root)
+# is not reachable, so the distribution is copied to a public cache.
+reachable() {
+  [ "$(id -u)" = 0 ] || return 0
+  if su -s /bin/bash "$ES_USER" -c "test -r '$HOME_DIR/bin/elasticsearch' && test -x '$CACHE'" 2>/dev/null; then return 0; fi
+  local pub=/var/cache/tairbench-es
+  if [ ! -x "$pub/elasticsearch-$VERSION/bin/elasticsearch" ]; then
+    log "copying Elasticsearch to $pub (the user $ES_USER cannot reach $CACHE)"
+    mkdir -p "$pub"
+    cp -r "$HOME_DIR" "$pub/"
+    chmod -R a+rX "$pub"
+  fi
+  HOME_DIR="$pub/elasticsearch-$VERSION"
+  CACHE="$pub"
+}
+
 start() {
   local port=${1:-9201}
-  local run="$CACHE/run-$port"
   install
   ensure_user
+  reachable
+  local run="$CACHE/run-$port"
   if [ -f "$run/es.pid" ] && kill -0 "$(cat "$run/es.pid")" 2>/dev/null && health "$port"; then
     echo "http://127.0.0.1:$port"; return
   fi
   rm -rf "$run"
   mkdir -p "$run/data" "$run/logs" "$run/config"
   cp -r "$HOME_DIR/config/." "$run/config/"
-  if [ "$(id -u)" = 0 ]; then chown -R "$ES_USER" "$run"; chmod o+x "$CACHE" "$ROOT/.cache" 2>/dev/null || true; fi
+  if [ "$(id -u)" = 0 ]; then chown -R "$ES_USER" "$run"; fi
   local jh; jh=$(java_home)
   log "starting Elasticsearch $VERSION on 127.0.0.1:$port (JDK $jh, heap $HEAP)"
   run_as "ES_JAVA_HOME='$jh' ES_PATH_CONF='$run/config' ES_JAVA_OPTS='-Xms$HEAP -Xmx$HEAP' \
@@ -93,6 +111,7 @@ start() {
 stop() {
   local port=${1:-9201}
   local pidfile="$CACHE/run-$port/es.pid"
+  [ -f "$pidfile" ] || pidfile="/var/cache/tairbench-es/run-$port/es.pid"
   [ -f "$pidfile" ] || return 0
   local pid; pid=$(cat "$pidfile")
   if kill "$pid" 2>/dev/null; then
