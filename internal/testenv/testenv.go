@@ -46,8 +46,10 @@ func FreePort(t testing.TB) int {
 type Redis struct {
 	Addr string
 	Port int
-	cmd  *exec.Cmd
-	dir  string
+	// TLSPort is set by StartRedisTLS.
+	TLSPort int
+	cmd     *exec.Cmd
+	dir     string
 }
 
 // StartRedis starts redis-server with extra config arguments
