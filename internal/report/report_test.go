@@ -3,8 +3,6 @@ package report
 import (
 	"bytes"
 	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -12,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
@@ -40,17 +39,7 @@ func sample() (*result.Run, *hdr.Histogram) {
 	return r, h
 }
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		require.NoError(t, os.MkdirAll("testdata", 0o755))
-		require.NoError(t, os.WriteFile(path, got, 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run with -update to create %s", path)
-	assert.Equal(t, string(want), string(got))
-}
+func golden(t *testing.T, name string, got []byte) { testenv.Golden(t, name, got, *update) }
 
 func TestTextGolden(t *testing.T) {
 	r, h := sample()

@@ -146,17 +146,25 @@ func (c *conn) offsets(args [][]byte) ([]uint32, bool) {
 	return buf, true
 }
 
-func trSetBits(c *conn, a [][]byte) {
+// addOffsets adds the offsets in a[2:] to the bitmap at a[1] (created if
+// missing) and returns it; nil after an error reply.
+func (c *conn) addOffsets(a [][]byte) *roaring.Bitmap {
 	offs, ok := c.offsets(a[2:])
 	if !ok {
-		return
+		return nil
 	}
 	bm, ok := c.bitmap(a[1], true)
 	if !ok {
-		return
+		return nil
 	}
 	bm.AddMany(offs)
-	c.out = resp.AppendInt(c.out, int64(bm.GetCardinality()))
+	return bm
+}
+
+func trSetBits(c *conn, a [][]byte) {
+	if bm := c.addOffsets(a); bm != nil {
+		c.out = resp.AppendInt(c.out, int64(bm.GetCardinality()))
+	}
 }
 
 func trClearBits(c *conn, a [][]byte) {
@@ -302,16 +310,9 @@ func trAppendBitArray(c *conn, a [][]byte) {
 }
 
 func trAppendIntArray(c *conn, a [][]byte) {
-	offs, ok := c.offsets(a[2:])
-	if !ok {
-		return
+	if c.addOffsets(a) != nil {
+		c.out = resp.AppendOK(c.out)
 	}
-	bm, ok := c.bitmap(a[1], true)
-	if !ok {
-		return
-	}
-	bm.AddMany(offs)
-	c.out = resp.AppendOK(c.out)
 }
 
 func trSetIntArray(c *conn, a [][]byte) {

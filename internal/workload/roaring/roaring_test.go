@@ -5,8 +5,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/server"
+	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 	"github.com/tairbench/tairbench/pkg/result"
 )
@@ -178,17 +177,7 @@ func TestCasesAreWellFormed(t *testing.T) {
 	assert.Len(t, Cases(), 43)
 }
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		require.NoError(t, os.MkdirAll("testdata", 0o755))
-		require.NoError(t, os.WriteFile(path, got, 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run with -update to create %s", path)
-	assert.Equal(t, string(want), string(got))
-}
+func golden(t *testing.T, name string, got []byte) { testenv.Golden(t, name, got, *update) }
 
 func TestTableGolden(t *testing.T) {
 	cases, err := Filter(Cases(), "single-read/getbit,single-write/setrange,batch/setbit-p20-b10,cluster/getbit")

@@ -1,0 +1,29 @@
+package testenv
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Golden compares got with testdata/NAME, or rewrites the file when update
+// is set (tests pass their own -update flag).
+func Golden(t testing.TB, name string, got []byte, update bool) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run the test with -update to create it)", err)
+	}
+	if string(want) != string(got) {
+		t.Errorf("%s differs from the output (run with -update after checking the change):\n--- want\n%s\n--- got\n%s", path, want, got)
+	}
+}
