@@ -35,8 +35,8 @@ func roaringCommands() []*Command {
 		one("tr.clearbits", -3, w, trClearBits),
 		one("tr.getbit", 3, 0, trGetBit),
 		one("tr.getbits", -3, 0, trGetBits),
-		one("tr.setrange", 4, w, trSetRange),
-		one("tr.fliprange", 4, w, trFlipRange),
+		one("tr.setrange", 4, w, rangeWrite((*roaring.Bitmap).AddRange)),
+		one("tr.fliprange", 4, w, rangeWrite((*roaring.Bitmap).Flip)),
 		one("tr.appendbitarray", 4, w, trAppendBitArray),
 		one("tr.appendintarray", -3, w, trAppendIntArray),
 		one("tr.setintarray", -3, w, trSetIntArray),
@@ -242,32 +242,22 @@ func (c *conn) rangeArgs(s, e []byte) (uint32, uint32, bool) {
 	return start, end, true
 }
 
-// trSetRange sets [start, end] and replies the bitmap's cardinality after.
-func trSetRange(c *conn, a [][]byte) {
-	start, end, ok := c.rangeArgs(a[2], a[3])
-	if !ok {
-		return
+// rangeWrite builds TR.SETRANGE and TR.FLIPRANGE: op is applied to the
+// inclusive range [start, end] of the bitmap (created if missing) and the
+// reply is the cardinality after.
+func rangeWrite(op func(bm *roaring.Bitmap, lo, hi uint64)) func(*conn, [][]byte) {
+	return func(c *conn, a [][]byte) {
+		start, end, ok := c.rangeArgs(a[2], a[3])
+		if !ok {
+			return
+		}
+		bm, ok := c.bitmap(a[1], true)
+		if !ok {
+			return
+		}
+		op(bm, uint64(start), uint64(end)+1)
+		c.out = resp.AppendInt(c.out, int64(bm.GetCardinality()))
 	}
-	bm, ok := c.bitmap(a[1], true)
-	if !ok {
-		return
-	}
-	bm.AddRange(uint64(start), uint64(end)+1)
-	c.out = resp.AppendInt(c.out, int64(bm.GetCardinality()))
-}
-
-// trFlipRange flips [start, end] and replies the cardinality after.
-func trFlipRange(c *conn, a [][]byte) {
-	start, end, ok := c.rangeArgs(a[2], a[3])
-	if !ok {
-		return
-	}
-	bm, ok := c.bitmap(a[1], true)
-	if !ok {
-		return
-	}
-	bm.Flip(uint64(start), uint64(end)+1)
-	c.out = resp.AppendInt(c.out, int64(bm.GetCardinality()))
 }
 
 func validBits(b []byte) bool {
