@@ -13,6 +13,7 @@ import (
 // QueryError is a request the engine rejects; the message names the part.
 type QueryError struct{ Msg string }
 
+// Error returns the message.
 func (e *QueryError) Error() string { return e.Msg }
 
 func qerr(format string, a ...any) error { return &QueryError{Msg: fmt.Sprintf(format, a...)} }

@@ -82,6 +82,7 @@ type HTTPError struct {
 	Body   string
 }
 
+// Error returns the status and the start of the body.
 func (e *HTTPError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.Status, e.Body) }
 
 func clip(b []byte) string {

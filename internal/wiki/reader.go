@@ -34,6 +34,7 @@ type SyntaxError struct {
 	Msg    string
 }
 
+// Error returns the position and the problem.
 func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("line %d (byte %d): %s", e.Line, e.Offset, e.Msg)
 }

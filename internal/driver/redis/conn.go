@@ -108,6 +108,7 @@ type Conn struct {
 // ReplyError is an error reply from the server during the handshake.
 type ReplyError struct{ Msg string }
 
+// Error returns the server's message.
 func (e *ReplyError) Error() string { return e.Msg }
 
 // Dial connects, upgrades to TLS if asked, and logs in. When ctx ends, any
