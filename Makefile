@@ -10,11 +10,11 @@ LDFLAGS := -s -w -X $(PKG).Version=$(VERSION) -X $(PKG).Commit=$(COMMIT) -X $(PK
 PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 export CGO_ENABLED ?= 0
 
-.PHONY: all build build-all deps test test-short fuzz vet bench-roaring bench-search bench-client bench-serve bench-go clean
+.PHONY: all build build-all deps deps-build test test-short fuzz vet bench-roaring bench-search bench-client bench-serve bench-go clean
 
 all: build
 
-build:
+build: deps-build
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/tairbench
 
 build-all:
@@ -27,6 +27,9 @@ build-all:
 
 deps:
 	@bash scripts/install-deps.sh
+
+deps-build:
+	@bash scripts/install-deps.sh build
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { gofmt -l .; echo "gofmt needed"; exit 1; }

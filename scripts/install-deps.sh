@@ -3,10 +3,14 @@
 # root): Go (Debian's, which fetches the go.mod toolchain from the module
 # proxy), gcc for the race detector, redis-server and redis-tools, and for
 # Elasticsearch (scripts/elasticsearch.sh) JDK 17, Maven and curl.
+#
+#   install-deps.sh        everything the tests need
+#   install-deps.sh build  only what building needs (Go)
 set -euo pipefail
 
 need=()
 command -v go >/dev/null 2>&1 || need+=(golang-go)
+if [ "${1:-all}" != build ]; then
 command -v gcc >/dev/null 2>&1 || need+=(gcc)
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 command -v redis-benchmark >/dev/null 2>&1 || need+=(redis-tools)
@@ -15,6 +19,7 @@ command -v curl >/dev/null 2>&1 || need+=(curl)
 command -v mvn >/dev/null 2>&1 || need+=(maven)
 command -v bzip2 >/dev/null 2>&1 || need+=(bzip2)
 ls /usr/lib/jvm/java-17-openjdk-*/bin/java >/dev/null 2>&1 || need+=(openjdk-17-jre-headless)
+fi
 
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" != 0 ]; then

@@ -3,12 +3,15 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tairbench/tairbench/internal/server"
 )
 
 func TestRoaringSuiteCommand(t *testing.T) {
@@ -63,4 +66,22 @@ func TestRoaringStatCommand(t *testing.T) {
 	require.Equal(t, 0, res.code, res.err)
 	assert.Contains(t, res.out, "TR.STAT memory, random")
 	assert.Contains(t, res.out, "TR.STAT memory, runs")
+}
+
+// TestRoaringAgainstAnInstance runs the suite the way 'make bench-roaring
+// HOST=… AUTH=…' does: a separate server, a password, --flush.
+func TestRoaringAgainstAnInstance(t *testing.T) {
+	srv, err := server.Start(server.Config{Password: "s3cret"})
+	require.NoError(t, err)
+	defer srv.Close()
+	host, port, _ := net.SplitHostPort(srv.Addr())
+	res := run(context.Background(), "roaring", "--host", host, "--port", port, "-a", "default:s3cret", "--flush",
+		"--cases", "single-read/getbit,batch/getbit-p2-b100", "--duration-per-case", "0.3")
+	require.Equal(t, 0, res.code, res.err)
+	assert.Contains(t, res.out, "TR.GETBIT")
+	assert.NotContains(t, res.out, "not Tair", "a real instance's figures are not labelled as the embedded server's")
+	res = run(context.Background(), "roaring", "--host", host, "--port", port, "-a", "wrong", "--cases", "single-read/getbit",
+		"--duration-per-case", "0.3")
+	assert.Equal(t, ExitError1, res.code)
+	assert.Contains(t, res.err, "WRONGPASS")
 }

@@ -121,3 +121,16 @@ func deleteIndex(name string) esapi.IndicesDeleteRequest {
 func createIndex(name, body string) esapi.IndicesCreateRequest {
 	return esapi.IndicesCreateRequest{Index: name, Body: strings.NewReader(body)}
 }
+
+func TestElasticsearchRealtimeRefresh(t *testing.T) {
+	e, err := New("elasticsearch", Options{Addr: testenv.ElasticsearchURL(t), Index: "realtime", Realtime: true})
+	require.NoError(t, err)
+	ctx := context.Background()
+	require.NoError(t, e.Reset(ctx))
+	run, _, err := RunWrite(ctx, e, WriteOptions{File: genFile(t, 200), Docs: 30, Concurrency: 2})
+	require.NoError(t, err)
+	require.Zero(t, run.Totals.Errors)
+	n, err := e.Count(ctx) // no explicit refresh: each write refreshed
+	require.NoError(t, err)
+	assert.Equal(t, int64(30), n)
+}
