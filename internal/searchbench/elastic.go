@@ -9,14 +9,11 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
 	es "github.com/elastic/go-elasticsearch/v8"
 	"github.com/elastic/go-elasticsearch/v8/esapi"
-
-	"github.com/tairbench/tairbench/internal/wiki"
 )
 
 func init() { Register("elasticsearch", newElastic) }
@@ -201,7 +198,7 @@ type esClient struct {
 	buf bytes.Buffer
 }
 
-func (c *esClient) Write(ctx context.Context, docs []wiki.Doc, bulk bool) (int, error) {
+func (c *esClient) Write(ctx context.Context, docs []Encoded, bulk bool) (int, error) {
 	refresh := ""
 	if c.e.o.Realtime {
 		refresh = "true"
@@ -209,8 +206,8 @@ func (c *esClient) Write(ctx context.Context, docs []wiki.Doc, bulk bool) (int, 
 	if !bulk {
 		failed := 0
 		for _, d := range docs {
-			_, err := do(ctx, c.e.es, esapi.IndexRequest{Index: c.e.o.Index, DocumentID: strconv.FormatInt(d.ID, 10),
-				Body: bytes.NewReader(docJSON(d)), Refresh: refresh})
+			_, err := do(ctx, c.e.es, esapi.IndexRequest{Index: c.e.o.Index, DocumentID: d.ID,
+				Body: bytes.NewReader(d.JSON), Refresh: refresh})
 			if err != nil {
 				if isHTTPError(err) {
 					failed++
@@ -223,8 +220,8 @@ func (c *esClient) Write(ctx context.Context, docs []wiki.Doc, bulk bool) (int, 
 	}
 	c.buf.Reset()
 	for _, d := range docs {
-		fmt.Fprintf(&c.buf, `{"index":{"_id":"%d"}}`+"\n", d.ID)
-		c.buf.Write(docJSON(d))
+		fmt.Fprintf(&c.buf, `{"index":{"_id":%q}}`+"\n", d.ID)
+		c.buf.Write(d.JSON)
 		c.buf.WriteByte('\n')
 	}
 	body, err := do(ctx, c.e.es, esapi.BulkRequest{Index: c.e.o.Index, Body: bytes.NewReader(c.buf.Bytes()), Refresh: refresh})

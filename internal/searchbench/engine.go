@@ -74,10 +74,10 @@ type Engine interface {
 
 // Client is one worker's connection.
 type Client interface {
-	// Write indexes docs: one request per document when bulk is false, one
-	// bulk request otherwise. It returns how many documents failed; err is
-	// set when the request as a whole failed.
-	Write(ctx context.Context, docs []wiki.Doc, bulk bool) (failed int, err error)
+	// Write indexes encoded documents: one request per document when bulk is
+	// false, one bulk request otherwise. It returns how many documents
+	// failed; err is set when the request as a whole failed.
+	Write(ctx context.Context, docs []Encoded, bulk bool) (failed int, err error)
 	// Search runs a query; cache selects the engine's result cache.
 	Search(ctx context.Context, query []byte, cache bool) error
 	Close() error
@@ -108,15 +108,30 @@ func Names() string {
 	return fmt.Sprint(n)
 }
 
-// docJSON renders a document in the schema's fields.
-func docJSON(d wiki.Doc) []byte {
+// Encoded is a document ready to send: its id and its JSON in the schema's fields.
+type Encoded struct {
+	ID   string
+	JSON []byte
+}
+
+// Encode renders a document (outside the timed request).
+func Encode(d wiki.Doc) Encoded {
 	b, _ := json.Marshal(struct {
 		ID       string `json:"id"`
 		URL      string `json:"url"`
 		Title    string `json:"title"`
 		Abstract string `json:"abstract"`
 	}{strconv.FormatInt(d.ID, 10), d.URL, d.Title, d.Abstract})
-	return b
+	return Encoded{ID: strconv.FormatInt(d.ID, 10), JSON: b}
+}
+
+// EncodeAll encodes documents.
+func EncodeAll(docs []wiki.Doc) []Encoded {
+	out := make([]Encoded, len(docs))
+	for i, d := range docs {
+		out[i] = Encode(d)
+	}
+	return out
 }
 
 // parseHits reads total hits and the first aggregation's buckets from a

@@ -9,8 +9,6 @@ import (
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
-
-	"github.com/tairbench/tairbench/internal/wiki"
 )
 
 func init() { Register("tairsearch", newTairSearch) }
@@ -104,11 +102,11 @@ func isReply(err error) bool {
 	return errors.As(err, &re) && !errors.Is(err, goredis.Nil)
 }
 
-func (c *tairClient) Write(ctx context.Context, docs []wiki.Doc, bulk bool) (int, error) {
+func (c *tairClient) Write(ctx context.Context, docs []Encoded, bulk bool) (int, error) {
 	if !bulk {
 		failed := 0
 		for _, d := range docs {
-			err := c.c.Do(ctx, "TFT.ADDDOC", c.index, docJSON(d), "WITH_ID", strconv.FormatInt(d.ID, 10)).Err()
+			err := c.c.Do(ctx, "TFT.ADDDOC", c.index, d.JSON, "WITH_ID", d.ID).Err()
 			switch {
 			case err == nil:
 			case isReply(err):
@@ -121,7 +119,7 @@ func (c *tairClient) Write(ctx context.Context, docs []wiki.Doc, bulk bool) (int
 	}
 	c.args = append(c.args[:0], "TFT.MADDDOC", c.index)
 	for _, d := range docs {
-		c.args = append(c.args, docJSON(d), strconv.FormatInt(d.ID, 10))
+		c.args = append(c.args, d.JSON, d.ID)
 	}
 	err := c.c.Do(ctx, c.args...).Err()
 	switch {

@@ -84,7 +84,7 @@ type writeWorker struct {
 	c     Client
 	local []wiki.Doc
 	pos   int
-	batch []wiki.Doc
+	batch []Encoded
 }
 
 var errRejected = []byte("document rejected")
@@ -99,9 +99,8 @@ func (w *writeWorker) Prepare() {
 				return
 			}
 		}
-		k := min(n-len(w.batch), len(w.local)-w.pos)
-		w.batch = append(w.batch, w.local[w.pos:w.pos+k]...)
-		w.pos += k
+		w.batch = append(w.batch, Encode(w.local[w.pos]))
+		w.pos++
 	}
 }
 
