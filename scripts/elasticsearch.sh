@@ -34,7 +34,7 @@ install() {
   command -v mvn >/dev/null || { log "maven (mvn) is needed to fetch Elasticsearch from Maven Central"; exit 1; }
   mkdir -p "$CACHE"
   log "fetching $ARTIFACT from Maven Central"
-  mvn -q -B dependency:copy -Dartifact="$ARTIFACT" -DoutputDirectory="$CACHE" -Dmdep.overWriteIfNewer=true >&2
+  mvn -q -B -Dstyle.color=never dependency:copy -Dartifact="$ARTIFACT" -DoutputDirectory="$CACHE" -Dmdep.overWriteIfNewer=true >&2
   local zip="$CACHE/elasticsearch-$VERSION.zip"
   [ -f "$zip" ] || { log "download failed: $zip missing"; exit 1; }
   log "unpacking $zip"
@@ -118,7 +118,7 @@ stop() {
     for _ in $(seq 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
     kill -9 "$pid" 2>/dev/null || true
   fi
-  rm -f "$pidfile"
+  rm -rf "$(dirname "$pidfile")" # its data and logs: every start begins empty
 }
 
 case "${1:-}" in
