@@ -60,7 +60,7 @@ func TestBatchingSendsMultiExec(t *testing.T) {
 	run := readResult(t, jsonPath)
 	assert.Equal(t, int64(1000), run.Totals.Ops)
 	assert.Equal(t, int64(100), run.Totals.Requests)
-	assert.Contains(t, res.out, "requests/s")
+	assert.Contains(t, res.out, "batches/s")
 }
 
 func TestBatchingCountsExecAbort(t *testing.T) {

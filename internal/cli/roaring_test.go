@@ -85,3 +85,16 @@ func TestRoaringAgainstAnInstance(t *testing.T) {
 	assert.Equal(t, ExitError1, res.code)
 	assert.Contains(t, res.err, "WRONGPASS")
 }
+
+// TestTairStyleAuthFallback: a server that only accepts the single
+// argument AUTH "user:password" (as Tair does) is reached through the fallback.
+func TestTairStyleAuthFallback(t *testing.T) {
+	// The embedded server's password is literally "tairuser:pw": AUTH tairuser pw
+	// (the ACL form, tried first) is refused, AUTH "tairuser:pw" is accepted.
+	srv, err := server.Start(server.Config{Password: "tairuser:pw"})
+	require.NoError(t, err)
+	defer srv.Close()
+	host, port, _ := net.SplitHostPort(srv.Addr())
+	res := run(context.Background(), "redis", "-h", host, "-port", port, "-a", "tairuser:pw", "-c", "20", "-command", "PING", "-q")
+	require.Equal(t, 0, res.code, res.err)
+}

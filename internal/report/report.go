@@ -98,7 +98,13 @@ func Text(w io.Writer, r *result.Run, hist *hdr.Histogram) error {
 	fmt.Fprintf(&b, "duration     %.2f s (stopped by %s), warm-up %.2f s\n", r.DurationMS/1000, r.StopReason, r.WarmupMS/1000)
 	fmt.Fprintf(&b, "commands     %d in %d requests, %d errors (%.2f%%)\n", t.Ops, t.Requests, t.Errors, 100*t.ErrorRate)
 	if t.OpsPerRequest > 1 {
-		fmt.Fprintf(&b, "throughput   QPS %.0f commands/s, %.0f requests/s\n", t.OpsPerSec, t.RequestsPerSec)
+		per := "requests"
+		if mode, _ := r.Config["mode"].(string); strings.HasPrefix(mode, "MULTI/EXEC") {
+			per = "batches"
+		} else if strings.HasPrefix(mode, "pipeline") {
+			per = "pipelines"
+		}
+		fmt.Fprintf(&b, "throughput   QPS %.0f commands/s, %.0f %s/s\n", t.OpsPerSec, t.RequestsPerSec, per)
 	} else {
 		fmt.Fprintf(&b, "throughput   QPS %.0f\n", t.OpsPerSec)
 	}

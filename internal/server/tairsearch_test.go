@@ -235,3 +235,61 @@ func TestSearchInTransactionsAndMemory(t *testing.T) {
 	require.NoError(t, c.Do(ctx, "del", "i").Err())
 	assert.Contains(t, c.Info(ctx, "memory").Val(), "tairsearch_indexes:0")
 }
+
+func TestSearchMappingFeatures(t *testing.T) {
+	_, c := start(t, Config{})
+	ctx := context.Background()
+	m := `{"mappings":{"_source":{"excludes":["secret"]},"properties":{"ok":{"type":"boolean"},"n":{"type":"integer"},"obj":{"properties":{"f1":{"type":"long"}}}}}}`
+	require.NoError(t, c.Do(ctx, "tft.createindex", "m", m).Err())
+	before := usedMemory(t, c)
+	require.NoError(t, c.Do(ctx, "tft.adddoc", "m", `{"ok":true,"n":1,"obj":{"f1":10},"secret":"x"}`, "WITH_ID", "1").Err())
+	require.NoError(t, c.Do(ctx, "tft.adddoc", "m", `{"ok":false,"n":2,"obj":{"f1":20}}`, "WITH_ID", "2").Err())
+	assert.Equal(t, `{"_id":"1","_source":{"ok":true,"n":1,"obj":{"f1":10}}}`, c.Do(ctx, "tft.getdoc", "m", "1").Val())
+	assert.Contains(t, doSearch(t, c, "m", `{"query":{"term":{"ok":true}}}`), `"total":{"relation":"eq","value":1}`)
+	assert.Contains(t, doSearch(t, c, "m", `{"query":{"term":{"obj.f1":20}}}`), `"_id":"2"`)
+	assert.Contains(t, doSearch(t, c, "m", `{"query":{"range":{"n":{"gte":1,"lte":2}}}}`), `"value":2`)
+	err := c.Do(ctx, "tft.adddoc", "m", `{"n":"not a number"}`).Err()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "failed to parse field [n] of type [integer]")
+	assert.Greater(t, usedMemory(t, c), before, "INFO used_memory counts the index")
+}
+
+func usedMemory(t *testing.T, c *goredis.Client) int64 {
+	for _, l := range strings.Split(c.Info(context.Background(), "memory").Val(), "\r\n") {
+		if v, ok := strings.CutPrefix(l, "used_memory:"); ok {
+			var n int64
+			for _, ch := range v {
+				n = n*10 + int64(ch-'0')
+			}
+			return n
+		}
+	}
+	t.Fatal("no used_memory")
+	return 0
+}
+
+func TestKeysAndScan(t *testing.T) {
+	_, c := start(t, Config{})
+	ctx := context.Background()
+	for _, k := range []string{"a1", "a2", "b1"} {
+		require.NoError(t, c.Set(ctx, k, "v", 0).Err())
+	}
+	require.NoError(t, c.Do(ctx, "tr.setbit", "bm", 1, 1).Err())
+	keys := c.Keys(ctx, "a*").Val()
+	assert.ElementsMatch(t, []string{"a1", "a2"}, keys)
+	var all []string
+	cursor := uint64(0)
+	for {
+		ks, next, err := c.Scan(ctx, cursor, "*", 2).Result()
+		require.NoError(t, err)
+		all = append(all, ks...)
+		if next == 0 {
+			break
+		}
+		cursor = next
+	}
+	assert.ElementsMatch(t, []string{"a1", "a2", "b1", "bm"}, all)
+	ks, _, err := c.ScanType(ctx, 0, "*", 1000, "tairroaring").Result()
+	require.NoError(t, err)
+	assert.Equal(t, []string{"bm"}, ks)
+}
