@@ -86,12 +86,12 @@ start() {
     echo "http://127.0.0.1:$port"; return
   fi
   rm -rf "$run"
-  mkdir -p "$run/data" "$run/logs" "$run/config"
+  mkdir -p "$run/data" "$run/logs" "$run/config" "$run/tmp"
   cp -r "$HOME_DIR/config/." "$run/config/"
   if [ "$(id -u)" = 0 ]; then chown -R "$ES_USER" "$run"; fi
   local jh; jh=$(java_home)
   log "starting Elasticsearch $VERSION on 127.0.0.1:$port (JDK $jh, heap $HEAP)"
-  run_as "ES_JAVA_HOME='$jh' ES_PATH_CONF='$run/config' ES_JAVA_OPTS='-Xms$HEAP -Xmx$HEAP' \
+  run_as "ES_JAVA_HOME='$jh' ES_PATH_CONF='$run/config' ES_TMPDIR='$run/tmp' ES_JAVA_OPTS='-Xms$HEAP -Xmx$HEAP' \
     '$HOME_DIR/bin/elasticsearch' -d -p '$run/es.pid' \
     -E discovery.type=single-node -E xpack.security.enabled=false \
     -E network.host=127.0.0.1 -E http.port=$port -E transport.port=$((port + 100)) \
