@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -41,17 +40,6 @@ func writeOutputs(run *result.Run, h *hdr.Histogram, out *outputFlags, s Streams
 		if err := write(out.hgrm, func(w io.Writer) error { return report.HGRM(w, h) }); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-// encodeJSON writes v as indented JSON without HTML escaping.
-func encodeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return fmt.Errorf("encode result: %w", err)
 	}
 	return nil
 }

@@ -138,6 +138,10 @@ func TestWhitepaperLineRunsAndShowsErrors(t *testing.T) {
 	assert.Contains(t, res.err, "-c (total commands) wins")
 	assert.Contains(t, res.out, "!! WARNING: 100.0% of commands failed")
 	assert.Contains(t, res.out, "unknown command")
+	res = run(context.Background(), "redis", "-port", port(r), "-command", "PING", "-p", "20", "-c", "1", "-q")
+	require.Equal(t, 0, res.code, res.err)
+	assert.Contains(t, res.err, "warning: -c 1 is smaller than -p 20: only 1 command(s) will run")
+	assert.Contains(t, res.out, "commands     1 in 1 requests")
 }
 
 func TestServerKilledMidRun(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/workload/roaring"
+	"github.com/tairbench/tairbench/pkg/result"
 )
 
 func init() { extraCommands = append(extraCommands, newRoaringCmd) }
@@ -240,7 +241,7 @@ func writeJSON(path string, v any) error {
 	if err != nil {
 		return fmt.Errorf("cannot write result: %w", err)
 	}
-	if err := encodeJSON(f, v); err != nil {
+	if err := result.EncodeJSON(f, v); err != nil {
 		f.Close()
 		return err
 	}

@@ -75,6 +75,13 @@ func fmtMS(us float64) string {
 	}
 }
 
+// WriteWarnings writes one "!! WARNING:" line per warning.
+func WriteWarnings(b *strings.Builder, warnings []string) {
+	for _, s := range warnings {
+		fmt.Fprintf(b, "!! WARNING: %s\n", s)
+	}
+}
+
 // ms formats microseconds as milliseconds with three decimals.
 func ms(us float64) string { return strconv.FormatFloat(us/1000, 'f', 3, 64) }
 
@@ -83,12 +90,7 @@ func Text(w io.Writer, r *result.Run, hist *hdr.Histogram) error {
 	var b strings.Builder
 	t := r.Totals
 	warn := r.Warnings
-	banner := func() {
-		for _, s := range warn {
-			fmt.Fprintf(&b, "!! WARNING: %s\n", s)
-		}
-	}
-	banner()
+	WriteWarnings(&b, warn)
 	if r.Command != "" {
 		fmt.Fprintf(&b, "command      %s\n", r.Command)
 	}
@@ -132,9 +134,7 @@ func Text(w io.Writer, r *result.Run, hist *hdr.Histogram) error {
 		b.WriteString("latency histogram\n")
 		writeBars(&b, hist)
 	}
-	if len(warn) > 0 {
-		banner()
-	}
+	WriteWarnings(&b, warn)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -301,6 +301,22 @@ type bucket struct {
 func renderTerms(b *bytes.Buffer, ix *Index, a aggSpec, docs *roaring.Bitmap) error {
 	fd := ix.field(a.field)
 	buckets := map[string]*bucket{}
+	// count adds document d to the bucket of key (created from proto).
+	count := func(key string, d uint32, proto bucket) {
+		bk := buckets[key]
+		if bk == nil {
+			proto.key = key
+			bk = &proto
+			buckets[key] = bk
+		}
+		bk.count++
+		if a.sub != nil { // sub-aggregations need the bucket's documents
+			if bk.docs == nil {
+				bk.docs = roaring.New()
+			}
+			bk.docs.Add(d)
+		}
+	}
 	typ := "sterms"
 	if fd != nil {
 		switch {
@@ -312,18 +328,7 @@ func renderTerms(b *bytes.Buffer, ix *Index, a aggSpec, docs *roaring.Bitmap) er
 					continue
 				}
 				for _, s := range fd.kws[d] {
-					bk := buckets[s]
-					if bk == nil {
-						bk = &bucket{key: s}
-						buckets[s] = bk
-					}
-					bk.count++
-					if a.sub != nil {
-						if bk.docs == nil {
-							bk.docs = roaring.New()
-						}
-						bk.docs.Add(d)
-					}
+					count(s, d, bucket{})
 				}
 			}
 		case fd.f.numeric() || fd.f.Type == TypeBoolean:
@@ -335,19 +340,7 @@ func renderTerms(b *bytes.Buffer, ix *Index, a aggSpec, docs *roaring.Bitmap) er
 			for it.HasNext() {
 				d := it.Next()
 				v := fd.nums[d]
-				k := strconv.FormatFloat(v, 'f', -1, 64)
-				bk := buckets[k]
-				if bk == nil {
-					bk = &bucket{key: k, num: v, isNum: true}
-					buckets[k] = bk
-				}
-				bk.count++
-				if a.sub != nil {
-					if bk.docs == nil {
-						bk.docs = roaring.New()
-					}
-					bk.docs.Add(d)
-				}
+				count(strconv.FormatFloat(v, 'f', -1, 64), d, bucket{num: v, isNum: true})
 			}
 		default:
 			return qerr("terms aggregation on text field '%s' is not supported; aggregate on a keyword field", a.field)

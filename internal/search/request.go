@@ -256,26 +256,29 @@ func compareBy(ix *Index, s sortSpec, a, b hit) int {
 	if fd.f.Type == TypeKeyword {
 		av, aok := firstKw(fd, a.doc)
 		bv, bok := firstKw(fd, b.doc)
-		switch {
-		case !aok && !bok:
-			return 0
-		case !aok:
-			return 1
-		case !bok:
-			return -1
+		if c, missing := missingLast(aok, bok); missing {
+			return c
 		}
 		return sign * strings.Compare(av, bv)
 	}
-	aok, bok := fd.hasNum.Contains(a.doc), fd.hasNum.Contains(b.doc)
-	switch {
-	case !aok && !bok:
-		return 0
-	case !aok:
-		return 1
-	case !bok:
-		return -1
+	if c, missing := missingLast(fd.hasNum.Contains(a.doc), fd.hasNum.Contains(b.doc)); missing {
+		return c
 	}
 	return sign * cmpFloat(fd.nums[a.doc], fd.nums[b.doc])
+}
+
+// missingLast orders documents without a value after those with one,
+// whatever the direction; missing is false when both have a value.
+func missingLast(aok, bok bool) (c int, missing bool) {
+	switch {
+	case aok && bok:
+		return 0, false
+	case !aok && !bok:
+		return 0, true
+	case !aok:
+		return 1, true
+	}
+	return -1, true
 }
 
 func firstKw(fd *fieldData, d uint32) (string, bool) {

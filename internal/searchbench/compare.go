@@ -13,6 +13,7 @@ import (
 
 	"github.com/tairbench/tairbench/internal/bench"
 	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/internal/stats"
 	"github.com/tairbench/tairbench/internal/wiki"
 	"github.com/tairbench/tairbench/pkg/result"
@@ -362,9 +363,7 @@ func WriteTables(w io.Writer, c *Comparison, label string) error {
 	table("Aggregation (terms on id, order by key)", rows)
 	if len(c.Warnings) > 0 {
 		b.WriteString("\n")
-		for _, w := range c.Warnings {
-			fmt.Fprintf(&b, "!! WARNING: %s\n", w)
-		}
+		report.WriteWarnings(&b, c.Warnings)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -101,18 +101,25 @@ func (c *conn) replaceBitmap(key []byte, bm *roaring.Bitmap) bool {
 
 func (c *conn) fail(msg string) { c.out = resp.AppendError(c.out, msg) }
 
+// parseBit reads a bit value, "0" or "1".
+func parseBit(b []byte) (bool, bool) {
+	switch string(b) {
+	case "1":
+		return true, true
+	case "0":
+		return false, true
+	}
+	return false, false
+}
+
 func trSetBit(c *conn, a [][]byte) {
 	off, ok := parseOffset(a[2])
 	if !ok {
 		c.fail(errOffset)
 		return
 	}
-	var set bool
-	switch string(a[3]) {
-	case "1":
-		set = true
-	case "0":
-	default:
+	set, ok := parseBit(a[3])
+	if !ok {
 		c.fail(errBit)
 		return
 	}
@@ -432,12 +439,8 @@ func trBitPos(c *conn, a [][]byte) {
 		c.fail(errSyntax)
 		return
 	}
-	var want bool
-	switch string(a[2]) {
-	case "1":
-		want = true
-	case "0":
-	default:
+	want, ok := parseBit(a[2])
+	if !ok {
 		c.fail(errBit)
 		return
 	}

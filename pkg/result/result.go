@@ -111,11 +111,15 @@ type Client struct {
 }
 
 // Encode writes r as indented JSON.
-func Encode(w io.Writer, r *Run) error {
+func Encode(w io.Writer, r *Run) error { return EncodeJSON(w, r) }
+
+// EncodeJSON writes any result document (a Run, a suite, a comparison) as
+// indented JSON without HTML escaping.
+func EncodeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(r); err != nil {
+	if err := enc.Encode(v); err != nil {
 		return fmt.Errorf("result: encode: %w", err)
 	}
 	return nil

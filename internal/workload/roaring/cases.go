@@ -124,18 +124,16 @@ func Cases() []Case {
 		Note: "ranges of 100 bits, 1B00…1B99 for a block B below 10^5"})
 
 	// Batches (MULTI/EXEC): the whitepaper's parallel × batching grid.
-	for _, g := range []struct {
+	type grid struct {
 		p, b    int
 		bps, ms float64
-	}{{20, 10, 460000, 0.42}, {10, 50, 665000, 0.72}, {6, 100, 660000, 0.85}, {3, 200, 680000, 0.79}, {3, 500, 681500, 1.96}, {2, 100, 658000, 2.6}} {
+	}
+	for _, g := range []grid{{20, 10, 460000, 0.42}, {10, 50, 665000, 0.72}, {6, 100, 660000, 0.85}, {3, 200, 680000, 0.79}, {3, 500, 681500, 1.96}, {2, 100, 658000, 2.6}} {
 		add(Case{ID: fmt.Sprintf("setbit-p%d-b%d", g.p, g.b), Group: GroupBatch, Command: "TR.SETBIT", Template: "TR.SETBIT foo __RAND__ 1",
 			R1: tenMillion, Parallel: g.p, Batching: g.b, Keys: "1", Items: "1", ArgRange: "0~10^7", Ref: Reference{g.bps, g.ms, t3},
 			Note: "the whitepaper prints TR.SETBIT foo-__RAND__ 1, which lacks the value argument"})
 	}
-	for _, g := range []struct {
-		p, b    int
-		bps, ms float64
-	}{{20, 10, 572700, 0.34}, {10, 50, 725900, 0.65}, {7, 100, 772000, 0.85}, {7, 200, 788800, 1.67}, {5, 500, 746000, 3.1}, {2, 100, 770000, 2.1}} {
+	for _, g := range []grid{{20, 10, 572700, 0.34}, {10, 50, 725900, 0.65}, {7, 100, 772000, 0.85}, {7, 200, 788800, 1.67}, {5, 500, 746000, 3.1}, {2, 100, 770000, 2.1}} {
 		add(Case{ID: fmt.Sprintf("getbit-p%d-b%d", g.p, g.b), Group: GroupBatch, Command: "TR.GETBIT", Template: "TR.GETBIT foo-__RAND__ __RAND2__",
 			R1: hundredK, R2: tenMillion, Parallel: g.p, Batching: g.b, Keys: "10^5", Items: "1", ArgRange: "0~10^7", Load: LoadMany,
 			Ref: Reference{g.bps, g.ms, t4}})

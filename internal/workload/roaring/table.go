@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/tairbench/tairbench/internal/report"
 )
 
 var groupTitles = map[string]string{
@@ -104,9 +106,7 @@ func WriteTables(w io.Writer, s *Suite, label string) error {
 	}
 	if len(s.Warnings) > 0 {
 		b.WriteString("\n")
-		for _, w := range s.Warnings {
-			fmt.Fprintf(&b, "!! WARNING: %s\n", w)
-		}
+		report.WriteWarnings(&b, s.Warnings)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

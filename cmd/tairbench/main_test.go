@@ -1,0 +1,54 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestInterruptSavesPartialResult builds the binary, interrupts a long run
+// with SIGINT, and checks that it stops cleanly, prints the summary and
+// writes the partial result.
+func TestInterruptSavesPartialResult(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "tairbench")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	require.NoError(t, err, string(out))
+	jsonPath := filepath.Join(dir, "r.json")
+	cmd := exec.Command(bin, "redis", "--embedded", "-d", "60", "-p", "2", "-command", "TR.SETBIT k __RAND__ 1", "-q", "--json", jsonPath)
+	var stdout []byte
+	done := make(chan error, 1)
+	go func() {
+		var err error
+		stdout, err = cmd.Output()
+		done <- err
+	}()
+	time.Sleep(1500 * time.Millisecond)
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	select {
+	case err := <-done:
+		require.NoError(t, err, "exit status 0 after an interrupt")
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("no exit within 10 s of SIGINT")
+	}
+	assert.Contains(t, string(stdout), "partial results")
+	raw, err := os.ReadFile(jsonPath)
+	require.NoError(t, err)
+	var r struct {
+		StopReason string `json:"stop_reason"`
+		Totals     struct {
+			Ops int64 `json:"ops"`
+		} `json:"totals"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &r))
+	assert.Equal(t, "interrupted", r.StopReason)
+	assert.Greater(t, r.Totals.Ops, int64(100))
+}
