@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -23,13 +24,11 @@ func TestInterruptSavesPartialResult(t *testing.T) {
 	require.NoError(t, err, string(out))
 	jsonPath := filepath.Join(dir, "r.json")
 	cmd := exec.Command(bin, "redis", "--embedded", "-d", "60", "-p", "2", "-command", "TR.SETBIT k __RAND__ 1", "-q", "--json", jsonPath)
-	var stdout []byte
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	require.NoError(t, cmd.Start())
 	done := make(chan error, 1)
-	go func() {
-		var err error
-		stdout, err = cmd.Output()
-		done <- err
-	}()
+	go func() { done <- cmd.Wait() }()
 	time.Sleep(1500 * time.Millisecond)
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
 	select {
@@ -39,7 +38,7 @@ func TestInterruptSavesPartialResult(t *testing.T) {
 		_ = cmd.Process.Kill()
 		t.Fatal("no exit within 10 s of SIGINT")
 	}
-	assert.Contains(t, string(stdout), "partial results")
+	assert.Contains(t, stdout.String(), "partial results")
 	raw, err := os.ReadFile(jsonPath)
 	require.NoError(t, err)
 	var r struct {
