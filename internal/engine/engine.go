@@ -49,7 +49,7 @@ type Factory interface {
 type Config struct {
 	// Workers is the number of concurrent workers (connections).
 	Workers int
-	// Duration is how long to measure (after warm-up); 0 means until Requests is reached.
+	// Duration is how long to measure (after warm-up); 0 means until Ops is reached.
 	Duration time.Duration
 	// Ops stops the run after this many commands (0: no limit).
 	Ops int64
@@ -72,15 +72,6 @@ type Config struct {
 // ErrDone is returned by a worker's Exec when it has no more work (its
 // input is exhausted). The worker stops; the run ends when all have.
 var ErrDone = errors.New("engine: no more work")
-
-// Stop reasons.
-const (
-	StopExhausted   = "input-exhausted"
-	StopDuration    = "duration"
-	StopCount       = "count"
-	StopInterrupted = "interrupted"
-	StopMaxErrors   = "max-errors"
-)
 
 // Result is what Run returns: the merged statistics and how the run ended.
 type Result struct {
@@ -106,7 +97,7 @@ func NewSeed() uint64 { return rand.Uint64() }
 
 // Run connects the workers, runs the load and returns the merged result.
 // A cancelled ctx ends the run early; the partial result is still returned
-// with StopInterrupted.
+// with result.StopInterrupted.
 func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
 	if cfg.Workers <= 0 {
 		return nil, errors.New("engine: workers must be at least 1")
@@ -174,7 +165,10 @@ func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
 			var st Step
 			for runCtx.Err() == nil {
 				if steps >= 0 && claimed.Add(1) > steps {
-					stop(StopCount)
+					// The budget is spent: this worker stops, the others
+					// finish the requests they claimed (cancelling them
+					// would drop requests the server may have run).
+					stopReason.CompareAndSwap(nil, result.StopCount)
 					return
 				}
 				w.Prepare()
@@ -184,7 +178,7 @@ func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
 				t1 := time.Now()
 				if err != nil {
 					if errors.Is(err, ErrDone) {
-						stopReason.CompareAndSwap(nil, StopExhausted)
+						stopReason.CompareAndSwap(nil, result.StopExhausted)
 						return
 					}
 					if runCtx.Err() != nil {
@@ -192,7 +186,7 @@ func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
 					}
 					rec.Error([]byte(err.Error()), true)
 					if cfg.MaxErrors > 0 && errCount.Add(1) >= cfg.MaxErrors {
-						stop(StopMaxErrors)
+						stop(result.StopMaxErrors)
 					}
 					select {
 					case <-runCtx.Done():
@@ -202,7 +196,7 @@ func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
 				}
 				if !deadline.IsZero() && t1.After(deadline) {
 					rec.Late(st.Ops)
-					stop(StopDuration)
+					stop(result.StopDuration)
 					return
 				}
 				rec.Record(t1, t1.Sub(t0), st.Ops, st.Failed)
@@ -212,7 +206,7 @@ func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
 				if st.Failed > 0 || st.Err != nil {
 					rec.Error(st.Err, false)
 					if cfg.MaxErrors > 0 && errCount.Add(int64(max(st.Failed, 1))) >= cfg.MaxErrors {
-						stop(StopMaxErrors)
+						stop(result.StopMaxErrors)
 					}
 				}
 			}
@@ -242,9 +236,9 @@ loop:
 		case <-done:
 			break loop
 		case <-ctx.Done():
-			stop(StopInterrupted)
+			stop(result.StopInterrupted)
 		case <-timer:
-			stop(StopDuration)
+			stop(result.StopDuration)
 		case <-tick.C:
 			p := agg.Tick(next)
 			if cfg.Progress != nil {
@@ -260,10 +254,10 @@ loop:
 	if r, ok := stopReason.Load().(string); ok {
 		res.StopReason = r
 	} else {
-		res.StopReason = StopDuration
+		res.StopReason = result.StopDuration
 	}
 	if ctx.Err() != nil {
-		res.StopReason = StopInterrupted
+		res.StopReason = result.StopInterrupted
 	}
 	measured := end.Sub(agg.Start())
 	if !deadline.IsZero() && end.After(deadline) {
