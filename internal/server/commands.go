@@ -75,11 +75,15 @@ var (
 	commandList  []*Command
 )
 
-// register builds the command table: generic, TairRoaring and TairSearch
-// commands. A new module adds its list here.
+// register builds the command table from the modules' commands.
 func register() {
-	cmds := append(genericCommands(), roaringCommands()...)
-	cmds = append(cmds, searchCommands()...)
+	var cmds []*Command
+	loaded = loaded[:0]
+	for _, m := range modules {
+		mod := m()
+		loaded = append(loaded, mod)
+		cmds = append(cmds, mod.Commands...)
+	}
 	t := map[string]*Command{}
 	for i, c := range cmds {
 		c.id = i
@@ -90,8 +94,9 @@ func register() {
 
 func init() { register() }
 
-func genericCommands() []*Command {
-	return []*Command{
+// genericModule holds the connection, server and keyspace commands.
+func genericModule() Module {
+	return Module{Name: "generic", Commands: []*Command{
 		{Name: "ping", Arity: -1, Flags: flagNoKeys, Handler: cmdPing},
 		{Name: "echo", Arity: 2, Flags: flagNoKeys, Handler: func(c *conn, a [][]byte) { c.out = resp.AppendBulk(c.out, a[1]) }},
 		{Name: "quit", Arity: -1, Flags: flagNoKeys | flagNoAuth, Handler: func(c *conn, _ [][]byte) { c.out = resp.AppendOK(c.out); c.closing = true }},
@@ -112,12 +117,10 @@ func genericCommands() []*Command {
 		{Name: "type", Arity: 2, FirstKey: 1, LastKey: 1, Handler: cmdType},
 		{Name: "keys", Arity: 2, Flags: flagAllKeys, Handler: cmdKeys},
 		{Name: "scan", Arity: -2, Flags: flagAllKeys, Handler: cmdScan},
-		{Name: "get", Arity: 2, FirstKey: 1, LastKey: 1, Handler: cmdGet},
-		{Name: "set", Arity: -3, Flags: flagWrite, FirstKey: 1, LastKey: 1, Handler: cmdSet},
 		{Name: "multi", Arity: 1, Flags: flagNoKeys | flagTxControl, Handler: cmdMulti},
 		{Name: "exec", Arity: 1, Flags: flagNoKeys | flagTxControl, Handler: cmdExec},
 		{Name: "discard", Arity: 1, Flags: flagNoKeys | flagTxControl, Handler: cmdDiscard},
-	}
+	}}
 }
 
 func cmdPing(c *conn, a [][]byte) {
@@ -433,7 +436,7 @@ func cmdType(c *conn, a [][]byte) {
 		c.out = append(c.out, "+none\r\n"...)
 		return
 	}
-	c.out = resp.AppendSimple(c.out, e.kind.typeName())
+	c.out = resp.AppendSimple(c.out, typeName(e))
 }
 
 func cmdKeys(c *conn, a [][]byte) {
@@ -487,7 +490,7 @@ func cmdScan(c *conn, a [][]byte) {
 	d := c.db()
 	for cur < numShards && len(keys) < count {
 		for k, e := range d.shards[cur].m {
-			if ok, _ := path.Match(match, k); ok && (typ == "" || e.kind.typeName() == typ) {
+			if ok, _ := path.Match(match, k); ok && (typ == "" || typeName(e) == typ) {
 				keys = append(keys, k)
 			}
 		}
@@ -504,72 +507,12 @@ func cmdScan(c *conn, a [][]byte) {
 	}
 }
 
-const wrongType = "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n"
-
-func cmdGet(c *conn, a [][]byte) {
-	e := c.db().get(a[1])
-	switch {
-	case e == nil:
-		c.out = resp.AppendNil(c.out)
-	case e.kind != kindString:
-		c.out = append(c.out, wrongType...)
-	default:
-		c.out = resp.AppendBulk(c.out, e.str)
+// typeName is what TYPE replies for v ("none" for a missing key).
+func typeName(v Value) string {
+	if v == nil {
+		return "none"
 	}
-}
-
-// cmdSet supports SET key value [NX|XX] [GET]; expiry options are refused
-// because the embedded server has no expiry.
-func cmdSet(c *conn, a [][]byte) {
-	nx, xx, get := false, false, false
-	for _, o := range a[3:] {
-		switch {
-		case bytes.EqualFold(o, []byte("nx")):
-			nx = true
-		case bytes.EqualFold(o, []byte("xx")):
-			xx = true
-		case bytes.EqualFold(o, []byte("get")):
-			get = true
-		case bytes.EqualFold(o, []byte("ex")), bytes.EqualFold(o, []byte("px")), bytes.EqualFold(o, []byte("exat")),
-			bytes.EqualFold(o, []byte("pxat")), bytes.EqualFold(o, []byte("keepttl")):
-			c.out = resp.AppendError(c.out, "ERR the embedded server does not support key expiry")
-			return
-		default:
-			c.out = resp.AppendError(c.out, "ERR syntax error")
-			return
-		}
-	}
-	if nx && xx {
-		c.out = resp.AppendError(c.out, "ERR syntax error")
-		return
-	}
-	d := c.db()
-	old := d.get(a[1])
-	if get && old != nil && old.kind != kindString {
-		c.out = append(c.out, wrongType...)
-		return
-	}
-	if (nx && old != nil) || (xx && old == nil) {
-		if get && old != nil {
-			c.out = resp.AppendBulk(c.out, old.str)
-		} else {
-			c.out = resp.AppendNil(c.out)
-		}
-		return
-	}
-	if old != nil && old.kind == kindString && cap(old.str) >= len(a[2]) && cap(old.str) <= 2*len(a[2])+64 && !get {
-		old.str = append(old.str[:0], a[2]...) // reuse the buffer
-	} else {
-		d.set(a[1], &entry{kind: kindString, str: append([]byte(nil), a[2]...)})
-	}
-	switch {
-	case get && old != nil:
-		c.out = resp.AppendBulk(c.out, old.str)
-	case get:
-		c.out = resp.AppendNil(c.out)
-	default:
-		c.out = resp.AppendOK(c.out)
-	}
+	return v.TypeName()
 }
 
 func cmdMulti(c *conn, _ [][]byte) {

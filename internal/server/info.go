@@ -33,7 +33,7 @@ func cmdInfo(c *conn, a [][]byte) {
 	var keys []int
 	if show("memory", true) || show("keyspace", true) {
 		var dataset uint64
-		var bitmaps, indexes int
+		types := map[string]int{}
 		keys = make([]int, len(s.dbs))
 		var ls lockSet
 		ls.reset(false)
@@ -42,10 +42,7 @@ func cmdInfo(c *conn, a [][]byte) {
 			if !c.holdsAll {
 				d.lock(&ls)
 			}
-			n, bm, ixs := d.memory()
-			dataset += n
-			bitmaps += bm
-			indexes += ixs
+			dataset += d.memory(types)
 			keys[i] = d.count()
 			if !c.holdsAll {
 				d.unlock(&ls)
@@ -55,8 +52,14 @@ func cmdInfo(c *conn, a [][]byte) {
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
 			fmt.Fprintf(&b, "# Memory\r\nused_memory:%d\r\nused_memory_human:%s\r\nused_memory_dataset:%d\r\n"+
-				"used_memory_go_heap:%d\r\nused_memory_rss:%d\r\ntairroaring_keys:%d\r\ntairsearch_indexes:%d\r\nmem_allocator:go\r\n\r\n",
-				dataset, human(dataset), dataset, ms.HeapAlloc, ms.Sys, bitmaps, indexes)
+				"used_memory_go_heap:%d\r\nused_memory_rss:%d\r\n",
+				dataset, human(dataset), dataset, ms.HeapAlloc, ms.Sys)
+			for _, mod := range loaded {
+				if mod.InfoKeys != "" {
+					fmt.Fprintf(&b, "%s:%d\r\n", mod.InfoKeys, types[mod.TypeName])
+				}
+			}
+			b.WriteString("mem_allocator:go\r\n\r\n")
 		}
 	}
 	if show("stats", true) {

@@ -3,63 +3,15 @@ package server
 import (
 	"slices"
 	"sync"
-
-	"github.com/RoaringBitmap/roaring/v2"
-
-	"github.com/tairbench/tairbench/internal/search"
 )
 
 // numShards is the number of lock shards per database. Commands lock only
 // the shards of the keys they touch.
 const numShards = 256
 
-// Kind is the type of a stored value.
-type Kind uint8
-
-const (
-	kindString Kind = iota + 1
-	kindBitmap
-	kindSearch
-)
-
-// typeName is what TYPE replies for each kind.
-func (k Kind) typeName() string {
-	switch k {
-	case kindString:
-		return "string"
-	case kindBitmap:
-		return "tairroaring"
-	case kindSearch:
-		return "tairsearch"
-	default:
-		return "none"
-	}
-}
-
-// entry is one stored value.
-type entry struct {
-	kind Kind
-	str  []byte
-	bm   *roaring.Bitmap
-	ix   *search.Index
-}
-
-// size estimates the entry's memory in bytes (value only).
-func (e *entry) size() uint64 {
-	switch e.kind {
-	case kindString:
-		return uint64(cap(e.str))
-	case kindBitmap:
-		return e.bm.GetSizeInBytes()
-	case kindSearch:
-		return e.ix.MemoryBytes()
-	}
-	return 0
-}
-
 type shard struct {
 	mu sync.RWMutex
-	m  map[string]*entry
+	m  map[string]Value
 }
 
 // db is one logical database.
@@ -70,7 +22,7 @@ type db struct {
 func newDB() *db {
 	d := &db{}
 	for i := range d.shards {
-		d.shards[i].m = map[string]*entry{}
+		d.shards[i].m = map[string]Value{}
 	}
 	return d
 }
@@ -85,9 +37,9 @@ func shardOf(key []byte) uint16 {
 	return uint16(h % numShards)
 }
 
-func (d *db) get(key []byte) *entry { return d.shards[shardOf(key)].m[string(key)] }
+func (d *db) get(key []byte) Value { return d.shards[shardOf(key)].m[string(key)] }
 
-func (d *db) set(key []byte, e *entry) { d.shards[shardOf(key)].m[string(key)] = e }
+func (d *db) set(key []byte, v Value) { d.shards[shardOf(key)].m[string(key)] = v }
 
 func (d *db) del(key []byte) bool {
 	s := &d.shards[shardOf(key)]
@@ -177,26 +129,21 @@ func (d *db) count() int {
 	return n
 }
 
-// memory estimates the bytes held by keys and values (search indexes by
-// their postings, doc values and sources); the caller holds all shard locks.
-func (d *db) memory() (bytes uint64, bitmaps, indexes int) {
-	const perKey = 64 // map slot, entry header and string header, roughly
+// memory estimates the bytes held by keys and values and counts the keys of
+// each type; the caller holds all shard locks.
+func (d *db) memory(types map[string]int) (bytes uint64) {
+	const perKey = 64 // map slot, interface and string header, roughly
 	for i := range d.shards {
-		for k, e := range d.shards[i].m {
-			bytes += perKey + uint64(len(k)) + e.size()
-			switch e.kind {
-			case kindBitmap:
-				bitmaps++
-			case kindSearch:
-				indexes++
-			}
+		for k, v := range d.shards[i].m {
+			bytes += perKey + uint64(len(k)) + v.MemoryBytes()
+			types[v.TypeName()]++
 		}
 	}
-	return bytes, bitmaps, indexes
+	return bytes
 }
 
 func (d *db) flush() {
 	for i := range d.shards {
-		d.shards[i].m = map[string]*entry{}
+		d.shards[i].m = map[string]Value{}
 	}
 }

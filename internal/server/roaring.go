@@ -24,6 +24,17 @@ const (
 	maxReply    = 1 << 24
 )
 
+// bitmapValue is a TairRoaring bitmap.
+type bitmapValue struct{ bm *roaring.Bitmap }
+
+func (v *bitmapValue) TypeName() string    { return "tairroaring" }
+func (v *bitmapValue) MemoryBytes() uint64 { return v.bm.GetSizeInBytes() }
+
+// roaringModule is TairRoaring: the TR.* commands.
+func roaringModule() Module {
+	return Module{Name: "tairroaring", Commands: roaringCommands(), InfoKeys: "tairroaring_keys", TypeName: "tairroaring"}
+}
+
 func roaringCommands() []*Command {
 	w := flagWrite
 	one := func(name string, arity int, flags Flags, h func(*conn, [][]byte)) *Command {
@@ -72,30 +83,29 @@ func parseOffset(b []byte) (uint32, bool) {
 // stored bitmap when create is set). A key of another type gives ok=false
 // after replying WRONGTYPE.
 func (c *conn) bitmap(key []byte, create bool) (*roaring.Bitmap, bool) {
-	d := c.db()
-	e := d.get(key)
-	if e == nil {
-		if !create {
-			return nil, true
-		}
-		bm := roaring.New()
-		d.set(key, &entry{kind: kindBitmap, bm: bm})
-		return bm, true
-	}
-	if e.kind != kindBitmap {
-		c.out = append(c.out, wrongType...)
+	v, found, ok := lookup[*bitmapValue](c, key)
+	switch {
+	case !ok:
 		return nil, false
+	case found:
+		return v.bm, true
+	case !create:
+		return nil, true
 	}
-	return e.bm, true
+	bm := roaring.New()
+	c.db().set(key, &bitmapValue{bm: bm})
+	return bm, true
 }
 
 func (c *conn) replaceBitmap(key []byte, bm *roaring.Bitmap) bool {
 	d := c.db()
-	if e := d.get(key); e != nil && e.kind != kindBitmap {
-		c.out = append(c.out, wrongType...)
-		return false
+	if v := d.get(key); v != nil {
+		if _, ok := v.(*bitmapValue); !ok {
+			c.out = append(c.out, wrongType...)
+			return false
+		}
 	}
-	d.set(key, &entry{kind: kindBitmap, bm: bm})
+	d.set(key, &bitmapValue{bm: bm})
 	return true
 }
 
@@ -840,21 +850,20 @@ func trContains(c *conn, a [][]byte) {
 // trLoadString replaces key with the bits of the '0'/'1' text stored at
 // stringkey and replies the number of bits set.
 func trLoadString(c *conn, a [][]byte) {
-	e := c.db().get(a[2])
-	if e == nil {
+	sv, found, ok := lookup[*stringValue](c, a[2])
+	if !ok {
+		return
+	}
+	if !found {
 		c.out = resp.AppendInt(c.out, 0)
 		return
 	}
-	if e.kind != kindString {
-		c.out = append(c.out, wrongType...)
-		return
-	}
-	if !validBits(e.str) {
+	if !validBits(sv.b) {
 		c.fail(errBitArray)
 		return
 	}
 	bm := roaring.New()
-	for i, ch := range e.str {
+	for i, ch := range sv.b {
 		if ch == '1' {
 			bm.Add(uint32(i))
 		}

@@ -6,11 +6,22 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tairbench/tairbench/internal/search"
+	"github.com/tairbench/tairbench/internal/fulltext"
 	"github.com/tairbench/tairbench/pkg/resp"
 )
 
 const errNoIndex = "ERR tairsearch index not exists"
+
+// indexValue is a TairSearch index.
+type indexValue struct{ ix *fulltext.Index }
+
+func (v *indexValue) TypeName() string    { return "tairsearch" }
+func (v *indexValue) MemoryBytes() uint64 { return v.ix.MemoryBytes() }
+
+// searchModule is TairSearch: the TFT.* commands.
+func searchModule() Module {
+	return Module{Name: "tairsearch", Commands: searchCommands(), InfoKeys: "tairsearch_indexes", TypeName: "tairsearch"}
+}
 
 func searchCommands() []*Command {
 	w := flagWrite
@@ -51,24 +62,23 @@ func searchCommands() []*Command {
 
 // index returns the index at key; nil (after replying) when it is missing
 // or the key holds another type. With quiet set, a missing index replies nothing.
-func (c *conn) index(key []byte, quiet bool) *search.Index {
-	e := c.db().get(key)
+func (c *conn) index(key []byte, quiet bool) *fulltext.Index {
+	v, found, ok := lookup[*indexValue](c, key)
 	switch {
-	case e == nil:
+	case !ok:
+		return nil
+	case !found:
 		if !quiet {
 			c.fail(errNoIndex)
 		}
 		return nil
-	case e.kind != kindSearch:
-		c.out = append(c.out, wrongType...)
-		return nil
 	}
-	return e.ix
+	return v.ix
 }
 
 // searchErr replies a search error as an ERR line.
 func (c *conn) searchErr(err error) {
-	var qe *search.QueryError
+	var qe *fulltext.QueryError
 	if errors.As(err, &qe) {
 		c.fail("ERR " + qe.Msg)
 		return
@@ -78,20 +88,18 @@ func (c *conn) searchErr(err error) {
 
 func tftCreateIndex(c *conn, a [][]byte) {
 	d := c.db()
-	if e := d.get(a[1]); e != nil {
-		if e.kind != kindSearch {
-			c.out = append(c.out, wrongType...)
-			return
+	if _, found, ok := lookup[*indexValue](c, a[1]); !ok || found {
+		if ok {
+			c.fail("ERR index already exists")
 		}
-		c.fail("ERR index already exists")
 		return
 	}
-	m, err := search.ParseMapping(a[2])
+	m, err := fulltext.ParseMapping(a[2])
 	if err != nil {
 		c.searchErr(err)
 		return
 	}
-	d.set(a[1], &entry{kind: kindSearch, ix: search.NewIndex(string(a[1]), m)})
+	d.set(a[1], &indexValue{ix: fulltext.NewIndex(string(a[1]), m)})
 	c.out = resp.AppendOK(c.out)
 }
 
@@ -357,7 +365,7 @@ func tftMSearch(c *conn, a [][]byte) {
 		c.fail("ERR index count does not match the indexes given")
 		return
 	}
-	var ixs []*search.Index
+	var ixs []*fulltext.Index
 	for _, k := range a[2 : 2+n] {
 		ix := c.index(k, false)
 		if ix == nil {
@@ -365,7 +373,7 @@ func tftMSearch(c *conn, a [][]byte) {
 		}
 		ixs = append(ixs, ix)
 	}
-	out, err := search.MSearch(ixs, a[len(a)-1])
+	out, err := fulltext.MSearch(ixs, a[len(a)-1])
 	if err != nil {
 		c.searchErr(err)
 		return
@@ -400,7 +408,7 @@ func tftExplainScore(c *conn, a [][]byte) {
 }
 
 func tftAnalyzer(c *conn, a [][]byte) {
-	var ix *search.Index
+	var ix *fulltext.Index
 	showTime := false
 	for i := 3; i < len(a); i++ {
 		switch {
@@ -416,12 +424,12 @@ func tftAnalyzer(c *conn, a [][]byte) {
 			return
 		}
 	}
-	an, err := search.AnalyzerFor(ix, string(a[1]))
+	an, err := fulltext.AnalyzerFor(ix, string(a[1]))
 	if err != nil {
 		c.searchErr(err)
 		return
 	}
-	out := search.AnalyzeJSON(an, string(a[2]))
+	out := fulltext.AnalyzeJSON(an, string(a[2]))
 	if showTime {
 		out = append(out, "\nconsuming time (us): 0"...)
 	}
