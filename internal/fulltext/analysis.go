@@ -1,8 +1,8 @@
-// Package search is the full-text engine behind the embedded server's
+// Package fulltext is the full-text engine behind the embedded server's
 // TairSearch (TFT.*) module: mappings, analyzers, an inverted index over
 // roaring bitmaps with doc values, the ES-like query DSL, aggregations and
 // TairSearch's response JSON.
-package search
+package fulltext
 
 import (
 	"fmt"

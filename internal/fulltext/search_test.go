@@ -1,4 +1,4 @@
-package search
+package fulltext
 
 import (
 	"encoding/json"
@@ -125,7 +125,7 @@ func BenchmarkTermsAggregation(b *testing.B) {
 }
 
 // wikiIndex indexes the real 368 abstracts 100 times (36,800 documents),
-// the same data bench/bleve-compare gives bleve.
+// the same data experiments/bleve-compare gives bleve.
 func wikiIndex(b *testing.B) (*Index, int) {
 	raw, err := os.ReadFile("../../testdata/wiki/enwiki-abstract-sample-2019.xml")
 	require.NoError(b, err)
