@@ -1,4 +1,4 @@
-module github.com/tairbench/tairbench/bench/bleve-compare
+module github.com/tairbench/tairbench/experiments/bleve-compare
 
 go 1.25.0
 
