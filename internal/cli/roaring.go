@@ -1,23 +1,19 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/workload/roaring"
-	"github.com/tairbench/tairbench/pkg/result"
 )
 
-func init() { extraCommands = append(extraCommands, newRoaringCmd) }
-
+// statFlags are the TR.STAT sampling flags, shared by 'roaring --stat' and 'roaring stat'.
 type statFlags struct {
 	dists    string
 	maxCard  uint64
@@ -57,18 +53,21 @@ func (f *statFlags) options() (roaring.StatOptions, error) {
 	return o, nil
 }
 
-func newRoaringCmd(s Streams) *cobra.Command {
-	var (
-		tf       targetFlags
-		perCase  = 30 * time.Second
-		filter   string
-		list     bool
-		jsonPath string
-		seed     uint64
-		flush    bool
-		withStat bool
-		sf       statFlags
-	)
+// roaringOptions are 'tairbench roaring' flags.
+type roaringOptions struct {
+	target   targetFlags
+	stat     statFlags
+	perCase  time.Duration
+	filter   string
+	list     bool
+	jsonPath string
+	seed     uint64
+	flush    bool
+	withStat bool
+}
+
+func newRoaringCmd(a *app) *cobra.Command {
+	o := &roaringOptions{perCase: 30 * time.Second}
 	cmd := &cobra.Command{
 		Use:   "roaring",
 		Short: "Run the TairRoaring whitepaper's scenarios and print its tables with the reference figures",
@@ -83,81 +82,80 @@ instance the cluster group needs --cluster; with --cluster only the cluster grou
 runs unless --cases says otherwise.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			cases, err := roaring.Filter(roaring.Cases(), filter)
-			if err != nil {
-				return &ExitError{Code: ExitError1, Err: err}
-			}
-			if !c.Flags().Changed("cases") && !tf.embedded {
-				cases = selectForTarget(cases, tf.cluster)
-			}
-			if list {
-				return listCases(s, cases)
-			}
-			if perCase <= 0 {
-				return &ExitError{Code: ExitError1, Err: errors.New("--duration-per-case must be above 0")}
-			}
-			tg, stopServer, err := tf.resolve(s)
-			if err != nil {
-				return &ExitError{Code: ExitError1, Err: err}
-			}
-			defer stopServer()
-			if seed == 0 {
-				seed = engine.NewSeed()
-			}
-			label := "TairRoaring whitepaper cases against " + tg.Addr
-			if tf.embedded {
-				label += " (tairbench's embedded server, not Tair: the reference columns are Tair's published figures)"
-			}
-			fmt.Fprintln(s.Err, label)
-			suite, err := roaring.Run(c.Context(), roaring.Options{
-				Target: tg, CaseDuration: perCase, Cases: cases, Seed: seed, Flush: flush || tf.embedded,
-				Log: s.Err, InProcessServer: tf.embedded, Cluster: tf.cluster,
-			})
-			if err != nil && suite == nil {
-				return &ExitError{Code: ExitError1, Err: err}
-			}
-			if withStat && err == nil && c.Context().Err() == nil {
-				so, serr := sf.options()
-				if serr != nil {
-					return &ExitError{Code: ExitError1, Err: serr}
-				}
-				so.Target, so.Log = tg, s.Err
-				suite.Stat, err = roaring.SampleStat(c.Context(), so)
-			}
-			if werr := roaring.WriteTables(s.Out, suite, label); werr != nil {
-				return &ExitError{Code: ExitError1, Err: werr}
-			}
-			if len(suite.Stat) > 0 {
-				_ = roaring.WriteStatTables(s.Out, suite.Stat)
-			}
-			if jsonPath != "" {
-				if werr := writeJSON(jsonPath, suite); werr != nil {
-					return &ExitError{Code: ExitError1, Err: werr}
-				}
-				fmt.Fprintf(s.Err, "result written to %s\n", jsonPath)
-			}
-			if err != nil {
-				return &ExitError{Code: ExitError1, Err: err}
-			}
-			if suite.Failed() {
-				return &ExitError{Code: ExitRunFailed, Err: errors.New("at least one case failed: see the warnings above")}
-			}
-			return nil
+			return runRoaring(c.Context(), o, c.Flags().Changed("cases"), a)
 		},
 	}
 	fs := cmd.Flags()
 	fs.SortFlags = false
-	tf.register(fs)
-	fs.Var(seconds{&perCase}, "duration-per-case", "seconds each case runs (the whitepaper: 30)")
-	fs.StringVar(&filter, "cases", "", "comma-separated case patterns: globs (batch/*) or substrings (bitop)")
-	fs.BoolVar(&list, "list", false, "list the cases and exit")
-	fs.StringVar(&jsonPath, "json", "", "write the suite result as JSON to this file")
-	fs.Uint64Var(&seed, "seed", 0, "base random seed (0: a new one, recorded in the result)")
-	fs.BoolVar(&flush, "flush", false, "FLUSHALL the target first (always done for --embedded)")
-	fs.BoolVar(&withStat, "stat", false, "also run TR.STAT memory sampling (see 'roaring stat')")
-	sf.register(cmd, 500_000_000, 1<<32)
-	cmd.AddCommand(newRoaringStatCmd(s))
+	o.target.register(fs)
+	fs.Var(seconds{&o.perCase}, "duration-per-case", "seconds each case runs (the whitepaper: 30)")
+	fs.StringVar(&o.filter, "cases", "", "comma-separated case patterns: globs (batch/*) or substrings (bitop)")
+	fs.BoolVar(&o.list, "list", false, "list the cases with their seeds and exit")
+	fs.StringVar(&o.jsonPath, "json", "", "write the suite result as JSON to this file")
+	fs.Uint64Var(&o.seed, "seed", 0, "base random seed (0: a new one, recorded in the result)")
+	fs.BoolVar(&o.flush, "flush", false, "FLUSHALL the target first (always done for --embedded)")
+	fs.BoolVar(&o.withStat, "stat", false, "also run TR.STAT memory sampling (see 'roaring stat')")
+	o.stat.register(cmd, 500_000_000, 1<<32)
+	cmd.AddCommand(newRoaringStatCmd(a))
 	return cmd
+}
+
+func runRoaring(ctx context.Context, o *roaringOptions, casesGiven bool, a *app) error {
+	cases, err := roaring.Filter(roaring.Cases(), o.filter)
+	if err != nil {
+		return err
+	}
+	if !casesGiven && !o.target.embedded {
+		cases = selectForTarget(cases, o.target.cluster)
+	}
+	if o.list {
+		return listCases(a, cases, o.seed)
+	}
+	if o.perCase <= 0 {
+		return errors.New("--duration-per-case must be above 0")
+	}
+	tg, stopServer, err := o.target.resolve(a)
+	if err != nil {
+		return err
+	}
+	defer stopServer()
+	seed := seedOrNew(o.seed)
+	label := "TairRoaring whitepaper cases against " + tg.Addr
+	if tg.InProcess {
+		label += " (tairbench's embedded server, not Tair: the reference columns are Tair's published figures)"
+	}
+	fmt.Fprintln(a.Err, label)
+	suite, err := roaring.Run(ctx, roaring.Options{
+		Target: tg, CaseDuration: o.perCase, Cases: cases, Seed: seed, Flush: o.flush || tg.InProcess,
+		Log: a.Err, Version: a.version,
+	})
+	if err != nil && suite == nil {
+		return err
+	}
+	if o.withStat && err == nil && ctx.Err() == nil {
+		so, serr := o.stat.options()
+		if serr != nil {
+			return serr
+		}
+		so.Target, so.Log = tg, a.Err
+		suite.Stat, err = roaring.SampleStat(ctx, so)
+	}
+	if werr := roaring.WriteTables(a.Out, suite, label); werr != nil {
+		return werr
+	}
+	if len(suite.Stat) > 0 {
+		_ = roaring.WriteStatTables(a.Out, suite.Stat)
+	}
+	if werr := writeDocument(a, o.jsonPath, suite); werr != nil {
+		return werr
+	}
+	if err != nil {
+		return err
+	}
+	if roaring.Failed(suite) {
+		return &ExitError{Code: ExitRunFailed, Err: errors.New("at least one case failed: see the warnings above")}
+	}
+	return nil
 }
 
 // selectForTarget drops the cluster group for a standalone target and keeps
@@ -172,78 +170,68 @@ func selectForTarget(cases []roaring.Case, cluster bool) []roaring.Case {
 	return out
 }
 
-func listCases(s Streams, cases []roaring.Case) error {
-	tw := tabwriter.NewWriter(s.Out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "case\tparallel\tbatching\ttemplate")
+// listCases prints the cases and the seed each gets under the base seed
+// (--seed; a run without --seed draws a new base and records it).
+func listCases(a *app, cases []roaring.Case, seed uint64) error {
+	tw := tabwriter.NewWriter(a.Out, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "case\tparallel\tbatching\tseed (base %d)\ttemplate\n", seed)
 	for _, c := range cases {
 		tmpl := c.Template
 		if len(tmpl) > 70 {
 			tmpl = tmpl[:67] + "..."
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", c.ID, c.Parallel, c.Batching, tmpl)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\n", c.ID, c.Parallel, c.Batching, roaring.CaseSeed(seed, c.ID), tmpl)
 	}
 	return tw.Flush()
 }
 
-func newRoaringStatCmd(s Streams) *cobra.Command {
-	var tf targetFlags
-	var sf statFlags
-	var jsonPath string
+// roaringStatOptions are 'tairbench roaring stat' flags.
+type roaringStatOptions struct {
+	target   targetFlags
+	stat     statFlags
+	jsonPath string
+}
+
+func newRoaringStatCmd(a *app) *cobra.Command {
+	o := &roaringStatOptions{}
 	cmd := &cobra.Command{
 		Use:   "stat",
 		Short: "TR.STAT memory sampling: grow bitmaps in steps and compare container memory with the container rules",
 		Args:  cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			o, err := sf.options()
-			if err != nil {
-				return &ExitError{Code: ExitError1, Err: err}
-			}
-			tg, stopServer, err := tf.resolve(s)
-			if err != nil {
-				return &ExitError{Code: ExitError1, Err: err}
-			}
-			defer stopServer()
-			o.Target, o.Log = tg, s.Err
-			tables, err := roaring.SampleStat(c.Context(), o)
-			if len(tables) > 0 {
-				_ = roaring.WriteStatTables(s.Out, tables)
-			}
-			if jsonPath != "" && len(tables) > 0 {
-				if werr := writeJSON(jsonPath, tables); werr != nil {
-					return &ExitError{Code: ExitError1, Err: werr}
-				}
-			}
-			if err != nil {
-				return &ExitError{Code: ExitError1, Err: err}
-			}
-			for _, t := range tables {
-				if t.Error != "" {
-					return &ExitError{Code: ExitRunFailed, Err: fmt.Errorf("%s sampling stopped: %s", t.Distribution, t.Error)}
-				}
-			}
-			return nil
-		},
+		RunE:  func(c *cobra.Command, _ []string) error { return runRoaringStat(c.Context(), o, a) },
 	}
 	fs := cmd.Flags()
-	tf.register(fs)
-	sf.register(cmd, 4_000_000, 1<<24)
-	fs.StringVar(&jsonPath, "json", "", "write the tables as JSON to this file")
+	o.target.register(fs)
+	o.stat.register(cmd, 4_000_000, 1<<24)
+	fs.StringVar(&o.jsonPath, "json", "", "write the tables as JSON to this file")
 	return cmd
 }
 
-func writeJSON(path string, v any) error {
-	if dir := filepath.Dir(path); dir != "." {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("cannot write result: %w", err)
-		}
-	}
-	f, err := os.Create(path)
+func runRoaringStat(ctx context.Context, o *roaringStatOptions, a *app) error {
+	so, err := o.stat.options()
 	if err != nil {
-		return fmt.Errorf("cannot write result: %w", err)
-	}
-	if err := result.EncodeJSON(f, v); err != nil {
-		f.Close()
 		return err
 	}
-	return f.Close()
+	tg, stopServer, err := o.target.resolve(a)
+	if err != nil {
+		return err
+	}
+	defer stopServer()
+	so.Target, so.Log = tg, a.Err
+	tables, err := roaring.SampleStat(ctx, so)
+	if len(tables) > 0 {
+		_ = roaring.WriteStatTables(a.Out, tables)
+		if werr := writeDocument(a, o.jsonPath, tables); werr != nil {
+			return werr
+		}
+	}
+	if err != nil {
+		return err
+	}
+	for _, t := range tables {
+		if t.Error != "" {
+			return &ExitError{Code: ExitRunFailed, Err: fmt.Errorf("%s sampling stopped: %s", t.Distribution, t.Error)}
+		}
+	}
+	return nil
 }

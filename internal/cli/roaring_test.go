@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tairbench/tairbench/internal/server"
+	"github.com/tairbench/tairbench/pkg/result"
 )
 
 func TestRoaringSuiteCommand(t *testing.T) {
@@ -37,9 +38,9 @@ func TestRoaringSuiteCommand(t *testing.T) {
 		Stat []any `json:"stat"`
 	}
 	require.NoError(t, json.Unmarshal(raw, &suite))
-	assert.Equal(t, "tairbench.roaring/v1", suite.Schema)
+	assert.Equal(t, result.SchemaRoaring, suite.Schema)
 	require.Len(t, suite.Cases, 3, "a case ID selects that case alone")
-	assert.Equal(t, "tairbench.run/v1", suite.Cases[0].Run.Schema)
+	assert.Equal(t, result.SchemaRun, suite.Cases[0].Run.Schema)
 	assert.Len(t, suite.Stat, 3)
 }
 

@@ -1,5 +1,6 @@
 // Package cli is tairbench's command tree. It parses flags, builds
-// configurations and calls the packages that do the work.
+// configurations and calls the packages that do the work. Every command is
+// an options struct, a constructor that binds its flags, and a run function.
 package cli
 
 import (
@@ -11,8 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-
-	"github.com/tairbench/tairbench/internal/bench"
 )
 
 // Version, Commit and Date are stamped by the build (-ldflags -X).
@@ -22,7 +21,7 @@ var (
 	Date    = "unknown"
 )
 
-// ExitError carries a process exit code.
+// ExitError carries an exit code other than 1 (any other error exits 1).
 type ExitError struct {
 	Code int
 	Err  error
@@ -51,30 +50,56 @@ type Streams struct {
 	Out, Err io.Writer
 }
 
+// app is what every command needs: the streams and the tool version.
+type app struct {
+	Streams
+	version string
+}
+
+// commands lists every subcommand, in the order help shows them.
+var commands = []func(*app) *cobra.Command{
+	newRedisCmd,
+	newRoaringCmd,
+	newSearchCmd,
+	newWikiCmd,
+	newServeCmd,
+	newVersionCmd,
+}
+
 // NewRoot builds the command tree.
 func NewRoot(s Streams) *cobra.Command {
+	a := &app{Streams: s, version: Version}
 	root := &cobra.Command{
 		Use:           "tairbench",
 		Short:         "Benchmarks for Tair and Redis: command templates, TairRoaring and TairSearch workloads",
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       fmt.Sprintf("%s (commit %s, built %s)", Version, Commit, Date),
+		Version:       versionLine(),
 	}
 	root.SetOut(s.Out)
 	root.SetErr(s.Err)
-	root.AddCommand(newRedisCmd(s))
-	for _, f := range extraCommands {
-		root.AddCommand(f(s))
+	for _, f := range commands {
+		root.AddCommand(f(a))
 	}
 	return root
 }
 
-// extraCommands lets other files of this package register subcommands.
-var extraCommands []func(Streams) *cobra.Command
+func versionLine() string { return fmt.Sprintf("%s (commit %s, built %s)", Version, Commit, Date) }
+
+func newVersionCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			_, err := fmt.Fprintf(a.Out, "tairbench version %s\n", versionLine())
+			return err
+		},
+	}
+}
 
 // Execute runs the CLI with args and returns the process exit code.
 func Execute(ctx context.Context, args []string, s Streams) int {
-	bench.Version = Version
 	root := NewRoot(s)
 	root.SetArgs(normalizeArgs(root, args))
 	err := root.ExecuteContext(ctx)

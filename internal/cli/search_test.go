@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tairbench/tairbench/internal/testenv"
+	"github.com/tairbench/tairbench/pkg/result"
 )
 
 func TestEveryCommandHasHelp(t *testing.T) {
@@ -74,5 +75,5 @@ func TestSearchCompareCommand(t *testing.T) {
 	}
 	raw, err := os.ReadFile(jsonPath)
 	require.NoError(t, err)
-	assert.Contains(t, string(raw), `"schema": "tairbench.search/v1"`)
+	assert.Contains(t, string(raw), `"schema": "`+result.SchemaSearch+`"`)
 }

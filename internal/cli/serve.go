@@ -1,43 +1,51 @@
 package cli
 
 import (
-	"fmt"
+	"context"
 	"net"
 	"strconv"
+
+	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tairbench/tairbench/internal/server"
 )
 
-func init() { extraCommands = append(extraCommands, newServeCmd) }
+// serveOptions are 'tairbench serve' flags.
+type serveOptions struct {
+	cfg  server.Config
+	bind string
+	port int
+}
 
-func newServeCmd(s Streams) *cobra.Command {
-	var cfg server.Config
-	var bind string
-	var port int
+func newServeCmd(a *app) *cobra.Command {
+	o := &serveOptions{}
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Run the embedded Tair-compatible server (TairRoaring TR.* and generic commands)",
+		Short: "Run the embedded Tair-compatible server (TairRoaring TR.*, TairSearch TFT.* and generic commands)",
 		Long: `Run the embedded server until interrupted. It speaks RESP2/RESP3, supports
 MULTI/EXEC, AUTH (a password, or Tair's "user:password"), INFO, the generic
-keyspace commands, GET/SET and every TR.* command of the TairRoaring module.`,
+keyspace commands, GET/SET, every TR.* command of the TairRoaring module and the
+TFT.* commands of the TairSearch module.`,
 		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			cfg.Addr = net.JoinHostPort(bind, strconv.Itoa(port))
-			srv, err := server.Start(cfg)
-			if err != nil {
-				return &ExitError{Code: ExitError1, Err: err}
-			}
-			fmt.Fprintf(s.Err, "tairbench serve: listening on %s\n", srv.Addr())
-			return srv.Serve(c.Context())
-		},
+		RunE: func(c *cobra.Command, _ []string) error { return runServe(c.Context(), o, a) },
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&bind, "bind", "127.0.0.1", "address to listen on")
-	fs.IntVar(&port, "port", 6379, "port to listen on (0 picks a free one)")
-	fs.StringVar(&cfg.Password, "requirepass", "", "password clients must AUTH with")
-	fs.IntVar(&cfg.MaxClients, "max-clients", 10000, "most concurrent connections")
-	fs.Int64Var(&cfg.MaxRequest, "max-request", 64<<20, "largest request (bytes of one command's arguments)")
+	fs.StringVar(&o.bind, "bind", "127.0.0.1", "address to listen on")
+	fs.IntVar(&o.port, "port", 6379, "port to listen on (0 picks a free one)")
+	fs.StringVar(&o.cfg.Password, "requirepass", "", "password clients must AUTH with")
+	fs.IntVar(&o.cfg.MaxClients, "max-clients", 10000, "most concurrent connections")
+	fs.Int64Var(&o.cfg.MaxRequest, "max-request", 64<<20, "largest request (bytes of one command's arguments)")
 	return cmd
+}
+
+func runServe(ctx context.Context, o *serveOptions, a *app) error {
+	o.cfg.Addr = net.JoinHostPort(o.bind, strconv.Itoa(o.port))
+	srv, err := server.Start(o.cfg)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.Err, "tairbench serve: listening on %s\n", srv.Addr())
+	return srv.Serve(ctx)
 }

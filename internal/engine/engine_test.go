@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tairbench/tairbench/pkg/result"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -80,7 +82,7 @@ func TestStopByCount(t *testing.T) {
 			f := &fakeFactory{ops: int(tc.per)}
 			res, err := Run(context.Background(), Config{Workers: 4, Ops: tc.ops, OpsPerRequest: int(tc.per), Seed: 1}, f)
 			require.NoError(t, err)
-			assert.Equal(t, StopCount, res.StopReason)
+			assert.Equal(t, result.StopCount, res.StopReason)
 			assert.Equal(t, tc.wantSteps, res.Snapshot.Totals.Requests)
 			assert.Equal(t, tc.wantSteps*tc.per, res.Snapshot.Totals.Ops)
 			assert.Equal(t, int64(4), f.closed.Load())
@@ -95,7 +97,7 @@ func TestStopByDuration(t *testing.T) {
 	res, err := Run(context.Background(), Config{Workers: 2, Duration: 1200 * time.Millisecond, Tick: 200 * time.Millisecond,
 		Progress: func(stats.Progress) { ticks.Add(1) }}, f)
 	require.NoError(t, err)
-	assert.Equal(t, StopDuration, res.StopReason)
+	assert.Equal(t, result.StopDuration, res.StopReason)
 	assert.Less(t, time.Since(start), 3*time.Second)
 	assert.Greater(t, res.Snapshot.Totals.Ops, int64(100))
 	assert.GreaterOrEqual(t, ticks.Load(), int64(4))
@@ -143,7 +145,7 @@ func TestMaxErrorsStops(t *testing.T) {
 	f := &fakeFactory{transErr: true}
 	res, err := Run(context.Background(), Config{Workers: 2, Duration: 10 * time.Second, MaxErrors: 5, Backoff: time.Millisecond}, f)
 	require.NoError(t, err)
-	assert.Equal(t, StopMaxErrors, res.StopReason)
+	assert.Equal(t, result.StopMaxErrors, res.StopReason)
 	assert.GreaterOrEqual(t, res.Snapshot.Totals.TransportErrors, int64(5))
 	assert.Equal(t, "read: connection reset", res.Snapshot.Errors[0].Message)
 }
@@ -156,7 +158,7 @@ func TestInterruptKeepsPartialResult(t *testing.T) {
 	res, err := Run(ctx, Config{Workers: 3, Duration: time.Minute}, f)
 	require.NoError(t, err)
 	assert.Less(t, time.Since(start), 2*time.Second)
-	assert.Equal(t, StopInterrupted, res.StopReason)
+	assert.Equal(t, result.StopInterrupted, res.StopReason)
 	assert.Greater(t, res.Snapshot.Totals.Ops, int64(30))
 	assert.Zero(t, res.Snapshot.Totals.Errors, "the cancelled in-flight request is not an error")
 }

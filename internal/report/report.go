@@ -48,7 +48,7 @@ func Warnings(r *result.Run) []string {
 			t.Overflow, fmtMS(float64(t.HistogramRangeUS))))
 	}
 	if r.Client.Saturated {
-		if r.Client.InProcessSv {
+		if r.Client.InProcessServer {
 			w = append(w, fmt.Sprintf("this process used %.2f of %d cores, and it also runs the embedded server: client and server compete for CPU",
 				r.Client.CPUUtil, r.Client.Cores))
 		} else {
@@ -94,14 +94,14 @@ func Text(w io.Writer, r *result.Run, hist *hdr.Histogram) error {
 	if r.Command != "" {
 		fmt.Fprintf(&b, "command      %s\n", r.Command)
 	}
-	if mode, ok := r.Config["mode"].(string); ok {
-		fmt.Fprintf(&b, "mode         %s, %v connections\n", mode, r.Config["connections"])
+	if r.Config.Mode != "" {
+		fmt.Fprintf(&b, "mode         %s, %d connections\n", r.Config.Mode, r.Config.Connections)
 	}
 	fmt.Fprintf(&b, "duration     %.2f s (stopped by %s), warm-up %.2f s\n", r.DurationMS/1000, r.StopReason, r.WarmupMS/1000)
 	fmt.Fprintf(&b, "commands     %d in %d requests, %d errors (%.2f%%)\n", t.Ops, t.Requests, t.Errors, 100*t.ErrorRate)
 	if t.OpsPerRequest > 1 {
 		per := "requests"
-		if mode, _ := r.Config["mode"].(string); strings.HasPrefix(mode, "MULTI/EXEC") {
+		if mode := r.Config.Mode; strings.HasPrefix(mode, "MULTI/EXEC") {
 			per = "batches"
 		} else if strings.HasPrefix(mode, "pipeline") {
 			per = "pipelines"
@@ -173,7 +173,7 @@ func writeBars(b *strings.Builder, h *hdr.Histogram) {
 }
 
 // JSON writes the result in the versioned schema.
-func JSON(w io.Writer, r *result.Run) error { return result.Encode(w, r) }
+func JSON(w io.Writer, r *result.Run) error { return result.EncodeJSON(w, r) }
 
 // CSV writes the per-interval series and a final total row.
 func CSV(w io.Writer, r *result.Run) error {
@@ -196,4 +196,12 @@ func CSV(w io.Writer, r *result.Run) error {
 func HGRM(w io.Writer, h *hdr.Histogram) error {
 	_, err := h.PercentilesPrint(w, 5, 1000)
 	return err
+}
+
+// MiB formats a byte count in mebibytes ("-" when unknown or zero).
+func MiB(b int64) string {
+	if b <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
 }

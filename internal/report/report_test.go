@@ -23,9 +23,9 @@ func sample() (*result.Run, *hdr.Histogram) {
 	}
 	_ = h.RecordValue(25_000)
 	r := &result.Run{
-		Schema: result.Schema, Command: "TR.SETBIT foo-__RAND__ bar-__RAND2__",
-		Config:     map[string]any{"mode": "MULTI/EXEC batches of 10", "connections": 20},
-		StartedAt:  time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC),
+		Header:     result.Header{Schema: result.SchemaRun, StartedAt: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)},
+		Command:    "TR.SETBIT foo-__RAND__ bar-__RAND2__",
+		Config:     result.RunConfig{Mode: "MULTI/EXEC batches of 10", Connections: 20},
 		DurationMS: 30000, StopReason: "duration",
 		Totals: result.Totals{Ops: 10010, Requests: 1001, OpsPerRequest: 10, Errors: 6000, ErrorRate: 0.5994,
 			Aborted: 3, OpsPerSec: 333.7, RequestsPerSec: 33.4, HistogramRangeUS: 60_000_000, Overflow: 1,

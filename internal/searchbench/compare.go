@@ -11,9 +11,9 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/tairbench/tairbench/internal/bench"
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/report"
+	"github.com/tairbench/tairbench/internal/runner"
 	"github.com/tairbench/tairbench/internal/stats"
 	"github.com/tairbench/tairbench/internal/wiki"
 	"github.com/tairbench/tairbench/pkg/result"
@@ -33,7 +33,8 @@ type WriteOptions struct {
 	Bulk        int
 	Seed        uint64
 	Progress    func(p Progress)
-	InProcess   bool
+	// Version is the tool version recorded in the result.
+	Version string
 }
 
 // Progress is the per-second progress callback's argument (see stats.Progress).
@@ -53,11 +54,11 @@ func RunWrite(ctx context.Context, e Engine, o WriteOptions) (*result.Run, *hdr.
 	// hold documents of their last chunk.
 	cfg := engine.Config{Workers: max(o.Concurrency, 1), OpsPerRequest: bulk, Seed: o.Seed, Progress: o.Progress,
 		Duration: 365 * 24 * time.Hour}
-	spec := bench.Spec{Name: e.Name() + " write", Command: fmt.Sprintf("write %s", o.File),
-		Config: map[string]any{"engine": e.Name(), "file": o.File, "docs": o.Docs, "connections": cfg.Workers, "bulk": bulk,
-			"mode": modeOf(bulk)},
-		Engine: cfg, Factory: &WriteFactory{Engine: e, Source: src, Bulk: bulk}, InProcessServer: o.InProcess}
-	run, h, err := bench.Run(ctx, spec)
+	rc := runConfig(e, modeOf(bulk))
+	rc.Search.File, rc.Search.Docs, rc.Search.Bulk = o.File, o.Docs, bulk
+	spec := runner.Spec{Name: e.Name() + " write", Command: fmt.Sprintf("write %s", o.File), Version: o.Version,
+		Config: rc, Engine: cfg, Factory: &WriteFactory{Engine: e, Source: src, Bulk: bulk}}
+	run, h, err := runner.Run(ctx, spec)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -65,6 +66,17 @@ func RunWrite(ctx context.Context, e Engine, o WriteOptions) (*result.Run, *hdr.
 		return run, h, fmt.Errorf("input %s: %w", o.File, err)
 	}
 	return run, h, nil
+}
+
+// runConfig describes a run against e: its RESP target, or its URL.
+func runConfig(e Engine, mode string) result.RunConfig {
+	rc := result.RunConfig{Mode: mode, Search: &result.SearchRunConfig{Engine: e.Name()}}
+	if t := e.Target(); strings.Contains(t.Addr, "://") {
+		rc.Search.URL = t.Addr
+	} else {
+		rc.Target = t.Result()
+	}
+	return rc
 }
 
 func modeOf(bulk int) string {
@@ -84,7 +96,8 @@ type SearchOptions struct {
 	Cache       bool
 	Seed        uint64
 	Progress    func(p Progress)
-	InProcess   bool
+	// Version is the tool version recorded in the result.
+	Version string
 }
 
 // RunSearch runs o.Queries queries against e.
@@ -97,11 +110,11 @@ func RunSearch(ctx context.Context, e Engine, o SearchOptions) (*result.Run, *hd
 	if o.Cache {
 		cache = "on"
 	}
-	spec := bench.Spec{Name: e.Name() + " search", Command: o.Query,
-		Config: map[string]any{"engine": e.Name(), "queries": o.Queries, "connections": cfg.Workers, "cache": cache,
-			"mode": "one query per request, cache " + cache},
-		Engine: cfg, Factory: &SearchFactory{Engine: e, Query: []byte(o.Query), Cache: o.Cache}, InProcessServer: o.InProcess}
-	return bench.Run(ctx, spec)
+	rc := runConfig(e, "one query per request, cache "+cache)
+	rc.Search.Queries, rc.Search.Cache = o.Queries, o.Cache
+	spec := runner.Spec{Name: e.Name() + " search", Command: o.Query, Version: o.Version,
+		Config: rc, Engine: cfg, Factory: &SearchFactory{Engine: e, Query: []byte(o.Query), Cache: o.Cache}}
+	return runner.Run(ctx, spec)
 }
 
 // CompareOptions configure a comparison.
@@ -117,40 +130,20 @@ type CompareOptions struct {
 	TermQuery, AggQuery     string
 	// SkipParity times the queries even when the engines disagree on hits.
 	SkipParity bool
-	InProcess  map[string]bool
 	Seed       uint64
 	Log        io.Writer
+	// Version is the tool version recorded in the result.
+	Version string
 }
 
-// ParityCheck is one query's hits on every engine.
-type ParityCheck struct {
-	Query string          `json:"query"`
-	Hits  map[string]Hits `json:"hits"`
-	Agree bool            `json:"agree"`
-}
+// ParityCheck is one query's hits on every engine (see result.ParityCheck).
+type ParityCheck = result.ParityCheck
 
-// EngineResult is one engine's part of a comparison.
-type EngineResult struct {
-	Engine       string      `json:"engine"`
-	Docs         int64       `json:"docs"`
-	MemoryBefore Memory      `json:"memory_before"`
-	MemoryAfter  Memory      `json:"memory_after"`
-	Write        *result.Run `json:"write"`
-	Term         *result.Run `json:"term_query"`
-	AggCache     *result.Run `json:"agg_cache_on"`
-	AggNoCache   *result.Run `json:"agg_cache_off"`
-}
+// EngineResult is one engine's part of a comparison (see result.EngineResult).
+type EngineResult = result.EngineResult
 
-// Comparison is the result of Compare.
-type Comparison struct {
-	Schema    string         `json:"schema"`
-	Version   string         `json:"tool_version"`
-	StartedAt time.Time      `json:"started_at"`
-	Config    map[string]any `json:"config"`
-	Parity    []ParityCheck  `json:"parity"`
-	Engines   []EngineResult `json:"engines"`
-	Warnings  []string       `json:"warnings"`
-}
+// Comparison is the result of Compare (see result.SearchComparison).
+type Comparison = result.SearchComparison
 
 // ErrParity is returned when the engines disagree on hits before timing.
 var ErrParity = errors.New("the engines return different hits")
@@ -172,9 +165,13 @@ func Compare(ctx context.Context, o CompareOptions) (*Comparison, error) {
 	if o.NoCacheQueries <= 0 {
 		o.NoCacheQueries = max(o.Queries/10, 1)
 	}
-	c := &Comparison{Schema: "tairbench.search/v1", Version: bench.Version, StartedAt: time.Now().UTC(), Warnings: []string{},
-		Config: map[string]any{"file": o.File, "docs": o.Docs, "connections": o.Concurrency, "bulk": max(o.Bulk, 1),
-			"queries": o.Queries, "no_cache_queries": o.NoCacheQueries, "term_query": o.TermQuery, "agg_query": o.AggQuery}}
+	c := &Comparison{Header: result.NewHeader(result.SchemaSearch, o.Version), Warnings: []string{},
+		Config: result.SearchConfig{File: o.File, Docs: o.Docs, Connections: o.Concurrency, Bulk: max(o.Bulk, 1),
+			Queries: o.Queries, NoCacheQueries: o.NoCacheQueries, TermQuery: o.TermQuery, AggQuery: o.AggQuery,
+			Engines: map[string]string{}}}
+	for _, e := range o.Engines {
+		c.Config.Engines[e.Name()] = e.Target().Addr
+	}
 	for _, e := range o.Engines {
 		er := EngineResult{Engine: e.Name()}
 		if err := e.Reset(ctx); err != nil {
@@ -186,7 +183,7 @@ func Compare(ctx context.Context, o CompareOptions) (*Comparison, error) {
 		}
 		fmt.Fprintf(log, "%s: writing %s at concurrency %d\n", e.Name(), o.File, o.Concurrency)
 		er.Write, _, err = RunWrite(ctx, e, WriteOptions{File: o.File, Docs: o.Docs, Concurrency: o.Concurrency, Bulk: o.Bulk, Seed: o.Seed,
-			InProcess: o.InProcess[e.Name()]})
+			Version: o.Version})
 		if err != nil {
 			return c, fmt.Errorf("%s write: %w", e.Name(), err)
 		}
@@ -245,7 +242,7 @@ func Compare(ctx context.Context, o CompareOptions) (*Comparison, error) {
 		for _, r := range runs {
 			fmt.Fprintf(log, "%s: %s, %d queries\n", e.Name(), r.name, r.n)
 			run, _, err := RunSearch(ctx, e, SearchOptions{Query: r.q, Queries: r.n, Concurrency: o.Concurrency, Cache: r.cache,
-				Seed: o.Seed, InProcess: o.InProcess[e.Name()]})
+				Seed: o.Seed, Version: o.Version})
 			if err != nil {
 				return c, fmt.Errorf("%s %s: %w", e.Name(), r.name, err)
 			}
@@ -282,19 +279,12 @@ var refs = map[string]reference{
 	"elasticsearch agg cache off": {"", 121.95, 82.24, 364.60},
 }
 
-func mib(b int64) string {
-	if b <= 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
-}
-
 func memCell(er EngineResult) string {
 	used := er.MemoryAfter.Used - er.MemoryBefore.Used
 	if er.Engine == "elasticsearch" {
-		return fmt.Sprintf("heap %s, store %s", mib(er.MemoryAfter.Used), mib(er.MemoryAfter.Store))
+		return fmt.Sprintf("heap %s, store %s", report.MiB(er.MemoryAfter.Used), report.MiB(er.MemoryAfter.Store))
 	}
-	return mib(used)
+	return report.MiB(used)
 }
 
 func runCells(run *result.Run) (string, string, string, string) {

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tairbench/tairbench/internal/server"
+	"github.com/tairbench/tairbench/internal/target"
 	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/internal/wiki"
 )
@@ -32,16 +33,16 @@ func TestCompareBothEngines(t *testing.T) {
 	srv, err := server.Start(server.Config{})
 	require.NoError(t, err)
 	defer srv.Close()
-	ts, err := New("tairsearch", Options{Addr: srv.Addr(), Index: "cmp"})
+	ts, err := New("tairsearch", Options{Target: target.Target{Addr: srv.Addr(), InProcess: true}, Index: "cmp"})
 	require.NoError(t, err)
-	es, err := New("elasticsearch", Options{Addr: testenv.ElasticsearchURL(t), Index: "cmp", Connections: 4})
+	es, err := New("elasticsearch", Options{Target: target.Target{Addr: testenv.ElasticsearchURL(t)}, Index: "cmp", Connections: 4})
 	require.NoError(t, err)
 	file := genFile(t, 3000)
 	term := `{"query":{"term":{"abstract":"world"}}}`
 	agg := `{"size":0,"query":{"term":{"abstract":"world"}},"aggs":{"a1":{"terms":{"field":"id","order":{"_key":"asc"}}}}}`
 	for _, bulk := range []int{1, 100} {
 		c, err := Compare(context.Background(), CompareOptions{Engines: []Engine{ts, es}, File: file, Concurrency: 4, Bulk: bulk,
-			Queries: 200, TermQuery: term, AggQuery: agg, InProcess: map[string]bool{"tairsearch": true}, Seed: 1})
+			Queries: 200, TermQuery: term, AggQuery: agg, Seed: 1})
 		require.NoError(t, err)
 		for _, p := range c.Parity {
 			assert.True(t, p.Agree, "%s: %+v", p.Query, p.Hits)
@@ -69,7 +70,7 @@ func TestCompareBothEngines(t *testing.T) {
 
 func TestElasticsearchBulkItemFailuresAreCounted(t *testing.T) {
 	url := testenv.ElasticsearchURL(t)
-	e, err := New("elasticsearch", Options{Addr: url, Index: "conflict"})
+	e, err := New("elasticsearch", Options{Target: target.Target{Addr: url}, Index: "conflict"})
 	require.NoError(t, err)
 	el := e.(*elastic)
 	ctx := context.Background()
@@ -97,7 +98,7 @@ func TestElasticsearchStoppedMidRun(t *testing.T) {
 	t.Setenv("TAIRBENCH_ES_URL", "")
 	url := testenv.ElasticsearchURL(t)
 	port := url[strings.LastIndex(url, ":")+1:]
-	e, err := New("elasticsearch", Options{Addr: url, Index: "stop"})
+	e, err := New("elasticsearch", Options{Target: target.Target{Addr: url}, Index: "stop"})
 	require.NoError(t, err)
 	ctx := context.Background()
 	require.NoError(t, e.Reset(ctx))
@@ -123,7 +124,7 @@ func createIndex(name, body string) esapi.IndicesCreateRequest {
 }
 
 func TestElasticsearchRealtimeRefresh(t *testing.T) {
-	e, err := New("elasticsearch", Options{Addr: testenv.ElasticsearchURL(t), Index: "realtime", Realtime: true})
+	e, err := New("elasticsearch", Options{Target: target.Target{Addr: testenv.ElasticsearchURL(t)}, Index: "realtime", Realtime: true})
 	require.NoError(t, err)
 	ctx := context.Background()
 	require.NoError(t, e.Reset(ctx))

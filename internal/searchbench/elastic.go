@@ -14,6 +14,7 @@ import (
 
 	es "github.com/elastic/go-elasticsearch/v8"
 	"github.com/elastic/go-elasticsearch/v8/esapi"
+	"github.com/tairbench/tairbench/internal/target"
 )
 
 func init() { Register("elasticsearch", newElastic) }
@@ -30,7 +31,7 @@ func newElastic(o Options) (Engine, error) {
 	if o.RefreshInterval == "" {
 		o.RefreshInterval = "1s"
 	}
-	addr := o.Addr
+	addr := o.Target.Addr
 	if !strings.Contains(addr, "://") {
 		addr = "http://" + addr
 	}
@@ -44,8 +45,8 @@ func newElastic(o Options) (Engine, error) {
 		},
 		MaxRetries: 0, DisableRetry: true,
 	}
-	if u, p, ok := strings.Cut(o.Auth, ":"); ok {
-		cfg.Username, cfg.Password = u, p
+	if l := o.Target.Login(); !l.Empty() {
+		cfg.Username, cfg.Password = l.User, l.Password
 	}
 	c, err := es.NewClient(cfg)
 	if err != nil {
@@ -271,3 +272,5 @@ func (c *esClient) Search(ctx context.Context, query []byte, cache bool) error {
 }
 
 func (c *esClient) Close() error { return nil }
+
+func (e *elastic) Target() target.Target { return e.o.Target }

@@ -12,6 +12,9 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/tairbench/tairbench/internal/target"
+	"github.com/tairbench/tairbench/pkg/result"
+
 	"github.com/tairbench/tairbench/internal/wiki"
 )
 
@@ -22,10 +25,11 @@ const Schema = `{"mappings":{"properties":{"id":{"type":"keyword","index":false}
 
 // Options configure an engine.
 type Options struct {
-	Addr  string
-	Index string
-	// Auth is "password" or "user:password" (TairSearch) or "user:password" (Elasticsearch basic auth).
-	Auth string
+	// Target is where the engine is: TairSearch's RESP target (TLS, ACL
+	// login, database, in-process), or Elasticsearch's URL in Target.Addr
+	// with its basic-auth login in Target.Auth ("user:password").
+	Target target.Target
+	Index  string
 	// RefreshInterval is Elasticsearch's refresh interval ("1s"); Realtime refreshes on every write.
 	RefreshInterval string
 	Realtime        bool
@@ -33,31 +37,20 @@ type Options struct {
 	Connections int
 }
 
-// Hits is what parity compares: the total and the aggregation buckets.
-type Hits struct {
-	Total   int64
-	Buckets []Bucket
-}
+// Hits is what parity compares (see result.Hits).
+type Hits = result.Hits
 
-// Bucket is one terms-aggregation bucket.
-type Bucket struct {
-	Key   string
-	Count int64
-}
+// Bucket is one terms-aggregation bucket (see result.Bucket).
+type Bucket = result.Bucket
 
-// Memory is an engine's memory report (bytes; zero when unknown).
-type Memory struct {
-	// Used is TairSearch's INFO used_memory, or Elasticsearch's JVM heap used.
-	Used int64 `json:"used_bytes"`
-	// Store is Elasticsearch's index store size on disk.
-	Store int64 `json:"store_bytes,omitempty"`
-	// Detail names the figures.
-	Detail string `json:"detail"`
-}
+// Memory is an engine's memory report (see result.Memory).
+type Memory = result.Memory
 
 // Engine is one search engine under test.
 type Engine interface {
 	Name() string
+	// Target is where the engine is.
+	Target() target.Target
 	// Reset drops and creates the index with Schema.
 	Reset(ctx context.Context) error
 	// NewClient returns a client for one worker.

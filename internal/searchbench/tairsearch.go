@@ -8,6 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tairbench/tairbench/internal/driver/redis"
+	"github.com/tairbench/tairbench/internal/target"
+
 	goredis "github.com/redis/go-redis/v9"
 )
 
@@ -18,22 +21,23 @@ type tairSearch struct {
 	admin *goredis.Client
 }
 
-func redisOptions(o Options, pool int) *goredis.Options {
-	ro := &goredis.Options{Addr: o.Addr, Protocol: 2, PoolSize: pool, MaxRetries: -1,
-		ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second, DisableIdentity: true}
-	if u, p, ok := strings.Cut(o.Auth, ":"); ok {
-		ro.Username, ro.Password = u, p
-	} else {
-		ro.Password = o.Auth
-	}
-	return ro
-}
-
 func newTairSearch(o Options) (Engine, error) {
 	if o.Index == "" {
 		o.Index = "wiki"
 	}
-	return &tairSearch{o: o, admin: goredis.NewClient(redisOptions(o, 2))}, nil
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	// The login form that works is kept for the workers' connections.
+	t, err := redis.ResolveLogin(ctx, o.Target)
+	if err != nil {
+		return nil, fmt.Errorf("tairsearch: %w", err)
+	}
+	o.Target = t
+	admin, err := redis.NewClient(ctx, o.Target, 2)
+	if err != nil {
+		return nil, fmt.Errorf("tairsearch: %w", err)
+	}
+	return &tairSearch{o: o, admin: admin}, nil
 }
 
 func (e *tairSearch) Name() string { return "tairsearch" }
@@ -83,10 +87,13 @@ func (e *tairSearch) Memory(ctx context.Context) (Memory, error) {
 func (e *tairSearch) Close() error { return e.admin.Close() }
 
 func (e *tairSearch) NewClient(ctx context.Context) (Client, error) {
-	c := goredis.NewClient(redisOptions(e.o, 1))
+	c, err := redis.NewClient(ctx, e.o.Target, 1)
+	if err != nil {
+		return nil, fmt.Errorf("tairsearch %s: %w", e.o.Target.Addr, err)
+	}
 	if err := c.Ping(ctx).Err(); err != nil {
 		c.Close()
-		return nil, fmt.Errorf("tairsearch %s: %w", e.o.Addr, err)
+		return nil, fmt.Errorf("tairsearch %s: %w", e.o.Target.Addr, err)
 	}
 	return &tairClient{c: c, index: e.o.Index}, nil
 }
@@ -142,3 +149,5 @@ func (c *tairClient) Search(ctx context.Context, query []byte, cache bool) error
 }
 
 func (c *tairClient) Close() error { return c.c.Close() }
+
+func (e *tairSearch) Target() target.Target { return e.o.Target }

@@ -23,12 +23,16 @@ type clusterWorker struct {
 	args [][]byte
 }
 
-func clusterOptions(f *Factory) (*goredis.ClusterOptions, error) {
-	t := f.Target
+func clusterOptions(ctx context.Context, f *Factory) (*goredis.ClusterOptions, error) {
+	t, err := ResolveLogin(ctx, f.Target)
+	if err != nil {
+		return nil, err
+	}
+	l := t.Login()
 	o := &goredis.ClusterOptions{
-		Addrs:        f.Addrs,
-		Username:     t.User,
-		Password:     t.Password,
+		Addrs:        t.ClusterAddrs,
+		Username:     l.User,
+		Password:     l.Password,
 		Protocol:     2,
 		PoolSize:     1,
 		MinIdleConns: 1,
@@ -43,15 +47,8 @@ func clusterOptions(f *Factory) (*goredis.ClusterOptions, error) {
 	if t.Protocol == 3 {
 		o.Protocol = 3
 	}
-	if t.Auth != "" {
-		if u, p, ok := cutAuth(t.Auth); ok {
-			o.Username, o.Password = u, p
-		} else {
-			o.Password = t.Auth
-		}
-	}
 	if t.TLS != nil {
-		cfg, err := t.TLS.config(o.Addrs[0])
+		cfg, err := t.TLS.Config(o.Addrs[0])
 		if err != nil {
 			return nil, err
 		}
@@ -61,7 +58,7 @@ func clusterOptions(f *Factory) (*goredis.ClusterOptions, error) {
 }
 
 func newClusterWorker(ctx context.Context, f *Factory, gen *cmdtmpl.Gen) (*clusterWorker, error) {
-	o, err := clusterOptions(f)
+	o, err := clusterOptions(ctx, f)
 	if err != nil {
 		return nil, err
 	}

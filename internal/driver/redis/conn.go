@@ -8,91 +8,19 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
+	"github.com/tairbench/tairbench/internal/target"
+
 	"github.com/tairbench/tairbench/pkg/resp"
 )
-
-// Target describes how to reach and log in to a server.
-type Target struct {
-	Addr string
-	// Auth is the whitepaper tool's -a value: "password" or "user:password".
-	Auth     string
-	User     string
-	Password string
-	DB       int
-	Protocol int // 2 or 3
-	Timeout  time.Duration
-	TLS      *TLSOptions
-	Name     string // CLIENT SETNAME, optional
-}
-
-// TLSOptions configure a TLS connection.
-type TLSOptions struct {
-	CAFile     string
-	CertFile   string
-	KeyFile    string
-	Insecure   bool
-	ServerName string
-}
-
-// Redacted returns the target with secrets replaced, for results and logs.
-func (t Target) Redacted() map[string]any {
-	m := map[string]any{"addr": t.Addr, "db": t.DB, "resp": t.Protocol, "timeout_ms": t.Timeout.Milliseconds(),
-		"tls": t.TLS != nil}
-	if t.Auth != "" {
-		if u, _, ok := strings.Cut(t.Auth, ":"); ok {
-			m["auth"] = u + ":***"
-		} else {
-			m["auth"] = "***"
-		}
-	}
-	if t.User != "" {
-		m["user"] = t.User
-	}
-	if t.Password != "" {
-		m["password"] = "***"
-	}
-	return m
-}
-
-func (o *TLSOptions) config(addr string) (*tls.Config, error) {
-	cfg := &tls.Config{InsecureSkipVerify: o.Insecure, ServerName: o.ServerName, MinVersion: tls.VersionTLS12} //nolint:gosec // opt-in switch
-	if cfg.ServerName == "" {
-		host, _, err := net.SplitHostPort(addr)
-		if err == nil {
-			cfg.ServerName = host
-		}
-	}
-	if o.CAFile != "" {
-		pem, err := os.ReadFile(o.CAFile)
-		if err != nil {
-			return nil, fmt.Errorf("tls: read CA file: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("tls: no certificate found in %s", o.CAFile)
-		}
-		cfg.RootCAs = pool
-	}
-	if o.CertFile != "" || o.KeyFile != "" {
-		cert, err := tls.LoadX509KeyPair(o.CertFile, o.KeyFile)
-		if err != nil {
-			return nil, fmt.Errorf("tls: load client certificate: %w", err)
-		}
-		cfg.Certificates = []tls.Certificate{cert}
-	}
-	return cfg, nil
-}
 
 // Conn is a raw RESP connection.
 type Conn struct {
@@ -103,6 +31,8 @@ type Conn struct {
 	timeout time.Duration
 	dl      time.Time // current deadline
 	stopCtx func() bool
+	// tairAuth is set when the server accepted only Tair's single-argument AUTH.
+	tairAuth bool
 }
 
 // ReplyError is an error reply from the server during the handshake.
@@ -113,7 +43,7 @@ func (e *ReplyError) Error() string { return e.Msg }
 
 // Dial connects, upgrades to TLS if asked, and logs in. When ctx ends, any
 // blocked read or write returns at once.
-func Dial(ctx context.Context, t Target) (*Conn, error) {
+func Dial(ctx context.Context, t target.Target) (*Conn, error) {
 	timeout := t.Timeout
 	if timeout <= 0 {
 		timeout = 10 * time.Second
@@ -127,7 +57,7 @@ func Dial(ctx context.Context, t Target) (*Conn, error) {
 		_ = tc.SetNoDelay(true)
 	}
 	if t.TLS != nil {
-		cfg, err := t.TLS.config(t.Addr)
+		cfg, err := t.TLS.Config(t.Addr)
 		if err != nil {
 			nc.Close()
 			return nil, err
@@ -176,17 +106,8 @@ func (c *Conn) Do(args ...string) (resp.Reply, error) {
 	return c.rep, nil
 }
 
-func (c *Conn) handshake(t Target) error {
-	user, pass := t.User, t.Password
-	var alt []string // a second way to log in, tried if the first is refused
-	if t.Auth != "" {
-		if u, p, ok := strings.Cut(t.Auth, ":"); ok {
-			user, pass = u, p
-			alt = []string{t.Auth} // Tair's single-argument AUTH user:password
-		} else {
-			pass = t.Auth
-		}
-	}
+func (c *Conn) handshake(t target.Target) error {
+	l := t.Login()
 	login := func(creds ...string) error {
 		var args []string
 		switch {
@@ -210,17 +131,11 @@ func (c *Conn) handshake(t Target) error {
 		}
 		return nil
 	}
-	var creds []string
-	if user != "" {
-		creds = []string{user, pass}
-	} else if pass != "" {
-		creds = []string{pass}
-	}
-	err := login(creds...)
+	err := login(l.Args()...)
 	var re *ReplyError
-	if err != nil && errors.As(err, &re) && alt != nil {
-		if login(alt...) == nil {
-			err = nil
+	if err != nil && errors.As(err, &re) && l.Fallback != "" {
+		if login(l.Fallback) == nil {
+			err, c.tairAuth = nil, true
 		}
 	}
 	if err != nil {
@@ -298,7 +213,20 @@ func (c *Conn) Close() error {
 	return c.nc.Close()
 }
 
-func cutAuth(s string) (user, pass string, ok bool) { return strings.Cut(s, ":") }
+// ResolveLogin connects once and returns t set to the login form the
+// server accepts, for clients that cannot fall back by themselves
+// (go-redis): Tair's single-argument AUTH when the ACL form is refused.
+func ResolveLogin(ctx context.Context, t target.Target) (target.Target, error) {
+	if t.Login().Fallback == "" {
+		return t, nil
+	}
+	c, err := Dial(ctx, t)
+	if err != nil {
+		return t, err
+	}
+	t.TairAuthOnly = c.tairAuth
+	return t, c.Close()
+}
 
 // DoString sends one command and returns its string reply; an error reply
 // becomes a *ReplyError and a nil reply an empty string.

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/tairbench/tairbench/internal/target"
+
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 )
@@ -37,19 +39,18 @@ func (w Workload) OpsPerRequest() int {
 	return w.N
 }
 
-// Factory creates workers for a target and workload. It implements engine.Factory.
+// Factory creates workers for a target and workload. It implements
+// engine.Factory. A cluster target (Target.Cluster) routes through
+// go-redis's cluster client.
 type Factory struct {
-	Target   Target
+	Target   target.Target
 	Workload Workload
-	// Cluster routes through go-redis's cluster client; Addrs are its seeds.
-	Cluster bool
-	Addrs   []string
 }
 
 // NewWorker connects one worker.
 func (f *Factory) NewWorker(ctx context.Context, id int, seed uint64) (engine.Worker, error) {
 	gen := f.Workload.Program.NewGen(seed)
-	if f.Cluster {
+	if f.Target.Cluster {
 		return newClusterWorker(ctx, f, gen)
 	}
 	c, err := Dial(ctx, f.Target)

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/tairbench/tairbench/pkg/result"
 )
 
 // Group names.
@@ -19,39 +21,16 @@ const (
 	GroupCluster     = "cluster"
 )
 
-// Reference is the whitepaper's figure for a case (16 GB standard Tair
-// instance; cluster rows: 2 shards).
-type Reference struct {
-	// Rate is QPS, or bits per second for batch cases.
-	Rate      float64 `json:"rate"`
-	LatencyMS float64 `json:"latency_ms"`
-	// Table names the whitepaper table the figure comes from.
-	Table string `json:"table"`
+// Reference is the whitepaper's figure for a case (see result.Reference).
+type Reference = result.Reference
+
+// ref is a reference figure: rate (QPS or bits/s), latency and table.
+func ref(rate, latencyMS float64, table string) Reference {
+	return Reference{Rate: rate, LatencyMS: latencyMS, Table: table}
 }
 
-// Case is one scenario.
-type Case struct {
-	ID      string `json:"id"`
-	Group   string `json:"group"`
-	Command string `json:"command"` // the command name shown in the table
-	// Template is the command template; R1 and R2 are its __RAND__ and __RAND2__ ranges.
-	Template string `json:"template"`
-	R1       uint64 `json:"r"`
-	R2       uint64 `json:"r2"`
-	R3       uint64 `json:"r3,omitempty"`
-	Parallel int    `json:"parallel"`
-	Batching int    `json:"batching,omitempty"`
-	Keys     string `json:"keys"`
-	Items    string `json:"items"`
-	ArgRange string `json:"arg_range"`
-	// Load names the data set the case reads ("" when it needs none).
-	Load string    `json:"load,omitempty"`
-	Ref  Reference `json:"reference"`
-	// Cluster routes through the cluster client.
-	Cluster bool `json:"cluster,omitempty"`
-	// Note explains a deviation from the whitepaper's printed command.
-	Note string `json:"note,omitempty"`
-}
+// Case is one scenario (see result.RoaringCase).
+type Case = result.RoaringCase
 
 // Data sets loaded before the cases that read them.
 const (
@@ -96,31 +75,31 @@ func Cases() []Case {
 
 	// Single key, reads: key foo, offsets below 10^7.
 	add(Case{ID: "getbit", Group: GroupSingleRead, Command: "TR.GETBIT", Template: "TR.GETBIT foo __RAND__", R1: tenMillion,
-		Keys: "1", Items: "1", ArgRange: "0~10^7", Load: LoadSingle, Ref: Reference{255000, 0.21, t1}})
+		Keys: "1", Items: "1", ArgRange: "0~10^7", Load: LoadSingle, Ref: ref(255000, 0.21, t1)})
 	add(Case{ID: "getbits", Group: GroupSingleRead, Command: "TR.GETBITS", Template: "TR.GETBITS foo " + rands(100, "__RAND__"),
-		R1: tenMillion, Keys: "1", Items: "100", ArgRange: "0~10^7", Load: LoadSingle, Ref: Reference{54000, 0.97, t1}})
+		R1: tenMillion, Keys: "1", Items: "100", ArgRange: "0~10^7", Load: LoadSingle, Ref: ref(54000, 0.97, t1)})
 	add(Case{ID: "rank", Group: GroupSingleRead, Command: "TR.RANK", Template: "TR.RANK foo __RAND__", R1: tenMillion,
-		Keys: "1", Items: "1", ArgRange: "0~10^7", Load: LoadSingle, Ref: Reference{161000, 0.24, t1}})
+		Keys: "1", Items: "1", ArgRange: "0~10^7", Load: LoadSingle, Ref: ref(161000, 0.24, t1)})
 	add(Case{ID: "range", Group: GroupSingleRead, Command: "TR.RANGE", Template: "TR.RANGE foo 0 100", R1: 1,
-		Keys: "1", Items: "100", ArgRange: "0~100", Load: LoadSingle, Ref: Reference{129000, 0.46, t1}})
+		Keys: "1", Items: "100", ArgRange: "0~100", Load: LoadSingle, Ref: ref(129000, 0.46, t1)})
 	add(Case{ID: "scan", Group: GroupSingleRead, Command: "TR.SCAN", Template: "TR.SCAN foo __RAND__ COUNT 100", R1: tenMillion,
-		Keys: "1", Items: "100", ArgRange: "0~10^7", Load: LoadSingle, Ref: Reference{130000, 0.38, t1}})
+		Keys: "1", Items: "100", ArgRange: "0~10^7", Load: LoadSingle, Ref: ref(130000, 0.38, t1)})
 
 	// Single key, writes.
 	add(Case{ID: "setbit", Group: GroupSingleWrite, Command: "TR.SETBIT", Template: "TR.SETBIT foo __RAND__ 1", R1: tenMillion,
-		Keys: "1", Items: "1", ArgRange: "0~10^7", Ref: Reference{145000, 0.37, t2}})
+		Keys: "1", Items: "1", ArgRange: "0~10^7", Ref: ref(145000, 0.37, t2)})
 	add(Case{ID: "setbits", Group: GroupSingleWrite, Command: "TR.SETBITS", Template: "TR.SETBITS foo " + rands(100, "__RAND__"),
-		R1: tenMillion, Keys: "1", Items: "100", ArgRange: "0~10^7", Ref: Reference{22000, 0.71, t2}})
+		R1: tenMillion, Keys: "1", Items: "100", ArgRange: "0~10^7", Ref: ref(22000, 0.71, t2)})
 	add(Case{ID: "setbits-ordered", Group: GroupSingleWrite, Command: "TR.SETBITS (ordered)", Template: "TR.SETBITS foo " + ordered(),
-		R1: 1, R3: 6000, Keys: "1", Items: "100", ArgRange: "6000 blocks", Ref: Reference{28000, 0.66, t2},
+		R1: 1, R3: 6000, Keys: "1", Items: "100", ArgRange: "6000 blocks", Ref: ref(28000, 0.66, t2),
 		Note: "100 ascending offsets 1B00…1B99 in a block B drawn from 6000"})
 	add(Case{ID: "appendbitarray", Group: GroupSingleWrite, Command: "TR.APPENDBITARRAY", Template: "TR.APPENDBITARRAY foo __RAND__ " + bitArray,
-		R1: tenMillion, Keys: "1", Items: "1000 (500 ones)", ArgRange: "0~10^7", Ref: Reference{10000, 0.38, t2}})
+		R1: tenMillion, Keys: "1", Items: "1000 (500 ones)", ArgRange: "0~10^7", Ref: ref(10000, 0.38, t2)})
 	add(Case{ID: "setrange", Group: GroupSingleWrite, Command: "TR.SETRANGE", Template: "TR.SETRANGE foo 1__RAND{s}__000 1__RAND{s}__999",
-		R1: 10_000, Keys: "1", Items: "-", ArgRange: "1000 bits", Ref: Reference{130000, 0.30, t2},
+		R1: 10_000, Keys: "1", Items: "-", ArgRange: "1000 bits", Ref: ref(130000, 0.30, t2),
 		Note: "ranges of 1000 bits, 1B000…1B999 for a block B below 10^4"})
 	add(Case{ID: "fliprange", Group: GroupSingleWrite, Command: "TR.FLIPRANGE", Template: "TR.FLIPRANGE foo 1__RAND{f}__00 1__RAND{f}__99",
-		R1: hundredK, Keys: "1", Items: "-", ArgRange: "100 bits <2x10^7", Ref: Reference{100000, 0.46, t2},
+		R1: hundredK, Keys: "1", Items: "-", ArgRange: "100 bits <2x10^7", Ref: ref(100000, 0.46, t2),
 		Note: "ranges of 100 bits, 1B00…1B99 for a block B below 10^5"})
 
 	// Batches (MULTI/EXEC): the whitepaper's parallel × batching grid.
@@ -130,13 +109,13 @@ func Cases() []Case {
 	}
 	for _, g := range []grid{{20, 10, 460000, 0.42}, {10, 50, 665000, 0.72}, {6, 100, 660000, 0.85}, {3, 200, 680000, 0.79}, {3, 500, 681500, 1.96}, {2, 100, 658000, 2.6}} {
 		add(Case{ID: fmt.Sprintf("setbit-p%d-b%d", g.p, g.b), Group: GroupBatch, Command: "TR.SETBIT", Template: "TR.SETBIT foo __RAND__ 1",
-			R1: tenMillion, Parallel: g.p, Batching: g.b, Keys: "1", Items: "1", ArgRange: "0~10^7", Ref: Reference{g.bps, g.ms, t3},
+			R1: tenMillion, Parallel: g.p, Batching: g.b, Keys: "1", Items: "1", ArgRange: "0~10^7", Ref: ref(g.bps, g.ms, t3),
 			Note: "the whitepaper prints TR.SETBIT foo-__RAND__ 1, which lacks the value argument"})
 	}
 	for _, g := range []grid{{20, 10, 572700, 0.34}, {10, 50, 725900, 0.65}, {7, 100, 772000, 0.85}, {7, 200, 788800, 1.67}, {5, 500, 746000, 3.1}, {2, 100, 770000, 2.1}} {
 		add(Case{ID: fmt.Sprintf("getbit-p%d-b%d", g.p, g.b), Group: GroupBatch, Command: "TR.GETBIT", Template: "TR.GETBIT foo-__RAND__ __RAND2__",
 			R1: hundredK, R2: tenMillion, Parallel: g.p, Batching: g.b, Keys: "10^5", Items: "1", ArgRange: "0~10^7", Load: LoadMany,
-			Ref: Reference{g.bps, g.ms, t4}})
+			Ref: ref(g.bps, g.ms, t4)})
 	}
 
 	// Many keys (10^5).
@@ -144,12 +123,12 @@ func Cases() []Case {
 		add(Case{ID: id, Group: GroupMultiKey, Command: cmd, Template: tmpl, R1: tenMillion, R2: hundredK,
 			Keys: "10^5", Items: items, ArgRange: "0~10^7", Load: load, Ref: ref})
 	}
-	mk("getbit", "TR.GETBIT", "TR.GETBIT foo-__RAND2__ __RAND__", "1", LoadMany, Reference{154941, 0.32, t5})
-	mk("getbits", "TR.GETBITS", "TR.GETBITS foo-__RAND2__ "+rands(100, "__RAND__"), "100", LoadMany, Reference{40166, 1.08, t5})
-	mk("scan", "TR.SCAN", "TR.SCAN foo-__RAND2__ __RAND__ COUNT 100", "100", LoadMany, Reference{104637, 0.47, t5})
-	mk("rank", "TR.RANK", "TR.RANK foo-__RAND2__ __RAND__", "-", LoadMany, Reference{151161, 0.32, t5})
-	mk("setbit", "TR.SETBIT", "TR.SETBIT foo-__RAND2__ __RAND__ 1", "1", LoadMany, Reference{91003, 0.43, t5})
-	mk("setbits", "TR.SETBITS", "TR.SETBITS foo-__RAND2__ "+rands(100, "__RAND__"), "100", LoadMany, Reference{15127, 0.96, t5})
+	mk("getbit", "TR.GETBIT", "TR.GETBIT foo-__RAND2__ __RAND__", "1", LoadMany, ref(154941, 0.32, t5))
+	mk("getbits", "TR.GETBITS", "TR.GETBITS foo-__RAND2__ "+rands(100, "__RAND__"), "100", LoadMany, ref(40166, 1.08, t5))
+	mk("scan", "TR.SCAN", "TR.SCAN foo-__RAND2__ __RAND__ COUNT 100", "100", LoadMany, ref(104637, 0.47, t5))
+	mk("rank", "TR.RANK", "TR.RANK foo-__RAND2__ __RAND__", "-", LoadMany, ref(151161, 0.32, t5))
+	mk("setbit", "TR.SETBIT", "TR.SETBIT foo-__RAND2__ __RAND__ 1", "1", LoadMany, ref(91003, 0.43, t5))
+	mk("setbits", "TR.SETBITS", "TR.SETBITS foo-__RAND2__ "+rands(100, "__RAND__"), "100", LoadMany, ref(15127, 0.96, t5))
 
 	// Set operations over the loaded keys.
 	for _, op := range []struct {
@@ -163,7 +142,7 @@ func Cases() []Case {
 		}
 		add(Case{ID: "bitop-" + strings.ToLower(op.name), Group: GroupSetOps, Command: "TR.BITOP " + op.name,
 			Template: "TR.BITOP dest-__RAND__ " + op.name + " " + src, R1: hundredK, Parallel: op.p,
-			Keys: "10^5", Items: "-", ArgRange: "-", Load: LoadMany, Ref: Reference{op.qps, op.ms, t7}})
+			Keys: "10^5", Items: "-", ArgRange: "-", Load: LoadMany, Ref: ref(op.qps, op.ms, t7)})
 	}
 	for _, op := range []struct {
 		name    string
@@ -175,13 +154,13 @@ func Cases() []Case {
 		}
 		add(Case{ID: "bitopcard-" + strings.ToLower(op.name), Group: GroupSetOps, Command: "TR.BITOPCARD " + op.name,
 			Template: "TR.BITOPCARD " + op.name + " " + src, R1: hundredK, Parallel: 2,
-			Keys: "10^5", Items: "-", ArgRange: "-", Load: LoadMany, Ref: Reference{op.qps, op.ms, t8}})
+			Keys: "10^5", Items: "-", ArgRange: "-", Load: LoadMany, Ref: ref(op.qps, op.ms, t8)})
 	}
 
 	// Cluster: through the cluster client (slot-aware routing).
 	cl := func(id, cmd, tmpl, items string, qps float64) {
 		add(Case{ID: id, Group: GroupCluster, Command: cmd, Template: tmpl, R1: hundredK, R2: tenMillion, Keys: "10^5",
-			Items: items, ArgRange: "0~10^7", Load: LoadMany, Ref: Reference{qps, 0, t9}, Cluster: true})
+			Items: items, ArgRange: "0~10^7", Load: LoadMany, Ref: ref(qps, 0, t9), Cluster: true})
 	}
 	cl("getbit", "TR.GETBIT", "TR.GETBIT foo-__RAND__ __RAND2__", "1", 590742)
 	cl("getbits", "TR.GETBITS", "TR.GETBITS foo-__RAND__ "+rands(100, "__RAND2__"), "100", 53900)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/server"
+	"github.com/tairbench/tairbench/internal/target"
 	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 	"github.com/tairbench/tairbench/pkg/result"
@@ -22,15 +23,15 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-func embedded(t *testing.T) (*server.Server, redis.Target) {
+func embedded(t *testing.T) (*server.Server, target.Target) {
 	t.Helper()
 	s, err := server.Start(server.Config{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.Close() })
-	return s, redis.Target{Addr: s.Addr(), Timeout: 5 * time.Second}
+	return s, target.Target{Addr: s.Addr(), Timeout: 5 * time.Second, InProcess: true}
 }
 
-func do(t *testing.T, tg redis.Target, args ...string) string {
+func do(t *testing.T, tg target.Target, args ...string) string {
 	t.Helper()
 	c, err := redis.Dial(context.Background(), tg)
 	require.NoError(t, err)
@@ -46,7 +47,7 @@ func do(t *testing.T, tg redis.Target, args ...string) string {
 }
 
 // commandCalls reads INFO commandstats into name → calls.
-func commandCalls(t *testing.T, tg redis.Target) map[string]int64 {
+func commandCalls(t *testing.T, tg target.Target) map[string]int64 {
 	t.Helper()
 	out := map[string]int64{}
 	for _, l := range strings.Split(do(t, tg, "INFO", "commandstats"), "\n") {
@@ -71,7 +72,7 @@ func TestEveryCaseAgainstEmbeddedServer(t *testing.T) {
 	_, tg := embedded(t)
 	var before []map[string]int64
 	suite, err := Run(context.Background(), Options{
-		Target: tg, CaseDuration: 150 * time.Millisecond, Cases: Cases(), Seed: 42, Flush: true, InProcessServer: true,
+		Target: tg, CaseDuration: 150 * time.Millisecond, Cases: Cases(), Seed: 42, Flush: true,
 		BeforeCase: func(Case) { before = append(before, commandCalls(t, tg)) },
 	})
 	require.NoError(t, err)
@@ -165,12 +166,16 @@ func TestFilter(t *testing.T) {
 }
 
 func TestCasesAreWellFormed(t *testing.T) {
-	seen := map[string]bool{}
+	seen, seeds := map[string]bool{}, map[uint64]bool{}
 	for _, c := range Cases() {
 		assert.False(t, seen[c.ID], "duplicate %s", c.ID)
 		seen[c.ID] = true
-		_, err := compile(c.Template, [10]rangeT{1: {Max: max(c.R1, 1)}, 2: {Max: max(c.R2, 1)}, 3: {Max: max(c.R3, 1)}})
+		var opts cmdtmpl.Options
+		opts.Ranges[1], opts.Ranges[2], opts.Ranges[3] = rangeT{Max: max(c.R1, 1)}, rangeT{Max: max(c.R2, 1)}, rangeT{Max: max(c.R3, 1)}
+		_, err := redis.TemplateSpec{Template: c.Template, Options: opts, Batching: c.Batching}.Workload()
 		assert.NoError(t, err, c.ID)
+		assert.False(t, seeds[CaseSeed(7, c.ID)], "seed of %s repeats", c.ID)
+		seeds[CaseSeed(7, c.ID)] = true
 		assert.Greater(t, c.Ref.Rate, 0.0, c.ID)
 		assert.Greater(t, c.Parallel, 0, c.ID)
 	}

@@ -11,6 +11,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/tairbench/tairbench/internal/target"
+	"github.com/tairbench/tairbench/pkg/result"
+
 	rb "github.com/RoaringBitmap/roaring/v2"
 
 	"github.com/tairbench/tairbench/internal/driver/redis"
@@ -26,7 +29,7 @@ const (
 
 // StatOptions configure TR.STAT sampling.
 type StatOptions struct {
-	Target        redis.Target
+	Target        target.Target
 	Distributions []string
 	// MaxCard is the cardinality of the last step.
 	MaxCard uint64
@@ -87,33 +90,11 @@ func ParseStat(s string) (StatFields, error) {
 	return f, nil
 }
 
-// StatRow is one step of a distribution.
-type StatRow struct {
-	Cardinality uint64 `json:"cardinality"`
-	RunC        uint64 `json:"run_containers"`
-	ArrayC      uint64 `json:"array_containers"`
-	BitsetC     uint64 `json:"bitset_containers"`
-	// HeapBytes is the container memory TR.STAT reports (the whitepaper's "heap mem").
-	HeapBytes   uint64  `json:"heap_bytes"`
-	BytesPerBit float64 `json:"bytes_per_bit"`
-	// Predicted is what the container rules give for the bits the client set:
-	// per 2^16 chunk, 2 bytes a value up to 4096 values, else 8192; with
-	// TR.OPTIMIZE, 2 + 4 × runs when that is smaller.
-	Predicted uint64  `json:"predicted_bytes"`
-	DiffPct   float64 `json:"diff_pct"`
-	// UsedMemoryDelta is INFO memory's used_memory minus its value before
-	// the distribution's first step.
-	UsedMemoryDelta int64   `json:"used_memory_delta"`
-	Seconds         float64 `json:"seconds"`
-}
+// StatRow is one step of a distribution (see result.StatRow).
+type StatRow = result.StatRow
 
-// StatTable is one distribution's rows.
-type StatTable struct {
-	Distribution string    `json:"distribution"`
-	Description  string    `json:"description"`
-	Rows         []StatRow `json:"rows"`
-	Error        string    `json:"error,omitempty"`
-}
+// StatTable is one distribution's rows (see result.StatTable).
+type StatTable = result.StatTable
 
 // predict applies the container rules to the client's copy of the bitmap.
 func predict(m *rb.Bitmap, optimized bool) uint64 {

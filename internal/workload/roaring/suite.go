@@ -3,77 +3,49 @@ package roaring
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"strings"
 	"time"
 
-	"github.com/tairbench/tairbench/internal/bench"
 	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/report"
+	"github.com/tairbench/tairbench/internal/runner"
+	"github.com/tairbench/tairbench/internal/target"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
-// SuiteSchema identifies the suite's JSON format. Each case embeds a
-// result.Run (tairbench.run/v1).
-const SuiteSchema = "tairbench.roaring/v1"
-
 // Options configure a suite run.
 type Options struct {
-	Target redis.Target
-	// ClusterAddrs seed the cluster cases (default: the target's address).
-	ClusterAddrs []string
+	// Target is the server; Target.InProcess marks the embedded server. The
+	// cluster cases route through the cluster client (seeded with
+	// Target.ClusterAddrs, default Target.Addr).
+	Target target.Target
 	// CaseDuration is how long each case runs.
 	CaseDuration time.Duration
 	Cases        []Case
-	Seed         uint64
+	// Seed is the base seed; each case's seed derives from it and the case ID.
+	Seed uint64
 	// Flush empties the database first (always for the embedded server).
 	Flush bool
 	// Log receives one line per load and case as the suite progresses.
 	Log io.Writer
-	// InProcessServer is set when the target runs in this process.
-	InProcessServer bool
 	// BeforeCase, if set, is called after any load and just before each case.
 	BeforeCase func(Case)
-	// Cluster is set when the target is a cluster: loads go through the
-	// cluster client and nothing is flushed.
-	Cluster bool
+	// Version is the tool version recorded in the result.
+	Version string
 }
 
-// Load is how one data set was loaded.
-type Load struct {
-	Name        string  `json:"name"`
-	Description string  `json:"description"`
-	Template    string  `json:"template"`
-	Commands    int64   `json:"commands"`
-	Seconds     float64 `json:"seconds"`
-	PerSecond   float64 `json:"commands_per_sec"`
-	Errors      int64   `json:"errors"`
-}
+// Load is how one data set was loaded (see result.RoaringLoad).
+type Load = result.RoaringLoad
 
-// CaseResult is one case's outcome.
-type CaseResult struct {
-	Case Case `json:"case"`
-	// Rate is the measured QPS (bits per second for batch cases).
-	Rate      float64     `json:"rate"`
-	LatencyMS float64     `json:"latency_ms"`
-	P99MS     float64     `json:"p99_ms"`
-	Ratio     float64     `json:"ratio_to_reference"`
-	Run       *result.Run `json:"run"`
-}
+// CaseResult is one case's outcome (see result.RoaringCaseResult).
+type CaseResult = result.RoaringCaseResult
 
-// Suite is the whole result.
-type Suite struct {
-	Schema    string         `json:"schema"`
-	Version   string         `json:"tool_version"`
-	StartedAt time.Time      `json:"started_at"`
-	Config    map[string]any `json:"config"`
-	Loads     []Load         `json:"loads"`
-	Cases     []CaseResult   `json:"cases"`
-	Stat      []StatTable    `json:"stat,omitempty"`
-	Warnings  []string       `json:"warnings"`
-}
+// Suite is the whole result (see result.RoaringSuite).
+type Suite = result.RoaringSuite
 
 type loadSpec struct {
 	desc     string
@@ -100,13 +72,13 @@ func loadSpecs() map[string]loadSpec {
 // that reads it. A case that fails to start is recorded with its error and
 // the suite goes on.
 func Run(ctx context.Context, o Options) (*Suite, error) {
-	s := &Suite{Schema: SuiteSchema, Version: bench.Version, StartedAt: time.Now().UTC(), Warnings: []string{},
-		Config: map[string]any{"target": o.Target.Redacted(), "case_duration_s": o.CaseDuration.Seconds(), "seed": o.Seed, "flush": o.Flush}}
+	s := &Suite{Header: result.NewHeader(result.SchemaRoaring, o.Version), Warnings: []string{},
+		Config: result.RoaringConfig{Target: *o.Target.Result(), CaseDurationS: o.CaseDuration.Seconds(), Seed: o.Seed, Flush: o.Flush}}
 	log := o.Log
 	if log == nil {
 		log = io.Discard
 	}
-	if o.Flush && !o.Cluster {
+	if o.Flush && !o.Target.Cluster {
 		if err := flush(ctx, o.Target); err != nil {
 			return nil, err
 		}
@@ -151,7 +123,7 @@ func caseWarnings(cases []CaseResult) []string {
 	var out, shared []string
 	for _, cr := range cases {
 		for _, w := range cr.Run.Warnings {
-			if cr.Run.Client.Saturated && cr.Run.Client.InProcessSv && strings.Contains(w, "compete for CPU") {
+			if cr.Run.Client.Saturated && cr.Run.Client.InProcessServer && strings.Contains(w, "compete for CPU") {
 				shared = append(shared, cr.Case.ID)
 				continue
 			}
@@ -172,7 +144,7 @@ func rateUnit(c Case) string {
 	return "QPS"
 }
 
-func flush(ctx context.Context, t redis.Target) error {
+func flush(ctx context.Context, t target.Target) error {
 	c, err := redis.Dial(ctx, t)
 	if err != nil {
 		return err
@@ -188,22 +160,14 @@ func flush(ctx context.Context, t redis.Target) error {
 	return nil
 }
 
-func compile(tmpl string, ranges [cmdtmpl.MaxRanges + 1]cmdtmpl.Range) (*cmdtmpl.Program, error) {
-	t, err := cmdtmpl.Parse(tmpl)
-	if err != nil {
-		return nil, err
-	}
-	return cmdtmpl.Compile(t, cmdtmpl.Options{Ranges: ranges, DataSize: 0})
-}
-
 func load(ctx context.Context, o Options, name string, sp loadSpec) (Load, error) {
-	prog, err := compile(sp.template, sp.ranges)
+	ts := redis.TemplateSpec{Template: sp.template, Options: cmdtmpl.Options{Ranges: sp.ranges}, Pipeline: 16}
+	w, err := ts.Workload()
 	if err != nil {
 		return Load{}, err
 	}
-	f := &redis.Factory{Target: o.Target, Workload: redis.Workload{Program: prog, Mode: redis.Pipeline, N: 16},
-		Cluster: o.Cluster, Addrs: o.ClusterAddrs}
-	res, err := engine.Run(ctx, engine.Config{Workers: 4, Ops: sp.commands, OpsPerRequest: 16, Seed: 1}, f)
+	f := &redis.Factory{Target: o.Target, Workload: w}
+	res, err := engine.Run(ctx, engine.Config{Workers: 4, Ops: sp.commands, OpsPerRequest: w.OpsPerRequest(), Seed: 1}, f)
 	if err != nil {
 		return Load{}, err
 	}
@@ -222,35 +186,33 @@ func load(ctx context.Context, o Options, name string, sp loadSpec) (Load, error
 	return l, nil
 }
 
+// CaseSeed is case id's seed under base: a hash of the ID, so that every
+// case has its own seed and a case keeps it when others are added.
+func CaseSeed(base uint64, id string) uint64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(id))
+	return engine.WorkerSeed(base^h.Sum64(), 0)
+}
+
 func runCase(ctx context.Context, o Options, c Case) (CaseResult, error) {
-	var ranges [cmdtmpl.MaxRanges + 1]cmdtmpl.Range
-	ranges[1] = cmdtmpl.Range{Max: max(c.R1, 1)}
-	ranges[2] = cmdtmpl.Range{Max: max(c.R2, 1)}
-	ranges[3] = cmdtmpl.Range{Max: max(c.R3, 1)}
-	prog, err := compile(c.Template, ranges)
+	var opts cmdtmpl.Options
+	opts.Ranges[1] = cmdtmpl.Range{Max: max(c.R1, 1)}
+	opts.Ranges[2] = cmdtmpl.Range{Max: max(c.R2, 1)}
+	opts.Ranges[3] = cmdtmpl.Range{Max: max(c.R3, 1)}
+	ts := redis.TemplateSpec{Template: c.Template, Options: opts, Batching: c.Batching}
+	w, err := ts.Workload()
 	if err != nil {
 		return CaseResult{}, err
 	}
-	w := redis.Workload{Program: prog, Mode: redis.Single, N: 1}
-	if c.Batching > 0 {
-		w.Mode, w.N = redis.Batch, c.Batching
-	}
-	f := &redis.Factory{Target: o.Target, Workload: w, Cluster: c.Cluster, Addrs: o.ClusterAddrs}
-	seed := engine.WorkerSeed(o.Seed, len(c.ID))
-	spec := bench.Spec{
-		Name:    c.ID,
-		Command: c.Template,
-		Config: map[string]any{"case": c.ID, "connections": c.Parallel, "batching": c.Batching, "cluster": c.Cluster,
-			"duration_s": o.CaseDuration.Seconds(), "ranges": prog.RangeSpecs(), "mode": modeName(w)},
-		Engine:          engine.Config{Workers: c.Parallel, Duration: o.CaseDuration, OpsPerRequest: w.OpsPerRequest(), Seed: seed},
-		Factory:         f,
-		InProcessServer: o.InProcessServer,
-	}
-	run, _, err := bench.Run(ctx, spec)
+	t := o.Target
+	t.Cluster = c.Cluster
+	seed := CaseSeed(o.Seed, c.ID)
+	spec := ts.Spec(c.ID, o.Version, t, w, engine.Config{Workers: c.Parallel, Duration: o.CaseDuration, Seed: seed})
+	run, _, err := runner.Run(ctx, spec)
 	if err != nil {
 		return CaseResult{}, err
 	}
-	cr := CaseResult{Case: c, Run: run, Rate: run.Totals.OpsPerSec, LatencyMS: run.Totals.Latency.Mean / 1000,
+	cr := CaseResult{Case: c, Seed: seed, Run: run, Rate: run.Totals.OpsPerSec, LatencyMS: run.Totals.Latency.Mean / 1000,
 		P99MS: run.Totals.Latency.P99 / 1000}
 	if c.Ref.Rate > 0 {
 		cr.Ratio = cr.Rate / c.Ref.Rate
@@ -258,16 +220,8 @@ func runCase(ctx context.Context, o Options, c Case) (CaseResult, error) {
 	return cr, nil
 }
 
-func modeName(w redis.Workload) string {
-	if w.Mode == redis.Batch {
-		return fmt.Sprintf("MULTI/EXEC batches of %d", w.N)
-	}
-	return "one command per round trip"
-}
-
-// Failed reports whether any case's run failed (most of its commands
-// errored) or the suite recorded warnings about errors.
-func (s *Suite) Failed() bool {
+// Failed reports whether any case's run failed (most of its commands errored).
+func Failed(s *Suite) bool {
 	for _, c := range s.Cases {
 		if report.Failed(c.Run) {
 			return true

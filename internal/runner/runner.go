@@ -1,6 +1,6 @@
-// Package bench runs one benchmark through the engine and turns its
-// statistics into a result.Run with warnings.
-package bench
+// Package runner runs one benchmark through the engine and turns its
+// statistics into a result.Run with its warnings.
+package runner
 
 import (
 	"context"
@@ -14,18 +14,18 @@ import (
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
-// Version is the tool version stamped into results (set by the CLI).
-var Version = "dev"
-
 // Spec is one run: what to measure and how.
 type Spec struct {
+	// Name names the run within a suite; Command is what it sends.
 	Name    string
 	Command string
-	Config  map[string]any
+	// Version is the tool version recorded in the result.
+	Version string
+	// Config describes the target and workload; Run fills in the engine's
+	// part (connections, duration, count, warm-up, error budget).
+	Config  result.RunConfig
 	Engine  engine.Config
 	Factory engine.Factory
-	// InProcessServer is set when this process also hosts the target server.
-	InProcessServer bool
 }
 
 // Run executes the spec. It returns the result and the merged histogram.
@@ -40,14 +40,18 @@ func Run(ctx context.Context, s Spec) (*result.Run, *hdr.Histogram, error) {
 // Assemble converts an engine result into a result.Run.
 func Assemble(s Spec, res *engine.Result) *result.Run {
 	snap := res.Snapshot
+	cfg := s.Config
+	cfg.Connections = s.Engine.Workers
+	cfg.DurationS = s.Engine.Duration.Seconds()
+	cfg.Count = s.Engine.Ops
+	cfg.WarmupS = s.Engine.Warmup.Seconds()
+	cfg.MaxErrors = s.Engine.MaxErrors
 	r := &result.Run{
-		Schema:     result.Schema,
-		Version:    Version,
+		Header:     result.Header{Schema: result.SchemaRun, Version: s.Version, StartedAt: res.StartedAt.UTC()},
 		Name:       s.Name,
 		Command:    s.Command,
-		Config:     s.Config,
+		Config:     cfg,
 		Seeds:      res.Seeds,
-		StartedAt:  res.StartedAt.UTC(),
 		DurationMS: float64(res.Elapsed) / float64(time.Millisecond),
 		WarmupMS:   float64(s.Engine.Warmup) / float64(time.Millisecond),
 		StopReason: res.StopReason,
@@ -64,10 +68,10 @@ func Assemble(s Spec, res *engine.Result) *result.Run {
 	r.Totals.LatencyPerOp = r.Totals.OpsPerRequest == 1
 	cores := runtime.NumCPU()
 	c := result.Client{
-		CPUUserMS:   float64(res.CPU.User) / 1e6,
-		CPUSysMS:    float64(res.CPU.Sys) / 1e6,
-		Cores:       cores,
-		InProcessSv: s.InProcessServer,
+		CPUUserMS:       float64(res.CPU.User) / 1e6,
+		CPUSysMS:        float64(res.CPU.Sys) / 1e6,
+		Cores:           cores,
+		InProcessServer: cfg.Target != nil && cfg.Target.InProcess,
 	}
 	if total := snap.Totals.Ops + snap.Totals.WarmupOps; total > 0 {
 		c.CPUPerOpUS = float64(res.CPU.Total()) / 1e3 / float64(total)

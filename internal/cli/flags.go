@@ -1,0 +1,137 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/internal/target"
+)
+
+// seconds is a duration flag that takes whole seconds ("30", as the
+// whitepaper's tool does) or a Go duration ("1m30s", "500ms").
+type seconds struct{ d *time.Duration }
+
+func (s seconds) String() string { return s.d.String() }
+func (s seconds) Type() string   { return "seconds" }
+func (s seconds) Set(v string) error {
+	if n, err := strconv.ParseFloat(v, 64); err == nil {
+		if n < 0 {
+			return errors.New("must not be negative")
+		}
+		*s.d = time.Duration(n * float64(time.Second))
+		return nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return fmt.Errorf("%q is neither seconds nor a duration such as 1m30s", v)
+	}
+	*s.d = d
+	return nil
+}
+
+// targetFlags are the connection flags of every command that talks to a
+// RESP server; resolve turns them into one target.Target.
+type targetFlags struct {
+	host, auth, user, password string
+	port, db, resp             int
+	timeout                    time.Duration
+	tls, tlsInsecure           bool
+	tlsCA, tlsCert, tlsKey     string
+	tlsServerName              string
+	cluster, embedded          bool
+}
+
+// register binds every target flag: -h/--host, --port and -a/--auth
+// (the whitepaper tool's letters) and the login, TLS and protocol flags.
+func (t *targetFlags) register(fs *pflag.FlagSet) {
+	// -h is the host, as in redis-benchmark and the whitepaper's tool; help is --help.
+	fs.Bool("help", false, "help for this command")
+	fs.StringVarP(&t.host, "host", "h", "127.0.0.1", "server host (or host:port)")
+	fs.IntVar(&t.port, "port", 6379, "server port")
+	fs.StringVarP(&t.auth, "auth", "a", "", `password, or "user:password" (Tair's form; an ACL user on Redis 6+)`)
+	t.registerConn(fs)
+	fs.BoolVar(&t.cluster, "cluster", false, "slot-aware routing through go-redis's cluster client")
+}
+
+// registerConn binds the login, TLS, protocol and --embedded flags: all but
+// the address, -a and --cluster, for commands whose letters mean something
+// else (search's -a is the address).
+func (t *targetFlags) registerConn(fs *pflag.FlagSet) {
+	fs.StringVar(&t.user, "user", "", "ACL user name")
+	fs.StringVar(&t.password, "password", "", "password (prefer the TAIRBENCH_PASSWORD environment variable)")
+	fs.IntVar(&t.db, "db", 0, "database number (SELECT)")
+	fs.IntVar(&t.resp, "resp", 2, "protocol version: 2 or 3")
+	fs.DurationVar(&t.timeout, "timeout", 10*time.Second, "connect and per-request timeout")
+	fs.BoolVar(&t.tls, "tls", false, "connect with TLS")
+	fs.StringVar(&t.tlsCA, "tls-ca", "", "CA certificate file (PEM) to verify the server")
+	fs.StringVar(&t.tlsCert, "tls-cert", "", "client certificate file (PEM)")
+	fs.StringVar(&t.tlsKey, "tls-key", "", "client key file (PEM)")
+	fs.BoolVar(&t.tlsInsecure, "tls-insecure", false, "do not verify the server's certificate")
+	fs.StringVar(&t.tlsServerName, "tls-server-name", "", "server name to verify (default: the host)")
+	fs.BoolVar(&t.embedded, "embedded", false, "start the embedded server in this process and target it")
+}
+
+// build returns the target the flags describe, without starting anything.
+func (t *targetFlags) build() (target.Target, error) {
+	addr, err := target.HostPort(t.host, t.port)
+	if err != nil {
+		return target.Target{}, err
+	}
+	pw := t.password
+	if pw == "" {
+		pw = os.Getenv("TAIRBENCH_PASSWORD")
+	}
+	tg := target.Target{Addr: addr, Auth: t.auth, User: t.user, Password: pw, DB: t.db, Protocol: t.resp, Timeout: t.timeout,
+		Cluster: t.cluster}
+	if t.tls || t.tlsCA != "" || t.tlsInsecure || t.tlsCert != "" {
+		tg.TLS = &target.TLS{CAFile: t.tlsCA, CertFile: t.tlsCert, KeyFile: t.tlsKey, Insecure: t.tlsInsecure, ServerName: t.tlsServerName}
+	}
+	if err := tg.Validate(); err != nil {
+		return target.Target{}, err
+	}
+	return tg, nil
+}
+
+// resolve builds the target and, with --embedded, starts the embedded
+// server and points the target at it. The stop function is never nil.
+func (t *targetFlags) resolve(a *app) (target.Target, func(), error) {
+	tg, err := t.build()
+	if err != nil {
+		return target.Target{}, func() {}, err
+	}
+	if !t.embedded {
+		return tg, func() {}, nil
+	}
+	stop, err := startEmbedded(&tg, a)
+	if err != nil {
+		return target.Target{}, func() {}, err
+	}
+	return tg, stop, nil
+}
+
+// outputFlags select the result files of a single run.
+type outputFlags struct {
+	json, csv, hgrm string
+	quiet           bool
+}
+
+func (o *outputFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&o.json, "json", "", "write the result as JSON to this file (- for stdout)")
+	fs.StringVar(&o.csv, "csv", "", "write the per-second series as CSV to this file")
+	fs.StringVar(&o.hgrm, "hgrm", "", "write the latency percentile distribution (.hgrm) to this file")
+	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no per-second progress lines")
+}
+
+// seedOrNew returns seed, or a new random base seed when it is 0.
+func seedOrNew(seed uint64) uint64 {
+	if seed == 0 {
+		return engine.NewSeed()
+	}
+	return seed
+}

@@ -1,0 +1,39 @@
+package redis
+
+import (
+	"context"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/tairbench/tairbench/internal/target"
+)
+
+// NewClient returns a go-redis client for t with a pool of pool
+// connections, for drivers that need go-redis's API rather than the raw hot
+// path (the TairSearch engine's admin and worker connections). It logs in
+// as Dial does, falling back to Tair's single-argument AUTH.
+func NewClient(ctx context.Context, t target.Target, pool int) (*goredis.Client, error) {
+	t, err := ResolveLogin(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	l := t.Login()
+	timeout := t.Timeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	o := &goredis.Options{Addr: t.Addr, Username: l.User, Password: l.Password, DB: t.DB, Protocol: 2, PoolSize: pool,
+		MaxRetries: -1, DialTimeout: timeout, ReadTimeout: timeout, WriteTimeout: timeout, DisableIdentity: true}
+	if t.Protocol == 3 {
+		o.Protocol = 3
+	}
+	if t.TLS != nil {
+		cfg, err := t.TLS.Config(t.Addr)
+		if err != nil {
+			return nil, err
+		}
+		o.TLSConfig = cfg
+	}
+	return goredis.NewClient(o), nil
+}

@@ -1,0 +1,152 @@
+package result
+
+// Run is the result of one benchmark run (schema SchemaRun).
+type Run struct {
+	Header
+	// Name names the run within a suite (a case ID, "tairsearch write").
+	Name string `json:"name,omitempty"`
+	// Command is the command template, query or input the run sent.
+	Command    string       `json:"command,omitempty"`
+	Config     RunConfig    `json:"config"`
+	Seeds      Seeds        `json:"seeds"`
+	DurationMS float64      `json:"duration_ms"`
+	WarmupMS   float64      `json:"warmup_ms"`
+	StopReason string       `json:"stop_reason"`
+	Totals     Totals       `json:"totals"`
+	Errors     []ErrorCount `json:"errors"`
+	Series     []Interval   `json:"series"`
+	Client     Client       `json:"client"`
+	Warnings   []string     `json:"warnings"`
+	// Histogram is the HdrHistogram of request latencies in microseconds,
+	// in the standard compressed base64 encoding (hdrhistogram-go Encode V2).
+	Histogram string `json:"histogram_hdr"`
+}
+
+// RunConfig is how a run was configured.
+type RunConfig struct {
+	// Target is the server measured (absent for engines reached over HTTP
+	// only, where Search.URL says where).
+	Target *Target `json:"target,omitempty"`
+	// Mode says how commands were grouped ("one command per round trip",
+	// "pipeline of 16", "MULTI/EXEC batches of 10", …).
+	Mode        string  `json:"mode"`
+	Connections int     `json:"connections"`
+	DurationS   float64 `json:"duration_s"`
+	// Count is the command budget (0: none).
+	Count     int64   `json:"count"`
+	WarmupS   float64 `json:"warmup_s"`
+	MaxErrors int64   `json:"max_errors"`
+	// Template is set for command-template runs.
+	Template *TemplateConfig `json:"template,omitempty"`
+	// Search is set for search-engine runs.
+	Search *SearchRunConfig `json:"search,omitempty"`
+}
+
+// TemplateConfig is a command-template run's template settings.
+type TemplateConfig struct {
+	// Ranges maps each placeholder the template uses to its range (cmdtmpl.ParseRange syntax).
+	Ranges   map[string]string `json:"ranges"`
+	DataSize int               `json:"data_size"`
+	Batching int               `json:"batching"`
+	Pipeline int               `json:"pipeline"`
+}
+
+// SearchRunConfig is a search-engine run's settings.
+type SearchRunConfig struct {
+	Engine string `json:"engine"`
+	// URL is the engine's address when it is not a RESP target.
+	URL string `json:"url,omitempty"`
+	// File and Docs describe an ingest run's input (Docs 0: the whole file).
+	File string `json:"file,omitempty"`
+	Docs int64  `json:"docs,omitempty"`
+	Bulk int    `json:"bulk,omitempty"`
+	// Queries and Cache describe a query run.
+	Queries int64 `json:"queries,omitempty"`
+	Cache   bool  `json:"cache"`
+}
+
+// Seeds records how the random generators were seeded, so a run can be replayed.
+type Seeds struct {
+	Base    uint64   `json:"base"`
+	Workers []uint64 `json:"workers"`
+}
+
+// Totals are the counts and latency over the measured part of the run.
+type Totals struct {
+	// Ops counts commands (a MULTI/EXEC batch of N counts N).
+	Ops int64 `json:"ops"`
+	// Requests counts round trips: one command, one pipeline or one MULTI/EXEC batch.
+	Requests int64 `json:"requests"`
+	// OpsPerRequest is the number of commands in one request.
+	OpsPerRequest int `json:"ops_per_request"`
+	// Errors counts commands whose reply was an error, plus failed round trips.
+	Errors int64 `json:"errors"`
+	// TransportErrors counts round trips that failed on the connection.
+	TransportErrors int64 `json:"transport_errors"`
+	// Aborted counts MULTI/EXEC batches that were not executed (EXECABORT or a nil EXEC).
+	Aborted int64 `json:"aborted"`
+	// Overflow counts latencies above the histogram's range (recorded at its top).
+	Overflow int64 `json:"latency_overflow"`
+	// OpsPerSec is commands per second over the measured time.
+	OpsPerSec float64 `json:"ops_per_sec"`
+	// RequestsPerSec is round trips per second over the measured time.
+	RequestsPerSec float64 `json:"requests_per_sec"`
+	// ErrorRate is Errors over Ops plus TransportErrors.
+	ErrorRate float64 `json:"error_rate"`
+	// WarmupOps counts commands sent during the warm-up.
+	WarmupOps int64 `json:"warmup_ops"`
+	// AfterDeadlineOps counts commands of requests in flight at the deadline:
+	// the server ran them, the measurement does not include them.
+	AfterDeadlineOps int64 `json:"after_deadline_ops"`
+	// LatencyUnit names what one latency sample covers.
+	LatencyUnit string `json:"latency_unit"`
+	// LatencyPerOp is set when a sample is one command (no pipeline or batch).
+	LatencyPerOp bool    `json:"latency_per_op"`
+	Latency      Latency `json:"latency_us"`
+	// HistogramRangeUS is the histogram's highest trackable value.
+	HistogramRangeUS int64 `json:"histogram_max_us"`
+}
+
+// Latency is a latency summary in microseconds.
+type Latency struct {
+	Min  float64 `json:"min"`
+	Mean float64 `json:"mean"`
+	P50  float64 `json:"p50"`
+	P90  float64 `json:"p90"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p99_9"`
+	Max  float64 `json:"max"`
+}
+
+// ErrorCount is one distinct error message and how often it occurred.
+type ErrorCount struct {
+	Message string `json:"message"`
+	Count   int64  `json:"count"`
+}
+
+// Interval is one second (or tick) of the run.
+type Interval struct {
+	Second    int     `json:"second"`
+	Ops       int64   `json:"ops"`
+	Requests  int64   `json:"requests"`
+	Errors    int64   `json:"errors"`
+	OpsPerSec float64 `json:"ops_per_sec"`
+	MeanUS    float64 `json:"mean_us"`
+	P50US     float64 `json:"p50_us"`
+	P99US     float64 `json:"p99_us"`
+	MaxUS     float64 `json:"max_us"`
+}
+
+// Client describes the load generator's own resource use.
+type Client struct {
+	CPUUserMS  float64 `json:"cpu_user_ms"`
+	CPUSysMS   float64 `json:"cpu_sys_ms"`
+	CPUPerOpUS float64 `json:"cpu_per_op_us"`
+	// CPUUtil is the process's CPU time over wall time, in cores.
+	CPUUtil float64 `json:"cpu_util"`
+	Cores   int     `json:"cores"`
+	// Saturated is set when the process used 90% or more of the cores.
+	Saturated bool `json:"saturated"`
+	// InProcessServer is set when this process also ran the server.
+	InProcessServer bool `json:"in_process_server"`
+}
