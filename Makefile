@@ -54,7 +54,7 @@ test-short: vet
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s ./pkg/cmdtmpl
-	$(GO) test -run '^$$' -fuzz FuzzParseRequest -fuzztime 20s ./internal/search
+	$(GO) test -run '^$$' -fuzz FuzzParseRequest -fuzztime 20s ./internal/fulltext
 	$(GO) test -run '^$$' -fuzz FuzzReader -fuzztime 20s ./internal/wiki
 	$(GO) test -run '^$$' -fuzz FuzzParseStat -fuzztime 20s ./internal/workload/roaring
 	$(GO) test -run '^$$' -fuzz FuzzReadCommand -fuzztime 20s ./pkg/resp

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/tairbench/tairbench/pkg/result"
@@ -90,35 +91,42 @@ func TestStopByCount(t *testing.T) {
 	}
 }
 
+// The tests below run in a synctest bubble: time is simulated, so the
+// durations are exact and the tests do not wait on the wall clock.
+
 func TestStopByDuration(t *testing.T) {
-	f := &fakeFactory{ops: 1, delay: time.Millisecond}
-	start := time.Now()
-	var ticks atomic.Int64
-	res, err := Run(context.Background(), Config{Workers: 2, Duration: 1200 * time.Millisecond, Tick: 200 * time.Millisecond,
-		Progress: func(stats.Progress) { ticks.Add(1) }}, f)
-	require.NoError(t, err)
-	assert.Equal(t, result.StopDuration, res.StopReason)
-	assert.Less(t, time.Since(start), 3*time.Second)
-	assert.Greater(t, res.Snapshot.Totals.Ops, int64(100))
-	assert.GreaterOrEqual(t, ticks.Load(), int64(4))
-	assert.GreaterOrEqual(t, len(res.Snapshot.Series), 5)
-	var sum int64
-	for _, iv := range res.Snapshot.Series {
-		sum += iv.Ops
-	}
-	assert.Equal(t, res.Snapshot.Totals.Ops, sum, "the series adds up to the totals")
-	assert.Greater(t, res.Snapshot.Totals.Latency.P50, 900.0, "latency is about the 1 ms delay")
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeFactory{ops: 1, delay: time.Millisecond}
+		start := time.Now()
+		var ticks atomic.Int64
+		res, err := Run(context.Background(), Config{Workers: 2, Duration: 1200 * time.Millisecond, Tick: 200 * time.Millisecond,
+			Progress: func(stats.Progress) { ticks.Add(1) }}, f)
+		require.NoError(t, err)
+		assert.Equal(t, result.StopDuration, res.StopReason)
+		assert.Equal(t, 1200*time.Millisecond, time.Since(start))
+		assert.InDelta(t, 2400, res.Snapshot.Totals.Ops, 2, "two workers, one request a millisecond each")
+		assert.GreaterOrEqual(t, ticks.Load(), int64(5))
+		assert.GreaterOrEqual(t, len(res.Snapshot.Series), 6)
+		var sum int64
+		for _, iv := range res.Snapshot.Series {
+			sum += iv.Ops
+		}
+		assert.Equal(t, res.Snapshot.Totals.Ops, sum, "the series adds up to the totals")
+		assert.InDelta(t, 1000.0, res.Snapshot.Totals.Latency.P50, 1, "latency is the 1 ms delay")
+	})
 }
 
 func TestWarmupExcluded(t *testing.T) {
-	f := &fakeFactory{ops: 1, delay: time.Millisecond}
-	res, err := Run(context.Background(), Config{Workers: 1, Duration: 300 * time.Millisecond, Warmup: 300 * time.Millisecond}, f)
-	require.NoError(t, err)
-	tot := res.Snapshot.Totals
-	assert.Greater(t, tot.WarmupOps, int64(50))
-	assert.Greater(t, tot.Ops, int64(50))
-	assert.Less(t, tot.Ops+tot.WarmupOps, f.execs.Load()+1)
-	assert.InDelta(t, 300*time.Millisecond, res.Elapsed, float64(50*time.Millisecond))
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeFactory{ops: 1, delay: time.Millisecond}
+		res, err := Run(context.Background(), Config{Workers: 1, Duration: 300 * time.Millisecond, Warmup: 300 * time.Millisecond}, f)
+		require.NoError(t, err)
+		tot := res.Snapshot.Totals
+		assert.InDelta(t, 300, tot.WarmupOps, 1)
+		assert.InDelta(t, 300, tot.Ops, 1)
+		assert.Less(t, tot.Ops+tot.WarmupOps, f.execs.Load()+1)
+		assert.Equal(t, 300*time.Millisecond, res.Elapsed)
+	})
 }
 
 func TestBatchingCountsAndAborts(t *testing.T) {
@@ -151,16 +159,18 @@ func TestMaxErrorsStops(t *testing.T) {
 }
 
 func TestInterruptKeepsPartialResult(t *testing.T) {
-	f := &fakeFactory{ops: 1, delay: time.Millisecond}
-	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(300*time.Millisecond, cancel)
-	start := time.Now()
-	res, err := Run(ctx, Config{Workers: 3, Duration: time.Minute}, f)
-	require.NoError(t, err)
-	assert.Less(t, time.Since(start), 2*time.Second)
-	assert.Equal(t, result.StopInterrupted, res.StopReason)
-	assert.Greater(t, res.Snapshot.Totals.Ops, int64(30))
-	assert.Zero(t, res.Snapshot.Totals.Errors, "the cancelled in-flight request is not an error")
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeFactory{ops: 1, delay: time.Millisecond}
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(300*time.Millisecond, cancel)
+		start := time.Now()
+		res, err := Run(ctx, Config{Workers: 3, Duration: time.Minute}, f)
+		require.NoError(t, err)
+		assert.Equal(t, 300*time.Millisecond, time.Since(start))
+		assert.Equal(t, result.StopInterrupted, res.StopReason)
+		assert.InDelta(t, 900, res.Snapshot.Totals.Ops, 3)
+		assert.Zero(t, res.Snapshot.Totals.Errors, "the cancelled in-flight request is not an error")
+	})
 }
 
 func TestConnectFailureIsAnError(t *testing.T) {
