@@ -88,7 +88,7 @@ func (t Target) Login() Login {
 	if t.Auth == "" {
 		return Login{User: t.User, Password: t.Password}
 	}
-	if u, p, ok := strings.Cut(t.Auth, ":"); ok {
+	if u, p, ok := t.splitAuth(); ok {
 		if t.TairAuthOnly {
 			return Login{Password: t.Auth}
 		}
@@ -96,6 +96,9 @@ func (t Target) Login() Login {
 	}
 	return Login{User: t.User, Password: t.Auth}
 }
+
+// splitAuth splits Tair's -a "user:password"; ok is false for a plain password.
+func (t Target) splitAuth() (user, pass string, ok bool) { return strings.Cut(t.Auth, ":") }
 
 // ServerPassword is the password an embedded server must require so that
 // this target's login succeeds: the password alone for the default user,
@@ -115,7 +118,7 @@ func (t Target) ServerPassword() string {
 func (t Target) Result() *result.Target {
 	r := &result.Target{Addr: t.Addr, User: t.User, DB: t.DB, RESP: t.Protocol, TimeoutMS: t.Timeout.Milliseconds(),
 		TLS: t.TLS != nil, Cluster: t.Cluster, InProcess: t.InProcess}
-	if u, _, ok := strings.Cut(t.Auth, ":"); ok {
+	if u, _, ok := t.splitAuth(); ok {
 		r.User, r.Auth = u, u+":***"
 	} else if t.Auth != "" || t.Password != "" {
 		r.Auth = "***"
