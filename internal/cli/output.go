@@ -62,16 +62,25 @@ func writeOutputs(a *app, run *result.Run, h *hdr.Histogram, out *outputFlags) e
 	return nil
 }
 
+// summaryTo is where the human summary goes: standard output, or standard
+// error when the JSON result goes to standard output (--json -).
+func summaryTo(a *app, jsonPath string) io.Writer {
+	if jsonPath == "-" {
+		return a.Err
+	}
+	return a.Out
+}
+
 // finish prints the summary, writes the result files and picks the exit code.
 func finish(a *app, run *result.Run, h *hdr.Histogram, out *outputFlags, allowErrors bool) error {
-	if err := report.Text(a.Out, run, h); err != nil {
+	if err := report.Text(summaryTo(a, out.json), run, h); err != nil {
 		return err
 	}
 	if err := writeOutputs(a, run, h, out); err != nil {
 		return err
 	}
-	if report.Failed(run) && !allowErrors {
-		return &ExitError{Code: ExitRunFailed, Err: fmt.Errorf("%.1f%% of commands failed (use --allow-errors to exit 0)", 100*run.Totals.ErrorRate)}
+	if why := report.FailureReason(run); why != "" && !allowErrors {
+		return &ExitError{Code: ExitRunFailed, Err: fmt.Errorf("%s (use --allow-errors to exit 0)", why)}
 	}
 	return nil
 }
@@ -80,7 +89,15 @@ func finish(a *app, run *result.Run, h *hdr.Histogram, out *outputFlags, allowEr
 func progressPrinter(a *app) func(stats.Progress) {
 	return func(p stats.Progress) {
 		iv := p.Interval
-		fmt.Fprintf(a.Err, "[%4.0fs] %10.0f ops/s  avg %7.3f ms  p99 %7.3f ms  errors %d (total %d)\n",
-			p.Elapsed.Seconds(), iv.OpsPerSec, iv.MeanUS/1000, iv.P99US/1000, iv.Errors, p.Errors)
+		lat := "  no reply in this second      "
+		if iv.MeanUS != nil {
+			lat = fmt.Sprintf("  avg %7.3f ms  p99 %7.3f ms", *iv.MeanUS/1000, *iv.P99US/1000)
+		}
+		conn := ""
+		if iv.TransportErrors > 0 || iv.ConnectFailures > 0 {
+			conn = fmt.Sprintf("  lost requests %d, failed connects %d", iv.TransportErrors, iv.ConnectFailures)
+		}
+		fmt.Fprintf(a.Err, "[%4.0fs] %10.0f ops/s%s  errors %d (total %d)%s\n",
+			p.Elapsed.Seconds(), iv.OpsPerSec, lat, iv.Errors, p.Errors, conn)
 	}
 }

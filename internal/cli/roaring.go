@@ -91,7 +91,7 @@ runs unless --cases says otherwise.`,
 	fs.Var(seconds{&o.perCase}, "duration-per-case", "seconds each case runs (the whitepaper: 30)")
 	fs.StringVar(&o.filter, "cases", "", "comma-separated case patterns: globs (batch/*) or substrings (bitop)")
 	fs.BoolVar(&o.list, "list", false, "list the cases with their seeds and exit")
-	fs.StringVar(&o.jsonPath, "json", "", "write the suite result as JSON to this file")
+	fs.StringVar(&o.jsonPath, "json", "", "write the suite result as JSON to this file (- for stdout)")
 	fs.Uint64Var(&o.seed, "seed", 0, "base random seed (0: a new one, recorded in the result)")
 	fs.BoolVar(&o.flush, "flush", false, "FLUSHALL the target first (always done for --embedded)")
 	fs.BoolVar(&o.withStat, "stat", false, "also run TR.STAT memory sampling (see 'roaring stat')")
@@ -124,10 +124,9 @@ func runRoaring(ctx context.Context, o *roaringOptions, casesGiven bool, a *app)
 	if tg.InProcess {
 		label += " (tairbench's embedded server, not Tair: the reference columns are Tair's published figures)"
 	}
-	fmt.Fprintln(a.Err, label)
 	suite, err := roaring.Run(ctx, roaring.Options{
 		Target: tg, CaseDuration: o.perCase, Cases: cases, Seed: seed, Flush: o.flush || tg.InProcess,
-		Log: a.Err, Version: a.version,
+		Log: a.Err, Version: a.version, Label: label,
 	})
 	if err != nil && suite == nil {
 		return err
@@ -140,11 +139,11 @@ func runRoaring(ctx context.Context, o *roaringOptions, casesGiven bool, a *app)
 		so.Target, so.Log = tg, a.Err
 		suite.Stat, err = roaring.SampleStat(ctx, so)
 	}
-	if werr := roaring.WriteTables(a.Out, suite, label); werr != nil {
+	if werr := roaring.WriteTables(summaryTo(a, o.jsonPath), suite, label); werr != nil {
 		return werr
 	}
 	if len(suite.Stat) > 0 {
-		_ = roaring.WriteStatTables(a.Out, suite.Stat)
+		_ = roaring.WriteStatTables(summaryTo(a, o.jsonPath), suite.Stat)
 	}
 	if werr := writeDocument(a, o.jsonPath, suite); werr != nil {
 		return werr
@@ -220,7 +219,7 @@ func runRoaringStat(ctx context.Context, o *roaringStatOptions, a *app) error {
 	so.Target, so.Log = tg, a.Err
 	tables, err := roaring.SampleStat(ctx, so)
 	if len(tables) > 0 {
-		_ = roaring.WriteStatTables(a.Out, tables)
+		_ = roaring.WriteStatTables(summaryTo(a, o.jsonPath), tables)
 		if werr := writeDocument(a, o.jsonPath, tables); werr != nil {
 			return werr
 		}

@@ -40,7 +40,7 @@ func (f *searchFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.bulk, "bulk", 1, "documents per write request (TFT.MADDDOC / _bulk); 1 sends one document per request")
 	fs.BoolVar(&f.allowErrors, "allow-errors", false, "exit 0 even when most requests failed")
 	fs.Uint64Var(&f.seed, "seed", 0, "base random seed (0: a new one)")
-	fs.StringVar(&f.jsonPath, "json", "", "write the result as JSON to this file")
+	fs.StringVar(&f.jsonPath, "json", "", "write the result as JSON to this file (- for stdout)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no per-second progress lines")
 }
 
@@ -70,6 +70,7 @@ type searchOptions struct {
 	query   string
 	addr    string
 	noCache bool
+	keep    bool
 }
 
 func newSearchCmd(a *app) *cobra.Command {
@@ -96,6 +97,7 @@ flags of the whitepaper's TairSearchBench:
 	fs.StringVarP(&o.query, "query", "q", "", "search query (JSON)")
 	fs.StringVarP(&o.addr, "addr", "a", "", "address: host:port for TairSearch, http://host:port for Elasticsearch")
 	fs.BoolVar(&o.noCache, "no-cache", false, "search: disable the engine's result cache (use_cache / request_cache)")
+	fs.BoolVar(&o.keep, "keep-index", false, "write: keep an existing index (default: drop it and create it with the whitepaper's mapping)")
 	o.register(fs)
 	cmd.AddCommand(newCompareCmd(a))
 	return cmd
@@ -141,6 +143,9 @@ func runSearch(ctx context.Context, o *searchOptions, a *app) error {
 		return err
 	}
 	defer e.Close()
+	if err := e.Check(ctx); err != nil {
+		return err
+	}
 	out := &outputFlags{json: o.jsonPath}
 	if o.typ == "search" {
 		so := searchbench.SearchOptions{Query: o.query, Queries: int64(o.n), Concurrency: o.concurrency, Cache: !o.noCache,
@@ -154,10 +159,12 @@ func runSearch(ctx context.Context, o *searchOptions, a *app) error {
 		}
 		return finish(a, run, h, out, o.allowErrors)
 	}
-	if tg.InProcess {
-		if err := e.Reset(ctx); err != nil {
-			return err
-		}
+	prepare := e.Reset
+	if o.keep {
+		prepare = e.Ensure
+	}
+	if err := prepare(ctx); err != nil {
+		return err
 	}
 	wo := searchbench.WriteOptions{File: o.file, Docs: int64(o.n), Concurrency: o.concurrency, Bulk: o.bulk,
 		Seed: seedOrNew(o.seed), Version: a.version}
@@ -169,7 +176,7 @@ func runSearch(ctx context.Context, o *searchOptions, a *app) error {
 		return err
 	}
 	if mem, merr := e.Memory(ctx); merr == nil {
-		fmt.Fprintf(a.Out, "memory       %s (%s)\n", report.MiB(mem.Used), mem.Detail)
+		fmt.Fprintf(summaryTo(a, o.jsonPath), "memory       %s (%s)\n", report.MiB(mem.Used), mem.Detail)
 	}
 	if ferr := finish(a, run, h, out, o.allowErrors); ferr != nil {
 		return ferr
@@ -249,7 +256,7 @@ func runCompare(ctx context.Context, o *compareOptions, a *app) error {
 		label += "\nTairSearch here is tairbench's embedded server, not Tair; the whitepaper columns are the published figures."
 	}
 	if cmp != nil && len(cmp.Engines) > 0 {
-		_ = searchbench.WriteTables(a.Out, cmp, label)
+		_ = searchbench.WriteTables(summaryTo(a, o.jsonPath), cmp, label)
 		if werr := writeDocument(a, o.jsonPath, cmp); werr != nil {
 			return werr
 		}

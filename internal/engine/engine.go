@@ -67,7 +67,21 @@ type Config struct {
 	Progress func(stats.Progress)
 	// Backoff is the pause after a failed request (default 20 ms).
 	Backoff time.Duration
+	// GiveUp, when set, stops the run (result.StopUnreachable) once no
+	// connection has been usable for this long.
+	GiveUp time.Duration
 }
+
+// ConnectError is what a worker's Exec returns when it could not
+// (re)connect: no request was sent, so no command failed. Any other error
+// from Exec means the request was lost on its connection.
+type ConnectError struct{ Err error }
+
+// Error returns the connect error's message.
+func (e *ConnectError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the connect error.
+func (e *ConnectError) Unwrap() error { return e.Err }
 
 // ErrDone is returned by a worker's Exec when it has no more work (its
 // input is exhausted). The worker stops; the run ends when all have.
@@ -81,6 +95,8 @@ type Result struct {
 	StopReason string
 	Seeds      result.Seeds
 	CPU        CPUUsage
+	// Availability is how long connections were lost, and the target unreachable.
+	Availability result.Availability
 }
 
 // WorkerSeed derives worker id's seed from a base seed (splitmix64), so
@@ -154,12 +170,16 @@ func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
 		steps = (cfg.Ops + int64(cfg.OpsPerRequest) - 1) / int64(cfg.OpsPerRequest)
 	}
 	var claimed, errCount atomic.Int64
+	avail := newAvailability(agg.Start(), len(workers))
+	stillDown := make([]bool, len(workers))
 
 	var wg sync.WaitGroup
-	for _, w := range workers {
+	for id, w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			down := false
+			defer func() { stillDown[id] = down }()
 			rec := agg.NewRecorder()
 			defer rec.Flush()
 			var st Step
@@ -184,7 +204,16 @@ func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
 					if runCtx.Err() != nil {
 						return // interrupted mid-request: not an error of the target
 					}
-					rec.Error([]byte(err.Error()), true)
+					var ce *ConnectError
+					if errors.As(err, &ce) {
+						rec.Error(t1, stats.Connect, []byte(err.Error()), 0)
+					} else {
+						rec.Error(t1, stats.Lost, []byte(err.Error()), cfg.OpsPerRequest)
+					}
+					if !down {
+						down = true
+						avail.markDown(id, t1)
+					}
 					if cfg.MaxErrors > 0 && errCount.Add(1) >= cfg.MaxErrors {
 						stop(result.StopMaxErrors)
 					}
@@ -193,6 +222,10 @@ func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
 					case <-time.After(cfg.Backoff):
 					}
 					continue
+				}
+				if down {
+					down = false
+					avail.markUp(id, t1)
 				}
 				if !deadline.IsZero() && t1.After(deadline) {
 					rec.Late(st.Ops)
@@ -204,7 +237,7 @@ func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
 					rec.Aborted()
 				}
 				if st.Failed > 0 || st.Err != nil {
-					rec.Error(st.Err, false)
+					rec.Error(t1, stats.Reply, st.Err, st.Failed)
 					if cfg.MaxErrors > 0 && errCount.Add(int64(max(st.Failed, 1))) >= cfg.MaxErrors {
 						stop(result.StopMaxErrors)
 					}
@@ -226,6 +259,12 @@ func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
 		defer t.Stop()
 		timer = t.C
 	}
+	var giveUp <-chan time.Time
+	if cfg.GiveUp > 0 {
+		t := time.NewTicker(min(cfg.GiveUp/10, 100*time.Millisecond))
+		defer t.Stop()
+		giveUp = t.C
+	}
 	grace := cfg.Tick / 10
 	next := 0
 	tick := time.NewTimer(time.Until(agg.Start().Add(cfg.Tick + grace)))
@@ -239,6 +278,10 @@ loop:
 			stop(result.StopInterrupted)
 		case <-timer:
 			stop(result.StopDuration)
+		case now := <-giveUp:
+			if avail.unreachableFor(now) >= cfg.GiveUp {
+				stop(result.StopUnreachable)
+			}
 		case <-tick.C:
 			p := agg.Tick(next)
 			if cfg.Progress != nil {
@@ -268,6 +311,10 @@ loop:
 	}
 	res.Elapsed = measured
 	res.Snapshot = agg.Snapshot(measured)
+	res.Availability = avail.finish(agg.Start().Add(measured), measured, stillDown)
+	for _, sec := range res.Snapshot.Silent {
+		res.Availability.SilentSeconds = append(res.Availability.SilentSeconds, sec)
+	}
 	res.Snapshot.Totals.OpsPerRequest = cfg.OpsPerRequest
 	return res, nil
 }

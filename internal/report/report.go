@@ -19,18 +19,50 @@ import (
 // FailureThreshold is the error rate above which a run is reported as failed.
 const FailureThreshold = 0.5
 
-// Failed reports whether most commands of the run failed.
-func Failed(r *result.Run) bool {
-	t := r.Totals
-	return t.Ops+t.TransportErrors == 0 || t.ErrorRate >= FailureThreshold
+// UnreachableThreshold is the share of the measured time without a usable
+// connection from which a run is reported as failed.
+const UnreachableThreshold = 0.1
+
+// Failed reports whether the run failed: nothing completed, most commands
+// failed, the target was unreachable for UnreachableThreshold of the run
+// or more, or a whole second had no reply.
+func Failed(r *result.Run) bool { return FailureReason(r) != "" }
+
+// FailureReason says why the run failed ("" when it did not).
+func FailureReason(r *result.Run) string {
+	t, a := r.Totals, r.Availability
+	switch {
+	case t.Ops+t.LostOps == 0:
+		return "no command completed"
+	case t.ErrorRate >= FailureThreshold:
+		return fmt.Sprintf("%.1f%% of commands failed", 100*t.ErrorRate)
+	case a.UnreachableFraction >= UnreachableThreshold:
+		return fmt.Sprintf("the target was unreachable for %.0f%% of the run", 100*a.UnreachableFraction)
+	case len(a.SilentSeconds) > 0:
+		return fmt.Sprintf("no reply in %d whole second(s) of the run", len(a.SilentSeconds))
+	}
+	return ""
+}
+
+// seconds lists interval numbers compactly: "3, 4, 5" or "3 … 9 (7)".
+func seconds(s []int) string {
+	if len(s) > 6 {
+		return fmt.Sprintf("%d … %d (%d seconds)", s[0], s[len(s)-1], len(s))
+	}
+	parts := make([]string, len(s))
+	for i, v := range s {
+		parts[i] = strconv.Itoa(v)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Warnings lists what makes the run's figures misleading.
 func Warnings(r *result.Run) []string {
 	var w []string
 	t := r.Totals
+	a := r.Availability
 	switch {
-	case t.Ops+t.TransportErrors == 0:
+	case t.Ops+t.LostOps == 0:
 		w = append(w, "no command completed: there is nothing to measure")
 	case t.ErrorRate >= FailureThreshold:
 		w = append(w, fmt.Sprintf("%.1f%% of commands failed: the throughput measures error replies, not the command", 100*t.ErrorRate))
@@ -40,8 +72,22 @@ func Warnings(r *result.Run) []string {
 	if t.Aborted > 0 {
 		w = append(w, fmt.Sprintf("%d MULTI/EXEC batches were aborted: none of their commands ran", t.Aborted))
 	}
+	if a.UnreachableFraction >= UnreachableThreshold {
+		w = append(w, fmt.Sprintf("target unreachable %.1f s of %.1f s (%.0f%%), %d/%d connections lost: the throughput is averaged over time the target could not be measured",
+			a.UnreachableMS/1000, r.DurationMS/1000, 100*a.UnreachableFraction, a.ConnectionsLost, a.Connections))
+	} else if a.ConnectionsLost > 0 {
+		w = append(w, fmt.Sprintf("%d/%d connections were lost during the run (%.1f s without a connection in all)",
+			a.ConnectionsLost, a.Connections, a.DowntimeMS/1000))
+	}
+	if len(a.SilentSeconds) > 0 {
+		w = append(w, fmt.Sprintf("no reply at all in second(s) %s: the target stalled or was unreachable", seconds(a.SilentSeconds)))
+	}
 	if t.TransportErrors > 0 {
-		w = append(w, fmt.Sprintf("%d requests failed on the connection (timeouts, resets, refused connections)", t.TransportErrors))
+		w = append(w, fmt.Sprintf("%d requests (%d commands) were lost on their connection (timeouts, resets, closed connections)",
+			t.TransportErrors, t.LostOps))
+	}
+	if t.ConnectFailures > 0 {
+		w = append(w, fmt.Sprintf("%d attempts to connect failed (not counted as commands)", t.ConnectFailures))
 	}
 	if t.Overflow > 0 {
 		w = append(w, fmt.Sprintf("%d latencies exceeded the histogram's %s range and were recorded at its top: max and high percentiles are understated",
@@ -56,11 +102,14 @@ func Warnings(r *result.Run) []string {
 				r.Client.CPUUtil, r.Client.Cores))
 		}
 	}
-	if r.StopReason == "interrupted" {
+	if r.StopReason == result.StopInterrupted {
 		w = append(w, "the run was interrupted: these are partial results")
 	}
-	if r.StopReason == "max-errors" {
+	if r.StopReason == result.StopMaxErrors {
 		w = append(w, "the run stopped early at --max-errors")
+	}
+	if r.StopReason == result.StopUnreachable {
+		w = append(w, "the run stopped early: the target stayed unreachable")
 	}
 	return w
 }
@@ -99,6 +148,13 @@ func Text(w io.Writer, r *result.Run, hist *hdr.Histogram) error {
 	}
 	fmt.Fprintf(&b, "duration     %.2f s (stopped by %s), warm-up %.2f s\n", r.DurationMS/1000, r.StopReason, r.WarmupMS/1000)
 	fmt.Fprintf(&b, "commands     %d in %d requests, %d errors (%.2f%%)\n", t.Ops, t.Requests, t.Errors, 100*t.ErrorRate)
+	if a := r.Availability; a.ConnectionsLost > 0 || len(a.SilentSeconds) > 0 || t.ConnectFailures > 0 {
+		fmt.Fprintf(&b, "availability target unreachable %.1f s of %.1f s (%.1f%%), %d/%d connections lost, %d reconnects, %d failed connect attempts\n",
+			a.UnreachableMS/1000, r.DurationMS/1000, 100*a.UnreachableFraction, a.ConnectionsLost, a.Connections, a.Reconnects, t.ConnectFailures)
+		if len(a.SilentSeconds) > 0 {
+			fmt.Fprintf(&b, "             no reply in second(s) %s\n", seconds(a.SilentSeconds))
+		}
+	}
 	if t.OpsPerRequest > 1 {
 		per := "requests"
 		if mode := r.Config.Mode; strings.HasPrefix(mode, "MULTI/EXEC") {
@@ -118,13 +174,16 @@ func Text(w io.Writer, r *result.Run, hist *hdr.Histogram) error {
 	fmt.Fprintf(&b, "latency ms   avg %s  p50 %s  p90 %s  p99 %s  p99.9 %s  max %s  (%s)\n",
 		ms(l.Mean), ms(l.P50), ms(l.P90), ms(l.P99), ms(l.P999), ms(l.Max), unit)
 	if len(r.Errors) > 0 {
-		b.WriteString("errors\n")
+		b.WriteString("errors       by cause (count of commands; of attempts for connect)\n")
 		for i, e := range r.Errors {
 			if i == 5 {
-				fmt.Fprintf(&b, "  … %d more distinct messages (see --json)\n", len(r.Errors)-5)
+				fmt.Fprintf(&b, "  … %d more causes (see --json)\n", len(r.Errors)-5)
 				break
 			}
-			fmt.Fprintf(&b, "  %10d  %s\n", e.Count, e.Message)
+			fmt.Fprintf(&b, "  %10d  %-10s  %s\n", e.Count, e.Kind, e.Message)
+			if e.Example != "" && e.Example != e.Message {
+				fmt.Fprintf(&b, "  %10s  %-10s  e.g. %s\n", "", "", clip(e.Example, 160))
+			}
 		}
 	}
 	if r.Client.CPUPerOpUS > 0 {
@@ -137,6 +196,13 @@ func Text(w io.Writer, r *result.Run, hist *hdr.Histogram) error {
 	WriteWarnings(&b, warn)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }
 
 // bounds are the upper edges (µs) of the text histogram's rows.
@@ -178,15 +244,30 @@ func JSON(w io.Writer, r *result.Run) error { return result.EncodeJSON(w, r) }
 // CSV writes the per-interval series and a final total row.
 func CSV(w io.Writer, r *result.Run) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"second", "ops", "requests", "errors", "ops_per_sec", "mean_us", "p50_us", "p99_us", "max_us"})
+	_ = cw.Write([]string{"second", "ops", "requests", "errors", "transport_errors", "connect_failures", "ops_per_sec",
+		"mean_us", "p50_us", "p99_us", "max_us"})
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
+	// A second with no reply has no latency: its cells are empty, never 0.
+	opt := func(v *float64) string {
+		if v == nil {
+			return ""
+		}
+		return f(*v)
+	}
+	i64 := func(v int64) string { return strconv.FormatInt(v, 10) }
 	for _, s := range r.Series {
-		_ = cw.Write([]string{strconv.Itoa(s.Second), strconv.FormatInt(s.Ops, 10), strconv.FormatInt(s.Requests, 10),
-			strconv.FormatInt(s.Errors, 10), f(s.OpsPerSec), f(s.MeanUS), f(s.P50US), f(s.P99US), f(s.MaxUS)})
+		_ = cw.Write([]string{strconv.Itoa(s.Second), i64(s.Ops), i64(s.Requests), i64(s.Errors), i64(s.TransportErrors),
+			i64(s.ConnectFailures), f(s.OpsPerSec), opt(s.MeanUS), opt(s.P50US), opt(s.P99US), opt(s.MaxUS)})
 	}
 	t := r.Totals
-	_ = cw.Write([]string{"total", strconv.FormatInt(t.Ops, 10), strconv.FormatInt(t.Requests, 10), strconv.FormatInt(t.Errors, 10),
-		f(t.OpsPerSec), f(t.Latency.Mean), f(t.Latency.P50), f(t.Latency.P99), f(t.Latency.Max)})
+	lat := func(v float64) string {
+		if t.Requests == 0 {
+			return ""
+		}
+		return f(v)
+	}
+	_ = cw.Write([]string{"total", i64(t.Ops), i64(t.Requests), i64(t.Errors), i64(t.TransportErrors), i64(t.ConnectFailures),
+		f(t.OpsPerSec), lat(t.Latency.Mean), lat(t.Latency.P50), lat(t.Latency.P99), lat(t.Latency.Max)})
 	cw.Flush()
 	return cw.Error()
 }

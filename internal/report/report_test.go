@@ -16,6 +16,8 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
+func f(v float64) *float64 { return &v }
+
 func sample() (*result.Run, *hdr.Histogram) {
 	h := hdr.New(1, 60_000_000, 3)
 	for i := int64(1); i <= 1000; i++ {
@@ -30,9 +32,12 @@ func sample() (*result.Run, *hdr.Histogram) {
 		Totals: result.Totals{Ops: 10010, Requests: 1001, OpsPerRequest: 10, Errors: 6000, ErrorRate: 0.5994,
 			Aborted: 3, OpsPerSec: 333.7, RequestsPerSec: 33.4, HistogramRangeUS: 60_000_000, Overflow: 1,
 			Latency: result.Latency{Min: 101, Mean: 630, P50: 600, P90: 1000, P99: 1100, P999: 25000, Max: 25000}},
-		Errors: []result.ErrorCount{{Message: "ERR bit offset is not an integer or out of range", Count: 5990},
-			{Message: "read: timeout", Count: 10}},
-		Series: []result.Interval{{Second: 0, Ops: 10010, Requests: 1001, Errors: 6000, OpsPerSec: 10010, MeanUS: 630, P50US: 600, P99US: 1100, MaxUS: 25000}},
+		Errors: []result.ErrorCount{{Kind: "reply", Message: "ERR bit offset is not an integer or out of range",
+			Example: "ERR bit offset is not an integer or out of range", Count: 5990},
+			{Kind: "connection", Message: "read: timeout", Example: "read: timeout", Count: 10}},
+		Availability: result.Availability{Connections: 20, ConnectionsLost: 2, DowntimeMS: 300, Reconnects: 2, SilentSeconds: []int{1}},
+		Series: []result.Interval{{Second: 0, Ops: 10010, Requests: 1001, Errors: 6000, OpsPerSec: 10010, MeanUS: f(630), P50US: f(600), P99US: f(1100), MaxUS: f(25000)},
+			{Second: 1}},
 		Client: result.Client{CPUPerOpUS: 3.5, CPUUtil: 1.95, Cores: 2, Saturated: true},
 	}
 	r.Warnings = Warnings(r)

@@ -82,6 +82,7 @@ func Assemble(s Spec, res *engine.Result) *result.Run {
 		c.Saturated = c.CPUUtil >= 0.9*float64(cores) && res.CPU.Wall > 200*time.Millisecond
 	}
 	r.Client = c
+	r.Availability = res.Availability
 	if enc, err := snap.Histogram.Encode(hdr.V2CompressedEncodingCookieBase); err == nil {
 		r.Histogram = string(enc)
 	}

@@ -25,6 +25,10 @@ const (
 	AggQuery  = `{"size":0,"query":{"term":{"abstract":"hello"}},"aggs":{"a1":{"terms":{"field":"id","order":{"_key":"asc"}}}}}`
 )
 
+// GiveUp is how long a search run goes on with no usable connection to
+// the engine before it stops (the cause is in its errors).
+const GiveUp = 3 * time.Second
+
 // WriteOptions configure an ingest run.
 type WriteOptions struct {
 	File        string
@@ -53,7 +57,7 @@ func RunWrite(ctx context.Context, e Engine, o WriteOptions) (*result.Run, *hdr.
 	// file): a request budget in the engine could run out while workers still
 	// hold documents of their last chunk.
 	cfg := engine.Config{Workers: max(o.Concurrency, 1), OpsPerRequest: bulk, Seed: o.Seed, Progress: o.Progress,
-		Duration: 365 * 24 * time.Hour}
+		Duration: 365 * 24 * time.Hour, GiveUp: GiveUp}
 	rc := runConfig(e, modeOf(bulk))
 	rc.Search.File, rc.Search.Docs, rc.Search.Bulk = o.File, o.Docs, bulk
 	spec := runner.Spec{Name: e.Name() + " write", Command: fmt.Sprintf("write %s", o.File), Version: o.Version,
@@ -102,7 +106,8 @@ type SearchOptions struct {
 
 // RunSearch runs o.Queries queries against e.
 func RunSearch(ctx context.Context, e Engine, o SearchOptions) (*result.Run, *hdr.Histogram, error) {
-	cfg := engine.Config{Workers: max(o.Concurrency, 1), Ops: max(o.Queries, 1), OpsPerRequest: 1, Seed: o.Seed, Progress: o.Progress}
+	cfg := engine.Config{Workers: max(o.Concurrency, 1), Ops: max(o.Queries, 1), OpsPerRequest: 1, Seed: o.Seed, Progress: o.Progress,
+		GiveUp: GiveUp}
 	if o.Duration > 0 {
 		cfg.Ops, cfg.Duration = 0, o.Duration
 	}
@@ -171,6 +176,12 @@ func Compare(ctx context.Context, o CompareOptions) (*Comparison, error) {
 			Engines: map[string]string{}}}
 	for _, e := range o.Engines {
 		c.Config.Engines[e.Name()] = e.Target().Addr
+	}
+	// Every engine must be usable before anything is written to any.
+	for _, e := range o.Engines {
+		if err := e.Check(ctx); err != nil {
+			return c, err
+		}
 	}
 	for _, e := range o.Engines {
 		er := EngineResult{Engine: e.Name()}

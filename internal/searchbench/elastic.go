@@ -69,7 +69,7 @@ func do(ctx context.Context, c *es.Client, req esapi.Request) ([]byte, error) {
 		return nil, err
 	}
 	if res.IsError() {
-		return body, &HTTPError{Status: res.StatusCode, Body: clip(body)}
+		return body, &HTTPError{Status: res.StatusCode, Body: clip(body), Reason: reason(body)}
 	}
 	return body, nil
 }
@@ -78,10 +78,41 @@ func do(ctx context.Context, c *es.Client, req esapi.Request) ([]byte, error) {
 type HTTPError struct {
 	Status int
 	Body   string
+	// Reason is Elasticsearch's "type: reason" from the body ("" when it has none).
+	Reason string
 }
 
-// Error returns the status and the start of the body.
-func (e *HTTPError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.Status, e.Body) }
+// Error returns the status and Elasticsearch's reason (or the start of the body).
+func (e *HTTPError) Error() string {
+	if e.Reason != "" {
+		return fmt.Sprintf("HTTP %d: %s", e.Status, e.Reason)
+	}
+	return fmt.Sprintf("HTTP %d: %s", e.Status, e.Body)
+}
+
+// esError is the error object of an Elasticsearch reply or bulk item.
+type esError struct {
+	Type   string `json:"type"`
+	Reason string `json:"reason"`
+}
+
+func (e *esError) String() string {
+	if e == nil || e.Type == "" {
+		return ""
+	}
+	return e.Type + ": " + e.Reason
+}
+
+// reason reads "type: reason" from an error reply.
+func reason(body []byte) string {
+	var r struct {
+		Error *esError `json:"error"`
+	}
+	if json.Unmarshal(body, &r) != nil {
+		return ""
+	}
+	return r.Error.String()
+}
 
 func clip(b []byte) string {
 	if len(b) > 300 {
@@ -99,6 +130,37 @@ func (e *elastic) settings() string {
 	}
 	return fmt.Sprintf(`{"settings":{"number_of_shards":1,"number_of_replicas":0,"refresh_interval":%q,"index.queries.cache.enabled":false},`, refresh) +
 		strings.TrimPrefix(Schema, "{")
+}
+
+func (e *elastic) Check(ctx context.Context) error {
+	if _, err := do(ctx, e.es, esapi.ClusterHealthRequest{}); err != nil {
+		return fmt.Errorf("elasticsearch at %s cannot be used: %w", e.o.Target.Addr, describeHTTP(err))
+	}
+	return nil
+}
+
+// describeHTTP shortens net/http's transport errors to their cause.
+func describeHTTP(err error) error {
+	var ne *net.OpError
+	if errors.As(err, &ne) && ne.Err != nil {
+		return ne.Err
+	}
+	return err
+}
+
+func (e *elastic) Ensure(ctx context.Context) error {
+	res, err := esapi.IndicesExistsRequest{Index: []string{e.o.Index}}.Do(ctx, e.es)
+	if err != nil {
+		return fmt.Errorf("elasticsearch: %w", describeHTTP(err))
+	}
+	res.Body.Close()
+	if res.StatusCode == http.StatusOK {
+		return nil
+	}
+	if _, err := do(ctx, e.es, esapi.IndicesCreateRequest{Index: e.o.Index, Body: strings.NewReader(e.settings())}); err != nil {
+		return fmt.Errorf("elasticsearch: create index: %w", err)
+	}
+	return nil
 }
 
 func (e *elastic) Reset(ctx context.Context) error {
@@ -199,25 +261,27 @@ type esClient struct {
 	buf bytes.Buffer
 }
 
-func (c *esClient) Write(ctx context.Context, docs []Encoded, bulk bool) (int, error) {
+func (c *esClient) Write(ctx context.Context, docs []Encoded, bulk bool) (int, string, error) {
 	refresh := ""
 	if c.e.o.Realtime {
 		refresh = "true"
 	}
 	if !bulk {
-		failed := 0
+		failed, why := 0, ""
 		for _, d := range docs {
 			_, err := do(ctx, c.e.es, esapi.IndexRequest{Index: c.e.o.Index, DocumentID: d.ID,
 				Body: bytes.NewReader(d.JSON), Refresh: refresh})
 			if err != nil {
 				if isHTTPError(err) {
-					failed++
+					if failed++; why == "" {
+						why = err.Error()
+					}
 					continue
 				}
-				return failed, err
+				return failed, why, describeHTTP(err)
 			}
 		}
-		return failed, nil
+		return failed, why, nil
 	}
 	c.buf.Reset()
 	for _, d := range docs {
@@ -228,36 +292,40 @@ func (c *esClient) Write(ctx context.Context, docs []Encoded, bulk bool) (int, e
 	body, err := do(ctx, c.e.es, esapi.BulkRequest{Index: c.e.o.Index, Body: bytes.NewReader(c.buf.Bytes()), Refresh: refresh})
 	if err != nil {
 		if isHTTPError(err) {
-			return len(docs), nil
+			return len(docs), err.Error(), nil
 		}
-		return 0, err
+		return 0, "", describeHTTP(err)
 	}
 	return bulkFailures(body)
 }
 
-// bulkFailures counts the items of a bulk reply that failed.
-func bulkFailures(body []byte) (int, error) {
+// bulkFailures counts the items of a bulk reply that failed and returns
+// the first one's reason.
+func bulkFailures(body []byte) (int, string, error) {
 	var r struct {
 		Errors bool `json:"errors"`
 		Items  []map[string]struct {
-			Status int `json:"status"`
+			Status int      `json:"status"`
+			Error  *esError `json:"error"`
 		} `json:"items"`
 	}
 	if err := json.Unmarshal(body, &r); err != nil {
-		return 0, fmt.Errorf("elasticsearch: parse bulk reply: %w", err)
+		return 0, "", fmt.Errorf("elasticsearch: parse bulk reply: %w", err)
 	}
 	if !r.Errors {
-		return 0, nil
+		return 0, "", nil
 	}
-	n := 0
+	n, why := 0, ""
 	for _, it := range r.Items {
 		for _, v := range it {
 			if v.Status >= 300 {
-				n++
+				if n++; why == "" {
+					why = fmt.Sprintf("HTTP %d: %s", v.Status, v.Error.String())
+				}
 			}
 		}
 	}
-	return n, nil
+	return n, why, nil
 }
 
 // isHTTPError tells an error reply (the server answered) from a transport failure.
@@ -268,6 +336,9 @@ func isHTTPError(err error) bool {
 
 func (c *esClient) Search(ctx context.Context, query []byte, cache bool) error {
 	_, err := do(ctx, c.e.es, esapi.SearchRequest{Index: []string{c.e.o.Index}, Body: bytes.NewReader(query), RequestCache: boolPtr(cache)})
+	if err != nil && !isHTTPError(err) {
+		return describeHTTP(err)
+	}
 	return err
 }
 

@@ -51,8 +51,13 @@ type Engine interface {
 	Name() string
 	// Target is where the engine is.
 	Target() target.Target
+	// Check tells, before anything is written, whether the engine can run
+	// the workload: reachable, and (TairSearch) with the TFT.* commands.
+	Check(ctx context.Context) error
 	// Reset drops and creates the index with Schema.
 	Reset(ctx context.Context) error
+	// Ensure creates the index with Schema when it does not exist.
+	Ensure(ctx context.Context) error
 	// NewClient returns a client for one worker.
 	NewClient(ctx context.Context) (Client, error)
 	// Refresh makes written documents searchable.
@@ -68,9 +73,10 @@ type Engine interface {
 // Client is one worker's connection.
 type Client interface {
 	// Write indexes encoded documents: one request per document when bulk is
-	// false, one bulk request otherwise. It returns how many documents
-	// failed; err is set when the request as a whole failed.
-	Write(ctx context.Context, docs []Encoded, bulk bool) (failed int, err error)
+	// false, one bulk request otherwise. It returns how many documents the
+	// engine rejected and its message for the first; err is set when a
+	// request was lost (the engine did not answer).
+	Write(ctx context.Context, docs []Encoded, bulk bool) (failed int, reason string, err error)
 	// Search runs a query; cache selects the engine's result cache.
 	Search(ctx context.Context, query []byte, cache bool) error
 	Close() error

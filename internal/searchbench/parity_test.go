@@ -48,7 +48,7 @@ func engines(t *testing.T, docs []wiki.Doc, index string) (Engine, Engine) {
 		require.NoError(t, e.Reset(ctx))
 		c, err := e.NewClient(ctx)
 		require.NoError(t, err)
-		failed, err := c.Write(ctx, EncodeAll(docs), true)
+		failed, _, err := c.Write(ctx, EncodeAll(docs), true)
 		require.NoError(t, err)
 		require.Zero(t, failed, e.Name())
 		require.NoError(t, e.Refresh(ctx))

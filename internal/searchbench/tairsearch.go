@@ -52,6 +52,24 @@ func (e *tairSearch) Reset(ctx context.Context) error {
 	return nil
 }
 
+func (e *tairSearch) Check(ctx context.Context) error {
+	return redis.RequireCommands(ctx, e.o.Target, "TairSearch", "TFT.CREATEINDEX", "TFT.ADDDOC", "TFT.MADDDOC", "TFT.SEARCH")
+}
+
+func (e *tairSearch) Ensure(ctx context.Context) error {
+	n, err := e.admin.Exists(ctx, e.o.Index).Result()
+	if err != nil {
+		return fmt.Errorf("tairsearch: %w", err)
+	}
+	if n > 0 {
+		return nil
+	}
+	if err := e.admin.Do(ctx, "TFT.CREATEINDEX", e.o.Index, Schema).Err(); err != nil {
+		return fmt.Errorf("tairsearch: create index: %w", err)
+	}
+	return nil
+}
+
 func (e *tairSearch) Refresh(context.Context) error { return nil } // writes are searchable at once
 
 func (e *tairSearch) Count(ctx context.Context) (int64, error) {
@@ -109,20 +127,22 @@ func isReply(err error) bool {
 	return errors.As(err, &re) && !errors.Is(err, goredis.Nil)
 }
 
-func (c *tairClient) Write(ctx context.Context, docs []Encoded, bulk bool) (int, error) {
+func (c *tairClient) Write(ctx context.Context, docs []Encoded, bulk bool) (int, string, error) {
 	if !bulk {
-		failed := 0
+		failed, reason := 0, ""
 		for _, d := range docs {
 			err := c.c.Do(ctx, "TFT.ADDDOC", c.index, d.JSON, "WITH_ID", d.ID).Err()
 			switch {
 			case err == nil:
 			case isReply(err):
-				failed++
+				if failed++; reason == "" {
+					reason = err.Error()
+				}
 			default:
-				return failed, err
+				return failed, reason, err
 			}
 		}
-		return failed, nil
+		return failed, reason, nil
 	}
 	c.args = append(c.args[:0], "TFT.MADDDOC", c.index)
 	for _, d := range docs {
@@ -131,11 +151,11 @@ func (c *tairClient) Write(ctx context.Context, docs []Encoded, bulk bool) (int,
 	err := c.c.Do(ctx, c.args...).Err()
 	switch {
 	case err == nil:
-		return 0, nil
+		return 0, "", nil
 	case isReply(err): // MADDDOC is atomic: the whole batch failed
-		return len(docs), nil
+		return len(docs), err.Error(), nil
 	}
-	return 0, err
+	return 0, "", err
 }
 
 func (c *tairClient) Search(ctx context.Context, query []byte, cache bool) error {

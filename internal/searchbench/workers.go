@@ -80,14 +80,13 @@ func (f *WriteFactory) NewWorker(ctx context.Context, _ int, _ uint64) (engine.W
 }
 
 type writeWorker struct {
-	f     *WriteFactory
-	c     Client
-	local []wiki.Doc
-	pos   int
-	batch []Encoded
+	f      *WriteFactory
+	c      Client
+	local  []wiki.Doc
+	pos    int
+	batch  []Encoded
+	errBuf []byte
 }
-
-var errRejected = []byte("document rejected")
 
 func (w *writeWorker) Prepare() {
 	n := max(w.f.Bulk, 1)
@@ -108,13 +107,17 @@ func (w *writeWorker) Exec(ctx context.Context, s *engine.Step) error {
 	if len(w.batch) == 0 {
 		return engine.ErrDone
 	}
-	failed, err := w.c.Write(ctx, w.batch, w.f.Bulk > 1)
+	failed, reason, err := w.c.Write(ctx, w.batch, w.f.Bulk > 1)
 	if err != nil {
 		return err
 	}
 	s.Ops, s.Failed = len(w.batch), failed
 	if failed > 0 {
-		s.Err = errRejected
+		if reason == "" {
+			reason = "document rejected (the engine gave no reason)"
+		}
+		w.errBuf = append(w.errBuf[:0], reason...)
+		s.Err = w.errBuf
 	}
 	return nil
 }

@@ -19,10 +19,40 @@ const (
 	HighestUS = 60 * 1_000_000
 	// SigFigs is the histogram's precision in significant decimal digits.
 	SigFigs = 3
-	// maxDistinctErrors bounds the distinct messages one worker keeps.
+	// maxDistinctErrors bounds the distinct error groups one worker keeps.
 	maxDistinctErrors = 64
 	otherErrors       = "(other error messages)"
 )
+
+// Kind says what failed.
+type Kind uint8
+
+const (
+	// Reply is an error reply: the server answered the command with an error.
+	Reply Kind = iota
+	// Lost is a request lost on its connection (timeout, reset, closed):
+	// its commands count as failed.
+	Lost
+	// Connect is a failed attempt to (re)connect: not a command.
+	Connect
+)
+
+// String names the kind as results do.
+func (k Kind) String() string {
+	switch k {
+	case Lost:
+		return "connection"
+	case Connect:
+		return "connect"
+	}
+	return "reply"
+}
+
+// group is one error group of a recorder: how many, and the first message verbatim.
+type group struct {
+	count   int64
+	example string
+}
 
 // NewHistogram returns an empty latency histogram with tairbench's range.
 func NewHistogram() *hdr.Histogram { return hdr.New(LowestUS, HighestUS, SigFigs) }
@@ -30,7 +60,7 @@ func NewHistogram() *hdr.Histogram { return hdr.New(LowestUS, HighestUS, SigFigs
 // counters are the additive parts of a recorder's state.
 type counters struct {
 	ops, requests, errors, transport, aborted, overflow, samples int64
-	sumNS, late                                                  int64
+	sumNS, late, connectFailures, lost                           int64
 }
 
 func (c *counters) add(o counters) {
@@ -43,14 +73,19 @@ func (c *counters) add(o counters) {
 	c.samples += o.samples
 	c.sumNS += o.sumNS
 	c.late += o.late
+	c.connectFailures += o.connectFailures
+	c.lost += o.lost
 }
+
+func (c *counters) empty() bool { return *c == counters{} }
 
 // Recorder is one worker's recorder. Only its worker may call its methods.
 type Recorder struct {
 	agg       *Aggregator
 	hist      *hdr.Histogram
 	cur       counters
-	errs      map[string]*int64
+	errs      map[string]*group
+	norm      []byte
 	nextFlush time.Time
 	index     int
 	warmOps   int64
@@ -83,29 +118,44 @@ func (r *Recorder) Record(end time.Time, lat time.Duration, ops, failed int) {
 // deadline: they reached the server but are outside the measured time.
 func (r *Recorder) Late(ops int) { r.cur.late += int64(ops) }
 
-// Error counts one error by message. msg may be a view into a reused buffer.
-func (r *Recorder) Error(msg []byte, transport bool) {
-	if time.Now().Before(r.agg.start) {
+// Error counts one failure at now: kind says what failed, msg is the
+// message (it may be a view into a reused buffer), commands is how many
+// commands failed with it (0 for a connect attempt). Error replies are
+// counted in the totals by Record; Error groups them. Messages are grouped
+// by kind and Normalize; each group keeps its first message verbatim.
+func (r *Recorder) Error(now time.Time, kind Kind, msg []byte, commands int) {
+	if now.Before(r.agg.start) {
 		return
 	}
-	if transport {
+	if !now.Before(r.nextFlush) {
+		r.flushAt(now)
+	}
+	n := int64(commands)
+	switch kind {
+	case Reply: // Record counted them with the request
+	case Lost:
 		r.cur.transport++
-		r.cur.errors++
+		r.cur.errors += n
+		r.cur.lost += n
+	case Connect:
+		r.cur.connectFailures++
+		n = 1
 	}
-	if p, ok := r.errs[string(msg)]; ok { // no allocation on lookup
-		*p++
+	r.norm = append(r.norm[:0], byte(kind))
+	r.norm = Normalize(r.norm, msg)
+	if g, ok := r.errs[string(r.norm)]; ok { // no allocation on lookup
+		g.count += n
 		return
 	}
-	key := string(msg)
+	key := string(r.norm)
 	if len(r.errs) >= maxDistinctErrors {
-		key = otherErrors
-		if p, ok := r.errs[key]; ok {
-			*p++
+		key = string([]byte{byte(kind)}) + otherErrors
+		if g, ok := r.errs[key]; ok {
+			g.count += n
 			return
 		}
 	}
-	n := int64(1)
-	r.errs[key] = &n
+	r.errs[key] = &group{count: n, example: string(msg)}
 }
 
 // Aborted counts one aborted transaction.
@@ -121,8 +171,8 @@ func (r *Recorder) flushAt(now time.Time) {
 	r.agg.merge(r.index, r.hist, r.cur, r.errs, r.warmOps)
 	r.hist.Reset()
 	r.cur = counters{}
-	for _, p := range r.errs {
-		*p = 0
+	for _, g := range r.errs {
+		g.count = 0
 	}
 	r.warmOps = 0
 	r.index = r.agg.indexOf(now)
@@ -149,7 +199,7 @@ type Aggregator struct {
 	total    *hdr.Histogram
 	totals   counters
 	warmOps  int64
-	errs     map[string]int64
+	errs     map[string]*result.ErrorCount
 	errOrder []string
 	series   map[int]*interval
 	maxIndex int
@@ -165,7 +215,7 @@ func NewAggregator(start time.Time, tick time.Duration) *Aggregator {
 		start:    start,
 		interval: tick,
 		total:    NewHistogram(),
-		errs:     map[string]int64{},
+		errs:     map[string]*result.ErrorCount{},
 		series:   map[int]*interval{},
 		maxIndex: -1,
 	}
@@ -176,7 +226,7 @@ func (a *Aggregator) Start() time.Time { return a.start }
 
 // NewRecorder returns a recorder for one worker.
 func (a *Aggregator) NewRecorder() *Recorder {
-	r := &Recorder{agg: a, hist: NewHistogram(), errs: map[string]*int64{}}
+	r := &Recorder{agg: a, hist: NewHistogram(), errs: map[string]*group{}}
 	r.index = a.indexOf(time.Now())
 	r.nextFlush = a.start.Add(time.Duration(r.index+1) * a.interval)
 	return r
@@ -189,27 +239,30 @@ func (a *Aggregator) indexOf(t time.Time) int {
 	return int(t.Sub(a.start) / a.interval)
 }
 
-func (a *Aggregator) merge(index int, h *hdr.Histogram, c counters, errs map[string]*int64, warm int64) {
+func (a *Aggregator) merge(index int, h *hdr.Histogram, c counters, errs map[string]*group, warm int64) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.warmOps += warm
-	for msg, p := range errs {
-		if *p == 0 {
+	for key, g := range errs {
+		if g.count == 0 {
 			continue
 		}
-		if _, ok := a.errs[msg]; !ok {
-			a.errOrder = append(a.errOrder, msg)
+		e, ok := a.errs[key]
+		if !ok {
+			e = &result.ErrorCount{Kind: Kind(key[0]).String(), Message: key[1:], Example: g.example}
+			a.errs[key] = e
+			a.errOrder = append(a.errOrder, key)
 		}
-		a.errs[msg] += *p
+		e.Count += g.count
 	}
-	if c.samples == 0 && c.errors == 0 && c.aborted == 0 && c.late == 0 {
+	if c.empty() {
 		return
 	}
 	a.totals.add(c)
 	if c.samples > 0 {
 		a.total.Merge(h)
 	}
-	if index < 0 || c.samples == 0 {
+	if index < 0 {
 		return
 	}
 	iv := a.series[index]
@@ -230,10 +283,11 @@ func summarize(index int, c counters, h *hdr.Histogram, tick time.Duration) resu
 	iv := result.Interval{Second: index, Ops: c.ops, Requests: c.requests, Errors: c.errors,
 		OpsPerSec: float64(c.ops) / tick.Seconds()}
 	if c.samples > 0 {
-		iv.MeanUS = float64(c.sumNS) / float64(c.samples) / 1e3
-		iv.P50US = float64(h.ValueAtQuantile(50))
-		iv.P99US = float64(h.ValueAtQuantile(99))
-		iv.MaxUS = float64(h.Max())
+		f := func(v float64) *float64 { return &v }
+		iv.MeanUS = f(float64(c.sumNS) / float64(c.samples) / 1e3)
+		iv.P50US = f(float64(h.ValueAtQuantile(50)))
+		iv.P99US = f(float64(h.ValueAtQuantile(99)))
+		iv.MaxUS = f(float64(h.Max()))
 	}
 	return iv
 }
@@ -259,6 +313,7 @@ func (a *Aggregator) closeLocked(index int) result.Interval {
 	}
 	s := iv.sum
 	s.Ops, s.Requests, s.Errors = iv.c.ops, iv.c.requests, iv.c.errors
+	s.TransportErrors, s.ConnectFailures = iv.c.transport, iv.c.connectFailures
 	s.OpsPerSec = float64(iv.c.ops) / a.interval.Seconds()
 	return s
 }
@@ -294,6 +349,9 @@ type Snapshot struct {
 	Errors    []result.ErrorCount
 	Series    []result.Interval
 	Histogram *hdr.Histogram
+	// Silent lists the whole intervals of the measured time in which no
+	// request got a reply.
+	Silent []int
 }
 
 // Snapshot returns the merged totals over elapsed measured time.
@@ -302,7 +360,8 @@ func (a *Aggregator) Snapshot(elapsed time.Duration) Snapshot {
 	defer a.mu.Unlock()
 	c := a.totals
 	t := result.Totals{
-		Ops: c.ops, Requests: c.requests, Errors: c.errors, TransportErrors: c.transport,
+		Ops: c.ops, Requests: c.requests, Errors: c.errors, TransportErrors: c.transport, ConnectFailures: c.connectFailures,
+		LostOps: c.lost,
 		Aborted: c.aborted, Overflow: c.overflow, WarmupOps: a.warmOps, AfterDeadlineOps: c.late, LatencyUnit: "us",
 		HistogramRangeUS: HighestUS,
 	}
@@ -310,7 +369,7 @@ func (a *Aggregator) Snapshot(elapsed time.Duration) Snapshot {
 		t.OpsPerSec = float64(c.ops) / elapsed.Seconds()
 		t.RequestsPerSec = float64(c.requests) / elapsed.Seconds()
 	}
-	if attempts := c.ops + c.transport; attempts > 0 {
+	if attempts := c.ops + c.lost; attempts > 0 {
 		t.ErrorRate = float64(c.errors) / float64(attempts)
 	}
 	if c.samples > 0 {
@@ -326,12 +385,18 @@ func (a *Aggregator) Snapshot(elapsed time.Duration) Snapshot {
 		}
 	}
 	s := Snapshot{Totals: t, Histogram: hdr.Import(a.total.Export())}
-	for _, m := range a.errOrder {
-		s.Errors = append(s.Errors, result.ErrorCount{Message: m, Count: a.errs[m]})
+	for _, key := range a.errOrder {
+		s.Errors = append(s.Errors, *a.errs[key])
 	}
 	sort.SliceStable(s.Errors, func(i, j int) bool { return s.Errors[i].Count > s.Errors[j].Count })
-	for i := 0; i <= a.maxIndex; i++ {
-		s.Series = append(s.Series, a.closeLocked(i))
+	// One row for every interval of the measured time, empty ones included.
+	rows := int((elapsed + a.interval - 1) / a.interval)
+	for i := 0; i < max(rows, a.maxIndex+1); i++ {
+		iv := a.closeLocked(i)
+		s.Series = append(s.Series, iv)
+		if time.Duration(i+1)*a.interval <= elapsed && iv.Requests == 0 {
+			s.Silent = append(s.Silent, i)
+		}
 	}
 	return s
 }

@@ -2,8 +2,11 @@ package stats
 
 import (
 	"fmt"
+
 	"testing"
 	"time"
+
+	"github.com/tairbench/tairbench/pkg/result"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -31,8 +34,8 @@ func TestMergeAcrossWorkersAndIntervals(t *testing.T) {
 	require.Len(t, s.Series, 2)
 	assert.Equal(t, int64(100), s.Series[0].Ops)
 	assert.Equal(t, int64(200), s.Series[1].Ops)
-	assert.InDelta(t, 1000, s.Series[0].P99US, 2)
-	assert.InDelta(t, 3000, s.Series[1].P50US, 5)
+	assert.InDelta(t, 1000, *s.Series[0].P99US, 2)
+	assert.InDelta(t, 3000, *s.Series[1].P50US, 5)
 	assert.Equal(t, int64(200), s.Histogram.TotalCount())
 }
 
@@ -55,7 +58,7 @@ func TestWarmupExcluded(t *testing.T) {
 	a := NewAggregator(start, time.Second)
 	r := a.NewRecorder()
 	r.Record(time.Now(), time.Millisecond, 5, 0)
-	r.Error([]byte("ERR x"), false)
+	r.Error(time.Now(), Reply, []byte("ERR x"), 1)
 	r.Flush()
 	s := a.Snapshot(time.Second)
 	assert.Zero(t, s.Totals.Ops)
@@ -64,30 +67,77 @@ func TestWarmupExcluded(t *testing.T) {
 }
 
 func TestErrorsGroupedAndBounded(t *testing.T) {
+	start := time.Now()
+	a := NewAggregator(start, time.Second)
+	r := a.NewRecorder()
+	at := start.Add(100 * time.Millisecond)
+	for i := 0; i < 3; i++ {
+		r.Record(at, time.Millisecond, 10, 10) // a MULTI/EXEC batch of 10 whose commands all failed
+		r.Error(at, Reply, []byte("ERR a"), 10)
+	}
+	r.Error(at, Lost, []byte("read: timeout"), 10)
+	r.Error(at, Connect, []byte("cannot connect to 127.0.0.1:1: connection refused"), 0)
+	for i := 0; i < 100; i++ {
+		r.Record(at, time.Millisecond, 1, 1)
+		r.Error(at, Reply, []byte(fmt.Sprintf("ERR distinct 'x%d'", i)), 1)
+	}
+	r.flushAt(at)
+	s := a.Snapshot(time.Second)
+	counts := map[string]result.ErrorCount{}
+	for _, e := range s.Errors {
+		counts[e.Kind+" "+e.Message] = e
+	}
+	assert.Equal(t, int64(30), counts["reply ERR a"].Count, "errors count commands, as the totals do")
+	assert.Equal(t, int64(10), counts["connection read: timeout"].Count)
+	connect := counts["connect cannot connect to N:N: connection refused"]
+	assert.Equal(t, int64(1), connect.Count)
+	assert.Equal(t, "cannot connect to 127.0.0.1:1: connection refused", connect.Example)
+	assert.Equal(t, int64(100), counts["reply ERR distinct '…'"].Count, "quoted arguments are one cause")
+	assert.Equal(t, "ERR distinct 'x0'", counts["reply ERR distinct '…'"].Example)
+	assert.Equal(t, int64(1), s.Totals.TransportErrors)
+	assert.Equal(t, int64(10), s.Totals.LostOps)
+	assert.Equal(t, int64(1), s.Totals.ConnectFailures)
+	var total int64
+	for _, e := range s.Errors {
+		if e.Kind != "connect" {
+			total += e.Count
+		}
+	}
+	assert.Equal(t, s.Totals.Errors, total, "the table and the totals agree")
+	require.Len(t, s.Series, 1)
+	assert.Equal(t, s.Totals.Errors, s.Series[0].Errors, "errors land in the second they happened")
+}
+
+func TestBoundedGroups(t *testing.T) {
 	a := NewAggregator(time.Now().Add(-time.Second), time.Second)
 	r := a.NewRecorder()
-	for i := 0; i < 3; i++ {
-		r.Error([]byte("ERR a"), false)
-	}
-	r.Error([]byte("read: timeout"), true)
 	for i := 0; i < 100; i++ {
-		r.Error([]byte(fmt.Sprintf("ERR distinct %d", i)), false)
+		r.Error(time.Now(), Reply, []byte(fmt.Sprintf("ERR distinct%d", i)), 1) // not normalized: part of a word
 	}
 	r.Flush()
 	s := a.Snapshot(time.Second)
-	counts := map[string]int64{}
-	for _, e := range s.Errors {
-		counts[e.Message] = e.Count
-	}
-	assert.Equal(t, int64(3), counts["ERR a"])
-	assert.Equal(t, int64(1), counts["read: timeout"])
-	assert.Equal(t, int64(1), s.Totals.TransportErrors)
 	assert.LessOrEqual(t, len(s.Errors), maxDistinctErrors+1)
 	var total int64
 	for _, e := range s.Errors {
 		total += e.Count
 	}
-	assert.Equal(t, int64(104), total, "messages past the bound are counted as other")
+	assert.Equal(t, int64(100), total, "messages past the bound are counted as other")
+}
+
+func TestEverySecondHasARow(t *testing.T) {
+	start := time.Now()
+	a := NewAggregator(start, time.Second)
+	r := a.NewRecorder()
+	r.Record(start.Add(500*time.Millisecond), time.Millisecond, 1, 0)
+	r.Error(start.Add(2500*time.Millisecond), Connect, []byte("refused"), 0)
+	r.Record(start.Add(3500*time.Millisecond), time.Millisecond, 1, 0)
+	r.flushAt(start.Add(3600 * time.Millisecond))
+	s := a.Snapshot(5 * time.Second)
+	require.Len(t, s.Series, 5)
+	assert.Nil(t, s.Series[1].MeanUS, "no reply: no latency, not 0")
+	assert.Equal(t, int64(1), s.Series[2].ConnectFailures)
+	assert.NotNil(t, s.Series[3].P99US)
+	assert.Equal(t, []int{1, 2, 4}, s.Silent)
 }
 
 func BenchmarkRecord(b *testing.B) {

@@ -41,6 +41,9 @@ const (
 	StopInterrupted = "interrupted"
 	// StopMaxErrors: the error budget (--max-errors) was spent.
 	StopMaxErrors = "max-errors"
+	// StopUnreachable: no connection to the target was usable for the run's
+	// give-up time.
+	StopUnreachable = "unreachable"
 )
 
 // Header opens every result document.

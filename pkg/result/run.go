@@ -16,7 +16,9 @@ type Run struct {
 	Errors     []ErrorCount `json:"errors"`
 	Series     []Interval   `json:"series"`
 	Client     Client       `json:"client"`
-	Warnings   []string     `json:"warnings"`
+	// Availability is how much of the run the target was unreachable or silent.
+	Availability Availability `json:"availability"`
+	Warnings     []string     `json:"warnings"`
 	// Histogram is the HdrHistogram of request latencies in microseconds,
 	// in the standard compressed base64 encoding (hdrhistogram-go Encode V2).
 	Histogram string `json:"histogram_hdr"`
@@ -79,10 +81,16 @@ type Totals struct {
 	Requests int64 `json:"requests"`
 	// OpsPerRequest is the number of commands in one request.
 	OpsPerRequest int `json:"ops_per_request"`
-	// Errors counts commands whose reply was an error, plus failed round trips.
+	// Errors counts failed commands: those whose reply was an error, plus
+	// the commands of requests lost on their connection (LostOps).
 	Errors int64 `json:"errors"`
-	// TransportErrors counts round trips that failed on the connection.
+	// TransportErrors counts requests lost on their connection (timeout,
+	// reset, closed); LostOps counts their commands.
 	TransportErrors int64 `json:"transport_errors"`
+	LostOps         int64 `json:"lost_ops"`
+	// ConnectFailures counts failed attempts to connect or reconnect; they
+	// are not commands and are not in Errors.
+	ConnectFailures int64 `json:"connect_failures"`
 	// Aborted counts MULTI/EXEC batches that were not executed (EXECABORT or a nil EXEC).
 	Aborted int64 `json:"aborted"`
 	// Overflow counts latencies above the histogram's range (recorded at its top).
@@ -91,7 +99,7 @@ type Totals struct {
 	OpsPerSec float64 `json:"ops_per_sec"`
 	// RequestsPerSec is round trips per second over the measured time.
 	RequestsPerSec float64 `json:"requests_per_sec"`
-	// ErrorRate is Errors over Ops plus TransportErrors.
+	// ErrorRate is Errors over the commands attempted (Ops plus LostOps).
 	ErrorRate float64 `json:"error_rate"`
 	// WarmupOps counts commands sent during the warm-up.
 	WarmupOps int64 `json:"warmup_ops"`
@@ -118,23 +126,55 @@ type Latency struct {
 	Max  float64 `json:"max"`
 }
 
-// ErrorCount is one distinct error message and how often it occurred.
+// ErrorCount is one group of errors of the same cause.
 type ErrorCount struct {
+	// Kind is "reply" (the server answered with an error), "connection" (a
+	// request was lost on its connection) or "connect" (a connection could
+	// not be established).
+	Kind string `json:"kind"`
+	// Message is the normalized message: the parts a server quotes from the
+	// request (arguments, numbers) are replaced, so that one cause is one group.
 	Message string `json:"message"`
-	Count   int64  `json:"count"`
+	// Example is the first message of the group, verbatim.
+	Example string `json:"example"`
+	// Count is the number of failed commands (of connect attempts for "connect").
+	Count int64 `json:"count"`
 }
 
-// Interval is one second (or tick) of the run.
+// Interval is one second (or tick) of the run. Every interval of the
+// measured time has one, empty ones included; the latency fields are null
+// when no request completed in it.
 type Interval struct {
-	Second    int     `json:"second"`
-	Ops       int64   `json:"ops"`
-	Requests  int64   `json:"requests"`
-	Errors    int64   `json:"errors"`
-	OpsPerSec float64 `json:"ops_per_sec"`
-	MeanUS    float64 `json:"mean_us"`
-	P50US     float64 `json:"p50_us"`
-	P99US     float64 `json:"p99_us"`
-	MaxUS     float64 `json:"max_us"`
+	Second          int      `json:"second"`
+	Ops             int64    `json:"ops"`
+	Requests        int64    `json:"requests"`
+	Errors          int64    `json:"errors"`
+	TransportErrors int64    `json:"transport_errors"`
+	ConnectFailures int64    `json:"connect_failures"`
+	OpsPerSec       float64  `json:"ops_per_sec"`
+	MeanUS          *float64 `json:"mean_us"`
+	P50US           *float64 `json:"p50_us"`
+	P99US           *float64 `json:"p99_us"`
+	MaxUS           *float64 `json:"max_us"`
+}
+
+// Availability is how much of the run the target could not be reached or
+// did not answer.
+type Availability struct {
+	// UnreachableMS is the measured time during which no connection was usable.
+	UnreachableMS float64 `json:"unreachable_ms"`
+	// UnreachableFraction is UnreachableMS over the measured time.
+	UnreachableFraction float64 `json:"unreachable_fraction"`
+	// ConnectionsLost is how many of the Connections lost their connection at least once.
+	ConnectionsLost int `json:"connections_lost"`
+	Connections     int `json:"connections"`
+	// DowntimeMS adds up every connection's time without a usable connection.
+	DowntimeMS float64 `json:"downtime_ms"`
+	// Reconnects counts connections re-established after a loss.
+	Reconnects int64 `json:"reconnects"`
+	// SilentSeconds lists the whole seconds of the measured time in which no
+	// request got a reply.
+	SilentSeconds []int `json:"silent_seconds"`
 }
 
 // Client describes the load generator's own resource use.

@@ -100,7 +100,7 @@ func (w *rawWorker) Exec(ctx context.Context, s *engine.Step) error {
 	if w.conn == nil {
 		c, err := Dial(w.ctx, w.f.Target)
 		if err != nil {
-			return err
+			return &engine.ConnectError{Err: err}
 		}
 		w.conn = c
 	}

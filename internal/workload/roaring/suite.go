@@ -36,6 +36,8 @@ type Options struct {
 	BeforeCase func(Case)
 	// Version is the tool version recorded in the result.
 	Version string
+	// Label, if set, is logged once the target is known to run the suite.
+	Label string
 }
 
 // Load is how one data set was loaded (see result.RoaringLoad).
@@ -77,6 +79,12 @@ func Run(ctx context.Context, o Options) (*Suite, error) {
 	log := o.Log
 	if log == nil {
 		log = io.Discard
+	}
+	if err := probe(ctx, o); err != nil {
+		return nil, err
+	}
+	if o.Label != "" {
+		fmt.Fprintln(log, o.Label)
 	}
 	if o.Flush && !o.Target.Cluster {
 		if err := flush(ctx, o.Target); err != nil {
@@ -184,6 +192,33 @@ func load(ctx context.Context, o Options, name string, sp loadSpec) (Load, error
 		return l, fmt.Errorf("%d of %d load commands failed: %s", t.Errors, t.Ops, msg)
 	}
 	return l, nil
+}
+
+// probe checks that the target knows every command the selected cases
+// and their loads send, loads first.
+func probe(ctx context.Context, o Options) error {
+	var names []string
+	seen := map[string]bool{}
+	add := func(tmpl string) {
+		name, _, _ := strings.Cut(tmpl, " ")
+		if name = strings.ToUpper(name); !seen[name] {
+			seen[name] = true
+			names = append(names, name)
+		}
+	}
+	specs := loadSpecs()
+	for _, c := range o.Cases {
+		if c.Load != "" {
+			add(specs[c.Load].template)
+		}
+	}
+	for _, c := range o.Cases {
+		add(c.Template)
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return redis.RequireCommands(ctx, o.Target, "TairRoaring", names...)
 }
 
 // CaseSeed is case id's seed under base: a hash of the ID, so that every

@@ -1,0 +1,74 @@
+package stats
+
+// Normalize appends to dst msg with the parts a server quotes from the
+// request replaced, so that error replies group by cause: Redis's and
+// Tair's "…, with args beginning with: …" tail becomes "…", quoted words
+// become '…' and numbers standing alone become N. A quoted word next to
+// "command" is kept: it names the command ("ERR unknown command
+// 'TR.SETBITS'", "wrong number of arguments for 'get' command"). It does
+// not allocate when dst has room.
+func Normalize(dst, msg []byte) []byte {
+	const tail = "with args beginning with:"
+	if i := indexOf(msg, tail); i >= 0 {
+		dst = normalizeHead(dst, msg[:i])
+		return append(dst, tail+" …"...)
+	}
+	return normalizeHead(dst, msg)
+}
+
+func indexOf(b []byte, s string) int {
+	for i := 0; i+len(s) <= len(b); i++ {
+		if string(b[i:i+len(s)]) == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// isWordByte reports whether c continues a word, so that a digit next to
+// it is part of a name (RESP3, v2) rather than a number.
+func isWordByte(c byte) bool {
+	return c == '_' || (c >= '0' && c <= '9') || (c|0x20 >= 'a' && c|0x20 <= 'z') || c >= 0x80
+}
+
+func normalizeHead(dst, msg []byte) []byte {
+	for i := 0; i < len(msg); {
+		c := msg[i]
+		switch {
+		case c == '\'' || c == '`' || c == '"':
+			end := i + 1
+			for end < len(msg) && msg[end] != c {
+				end++
+			}
+			if end == len(msg) { // no closing quote: keep the rest as it is
+				return append(dst, msg[i:]...)
+			}
+			if hasSuffix(msg[:i], "command ") || hasPrefix(msg[end+1:], " command") {
+				dst = append(dst, msg[i:end+1]...)
+			} else {
+				dst = append(dst, c)
+				dst = append(dst, "…"...)
+				dst = append(dst, c)
+			}
+			i = end + 1
+		case c >= '0' && c <= '9' && (i == 0 || !isWordByte(msg[i-1])):
+			end := i
+			for end < len(msg) && (msg[end] >= '0' && msg[end] <= '9' || msg[end] == '.') {
+				end++
+			}
+			if end < len(msg) && isWordByte(msg[end]) {
+				dst = append(dst, msg[i:end]...) // part of a word (2nd, 64bit): keep
+			} else {
+				dst = append(dst, 'N')
+			}
+			i = end
+		default:
+			dst = append(dst, c)
+			i++
+		}
+	}
+	return dst
+}
+
+func hasSuffix(b []byte, s string) bool { return len(b) >= len(s) && string(b[len(b)-len(s):]) == s }
+func hasPrefix(b []byte, s string) bool { return len(b) >= len(s) && string(b[:len(s)]) == s }
