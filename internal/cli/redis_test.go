@@ -144,21 +144,6 @@ func TestWhitepaperLineRunsAndShowsErrors(t *testing.T) {
 	assert.Contains(t, res.out, "commands     1 in 1 requests")
 }
 
-func TestServerKilledMidRun(t *testing.T) {
-	r := testenv.StartRedis(t)
-	jsonPath := filepath.Join(t.TempDir(), "r.json")
-	time.AfterFunc(700*time.Millisecond, r.Stop)
-	start := time.Now()
-	res := run(context.Background(), "redis", "-port", port(r), "-d", "2", "-p", "4", "--timeout", "1s",
-		"-command", "SET k-__RAND__ v", "-q", "--json", jsonPath, "--allow-errors")
-	assert.Less(t, time.Since(start), 6*time.Second, "no hang")
-	require.Equal(t, 0, res.code, res.err)
-	run := readResult(t, jsonPath)
-	assert.Greater(t, run.Totals.Ops, int64(100), "commands before the kill were counted")
-	assert.Greater(t, run.Totals.TransportErrors, int64(0))
-	assert.Contains(t, res.out, "requests failed on the connection")
-}
-
 func TestInterruptPrintsPartialResult(t *testing.T) {
 	r := testenv.StartRedis(t)
 	jsonPath := filepath.Join(t.TempDir(), "r.json")

@@ -152,9 +152,22 @@ func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var stopReason atomic.Value
+	// stop ends the run at once: requests in flight are abandoned
+	// (interrupt, error budget, unreachable target).
 	stop := func(reason string) {
 		stopReason.CompareAndSwap(nil, reason)
 		cancel()
+	}
+	// finish ends the run when the requests in flight complete: at the
+	// deadline they are counted as completed after it, so that the server's
+	// count and the client's agree.
+	var finishing atomic.Bool
+	halt := make(chan struct{})
+	var haltOnce sync.Once
+	finish := func(reason string) {
+		stopReason.CompareAndSwap(nil, reason)
+		finishing.Store(true)
+		haltOnce.Do(func() { close(halt) })
 	}
 
 	cpu0 := readCPU()
@@ -183,7 +196,7 @@ func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
 			rec := agg.NewRecorder()
 			defer rec.Flush()
 			var st Step
-			for runCtx.Err() == nil {
+			for runCtx.Err() == nil && !finishing.Load() {
 				if steps >= 0 && claimed.Add(1) > steps {
 					// The budget is spent: this worker stops, the others
 					// finish the requests they claimed (cancelling them
@@ -204,6 +217,10 @@ func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
 					if runCtx.Err() != nil {
 						return // interrupted mid-request: not an error of the target
 					}
+					if !deadline.IsZero() && t1.After(deadline) {
+						finish(result.StopDuration) // past the measured time
+						return
+					}
 					var ce *ConnectError
 					if errors.As(err, &ce) {
 						rec.Error(t1, stats.Connect, []byte(err.Error()), 0)
@@ -219,6 +236,7 @@ func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
 					}
 					select {
 					case <-runCtx.Done():
+					case <-halt:
 					case <-time.After(cfg.Backoff):
 					}
 					continue
@@ -229,7 +247,7 @@ func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
 				}
 				if !deadline.IsZero() && t1.After(deadline) {
 					rec.Late(st.Ops)
-					stop(result.StopDuration)
+					finish(result.StopDuration)
 					return
 				}
 				rec.Record(t1, t1.Sub(t0), st.Ops, st.Failed)
@@ -277,7 +295,7 @@ loop:
 		case <-ctx.Done():
 			stop(result.StopInterrupted)
 		case <-timer:
-			stop(result.StopDuration)
+			finish(result.StopDuration)
 		case now := <-giveUp:
 			if avail.unreachableFor(now) >= cfg.GiveUp {
 				stop(result.StopUnreachable)

@@ -18,6 +18,7 @@ import (
 	"github.com/tairbench/tairbench/internal/target"
 	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/internal/wiki"
+	"github.com/tairbench/tairbench/pkg/result"
 )
 
 func genFile(t *testing.T, docs int64) string {
@@ -84,7 +85,9 @@ func TestElasticsearchBulkItemFailuresAreCounted(t *testing.T) {
 	assert.Equal(t, int64(300), run.Totals.Ops)
 	assert.Greater(t, run.Totals.Errors, int64(250), "bulk item failures are counted")
 	require.NotEmpty(t, run.Errors)
-	assert.Equal(t, "document rejected", run.Errors[0].Message)
+	assert.Contains(t, run.Errors[0].Message, "failed to parse field [abstract] of type [long]", "the engine's own reason")
+	assert.Contains(t, run.Errors[0].Example, "document_parsing_exception")
+	assert.Len(t, run.Errors, 1, "one cause, whatever the document: %v", run.Errors)
 	assert.Contains(t, strings.Join(run.Warnings, "\n"), "commands failed")
 	// One document per request: each rejection is an HTTP 400, counted too.
 	run, _, err = RunWrite(ctx, e, WriteOptions{File: file, Docs: 40, Concurrency: 2})
@@ -103,16 +106,21 @@ func TestElasticsearchStoppedMidRun(t *testing.T) {
 	ctx := context.Background()
 	require.NoError(t, e.Reset(ctx))
 	root, _ := filepath.Abs("../..")
+	var stopped time.Time
 	time.AfterFunc(1500*time.Millisecond, func() {
 		_ = exec.Command("bash", filepath.Join(root, "scripts", "elasticsearch.sh"), "stop", port).Run()
+		stopped = time.Now()
 	})
-	start := time.Now()
-	run, _, err := RunSearch(ctx, e, SearchOptions{Query: `{"query":{"match_all":{}}}`, Duration: 4 * time.Second, Concurrency: 2, Seed: 1})
+	run, _, err := RunSearch(ctx, e, SearchOptions{Query: `{"query":{"match_all":{}}}`, Duration: 30 * time.Second, Concurrency: 2, Seed: 1})
 	require.NoError(t, err, "a stopped engine is counted, not fatal")
-	assert.Less(t, time.Since(start), 10*time.Second, "no hang")
+	assert.Less(t, time.Since(stopped), 5*time.Second, "the run gives up within 5 s of the stop")
+	assert.Equal(t, result.StopUnreachable, run.StopReason)
 	assert.Greater(t, run.Totals.Ops, int64(10), "queries before the stop were measured")
-	assert.Greater(t, run.Totals.TransportErrors, int64(0), "failed requests after the stop were counted")
-	assert.Contains(t, strings.Join(run.Warnings, "\n"), "requests failed on the connection")
+	assert.Greater(t, run.Totals.ConnectFailures+run.Totals.TransportErrors, int64(0), "failures after the stop were counted")
+	warnings := strings.Join(run.Warnings, "\n")
+	assert.Contains(t, warnings, "the target stayed unreachable")
+	require.NotEmpty(t, run.Errors)
+	assert.Contains(t, run.Errors[0].Example, "connection refused", "the cause is named")
 }
 
 func deleteIndex(name string) esapi.IndicesDeleteRequest {

@@ -35,13 +35,16 @@ func normalizeHead(dst, msg []byte) []byte {
 	for i := 0; i < len(msg); {
 		c := msg[i]
 		switch {
-		case c == '\'' || c == '`' || c == '"':
+		case (c == '\'' || c == '`' || c == '"') && (i == 0 || !isWordByte(msg[i-1])):
+			// An opening quote: not an apostrophe inside a word (field's).
 			end := i + 1
-			for end < len(msg) && msg[end] != c {
+			for end < len(msg) && (msg[end] != c || end+1 < len(msg) && isWordByte(msg[end+1])) {
 				end++
 			}
-			if end == len(msg) { // no closing quote: keep the rest as it is
-				return append(dst, msg[i:]...)
+			if end == len(msg) { // no closing quote: an ordinary character
+				dst = append(dst, c)
+				i++
+				continue
 			}
 			if hasSuffix(msg[:i], "command ") || hasPrefix(msg[end+1:], " command") {
 				dst = append(dst, msg[i:end+1]...)

@@ -23,6 +23,8 @@ func TestNormalize(t *testing.T) {
 		{"cannot connect to 127.0.0.1:6379: connection refused", "cannot connect to N:N: connection refused"},
 		{"ERR RESP3 only", "ERR RESP3 only"},
 		{"ERR unbalanced 'quote", "ERR unbalanced 'quote"},
+		{"HTTP 400: document_parsing_exception: [1:52] failed to parse field [abstract] of type [long] in document with id '17'. Preview of field's value: 'Wear using the in thing, it's India'",
+			"HTTP N: document_parsing_exception: [N:N] failed to parse field [abstract] of type [long] in document with id '…'. Preview of field's value: '…'"},
 		{"", ""},
 	}
 	for _, tc := range tests {

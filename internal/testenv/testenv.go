@@ -50,6 +50,7 @@ type Redis struct {
 	TLSPort int
 	cmd     *exec.Cmd
 	dir     string
+	args    []string
 }
 
 // StartRedis starts redis-server with extra config arguments
@@ -70,7 +71,7 @@ func StartRedis(t testing.TB, extra ...string) *Redis {
 		if err := cmd.Start(); err != nil {
 			t.Fatalf("start redis-server: %v", err)
 		}
-		r := &Redis{Addr: fmt.Sprintf("127.0.0.1:%d", port), Port: port, cmd: cmd, dir: dir}
+		r := &Redis{Addr: fmt.Sprintf("127.0.0.1:%d", port), Port: port, cmd: cmd, dir: dir, args: args}
 		if waitPort(r.Addr, 5*time.Second) {
 			t.Cleanup(r.Stop)
 			return r
@@ -103,6 +104,28 @@ func (r *Redis) Stop() {
 	_ = r.cmd.Process.Signal(syscall.SIGKILL)
 	_, _ = r.cmd.Process.Wait()
 	r.cmd = nil
+}
+
+// Restart starts the stopped server again with the same port, folder and
+// arguments (so an append-only file is loaded) and waits until it listens.
+func (r *Redis) Restart(t testing.TB) {
+	t.Helper()
+	if r.cmd != nil {
+		t.Fatalf("restart: redis-server %s is running", r.Addr)
+	}
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Fatalf("redis-server not found: %v", err)
+	}
+	cmd := exec.Command(bin, r.args...)
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("restart redis-server: %v", err)
+	}
+	r.cmd = cmd
+	if !waitPort(r.Addr, 10*time.Second) {
+		log, _ := os.ReadFile(filepath.Join(r.dir, "redis.log"))
+		t.Fatalf("redis-server did not restart on %s; log:\n%s", r.Addr, log)
+	}
 }
 
 // Do sends one command with a fresh connection and returns the raw reply
