@@ -37,7 +37,7 @@ func FailureReason(r *result.Run) string {
 	case t.ErrorRate >= FailureThreshold:
 		return fmt.Sprintf("%.1f%% of commands failed", 100*t.ErrorRate)
 	case a.UnreachableFraction >= UnreachableThreshold:
-		return fmt.Sprintf("the target was unreachable for %.0f%% of the run", 100*a.UnreachableFraction)
+		return fmt.Sprintf("the target was unreachable for %.1f%% of the run", 100*a.UnreachableFraction)
 	case len(a.SilentSeconds) > 0:
 		return fmt.Sprintf("no reply in %d whole second(s) of the run", len(a.SilentSeconds))
 	}
@@ -73,7 +73,7 @@ func Warnings(r *result.Run) []string {
 		w = append(w, fmt.Sprintf("%d MULTI/EXEC batches were aborted: none of their commands ran", t.Aborted))
 	}
 	if a.UnreachableFraction >= UnreachableThreshold {
-		w = append(w, fmt.Sprintf("target unreachable %.1f s of %.1f s (%.0f%%), %d/%d connections lost: the throughput is averaged over time the target could not be measured",
+		w = append(w, fmt.Sprintf("target unreachable %.1f s of %.1f s (%.1f%%), %d/%d connections lost: the throughput is averaged over time the target could not be measured",
 			a.UnreachableMS/1000, r.DurationMS/1000, 100*a.UnreachableFraction, a.ConnectionsLost, a.Connections))
 	} else if a.ConnectionsLost > 0 {
 		w = append(w, fmt.Sprintf("%d/%d connections were lost during the run (%.1f s without a connection in all)",
