@@ -4,7 +4,6 @@ import (
 	"context"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/tairbench/tairbench/internal/server"
 	"github.com/tairbench/tairbench/internal/testenv"
-	"github.com/tairbench/tairbench/internal/wiki"
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
@@ -203,20 +201,10 @@ func TestVersionCommand(t *testing.T) {
 	assert.Contains(t, res.out, "tairbench version")
 }
 
-// wikiFile writes n generated abstracts.
-func wikiFile(t *testing.T, n int64) string {
-	path := filepath.Join(t.TempDir(), "w.xml")
-	f, err := os.Create(path)
-	require.NoError(t, err)
-	require.NoError(t, wiki.Generate(f, wiki.GenOptions{Docs: n, Seed: 1}))
-	require.NoError(t, f.Close())
-	return path
-}
-
 func TestSearchWriteToUnreachableElasticsearch(t *testing.T) {
 	closed := testenv.FreePort(t)
 	start := time.Now()
-	res := run(context.Background(), "search", "-t", "write", "-e", "elasticsearch", "-f", wikiFile(t, 100), "-c", "2",
+	res := run(context.Background(), "search", "-t", "write", "-e", "elasticsearch", "-f", testenv.WikiFile(t, 100, 1), "-c", "2",
 		"-a", "http://127.0.0.1:"+strconv.Itoa(closed), "--quiet")
 	assert.Less(t, time.Since(start), 5*time.Second)
 	assert.Equal(t, ExitError1, res.code)
@@ -251,7 +239,7 @@ func TestSearchWriteStopsWhenElasticsearchDies(t *testing.T) {
 	url := dyingElasticsearch(t, 200)
 	start := time.Now()
 	jsonPath := filepath.Join(t.TempDir(), "w.json")
-	res := run(context.Background(), "search", "-t", "write", "-e", "elasticsearch", "-f", wikiFile(t, 20000), "-n", "20000",
+	res := run(context.Background(), "search", "-t", "write", "-e", "elasticsearch", "-f", testenv.WikiFile(t, 20000, 1), "-n", "20000",
 		"-c", "2", "-a", url, "--quiet", "--json", jsonPath)
 	assert.Less(t, time.Since(start), 8*time.Second)
 	assert.Equal(t, ExitRunFailed, res.code, res.err)
@@ -268,7 +256,7 @@ func TestSearchCompareChecksBothEnginesFirst(t *testing.T) {
 	require.NoError(t, err)
 	defer srv.Close()
 	closed := testenv.FreePort(t)
-	res := run(context.Background(), "search", "compare", "-f", wikiFile(t, 100), "-c", "2", "--tair", srv.Addr(),
+	res := run(context.Background(), "search", "compare", "-f", testenv.WikiFile(t, 100, 1), "-c", "2", "--tair", srv.Addr(),
 		"--es", "http://127.0.0.1:"+strconv.Itoa(closed), "--queries", "10")
 	assert.Equal(t, ExitError1, res.code)
 	assert.Contains(t, res.err, "connection refused")
@@ -279,7 +267,7 @@ func TestSearchWriteToAFreshServer(t *testing.T) {
 	srv, err := server.Start(server.Config{Addr: "127.0.0.1:0"})
 	require.NoError(t, err)
 	defer srv.Close()
-	res := run(context.Background(), "search", "-t", "write", "-f", wikiFile(t, 500), "-n", "500", "-c", "4",
+	res := run(context.Background(), "search", "-t", "write", "-f", testenv.WikiFile(t, 500, 1), "-n", "500", "-c", "4",
 		"-a", srv.Addr(), "--quiet")
 	require.Equal(t, 0, res.code, res.out+res.err)
 	assert.Equal(t, "500", testenv.Do(t, srv.Addr(), "TFT.DOCNUM", "wiki"))
@@ -294,7 +282,7 @@ func TestSearchWriteRejectionsNamedByTheEngine(t *testing.T) {
 	// are strings of digits, so they parse; make title a long instead.
 	testenv.Do(t, srv.Addr(), "TFT.CREATEINDEX", "wiki", `{"mappings":{"properties":{"title":{"type":"long"}}}}`)
 	jsonPath := filepath.Join(t.TempDir(), "w.json")
-	res := run(context.Background(), "search", "-t", "write", "-f", wikiFile(t, 50), "-n", "50", "-c", "2",
+	res := run(context.Background(), "search", "-t", "write", "-f", testenv.WikiFile(t, 50, 1), "-n", "50", "-c", "2",
 		"-a", srv.Addr(), "--quiet", "--keep-index", "--json", jsonPath)
 	assert.Equal(t, ExitRunFailed, res.code)
 	run := readResult(t, jsonPath)

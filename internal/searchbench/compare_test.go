@@ -3,7 +3,6 @@ package searchbench
 import (
 	"bytes"
 	"context"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -17,18 +16,10 @@ import (
 	"github.com/tairbench/tairbench/internal/server"
 	"github.com/tairbench/tairbench/internal/target"
 	"github.com/tairbench/tairbench/internal/testenv"
-	"github.com/tairbench/tairbench/internal/wiki"
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
-func genFile(t *testing.T, docs int64) string {
-	path := filepath.Join(t.TempDir(), "wiki.xml")
-	f, err := os.Create(path)
-	require.NoError(t, err)
-	require.NoError(t, wiki.Generate(f, wiki.GenOptions{Docs: docs, Seed: 5}))
-	require.NoError(t, f.Close())
-	return path
-}
+func genFile(t *testing.T, docs int64) string { return testenv.WikiFile(t, docs, 5) }
 
 func TestCompareBothEngines(t *testing.T) {
 	srv, err := server.Start(server.Config{})
