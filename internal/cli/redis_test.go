@@ -198,7 +198,8 @@ func normalize(v any, key string) any {
 		switch key {
 		case "ops", "requests", "errors", "transport_errors", "aborted", "latency_overflow", "ops_per_request",
 			"connections", "count", "data_size", "batching", "pipeline", "max_errors", "histogram_max_us", "warmup_ops",
-			"db", "resp", "timeout_ms", "duration_s", "warmup_s", "base", "after_deadline_ops":
+			"db", "resp", "timeout_ms", "duration_s", "warmup_s", "base", "after_deadline_ops", "lost_ops", "connect_failures",
+			"connections_lost", "unreachable_ms", "unreachable_fraction", "downtime_ms", "reconnects":
 			return x
 		}
 		return "<number>"

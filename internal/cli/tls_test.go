@@ -41,7 +41,7 @@ func TestRESP3DBAndOutputFiles(t *testing.T) {
 	csv, err := os.ReadFile(csvPath)
 	require.NoError(t, err)
 	lines := strings.Split(strings.TrimSpace(string(csv)), "\n")
-	assert.Equal(t, "second,ops,requests,errors,ops_per_sec,mean_us,p50_us,p99_us,max_us", lines[0])
+	assert.Equal(t, "second,ops,requests,errors,transport_errors,connect_failures,ops_per_sec,mean_us,p50_us,p99_us,max_us", lines[0])
 	assert.True(t, strings.HasPrefix(lines[len(lines)-1], "total,500,500,0,"), lines[len(lines)-1])
 	hgrm, err := os.ReadFile(hgrmPath)
 	require.NoError(t, err)
