@@ -34,6 +34,9 @@ type redisOptions struct {
 	seed       uint64
 	maxErrors  int64
 	allowError bool
+	rate       float64
+	arrivals   string
+	noServer   bool
 }
 
 func newRedisCmd(a *app) *cobra.Command {
@@ -73,6 +76,9 @@ run completed but at least half of its commands failed.`,
 	fs.IntVar(&o.batching, "batching", 0, "wrap N commands in MULTI/EXEC per request")
 	fs.IntVarP(&o.pipeline, "pipeline", "P", 0, "pipeline N commands per request (no MULTI)")
 	fs.Uint64Var(&o.seed, "seed", 0, "base random seed (0: a new one, printed in the result)")
+	fs.Float64Var(&o.rate, "rate", 0, "open-loop: requests per second in all, on a schedule; latency is also measured from each request's intended start (0: closed-loop)")
+	fs.StringVar(&o.arrivals, "arrivals", engine.ArrivalsConstant, "open-loop schedule: constant or poisson")
+	fs.BoolVar(&o.noServer, "no-server-stats", false, "do not sample the server's INFO once a second")
 	fs.Int64Var(&o.maxErrors, "max-errors", 0, "stop after this many errors (0: never)")
 	fs.BoolVar(&o.allowError, "allow-errors", false, "exit 0 even when most commands failed")
 	o.out.register(fs)
@@ -132,6 +138,9 @@ func runRedis(ctx context.Context, fs *pflag.FlagSet, o *redisOptions, a *app) e
 	if o.parallel < 1 {
 		return errors.New("-p must be at least 1")
 	}
+	if o.rate < 0 || o.arrivals != engine.ArrivalsConstant && o.arrivals != engine.ArrivalsPoisson {
+		return errors.New("--rate must not be negative and --arrivals must be constant or poisson")
+	}
 	opts, err := o.templateOptions()
 	if err != nil {
 		return err
@@ -152,11 +161,19 @@ func runRedis(ctx context.Context, fs *pflag.FlagSet, o *redisOptions, a *app) e
 	defer stopServer()
 	seed := seedOrNew(o.seed)
 	spec := ts.Spec("", a.version, tg, w, engine.Config{Workers: o.parallel, Duration: dur, Ops: o.count,
-		Warmup: o.warmup, MaxErrors: o.maxErrors, Seed: seed})
+		Warmup: o.warmup, MaxErrors: o.maxErrors, Seed: seed, Rate: o.rate, Arrivals: o.arrivals})
 	if !o.out.quiet {
 		spec.Engine.Progress = progressPrinter(a)
 	}
-	fmt.Fprintf(a.Err, "tairbench %s → %s, %d connections, %s, seed %d\n", o.command, tg.Addr, o.parallel, w.ModeName(), seed)
+	if o.noServer {
+		spec.Sampler, spec.Reconcile = nil, nil
+	}
+	spec.Log = a.Err
+	loop := "closed-loop"
+	if o.rate > 0 {
+		loop = fmt.Sprintf("open-loop at %.0f requests/s (%s)", o.rate, o.arrivals)
+	}
+	fmt.Fprintf(a.Err, "tairbench %s → %s, %d connections, %s, %s, seed %d\n", o.command, tg.Addr, o.parallel, w.ModeName(), loop, seed)
 	run, hist, err := runner.Run(ctx, spec)
 	if err != nil {
 		return err

@@ -28,6 +28,7 @@ type searchFlags struct {
 	seed        uint64
 	jsonPath    string
 	quiet       bool
+	noServer    bool
 }
 
 func (f *searchFlags) register(fs *pflag.FlagSet) {
@@ -42,6 +43,7 @@ func (f *searchFlags) register(fs *pflag.FlagSet) {
 	fs.Uint64Var(&f.seed, "seed", 0, "base random seed (0: a new one)")
 	fs.StringVar(&f.jsonPath, "json", "", "write the result as JSON to this file (- for stdout)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no per-second progress lines")
+	fs.BoolVar(&f.noServer, "no-server-stats", false, "do not sample the engine's own statistics once a second")
 }
 
 // tairTarget resolves TairSearch's target at addr, or the embedded server.
@@ -149,7 +151,7 @@ func runSearch(ctx context.Context, o *searchOptions, a *app) error {
 	out := &outputFlags{json: o.jsonPath}
 	if o.typ == "search" {
 		so := searchbench.SearchOptions{Query: o.query, Queries: int64(o.n), Concurrency: o.concurrency, Cache: !o.noCache,
-			Seed: seedOrNew(o.seed), Version: a.version}
+			Seed: seedOrNew(o.seed), Version: a.version, NoServerStats: o.noServer}
 		if !o.quiet {
 			so.Progress = progressPrinter(a)
 		}
@@ -167,7 +169,7 @@ func runSearch(ctx context.Context, o *searchOptions, a *app) error {
 		return err
 	}
 	wo := searchbench.WriteOptions{File: o.file, Docs: int64(o.n), Concurrency: o.concurrency, Bulk: o.bulk,
-		Seed: seedOrNew(o.seed), Version: a.version}
+		Seed: seedOrNew(o.seed), Version: a.version, NoServerStats: o.noServer}
 	if !o.quiet {
 		wo.Progress = progressPrinter(a)
 	}

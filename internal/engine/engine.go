@@ -70,6 +70,13 @@ type Config struct {
 	// GiveUp, when set, stops the run (result.StopUnreachable) once no
 	// connection has been usable for this long.
 	GiveUp time.Duration
+	// Rate, when above 0, makes the run open-loop: Rate requests per
+	// second in all, each with an intended start from a schedule, latency
+	// recorded from the intended start (corrected for coordinated
+	// omission) as well as from the actual send (service time).
+	Rate float64
+	// Arrivals is ArrivalsConstant (default) or ArrivalsPoisson.
+	Arrivals string
 }
 
 // ConnectError is what a worker's Exec returns when it could not
@@ -174,6 +181,9 @@ func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
 	begin := time.Now()
 	res.StartedAt = begin
 	agg := stats.NewAggregator(begin.Add(cfg.Warmup), cfg.Tick)
+	if cfg.Rate > 0 {
+		agg.EnableCorrected()
+	}
 	var deadline time.Time
 	if cfg.Duration > 0 {
 		deadline = agg.Start().Add(cfg.Duration)
@@ -195,7 +205,15 @@ func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
 			defer func() { stillDown[id] = down }()
 			rec := agg.NewRecorder()
 			defer rec.Flush()
+			var sched *schedule
+			var timer *time.Timer
+			if cfg.Rate > 0 {
+				sched = newSchedule(begin, cfg.Rate, len(workers), id, cfg.Arrivals == ArrivalsPoisson, res.Seeds.Workers[id])
+				timer = time.NewTimer(time.Hour)
+				defer timer.Stop()
+			}
 			var st Step
+			var intended time.Time
 			for runCtx.Err() == nil && !finishing.Load() {
 				if steps >= 0 && claimed.Add(1) > steps {
 					// The budget is spent: this worker stops, the others
@@ -203,6 +221,34 @@ func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
 					// would drop requests the server may have run).
 					stopReason.CompareAndSwap(nil, result.StopCount)
 					return
+				}
+				if sched != nil {
+					intended = sched.take()
+					if !deadline.IsZero() && !intended.Before(deadline) {
+						finish(result.StopDuration) // nothing more is scheduled inside the run
+						return
+					}
+					if wait := time.Until(intended); wait > 0 {
+						// A timer for all but the last 2 ms, then a precise sleep.
+						if wait > 2*time.Millisecond {
+							timer.Reset(wait - 2*time.Millisecond)
+							select {
+							case <-timer.C:
+							case <-runCtx.Done():
+								return
+							case <-halt:
+								return
+							}
+						}
+						if rest := time.Until(intended); rest > 0 {
+							shortSleep(rest)
+						}
+						if woke := time.Now(); woke.Sub(intended) > lateAfter {
+							rec.ClientLag(woke, woke.Sub(intended))
+						}
+					} else if -wait > lateAfter {
+						rec.Behind(intended, -wait) // the previous reply held this worker up
+					}
 				}
 				w.Prepare()
 				st = Step{}
@@ -251,6 +297,9 @@ func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
 					return
 				}
 				rec.Record(t1, t1.Sub(t0), st.Ops, st.Failed)
+				if sched != nil {
+					rec.RecordCorrected(t1.Sub(intended))
+				}
 				if st.Aborted {
 					rec.Aborted()
 				}

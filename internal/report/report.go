@@ -19,6 +19,10 @@ import (
 // FailureThreshold is the error rate above which a run is reported as failed.
 const FailureThreshold = 0.5
 
+// ClientLagThreshold is the share of scheduled sends woken late by the
+// client itself from which an open-loop run is said to be bounded by the client.
+const ClientLagThreshold = 0.01
+
 // UnreachableThreshold is the share of the measured time without a usable
 // connection from which a run is reported as failed.
 const UnreachableThreshold = 0.1
@@ -102,6 +106,20 @@ func Warnings(r *result.Run) []string {
 				r.Client.CPUUtil, r.Client.Cores))
 		}
 	}
+	if sc := t.Schedule; sc != nil && t.Requests > 0 {
+		if float64(sc.ClientLags) > ClientLagThreshold*float64(t.Requests) {
+			w = append(w, fmt.Sprintf("%d scheduled sends (%.1f%%) woke more than 1 ms late (up to %.1f ms): the client, not the server, fell behind; the figures are bounded by the client",
+				sc.ClientLags, 100*float64(sc.ClientLags)/float64(t.Requests), sc.ClientLagMaxMS))
+		}
+		if sc.AchievedRate < 0.99*sc.Rate && r.StopReason == result.StopDuration {
+			w = append(w, fmt.Sprintf("the run sent %.0f requests/s of the %.0f asked for: the connections could not keep the schedule (more -p, or a lower --rate)",
+				sc.AchievedRate, sc.Rate))
+		}
+	}
+	if sv := r.Server; sv != nil && sv.Reconciliation != nil && !sv.Reconciliation.Match && sv.Reconciliation.Server > 0 {
+		w = append(w, fmt.Sprintf("the server's count of %s differs from the client's: %s (another client, or commands lost on the connection)",
+			strings.ToUpper(strings.Join(sv.Reconciliation.Commands, ", ")), sv.Reconciliation.Note))
+	}
 	if r.StopReason == result.StopInterrupted {
 		w = append(w, "the run was interrupted: these are partial results")
 	}
@@ -171,8 +189,19 @@ func Text(w io.Writer, r *result.Run, hist *hdr.Histogram) error {
 		unit = fmt.Sprintf("per request of %d commands", t.OpsPerRequest)
 	}
 	l := t.Latency
-	fmt.Fprintf(&b, "latency ms   avg %s  p50 %s  p90 %s  p99 %s  p99.9 %s  max %s  (%s)\n",
-		ms(l.Mean), ms(l.P50), ms(l.P90), ms(l.P99), ms(l.P999), ms(l.Max), unit)
+	if c := t.CorrectedLatency; c != nil {
+		fmt.Fprintf(&b, "latency ms   avg %s  p50 %s  p90 %s  p99 %s  p99.9 %s  max %s  (%s, from the intended start: what users waited)\n",
+			ms(c.Mean), ms(c.P50), ms(c.P90), ms(c.P99), ms(c.P999), ms(c.Max), unit)
+		fmt.Fprintf(&b, "service ms   avg %s  p50 %s  p90 %s  p99 %s  p99.9 %s  max %s  (from the actual send)\n",
+			ms(l.Mean), ms(l.P50), ms(l.P90), ms(l.P99), ms(l.P999), ms(l.Max))
+	} else {
+		fmt.Fprintf(&b, "latency ms   avg %s  p50 %s  p90 %s  p99 %s  p99.9 %s  max %s  (%s)\n",
+			ms(l.Mean), ms(l.P50), ms(l.P90), ms(l.P99), ms(l.P999), ms(l.Max), unit)
+	}
+	if sc := t.Schedule; sc != nil {
+		fmt.Fprintf(&b, "schedule     --rate %.0f/s %s, sent %.1f/s; %d requests started behind schedule (mean %.1f ms, max %.1f ms) waiting for replies; %d sends woke late in the client (max %.1f ms)\n",
+			sc.Rate, sc.Arrivals, sc.AchievedRate, sc.Behind, sc.BehindMeanMS, sc.BehindMaxMS, sc.ClientLags, sc.ClientLagMaxMS)
+	}
 	if len(r.Errors) > 0 {
 		b.WriteString("errors       by cause (count of commands; of attempts for connect)\n")
 		for i, e := range r.Errors {
@@ -186,6 +215,9 @@ func Text(w io.Writer, r *result.Run, hist *hdr.Histogram) error {
 			}
 		}
 	}
+	if sv := r.Server; sv != nil {
+		writeServer(&b, sv)
+	}
 	if r.Client.CPUPerOpUS > 0 {
 		fmt.Fprintf(&b, "client       %.2f µs CPU per command, %.2f of %d cores\n", r.Client.CPUPerOpUS, r.Client.CPUUtil, r.Client.Cores)
 	}
@@ -196,6 +228,62 @@ func Text(w io.Writer, r *result.Run, hist *hdr.Histogram) error {
 	WriteWarnings(&b, warn)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeServer summarizes the server's own timeline.
+func writeServer(b *strings.Builder, sv *result.ServerTimeline) {
+	var ops, cpu []float64
+	var mem, heap *int64
+	for _, s := range sv.Samples {
+		if s.OpsPerSec != nil {
+			ops = append(ops, *s.OpsPerSec)
+		}
+		if s.CPUCores != nil {
+			cpu = append(cpu, *s.CPUCores)
+		}
+		if s.UsedMemory != nil {
+			mem = s.UsedMemory
+		}
+		if s.HeapUsed != nil {
+			heap = s.HeapUsed
+		}
+	}
+	parts := []string{fmt.Sprintf("%s each second, %d of %d seconds sampled", sv.Source, len(ops), len(sv.Samples))}
+	if len(ops) > 0 {
+		parts = append(parts, fmt.Sprintf("%.0f ops/s average", mean(ops)))
+	}
+	if len(cpu) > 0 {
+		parts = append(parts, fmt.Sprintf("%.2f cores average", mean(cpu)))
+	}
+	if mem != nil {
+		parts = append(parts, "used_memory "+MiB(*mem)+" at the end")
+	}
+	if heap != nil {
+		parts = append(parts, "heap "+MiB(*heap)+" at the end")
+	}
+	fmt.Fprintf(b, "server       %s\n", strings.Join(parts, ", "))
+	if len(sv.Missing) > 0 {
+		fmt.Fprintf(b, "             not given by the server (null, not 0): %s\n", strings.Join(sv.Missing, ", "))
+	}
+	if rc := sv.Reconciliation; rc != nil {
+		state := "match"
+		if !rc.Match {
+			state = "DIFFER: " + rc.Note
+		}
+		if rc.Note != "" && rc.Server == 0 && !rc.Match {
+			state = rc.Note
+		}
+		fmt.Fprintf(b, "reconcile    %s: %d on the server (INFO commandstats), %d counted by the client (warm-up and after the deadline included): %s\n",
+			strings.ToUpper(strings.Join(rc.Commands, ", ")), rc.Server, rc.Client, state)
+	}
+}
+
+func mean(xs []float64) float64 {
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
 }
 
 func clip(s string, n int) string {

@@ -4,6 +4,8 @@ package runner
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"runtime"
 	"time"
 
@@ -26,15 +28,45 @@ type Spec struct {
 	Config  result.RunConfig
 	Engine  engine.Config
 	Factory engine.Factory
+	// Sampler, when set, reads the server's own counters once a second
+	// during the run; Reconcile names the commands (lower case) whose
+	// server-side calls must equal the client's count of commands.
+	Sampler   Sampler
+	Reconcile []string
+	// Log receives a line when the server's statistics cannot be read.
+	Log io.Writer
 }
 
 // Run executes the spec. It returns the result and the merged histogram.
 func Run(ctx context.Context, s Spec) (*result.Run, *hdr.Histogram, error) {
+	var tl *timeline
+	if s.Sampler != nil {
+		defer s.Sampler.Close()
+		var err error
+		if tl, err = startTimeline(ctx, s.Sampler); err != nil && s.Log != nil {
+			fmt.Fprintf(s.Log, "server statistics unavailable (%v): the run goes on without them\n", err)
+		}
+	}
 	res, err := engine.Run(ctx, s.Engine, s.Factory)
 	if err != nil {
+		if tl != nil {
+			tl.finish(context.Background(), time.Now(), 0)
+		}
 		return nil, nil, err
 	}
-	return Assemble(s, res), res.Snapshot.Histogram, nil
+	r := Assemble(s, res)
+	if tl != nil {
+		start := res.StartedAt.Add(s.Engine.Warmup)
+		r.Server = tl.finish(context.WithoutCancel(ctx), start, res.Elapsed)
+		if len(s.Reconcile) > 0 {
+			t := r.Totals
+			r.Server.Reconciliation = tl.reconcile(s.Reconcile, t.Ops+t.WarmupOps+t.AfterDeadlineOps)
+		}
+		if r.Warnings = report.Warnings(r); r.Warnings == nil {
+			r.Warnings = []string{}
+		}
+	}
+	return r, res.Snapshot.Histogram, nil
 }
 
 // Assemble converts an engine result into a result.Run.
@@ -85,6 +117,18 @@ func Assemble(s Spec, res *engine.Result) *result.Run {
 	r.Availability = res.Availability
 	if enc, err := snap.Histogram.Encode(hdr.V2CompressedEncodingCookieBase); err == nil {
 		r.Histogram = string(enc)
+	}
+	if snap.Corrected != nil {
+		if enc, err := snap.Corrected.Encode(hdr.V2CompressedEncodingCookieBase); err == nil {
+			r.HistogramCorrected = string(enc)
+		}
+	}
+	if sc := r.Totals.Schedule; sc != nil {
+		sc.Rate, sc.Arrivals = s.Engine.Rate, s.Engine.Arrivals
+		if sc.Arrivals == "" {
+			sc.Arrivals = engine.ArrivalsConstant
+		}
+		sc.AchievedRate = r.Totals.RequestsPerSec
 	}
 	r.Warnings = report.Warnings(r)
 	if r.Warnings == nil {

@@ -39,6 +39,8 @@ type WriteOptions struct {
 	Progress    func(p Progress)
 	// Version is the tool version recorded in the result.
 	Version string
+	// NoServerStats turns off the engine's own timeline.
+	NoServerStats bool
 }
 
 // Progress is the per-second progress callback's argument (see stats.Progress).
@@ -62,6 +64,9 @@ func RunWrite(ctx context.Context, e Engine, o WriteOptions) (*result.Run, *hdr.
 	rc.Search.File, rc.Search.Docs, rc.Search.Bulk = o.File, o.Docs, bulk
 	spec := runner.Spec{Name: e.Name() + " write", Command: fmt.Sprintf("write %s", o.File), Version: o.Version,
 		Config: rc, Engine: cfg, Factory: &WriteFactory{Engine: e, Source: src, Bulk: bulk}}
+	if !o.NoServerStats {
+		spec.Sampler = e.Sampler()
+	}
 	run, h, err := runner.Run(ctx, spec)
 	if err != nil {
 		return nil, nil, err
@@ -102,6 +107,8 @@ type SearchOptions struct {
 	Progress    func(p Progress)
 	// Version is the tool version recorded in the result.
 	Version string
+	// NoServerStats turns off the engine's own timeline.
+	NoServerStats bool
 }
 
 // RunSearch runs o.Queries queries against e.
@@ -119,6 +126,9 @@ func RunSearch(ctx context.Context, e Engine, o SearchOptions) (*result.Run, *hd
 	rc.Search.Queries, rc.Search.Cache = o.Queries, o.Cache
 	spec := runner.Spec{Name: e.Name() + " search", Command: o.Query, Version: o.Version,
 		Config: rc, Engine: cfg, Factory: &SearchFactory{Engine: e, Query: []byte(o.Query), Cache: o.Cache}}
+	if !o.NoServerStats {
+		spec.Sampler = e.Sampler()
+	}
 	return runner.Run(ctx, spec)
 }
 

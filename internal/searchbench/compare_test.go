@@ -134,3 +134,27 @@ func TestElasticsearchRealtimeRefresh(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, int64(30), n)
 }
+
+func TestElasticsearchTimelineHasHeapAndIndexing(t *testing.T) {
+	url := testenv.ElasticsearchURL(t)
+	e, err := New("elasticsearch", Options{Target: target.Target{Addr: url}, Index: "timeline", Connections: 4})
+	require.NoError(t, err)
+	ctx := context.Background()
+	require.NoError(t, e.Reset(ctx))
+	run, _, err := RunWrite(ctx, e, WriteOptions{File: genFile(t, 20000), Docs: 20000, Concurrency: 4, Bulk: 100})
+	require.NoError(t, err)
+	require.NotNil(t, run.Server)
+	assert.Equal(t, "_nodes/stats", run.Server.Source)
+	require.NotEmpty(t, run.Server.Samples)
+	var heap, indexing int
+	for _, s := range run.Server.Samples {
+		if s.HeapUsed != nil && *s.HeapUsed > 0 {
+			heap++
+		}
+		if s.IndexingPerSec != nil && *s.IndexingPerSec > 0 {
+			indexing++
+		}
+	}
+	assert.Positive(t, heap, "heap per second: %+v", run.Server.Samples)
+	assert.Positive(t, indexing, "indexing rate per second")
+}

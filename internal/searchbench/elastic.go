@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tairbench/tairbench/internal/runner"
+
 	es "github.com/elastic/go-elasticsearch/v8"
 	"github.com/elastic/go-elasticsearch/v8/esapi"
 	"github.com/tairbench/tairbench/internal/target"
@@ -345,3 +347,5 @@ func (c *esClient) Search(ctx context.Context, query []byte, cache bool) error {
 func (c *esClient) Close() error { return nil }
 
 func (e *elastic) Target() target.Target { return e.o.Target }
+
+func (e *elastic) Sampler() runner.Sampler { return esSampler{e: e} }

@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/tairbench/tairbench/internal/runner"
+
 	"github.com/tairbench/tairbench/internal/target"
 	"github.com/tairbench/tairbench/pkg/result"
 
@@ -67,6 +69,8 @@ type Engine interface {
 	// Probe runs a query once and returns hits for parity.
 	Probe(ctx context.Context, query []byte) (Hits, error)
 	Memory(ctx context.Context) (Memory, error)
+	// Sampler reads the engine's own counters for the run's server timeline.
+	Sampler() runner.Sampler
 	Close() error
 }
 

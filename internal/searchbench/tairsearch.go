@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tairbench/tairbench/internal/runner"
+
 	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/target"
 
@@ -171,3 +173,5 @@ func (c *tairClient) Search(ctx context.Context, query []byte, cache bool) error
 func (c *tairClient) Close() error { return c.c.Close() }
 
 func (e *tairSearch) Target() target.Target { return e.o.Target }
+
+func (e *tairSearch) Sampler() runner.Sampler { return redis.NewInfoSampler(e.o.Target) }

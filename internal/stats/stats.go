@@ -61,6 +61,9 @@ func NewHistogram() *hdr.Histogram { return hdr.New(LowestUS, HighestUS, SigFigs
 type counters struct {
 	ops, requests, errors, transport, aborted, overflow, samples int64
 	sumNS, late, connectFailures, lost                           int64
+	// Open-loop runs: latency from the intended start, requests that
+	// started behind schedule, and wakeups the client itself missed.
+	sumCorrectedNS, behind, behindNS, behindMaxNS, lags, lagMaxNS int64
 }
 
 func (c *counters) add(o counters) {
@@ -75,6 +78,12 @@ func (c *counters) add(o counters) {
 	c.late += o.late
 	c.connectFailures += o.connectFailures
 	c.lost += o.lost
+	c.sumCorrectedNS += o.sumCorrectedNS
+	c.behind += o.behind
+	c.behindNS += o.behindNS
+	c.behindMaxNS = max(c.behindMaxNS, o.behindMaxNS)
+	c.lags += o.lags
+	c.lagMaxNS = max(c.lagMaxNS, o.lagMaxNS)
 }
 
 func (c *counters) empty() bool { return *c == counters{} }
@@ -83,18 +92,21 @@ func (c *counters) empty() bool { return *c == counters{} }
 type Recorder struct {
 	agg       *Aggregator
 	hist      *hdr.Histogram
+	corrected *hdr.Histogram // nil unless the run is open-loop
 	cur       counters
 	errs      map[string]*group
 	norm      []byte
 	nextFlush time.Time
 	index     int
 	warmOps   int64
+	lastWarm  bool // the last Record fell in the warm-up
 }
 
 // Record records one request of ops commands that completed at end after lat.
 // failed is the number of its commands whose reply was an error.
 func (r *Recorder) Record(end time.Time, lat time.Duration, ops, failed int) {
-	if end.Before(r.agg.start) {
+	r.lastWarm = end.Before(r.agg.start)
+	if r.lastWarm {
 		r.warmOps += int64(ops)
 		return
 	}
@@ -112,6 +124,38 @@ func (r *Recorder) Record(end time.Time, lat time.Duration, ops, failed int) {
 	r.cur.ops += int64(ops)
 	r.cur.errors += int64(failed)
 	r.cur.sumNS += int64(lat)
+}
+
+// RecordCorrected records the latency of the request Record just recorded,
+// measured from its intended start (open-loop runs only).
+func (r *Recorder) RecordCorrected(lat time.Duration) {
+	if r.corrected == nil || r.lastWarm {
+		return
+	}
+	us := min(max(lat.Microseconds(), LowestUS), HighestUS)
+	_ = r.corrected.RecordValue(us) // in range by construction
+	r.cur.sumCorrectedNS += int64(lat)
+}
+
+// Behind counts a request that started by late after its intended time
+// because the worker was still waiting for the previous reply.
+func (r *Recorder) Behind(intended time.Time, late time.Duration) {
+	if intended.Before(r.agg.start) {
+		return
+	}
+	r.cur.behind++
+	r.cur.behindNS += int64(late)
+	r.cur.behindMaxNS = max(r.cur.behindMaxNS, int64(late))
+}
+
+// ClientLag counts a scheduled send whose worker woke late: the client,
+// not the server, fell behind.
+func (r *Recorder) ClientLag(now time.Time, late time.Duration) {
+	if now.Before(r.agg.start) {
+		return
+	}
+	r.cur.lags++
+	r.cur.lagMaxNS = max(r.cur.lagMaxNS, int64(late))
 }
 
 // Late counts the commands of a request that completed after the run's
@@ -168,8 +212,11 @@ func (r *Recorder) Aborted() {
 // flushAt hands the current interval to the aggregator and starts the
 // interval that contains now.
 func (r *Recorder) flushAt(now time.Time) {
-	r.agg.merge(r.index, r.hist, r.cur, r.errs, r.warmOps)
+	r.agg.merge(r.index, r.hist, r.corrected, r.cur, r.errs, r.warmOps)
 	r.hist.Reset()
+	if r.corrected != nil {
+		r.corrected.Reset()
+	}
 	r.cur = counters{}
 	for _, g := range r.errs {
 		g.count = 0
@@ -184,10 +231,11 @@ func (r *Recorder) flushAt(now time.Time) {
 func (r *Recorder) Flush() { r.flushAt(time.Now()) }
 
 type interval struct {
-	c      counters
-	hist   *hdr.Histogram
-	closed bool
-	sum    result.Interval
+	c         counters
+	hist      *hdr.Histogram
+	corrected *hdr.Histogram
+	closed    bool
+	sum       result.Interval
 }
 
 // Aggregator merges the recorders' intervals. Its methods are safe for
@@ -197,12 +245,15 @@ type Aggregator struct {
 	start    time.Time
 	interval time.Duration
 	total    *hdr.Histogram
-	totals   counters
-	warmOps  int64
-	errs     map[string]*result.ErrorCount
-	errOrder []string
-	series   map[int]*interval
-	maxIndex int
+	// totalCorrected is the open-loop latency from the intended start (nil
+	// for closed-loop runs).
+	totalCorrected *hdr.Histogram
+	totals         counters
+	warmOps        int64
+	errs           map[string]*result.ErrorCount
+	errOrder       []string
+	series         map[int]*interval
+	maxIndex       int
 }
 
 // NewAggregator returns an aggregator whose measurement starts at start
@@ -221,12 +272,19 @@ func NewAggregator(start time.Time, tick time.Duration) *Aggregator {
 	}
 }
 
+// EnableCorrected makes the aggregator keep a second histogram, of latency
+// from the intended start (open-loop runs). Call it before NewRecorder.
+func (a *Aggregator) EnableCorrected() { a.totalCorrected = NewHistogram() }
+
 // Start returns the start of measurement.
 func (a *Aggregator) Start() time.Time { return a.start }
 
 // NewRecorder returns a recorder for one worker.
 func (a *Aggregator) NewRecorder() *Recorder {
 	r := &Recorder{agg: a, hist: NewHistogram(), errs: map[string]*group{}}
+	if a.totalCorrected != nil {
+		r.corrected = NewHistogram()
+	}
 	r.index = a.indexOf(time.Now())
 	r.nextFlush = a.start.Add(time.Duration(r.index+1) * a.interval)
 	return r
@@ -239,7 +297,7 @@ func (a *Aggregator) indexOf(t time.Time) int {
 	return int(t.Sub(a.start) / a.interval)
 }
 
-func (a *Aggregator) merge(index int, h *hdr.Histogram, c counters, errs map[string]*group, warm int64) {
+func (a *Aggregator) merge(index int, h, corrected *hdr.Histogram, c counters, errs map[string]*group, warm int64) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.warmOps += warm
@@ -261,6 +319,9 @@ func (a *Aggregator) merge(index int, h *hdr.Histogram, c counters, errs map[str
 	a.totals.add(c)
 	if c.samples > 0 {
 		a.total.Merge(h)
+		if corrected != nil {
+			a.totalCorrected.Merge(corrected)
+		}
 	}
 	if index < 0 {
 		return
@@ -268,18 +329,24 @@ func (a *Aggregator) merge(index int, h *hdr.Histogram, c counters, errs map[str
 	iv := a.series[index]
 	if iv == nil {
 		iv = &interval{hist: NewHistogram()}
+		if corrected != nil {
+			iv.corrected = NewHistogram()
+		}
 		a.series[index] = iv
 	}
 	iv.c.add(c)
 	if !iv.closed && c.samples > 0 {
 		iv.hist.Merge(h)
+		if corrected != nil {
+			iv.corrected.Merge(corrected)
+		}
 	}
 	if index > a.maxIndex {
 		a.maxIndex = index
 	}
 }
 
-func summarize(index int, c counters, h *hdr.Histogram, tick time.Duration) result.Interval {
+func summarize(index int, c counters, h, corrected *hdr.Histogram, tick time.Duration) result.Interval {
 	iv := result.Interval{Second: index, Ops: c.ops, Requests: c.requests, Errors: c.errors,
 		OpsPerSec: float64(c.ops) / tick.Seconds()}
 	if c.samples > 0 {
@@ -288,6 +355,11 @@ func summarize(index int, c counters, h *hdr.Histogram, tick time.Duration) resu
 		iv.P50US = f(float64(h.ValueAtQuantile(50)))
 		iv.P99US = f(float64(h.ValueAtQuantile(99)))
 		iv.MaxUS = f(float64(h.Max()))
+		if corrected != nil && corrected.TotalCount() > 0 {
+			iv.CorrectedP50US = f(float64(corrected.ValueAtQuantile(50)))
+			iv.CorrectedP99US = f(float64(corrected.ValueAtQuantile(99)))
+			iv.CorrectedMaxUS = f(float64(corrected.Max()))
+		}
 	}
 	return iv
 }
@@ -307,9 +379,9 @@ func (a *Aggregator) closeLocked(index int) result.Interval {
 		a.series[index] = iv
 	}
 	if !iv.closed {
-		iv.sum = summarize(index, iv.c, iv.hist, a.interval)
+		iv.sum = summarize(index, iv.c, iv.hist, iv.corrected, a.interval)
 		iv.closed = true
-		iv.hist = nil
+		iv.hist, iv.corrected = nil, nil
 	}
 	s := iv.sum
 	s.Ops, s.Requests, s.Errors = iv.c.ops, iv.c.requests, iv.c.errors
@@ -349,6 +421,8 @@ type Snapshot struct {
 	Errors    []result.ErrorCount
 	Series    []result.Interval
 	Histogram *hdr.Histogram
+	// Corrected is the histogram of latency from the intended start (open-loop runs; nil otherwise).
+	Corrected *hdr.Histogram
 	// Silent lists the whole intervals of the measured time in which no
 	// request got a reply.
 	Silent []int
@@ -373,18 +447,23 @@ func (a *Aggregator) Snapshot(elapsed time.Duration) Snapshot {
 		t.ErrorRate = float64(c.errors) / float64(attempts)
 	}
 	if c.samples > 0 {
-		h := a.total
-		t.Latency = result.Latency{
-			Min:  float64(h.Min()),
-			Mean: float64(c.sumNS) / float64(c.samples) / 1e3,
-			P50:  float64(h.ValueAtQuantile(50)),
-			P90:  float64(h.ValueAtQuantile(90)),
-			P99:  float64(h.ValueAtQuantile(99)),
-			P999: float64(h.ValueAtQuantile(99.9)),
-			Max:  float64(h.Max()),
+		t.Latency = latency(a.total, c.sumNS, c.samples)
+		if a.totalCorrected != nil && a.totalCorrected.TotalCount() > 0 {
+			l := latency(a.totalCorrected, c.sumCorrectedNS, a.totalCorrected.TotalCount())
+			t.CorrectedLatency = &l
+		}
+	}
+	if a.totalCorrected != nil {
+		t.Schedule = &result.Schedule{Behind: c.behind, BehindMaxMS: float64(c.behindMaxNS) / 1e6,
+			ClientLags: c.lags, ClientLagMaxMS: float64(c.lagMaxNS) / 1e6}
+		if c.behind > 0 {
+			t.Schedule.BehindMeanMS = float64(c.behindNS) / float64(c.behind) / 1e6
 		}
 	}
 	s := Snapshot{Totals: t, Histogram: hdr.Import(a.total.Export())}
+	if a.totalCorrected != nil {
+		s.Corrected = hdr.Import(a.totalCorrected.Export())
+	}
 	for _, key := range a.errOrder {
 		s.Errors = append(s.Errors, *a.errs[key])
 	}
@@ -399,4 +478,16 @@ func (a *Aggregator) Snapshot(elapsed time.Duration) Snapshot {
 		}
 	}
 	return s
+}
+
+func latency(h *hdr.Histogram, sumNS, n int64) result.Latency {
+	return result.Latency{
+		Min:  float64(h.Min()),
+		Mean: float64(sumNS) / float64(n) / 1e3,
+		P50:  float64(h.ValueAtQuantile(50)),
+		P90:  float64(h.ValueAtQuantile(90)),
+		P99:  float64(h.ValueAtQuantile(99)),
+		P999: float64(h.ValueAtQuantile(99.9)),
+		Max:  float64(h.Max()),
+	}
 }

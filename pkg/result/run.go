@@ -1,5 +1,7 @@
 package result
 
+import "time"
+
 // Run is the result of one benchmark run (schema SchemaRun).
 type Run struct {
 	Header
@@ -18,10 +20,16 @@ type Run struct {
 	Client     Client       `json:"client"`
 	// Availability is how much of the run the target was unreachable or silent.
 	Availability Availability `json:"availability"`
-	Warnings     []string     `json:"warnings"`
+	// Server is the server's own view, sampled once a second on a connection
+	// of its own (absent with --no-server-stats or when the server would not answer).
+	Server   *ServerTimeline `json:"server,omitempty"`
+	Warnings []string        `json:"warnings"`
 	// Histogram is the HdrHistogram of request latencies in microseconds,
 	// in the standard compressed base64 encoding (hdrhistogram-go Encode V2).
 	Histogram string `json:"histogram_hdr"`
+	// HistogramCorrected is the same for latency from the intended start
+	// (open-loop runs only).
+	HistogramCorrected string `json:"histogram_corrected_hdr,omitempty"`
 }
 
 // RunConfig is how a run was configured.
@@ -113,6 +121,32 @@ type Totals struct {
 	Latency      Latency `json:"latency_us"`
 	// HistogramRangeUS is the histogram's highest trackable value.
 	HistogramRangeUS int64 `json:"histogram_max_us"`
+	// CorrectedLatency is, for open-loop runs (--rate), the latency from
+	// each request's intended start: what a user arriving on schedule
+	// waited, corrected for coordinated omission. Latency is then the
+	// service time, from the actual send.
+	CorrectedLatency *Latency `json:"latency_corrected_us,omitempty"`
+	// Schedule says how well an open-loop run kept its schedule.
+	Schedule *Schedule `json:"schedule,omitempty"`
+}
+
+// Schedule is how an open-loop run kept its schedule.
+type Schedule struct {
+	// Rate is the requests per second asked for; Arrivals "constant" or "poisson".
+	Rate     float64 `json:"rate"`
+	Arrivals string  `json:"arrivals"`
+	// AchievedRate is the requests per second sent.
+	AchievedRate float64 `json:"achieved_rate"`
+	// Behind counts requests that started more than 1 ms after their
+	// intended time because their worker was waiting for a reply (the
+	// server held it up); by how much at most and on average.
+	Behind       int64   `json:"behind"`
+	BehindMaxMS  float64 `json:"behind_max_ms"`
+	BehindMeanMS float64 `json:"behind_mean_ms"`
+	// ClientLags counts scheduled sends whose worker woke more than 1 ms
+	// late: the client itself fell behind.
+	ClientLags     int64   `json:"client_lags"`
+	ClientLagMaxMS float64 `json:"client_lag_max_ms"`
 }
 
 // Latency is a latency summary in microseconds.
@@ -156,6 +190,10 @@ type Interval struct {
 	P50US           *float64 `json:"p50_us"`
 	P99US           *float64 `json:"p99_us"`
 	MaxUS           *float64 `json:"max_us"`
+	// The corrected latency (open-loop runs only).
+	CorrectedP50US *float64 `json:"corrected_p50_us,omitempty"`
+	CorrectedP99US *float64 `json:"corrected_p99_us,omitempty"`
+	CorrectedMaxUS *float64 `json:"corrected_max_us,omitempty"`
 }
 
 // Availability is how much of the run the target could not be reached or
@@ -189,4 +227,47 @@ type Client struct {
 	Saturated bool `json:"saturated"`
 	// InProcessServer is set when this process also ran the server.
 	InProcessServer bool `json:"in_process_server"`
+}
+
+// ServerTimeline is the server's own view of a run, one sample a second.
+type ServerTimeline struct {
+	// Source names what was read: "INFO" (Redis, Tair) or "_nodes/stats" (Elasticsearch).
+	Source string `json:"source"`
+	// Samples has one entry per second of the measured time; a figure the
+	// server did not give, or a second it did not answer, is null.
+	Samples []ServerSample `json:"samples"`
+	// Missing names the figures the server does not give (a cloud proxy may
+	// hide INFO sections): they are null, never 0.
+	Missing []string `json:"missing"`
+	// Unanswered counts the readings the server did not answer in time.
+	Unanswered int `json:"unanswered"`
+	// Reconciliation compares the server's count of the run's commands with the client's.
+	Reconciliation *Reconciliation `json:"reconciliation,omitempty"`
+}
+
+// ServerSample is one second as the server saw it.
+type ServerSample struct {
+	Second int       `json:"second"`
+	At     time.Time `json:"at"`
+	// OpsPerSec is the commands the server processed per second (all clients).
+	OpsPerSec *float64 `json:"ops_per_sec"`
+	// CPUCores is the server's CPU time (user and system) per second.
+	CPUCores         *float64 `json:"cpu_cores"`
+	UsedMemory       *int64   `json:"used_memory"`
+	ConnectedClients *int64   `json:"connected_clients"`
+	// HeapUsed, IndexingPerSec and QueriesPerSec are Elasticsearch's.
+	HeapUsed       *int64   `json:"heap_used,omitempty"`
+	IndexingPerSec *float64 `json:"indexing_per_sec,omitempty"`
+	QueriesPerSec  *float64 `json:"queries_per_sec,omitempty"`
+}
+
+// Reconciliation compares the commands the server processed during the run
+// (its command statistics) with those the client counted: its commands,
+// warm-up included, plus those completed after the deadline.
+type Reconciliation struct {
+	Commands []string `json:"commands"`
+	Server   int64    `json:"server"`
+	Client   int64    `json:"client"`
+	Match    bool     `json:"match"`
+	Note     string   `json:"note,omitempty"`
 }

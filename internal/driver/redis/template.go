@@ -1,6 +1,7 @@
 package redis
 
 import (
+	"strings"
 	"errors"
 	"fmt"
 
@@ -57,10 +58,13 @@ func (w Workload) ModeName() string {
 }
 
 // Spec is the runner spec that runs the template spec's workload w against
-// t with the engine settings cfg (its OpsPerRequest is set from w).
+// t with the engine settings cfg (its OpsPerRequest is set from w). A
+// standalone target's INFO is sampled once a second and the template's
+// command reconciled with INFO commandstats; set Sampler to nil to turn
+// that off.
 func (ts TemplateSpec) Spec(name, version string, t target.Target, w Workload, cfg engine.Config) runner.Spec {
 	cfg.OpsPerRequest = w.OpsPerRequest()
-	return runner.Spec{
+	spec := runner.Spec{
 		Name:    name,
 		Command: ts.Template,
 		Version: version,
@@ -73,4 +77,10 @@ func (ts TemplateSpec) Spec(name, version string, t target.Target, w Workload, c
 		Engine:  cfg,
 		Factory: &Factory{Target: t, Workload: w},
 	}
+	if !t.Cluster { // one node's INFO is not a cluster's
+		spec.Sampler = NewInfoSampler(t)
+		name, _, _ := strings.Cut(strings.TrimSpace(ts.Template), " ")
+		spec.Reconcile = []string{strings.ToLower(name)}
+	}
+	return spec
 }

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tairbench/tairbench/internal/testenv"
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// binary builds tairbench once for the package's tests. It is built
+// without the race detector even under 'go test -race', so that schedules
+// and rates are measured as users run them.
+func binary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "tairbench-bin")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "tairbench")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			buildErr = err
+			t.Log(string(out))
+		}
+	})
+	require.NoError(t, buildErr)
+	return binPath
+}
+
+// runBinary runs tairbench with args plus --json and returns the result.
+func runBinary(t *testing.T, args ...string) *result.Run {
+	t.Helper()
+	jsonPath := filepath.Join(t.TempDir(), "r.json")
+	cmd := exec.Command(binary(t), append(args, "-q", "--json", jsonPath, "--allow-errors")...)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, string(out))
+	f, err := os.Open(jsonPath)
+	require.NoError(t, err)
+	defer f.Close()
+	r, err := result.DecodeRun(f)
+	require.NoError(t, err)
+	return r
+}
+
+func ms(us float64) time.Duration { return time.Duration(us * float64(time.Microsecond)) }
+
+// TestOpenLoopShowsWhatUsersWaited is coordinated omission measured: a
+// 2 s CLIENT PAUSE in the middle of a 10 s run at 5,000 requests/s.
+func TestOpenLoopShowsWhatUsersWaited(t *testing.T) {
+	r := testenv.StartRedis(t)
+	port := strconv.Itoa(r.Port)
+	args := []string{"redis", "-port", port, "-p", "4", "-command", "SET k-__RAND__ v", "-r", "1000"}
+
+	calm := runBinary(t, append(args, "-d", "5", "--rate", "5000")...)
+	require.NotNil(t, calm.Totals.CorrectedLatency)
+	assert.Less(t, ms(calm.Totals.CorrectedLatency.P99), 10*time.Millisecond, "no pause: corrected p99")
+	assert.Less(t, ms(calm.Totals.Latency.P99), 10*time.Millisecond, "no pause: service p99")
+
+	pause := func() {
+		time.AfterFunc(5*time.Second, func() { testenv.Do(t, r.Addr, "CLIENT", "PAUSE", "2000", "ALL") })
+	}
+	pause()
+	open := runBinary(t, append(args, "-d", "10", "--rate", "5000")...)
+	require.NotNil(t, open.Totals.CorrectedLatency)
+	assert.GreaterOrEqual(t, ms(open.Totals.CorrectedLatency.P99), time.Second, "corrected p99 shows the users who waited")
+	assert.Less(t, ms(open.Totals.Latency.P99), 100*time.Millisecond, "service time hides them")
+	require.NotNil(t, open.Totals.Schedule)
+	assert.Greater(t, open.Totals.Schedule.Behind, int64(5000), "requests due during the pause started behind schedule")
+
+	pause()
+	closed := runBinary(t, append(args, "-d", "10")...)
+	assert.Nil(t, closed.Totals.CorrectedLatency)
+	assert.Less(t, ms(closed.Totals.Latency.P99), 100*time.Millisecond, "closed-loop, the pause hardly moves p99")
+	t.Logf("p99 with a 2 s pause: open-loop corrected %.1f ms, service %.3f ms; closed-loop %.3f ms",
+		open.Totals.CorrectedLatency.P99/1000, open.Totals.Latency.P99/1000, closed.Totals.Latency.P99/1000)
+}
+
+// TestScheduleHolds checks that the client keeps a 20,000 requests/s
+// schedule against redis-server.
+func TestScheduleHolds(t *testing.T) {
+	r := testenv.StartRedis(t)
+	run := runBinary(t, "redis", "-port", strconv.Itoa(r.Port), "-p", "8", "-d", "5", "--rate", "20000",
+		"-command", "SET k-__RAND__ v", "-r", "1000")
+	require.NotNil(t, run.Totals.Schedule)
+	assert.InEpsilon(t, 20000, run.Totals.RequestsPerSec, 0.01, "within 1%% of the rate")
+	assert.InEpsilon(t, 20000*5, float64(run.Totals.Requests), 0.01)
+	t.Logf("20,000/s asked: %.1f/s sent, %d behind schedule, %d client lags (max %.2f ms)", run.Totals.RequestsPerSec,
+		run.Totals.Schedule.Behind, run.Totals.Schedule.ClientLags, run.Totals.Schedule.ClientLagMaxMS)
+}

@@ -1,0 +1,66 @@
+package cli
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tairbench/tairbench/internal/testenv"
+)
+
+func TestServerTimelineAndReconciliation(t *testing.T) {
+	r := testenv.StartRedis(t)
+	jsonPath := filepath.Join(t.TempDir(), "r.json")
+	res := run(context.Background(), "redis", "-port", port(r), "-d", "3", "-p", "4", "--warmup", "1",
+		"-command", "SET k-__RAND__ v", "-r", "1000", "-q", "--json", jsonPath)
+	require.Equal(t, 0, res.code, res.err)
+	got := readResult(t, jsonPath)
+	require.NotNil(t, got.Server)
+	assert.Equal(t, "INFO", got.Server.Source)
+	require.Len(t, got.Server.Samples, 3, "one sample per second")
+	sampled := 0
+	for _, s := range got.Server.Samples {
+		if s.OpsPerSec != nil {
+			sampled++
+			assert.Greater(t, *s.OpsPerSec, 1000.0)
+			require.NotNil(t, s.UsedMemory)
+			require.NotNil(t, s.CPUCores)
+			require.NotNil(t, s.ConnectedClients)
+			assert.GreaterOrEqual(t, *s.ConnectedClients, int64(5), "4 workers and the sampler")
+		}
+	}
+	assert.GreaterOrEqual(t, sampled, 2)
+	assert.Empty(t, got.Server.Missing)
+	rc := got.Server.Reconciliation
+	require.NotNil(t, rc)
+	assert.Equal(t, []string{"set"}, rc.Commands)
+	assert.Equal(t, testenv.CommandCalls(t, r.Addr, "set"), rc.Server, "the server's whole count")
+	assert.True(t, rc.Match, "client %d, server %d", rc.Client, rc.Server)
+	assert.Equal(t, got.Totals.Ops+got.Totals.WarmupOps+got.Totals.AfterDeadlineOps, rc.Client)
+	assert.Contains(t, res.out, "reconcile    SET:")
+	assert.Contains(t, res.out, ": match")
+
+	res = run(context.Background(), "redis", "-port", port(r), "-c", "100", "-p", "1", "-command", "PING", "-q",
+		"--json", jsonPath, "--no-server-stats")
+	require.Equal(t, 0, res.code, res.err)
+	assert.Nil(t, readResult(t, jsonPath).Server)
+}
+
+func TestMissingServerFiguresAreNull(t *testing.T) {
+	// The embedded server gives no CPU figures: they are reported missing, not 0.
+	jsonPath := filepath.Join(t.TempDir(), "r.json")
+	res := run(context.Background(), "redis", "--embedded", "-d", "2", "-p", "2", "-command", "TR.SETBIT k __RAND__ 1",
+		"-q", "--json", jsonPath)
+	require.Equal(t, 0, res.code, res.err)
+	got := readResult(t, jsonPath)
+	require.NotNil(t, got.Server)
+	assert.Contains(t, got.Server.Missing, "cpu_seconds")
+	for _, s := range got.Server.Samples {
+		assert.Nil(t, s.CPUCores)
+	}
+	assert.True(t, got.Server.Reconciliation.Match)
+	assert.Contains(t, res.out, "not given by the server (null, not 0): cpu_seconds")
+}

@@ -1,0 +1,64 @@
+package searchbench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/elastic/go-elasticsearch/v8/esapi"
+
+	"github.com/tairbench/tairbench/internal/runner"
+)
+
+// esSampler reads Elasticsearch's node stats: JVM heap, indexing and
+// query totals and process CPU.
+type esSampler struct{ e *elastic }
+
+func (s esSampler) Source() string { return "_nodes/stats" }
+
+func (s esSampler) Expected() []string {
+	return []string{runner.GaugeHeapUsed, runner.CounterIndexed, runner.CounterQueries, runner.CounterCPUSeconds}
+}
+
+func (s esSampler) Read(ctx context.Context) (runner.Reading, error) {
+	body, err := do(ctx, s.e.es, esapi.NodesStatsRequest{Metric: []string{"jvm", "indices", "process"}})
+	if err != nil {
+		return runner.Reading{}, fmt.Errorf("elasticsearch: node stats: %w", describeHTTP(err))
+	}
+	var ns struct {
+		Nodes map[string]struct {
+			JVM struct {
+				Mem struct {
+					HeapUsed int64 `json:"heap_used_in_bytes"`
+				} `json:"mem"`
+			} `json:"jvm"`
+			Indices struct {
+				Indexing struct {
+					Total int64 `json:"index_total"`
+				} `json:"indexing"`
+				Search struct {
+					Total int64 `json:"query_total"`
+				} `json:"search"`
+			} `json:"indices"`
+			Process struct {
+				CPU struct {
+					TotalMS int64 `json:"total_in_millis"`
+				} `json:"cpu"`
+			} `json:"process"`
+		} `json:"nodes"`
+	}
+	if err := json.Unmarshal(body, &ns); err != nil {
+		return runner.Reading{}, fmt.Errorf("elasticsearch: node stats: %w", err)
+	}
+	r := runner.Reading{At: time.Now(), Counters: map[string]float64{}, Gauges: map[string]float64{}}
+	for _, n := range ns.Nodes {
+		r.Gauges[runner.GaugeHeapUsed] += float64(n.JVM.Mem.HeapUsed)
+		r.Counters[runner.CounterIndexed] += float64(n.Indices.Indexing.Total)
+		r.Counters[runner.CounterQueries] += float64(n.Indices.Search.Total)
+		r.Counters[runner.CounterCPUSeconds] += float64(n.Process.CPU.TotalMS) / 1000
+	}
+	return r, nil
+}
+
+func (s esSampler) Close() error { return nil }
