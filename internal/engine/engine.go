@@ -213,7 +213,7 @@ func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
 				defer timer.Stop()
 			}
 			var st Step
-			var intended time.Time
+			var intended, prevDone time.Time
 			for runCtx.Err() == nil && !finishing.Load() {
 				if steps >= 0 && claimed.Add(1) > steps {
 					// The budget is spent: this worker stops, the others
@@ -246,8 +246,12 @@ func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
 						if woke := time.Now(); woke.Sub(intended) > lateAfter {
 							rec.ClientLag(woke, woke.Sub(intended))
 						}
-					} else if -wait > lateAfter {
-						rec.Behind(intended, -wait) // the previous reply held this worker up
+					} else if late := -wait; late > lateAfter {
+						if prevDone.Sub(intended) > lateAfter {
+							rec.Behind(intended, late) // the previous reply held this worker up
+						} else {
+							rec.ClientLag(intended.Add(late), late) // the worker was free but not running
+						}
 					}
 				}
 				w.Prepare()
@@ -299,6 +303,7 @@ func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
 				rec.Record(t1, t1.Sub(t0), st.Ops, st.Failed)
 				if sched != nil {
 					rec.RecordCorrected(t1.Sub(intended))
+					prevDone = t1
 				}
 				if st.Aborted {
 					rec.Aborted()

@@ -108,7 +108,7 @@ func Warnings(r *result.Run) []string {
 	}
 	if sc := t.Schedule; sc != nil && t.Requests > 0 {
 		if float64(sc.ClientLags) > ClientLagThreshold*float64(t.Requests) {
-			w = append(w, fmt.Sprintf("%d scheduled sends (%.1f%%) woke more than 1 ms late (up to %.1f ms): the client, not the server, fell behind; the figures are bounded by the client",
+			w = append(w, fmt.Sprintf("%d scheduled sends (%.1f%%) started more than 1 ms late with no reply outstanding (up to %.1f ms): the client, not the server, fell behind; the figures are bounded by the client",
 				sc.ClientLags, 100*float64(sc.ClientLags)/float64(t.Requests), sc.ClientLagMaxMS))
 		}
 		if sc.AchievedRate < 0.99*sc.Rate && r.StopReason == result.StopDuration {
@@ -199,7 +199,7 @@ func Text(w io.Writer, r *result.Run, hist *hdr.Histogram) error {
 			ms(l.Mean), ms(l.P50), ms(l.P90), ms(l.P99), ms(l.P999), ms(l.Max), unit)
 	}
 	if sc := t.Schedule; sc != nil {
-		fmt.Fprintf(&b, "schedule     --rate %.0f/s %s, sent %.1f/s; %d requests started behind schedule (mean %.1f ms, max %.1f ms) waiting for replies; %d sends woke late in the client (max %.1f ms)\n",
+		fmt.Fprintf(&b, "schedule     --rate %.0f/s %s, sent %.1f/s; %d requests started behind schedule (mean %.1f ms, max %.1f ms) waiting for replies; %d sends were late in the client (max %.1f ms)\n",
 			sc.Rate, sc.Arrivals, sc.AchievedRate, sc.Behind, sc.BehindMeanMS, sc.BehindMaxMS, sc.ClientLags, sc.ClientLagMaxMS)
 	}
 	if len(r.Errors) > 0 {

@@ -143,8 +143,9 @@ type Schedule struct {
 	Behind       int64   `json:"behind"`
 	BehindMaxMS  float64 `json:"behind_max_ms"`
 	BehindMeanMS float64 `json:"behind_mean_ms"`
-	// ClientLags counts scheduled sends whose worker woke more than 1 ms
-	// late: the client itself fell behind.
+	// ClientLags counts scheduled sends that started more than 1 ms late
+	// although their worker had no reply outstanding (it woke late, or was
+	// not scheduled): the client itself fell behind.
 	ClientLags     int64   `json:"client_lags"`
 	ClientLagMaxMS float64 `json:"client_lag_max_ms"`
 }
