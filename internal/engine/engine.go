@@ -79,6 +79,11 @@ type Config struct {
 	Arrivals string
 }
 
+// sleepShort is the precise sleep of the last milliseconds before a
+// scheduled send (a variable so that tests in a synctest bubble can use
+// the bubble's clock).
+var sleepShort = shortSleep
+
 // ConnectError is what a worker's Exec returns when it could not
 // (re)connect: no request was sent, so no command failed. Any other error
 // from Exec means the request was lost on its connection.
@@ -241,7 +246,7 @@ func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
 							}
 						}
 						if rest := time.Until(intended); rest > 0 {
-							shortSleep(rest)
+							sleepShort(rest)
 						}
 						if woke := time.Now(); woke.Sub(intended) > lateAfter {
 							rec.ClientLag(woke, woke.Sub(intended))

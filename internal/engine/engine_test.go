@@ -233,3 +233,84 @@ func TestEngineLoopDoesNotAllocatePerRequest(t *testing.T) {
 	// 200,000 more requests may cost a few more allocations (a tick), not one each.
 	assert.Less(t, int64(large)-int64(small), int64(2000), "allocations grow with requests: %d vs %d", small, large)
 }
+
+// stallFactory's workers take 1 ms per request, except that every request
+// sent in [stallFrom, stallTo) waits until stallTo (a server pause).
+type stallFactory struct {
+	stallFrom, stallTo time.Time
+}
+
+type stallWorker struct{ f *stallFactory }
+
+func (f *stallFactory) NewWorker(context.Context, int, uint64) (Worker, error) { return &stallWorker{f}, nil }
+func (w *stallWorker) Prepare()                                               {}
+func (w *stallWorker) Close() error                                           { return nil }
+func (w *stallWorker) Exec(ctx context.Context, s *Step) error {
+	now := time.Now()
+	d := time.Millisecond
+	if !now.Before(w.f.stallFrom) && now.Before(w.f.stallTo) {
+		d = w.f.stallTo.Sub(now)
+	}
+	select {
+	case <-time.After(d):
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	s.Ops = 1
+	return nil
+}
+
+func TestOpenLoopKeepsItsRate(t *testing.T) {
+	for _, arrivals := range []string{ArrivalsConstant, ArrivalsPoisson} {
+		t.Run(arrivals, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				sleepShort = time.Sleep
+				defer func() { sleepShort = shortSleep }()
+				f := &stallFactory{}
+				res, err := Run(context.Background(), Config{Workers: 4, Duration: 2 * time.Second, Rate: 1000, Arrivals: arrivals, Seed: 3}, f)
+				require.NoError(t, err)
+				tot := res.Snapshot.Totals
+				if arrivals == ArrivalsConstant {
+					assert.InDelta(t, 2000, tot.Requests, 4, "the schedule's requests, no more")
+				} else {
+					assert.InEpsilon(t, 2000, tot.Requests, 0.1)
+				}
+				require.NotNil(t, tot.CorrectedLatency)
+				assert.InDelta(t, 1000, tot.Latency.P99, 5, "service time is the 1 ms")
+				require.NotNil(t, tot.Schedule)
+				assert.Zero(t, tot.Schedule.ClientLags)
+				require.NotNil(t, res.Snapshot.Corrected)
+			})
+		})
+	}
+}
+
+func TestOpenLoopCorrectsForAStall(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		sleepShort = time.Sleep
+		defer func() { sleepShort = shortSleep }()
+		start := time.Now()
+		f := &stallFactory{stallFrom: start.Add(2 * time.Second), stallTo: start.Add(3 * time.Second)}
+		open, err := Run(context.Background(), Config{Workers: 2, Duration: 5 * time.Second, Rate: 1000, Seed: 1}, f)
+		require.NoError(t, err)
+		tot := open.Snapshot.Totals
+		assert.InDelta(t, 5000, tot.Requests, 4, "the workers catch up after the stall")
+		assert.Greater(t, tot.CorrectedLatency.P99, 500_000.0, "a fifth of the users waited up to 1 s")
+		assert.Less(t, tot.Latency.P99, 2_000.0, "two stalled requests do not move the service p99")
+		assert.Greater(t, tot.Schedule.Behind, int64(900), "the requests due during the stall started behind")
+		assert.Zero(t, tot.Schedule.ClientLags)
+		var stalled int
+		for _, iv := range open.Snapshot.Series {
+			if iv.CorrectedP99US != nil && *iv.CorrectedP99US > 100_000 {
+				stalled++
+			}
+		}
+		assert.GreaterOrEqual(t, stalled, 1, "the per-second series shows it too")
+
+		f = &stallFactory{stallFrom: time.Now().Add(2 * time.Second), stallTo: time.Now().Add(3 * time.Second)}
+		closed, err := Run(context.Background(), Config{Workers: 2, Duration: 5 * time.Second, Seed: 1}, f)
+		require.NoError(t, err)
+		assert.Nil(t, closed.Snapshot.Totals.CorrectedLatency)
+		assert.Less(t, closed.Snapshot.Totals.Latency.P99, 2_000.0, "closed-loop, the stall is two requests")
+	})
+}
