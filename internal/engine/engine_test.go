@@ -242,9 +242,11 @@ type stallFactory struct {
 
 type stallWorker struct{ f *stallFactory }
 
-func (f *stallFactory) NewWorker(context.Context, int, uint64) (Worker, error) { return &stallWorker{f}, nil }
-func (w *stallWorker) Prepare()                                               {}
-func (w *stallWorker) Close() error                                           { return nil }
+func (f *stallFactory) NewWorker(context.Context, int, uint64) (Worker, error) {
+	return &stallWorker{f}, nil
+}
+func (w *stallWorker) Prepare()     {}
+func (w *stallWorker) Close() error { return nil }
 func (w *stallWorker) Exec(ctx context.Context, s *Step) error {
 	now := time.Now()
 	d := time.Millisecond
