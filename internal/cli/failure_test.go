@@ -133,8 +133,9 @@ func TestServerPaused(t *testing.T) {
 	assert.Equal(t, ExitRunFailed, res.code, "whole seconds without a reply: "+res.err)
 	assertEverySecond(t, run, 7)
 	assert.Zero(t, run.Availability.UnreachableMS, "the connections stayed usable")
+	// The pause covers about [2 s, 5 s): at least two whole seconds without a reply.
+	assert.GreaterOrEqual(t, len(run.Availability.SilentSeconds), 2, "silent: %v", run.Availability.SilentSeconds)
 	assert.Contains(t, run.Availability.SilentSeconds, 3)
-	assert.Contains(t, run.Availability.SilentSeconds, 4)
 	assert.GreaterOrEqual(t, run.Totals.Latency.Max, 2.5e6, "the stalled requests waited the pause out")
 	assert.Equal(t, run.Totals.Ops+run.Totals.AfterDeadlineOps, testenv.CommandCalls(t, r.Addr, "incr"), "exact count")
 	assert.Contains(t, res.out, "no reply at all in second(s)")

@@ -177,7 +177,7 @@ func normalize(v any, key string) any {
 		}
 		return x
 	case []any:
-		if key == "series" || key == "workers" {
+		if key == "series" || key == "workers" || key == "samples" {
 			// Their length and values depend on timing: keep one element's shape.
 			if len(x) == 0 {
 				return x
