@@ -79,10 +79,9 @@ type Config struct {
 	Arrivals string
 }
 
-// sleepShort is the precise sleep of the last milliseconds before a
-// scheduled send (a variable so that tests in a synctest bubble can use
-// the bubble's clock).
-var sleepShort = shortSleep
+// preciseSleep turns off the precise sleeper (tests in a synctest bubble
+// use the bubble's clock instead).
+var preciseSleep = true
 
 // ConnectError is what a worker's Exec returns when it could not
 // (re)connect: no request was sent, so no command failed. Any other error
@@ -212,10 +211,16 @@ func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
 			defer rec.Flush()
 			var sched *schedule
 			var timer *time.Timer
+			sleepShort := time.Sleep
 			if cfg.Rate > 0 {
 				sched = newSchedule(begin, cfg.Rate, len(workers), id, cfg.Arrivals == ArrivalsPoisson, res.Seeds.Workers[id])
 				timer = time.NewTimer(time.Hour)
 				defer timer.Stop()
+				if preciseSleep {
+					sl := newSleeper()
+					defer sl.close()
+					sleepShort = sl.sleep
+				}
 			}
 			var st Step
 			var intended, prevDone time.Time

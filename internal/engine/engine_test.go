@@ -266,8 +266,8 @@ func TestOpenLoopKeepsItsRate(t *testing.T) {
 	for _, arrivals := range []string{ArrivalsConstant, ArrivalsPoisson} {
 		t.Run(arrivals, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				sleepShort = time.Sleep
-				defer func() { sleepShort = shortSleep }()
+				preciseSleep = false
+				defer func() { preciseSleep = true }()
 				f := &stallFactory{}
 				res, err := Run(context.Background(), Config{Workers: 4, Duration: 2 * time.Second, Rate: 1000, Arrivals: arrivals, Seed: 3}, f)
 				require.NoError(t, err)
@@ -289,8 +289,8 @@ func TestOpenLoopKeepsItsRate(t *testing.T) {
 
 func TestOpenLoopCorrectsForAStall(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		sleepShort = time.Sleep
-		defer func() { sleepShort = shortSleep }()
+		preciseSleep = false
+		defer func() { preciseSleep = true }()
 		start := time.Now()
 		f := &stallFactory{stallFrom: start.Add(2 * time.Second), stallTo: start.Add(3 * time.Second)}
 		open, err := Run(context.Background(), Config{Workers: 2, Duration: 5 * time.Second, Rate: 1000, Seed: 1}, f)

@@ -4,5 +4,11 @@ package engine
 
 import "time"
 
-// shortSleep sleeps d; outside Linux it uses Go's timers.
-func shortSleep(d time.Duration) { time.Sleep(d) }
+// sleeper uses Go's timers outside Linux.
+type sleeper struct{}
+
+func newSleeper() *sleeper { return &sleeper{} }
+
+func (s *sleeper) sleep(d time.Duration) { time.Sleep(d) }
+
+func (s *sleeper) close() {}
