@@ -34,6 +34,7 @@ func TestLayering(t *testing.T) {
 			"internal/searchbench"}, "the server knows nothing of the load generator"},
 		{"internal/report", []string{"internal/engine", "internal/driver", "internal/cli"}, "rendering works from results alone"},
 		{"internal/workload/...", []string{"internal/cli", "cobra"}, "workloads are usable without the CLI"},
+		{"internal/capacity", []string{"internal/cli", "internal/driver", "cobra"}, "the capacity search runs any front-end's steps"},
 		{"internal/searchbench", []string{"internal/cli", "cobra"}, "search drivers are usable without the CLI"},
 		{"internal/driver/...", []string{"internal/cli", "internal/workload", "cobra"}, "drivers serve every front-end"},
 		{"internal/target", []string{"internal/driver", "internal/engine", "internal/cli", "go-redis"}, "the target is plain data"},

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tairbench/tairbench/internal/capacity"
+
 	"github.com/spf13/pflag"
 
 	"github.com/tairbench/tairbench/internal/engine"
@@ -134,4 +136,37 @@ func seedOrNew(seed uint64) uint64 {
 		return engine.NewSeed()
 	}
 	return seed
+}
+
+// sloFlags are the capacity search's flags (--slo and its settings).
+type sloFlags struct {
+	slo       string
+	window    time.Duration
+	warmup    time.Duration
+	precision float64
+	start     float64
+	maxSteps  int
+}
+
+func (f *sloFlags) register(fs *pflag.FlagSet) {
+	f.window, f.warmup = 10*time.Second, 2*time.Second
+	fs.StringVar(&f.slo, "slo", "", `capacity search: the highest open-loop rate that meets this target, e.g. 'p99<2ms' or 'p99.9<10ms,errors<0.1%'`)
+	fs.Var(seconds{&f.window}, "slo-window", "capacity search: seconds each step measures")
+	fs.Var(seconds{&f.warmup}, "slo-warmup", "capacity search: warm-up seconds before each step's window")
+	fs.Float64Var(&f.precision, "slo-precision", 0.02, "capacity search: stop when the bracket is this narrow (0.02 = 2%)")
+	fs.Float64Var(&f.start, "slo-start", 1000, "capacity search: the first rate tried (requests/s); the ramp doubles it")
+	fs.IntVar(&f.maxSteps, "slo-max-steps", 20, "capacity search: most steps")
+}
+
+func (f *sloFlags) given() bool { return f.slo != "" }
+
+func (f *sloFlags) options() (capacity.Options, error) {
+	slo, err := capacity.ParseSLO(f.slo)
+	if err != nil {
+		return capacity.Options{}, err
+	}
+	if f.window <= 0 || f.precision <= 0 || f.precision >= 1 || f.start <= 0 || f.maxSteps < 2 {
+		return capacity.Options{}, errors.New("--slo-window and --slo-start must be above 0, --slo-precision between 0 and 1, --slo-max-steps at least 2")
+	}
+	return capacity.Options{SLO: slo, Window: f.window, Warmup: f.warmup, Precision: f.precision, Start: f.start, MaxSteps: f.maxSteps}, nil
 }

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tairbench/tairbench/internal/capacity"
+	"github.com/tairbench/tairbench/pkg/result"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -37,6 +40,7 @@ type redisOptions struct {
 	rate       float64
 	arrivals   string
 	noServer   bool
+	slo        sloFlags
 }
 
 func newRedisCmd(a *app) *cobra.Command {
@@ -79,6 +83,7 @@ run completed but at least half of its commands failed.`,
 	fs.Float64Var(&o.rate, "rate", 0, "open-loop: requests per second in all, on a schedule; latency is also measured from each request's intended start (0: closed-loop)")
 	fs.StringVar(&o.arrivals, "arrivals", engine.ArrivalsConstant, "open-loop schedule: constant or poisson")
 	fs.BoolVar(&o.noServer, "no-server-stats", false, "do not sample the server's INFO once a second")
+	o.slo.register(fs)
 	fs.Int64Var(&o.maxErrors, "max-errors", 0, "stop after this many errors (0: never)")
 	fs.BoolVar(&o.allowError, "allow-errors", false, "exit 0 even when most commands failed")
 	o.out.register(fs)
@@ -150,6 +155,9 @@ func runRedis(ctx context.Context, fs *pflag.FlagSet, o *redisOptions, a *app) e
 	if err != nil {
 		return err
 	}
+	if o.slo.given() {
+		return runCapacity(ctx, o, ts, w, a)
+	}
 	dur, err := o.budget(fs, a)
 	if err != nil {
 		return err
@@ -179,4 +187,47 @@ func runRedis(ctx context.Context, fs *pflag.FlagSet, o *redisOptions, a *app) e
 		return err
 	}
 	return finish(a, run, hist, &o.out, o.allowError)
+}
+
+// runCapacity searches the highest rate that meets --slo.
+func runCapacity(ctx context.Context, o *redisOptions, ts redis.TemplateSpec, w redis.Workload, a *app) error {
+	opts, err := o.slo.options()
+	if err != nil {
+		return err
+	}
+	tg, stopServer, err := o.target.resolve(a)
+	if err != nil {
+		return err
+	}
+	defer stopServer()
+	seed := seedOrNew(o.seed)
+	fmt.Fprintf(a.Err, "tairbench %s → %s, %d connections, %s, capacity search for %s, seed %d\n", o.command, tg.Addr, o.parallel,
+		w.ModeName(), opts.SLO, seed)
+	opts.Log, opts.Version = a.Err, a.version
+	step := func(ctx context.Context, rate float64, window, warmup time.Duration) (*result.Run, error) {
+		spec := ts.Spec(fmt.Sprintf("rate %.0f", rate), a.version, tg, w, engine.Config{Workers: o.parallel, Duration: window,
+			Warmup: warmup, Seed: seed, Rate: rate, Arrivals: o.arrivals, MaxErrors: o.maxErrors})
+		if o.noServer {
+			spec.Sampler, spec.Reconcile = nil, nil
+		}
+		spec.Log = a.Err
+		run, _, err := runner.Run(ctx, spec)
+		return run, err
+	}
+	c, err := capacity.Search(ctx, opts, step)
+	if c != nil && len(c.Steps) > 0 {
+		if werr := capacity.WriteSummary(summaryTo(a, o.out.json), c); werr != nil {
+			return werr
+		}
+		if werr := writeDocument(a, o.out.json, c); werr != nil {
+			return werr
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if c.HighestHeld == 0 {
+		return &ExitError{Code: ExitRunFailed, Err: fmt.Errorf("no rate tried held %s", c.SLO)}
+	}
+	return nil
 }

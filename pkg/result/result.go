@@ -7,6 +7,8 @@
 //     TairRoaring whitepaper suite, a Run per case.
 //   - [SearchComparison] (schema [SchemaSearch], "tairbench.search/v2"):
 //     TairSearch against Elasticsearch, a Run per phase and engine.
+//   - [CapacitySearch] (schema [SchemaCapacity], "tairbench.capacity/v1"):
+//     the highest rate that met a latency target (--slo), a Run per step.
 //
 // Every document starts with the same [Header]; [Read] decodes any of them.
 package result
@@ -113,8 +115,10 @@ func Read(rd io.Reader) (Document, error) {
 		doc = &RoaringSuite{}
 	case SchemaSearch:
 		doc = &SearchComparison{}
+	case SchemaCapacity:
+		doc = &CapacitySearch{}
 	default:
-		return nil, fmt.Errorf("result: unknown schema %q (this version reads %s, %s and %s)", h.Schema, SchemaRun, SchemaRoaring, SchemaSearch)
+		return nil, fmt.Errorf("result: unknown schema %q (this version reads %s, %s, %s and %s)", h.Schema, SchemaRun, SchemaRoaring, SchemaSearch, SchemaCapacity)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(doc); err != nil {

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tairbench/tairbench/internal/capacity"
+	"github.com/tairbench/tairbench/internal/testenv"
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+// TestCapacitySearchAgreesWithASweep searches the highest rate at which a
+// Lua script of fixed cost (about 150 µs a call here) keeps p99 under
+// 5 ms, then sweeps fixed rates around the answer and checks that the
+// search landed within 10% of the highest rate the sweep found to hold.
+func TestCapacitySearchAgreesWithASweep(t *testing.T) {
+	r := testenv.StartRedis(t)
+	sha := testenv.Do(t, r.Addr, "SCRIPT", "LOAD", "local x=0 for i=1,20000 do x=x+i end return x")
+	port := strconv.Itoa(r.Port)
+	const slo = "p99<5ms"
+	base := []string{"redis", "-port", port, "-p", "8", "-command", "EVALSHA " + sha + " 0", "-q", "--no-server-stats"}
+
+	jsonPath := filepath.Join(t.TempDir(), "c.json")
+	out, err := exec.Command(binary(t), append(base, "--slo", slo, "--slo-window", "3", "--slo-warmup", "0.5",
+		"--slo-start", "1000", "--slo-precision", "0.05", "--json", jsonPath)...).CombinedOutput()
+	require.NoError(t, err, string(out))
+	f, err := os.Open(jsonPath)
+	require.NoError(t, err)
+	defer f.Close()
+	doc, err := result.Read(f)
+	require.NoError(t, err)
+	c := doc.(*result.CapacitySearch)
+	require.Positive(t, c.HighestHeld, string(out))
+	require.Positive(t, c.BrokeAt)
+	assert.LessOrEqual(t, (c.BrokeAt-c.HighestHeld)/c.HighestHeld, 0.05, "bisected to the precision")
+	assert.NotNil(t, c.Confirm)
+	assert.Contains(t, string(out), "answer       ")
+	for _, st := range c.Steps {
+		require.NotNil(t, st.Run.Totals.CorrectedLatency, "every step is open-loop")
+	}
+
+	// The manual sweep: fixed --rate runs from 80% to 120% of the answer, 5% apart.
+	parsed, err := capacity.ParseSLO(slo)
+	require.NoError(t, err)
+	sweepBest := 0.0
+	var lines []string
+	for pct := 80; pct <= 120; pct += 5 {
+		rate := c.HighestHeld * float64(pct) / 100
+		run := runBinary(t, append(base[:len(base)-2], "-d", "3", "--warmup", "0.5", "--rate", strconv.FormatFloat(rate, 'f', 0, 64))...)
+		why := parsed.Check(run, rate)
+		lines = append(lines, strconv.Itoa(pct)+"%: "+strconv.FormatFloat(rate, 'f', 0, 64)+"/s "+strings.Join(why, "; "))
+		if len(why) == 0 {
+			sweepBest = rate
+		}
+	}
+	t.Logf("search: %.0f/s held, %.0f/s broke; sweep:\n%s", c.HighestHeld, c.BrokeAt, strings.Join(lines, "\n"))
+	require.Positive(t, sweepBest, "the sweep found a rate that held")
+	assert.InEpsilon(t, sweepBest, c.HighestHeld, 0.10, "the search lands within 10%% of the sweep")
+}

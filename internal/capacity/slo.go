@@ -1,0 +1,137 @@
+// Package capacity answers the sizing question: the highest open-loop
+// rate at which a target still meets a latency and error target (an SLO).
+// It ramps the rate, then bisects between the last rate that held and the
+// first that did not; each step is a full, fixed-rate run.
+package capacity
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+// Bound is one term of an SLO: a latency percentile (or max, or mean)
+// below a duration, or the error rate below a fraction.
+type Bound struct {
+	// Metric is "p50", "p90", "p99", "p99.9", "max", "mean" or "errors".
+	Metric string
+	// Latency is the bound of a latency metric.
+	Latency time.Duration
+	// Errors is the bound of the error rate (0.001 for 0.1%).
+	Errors float64
+}
+
+// SLO is every bound a step must meet.
+type SLO []Bound
+
+// ParseSLO reads "p99<2ms", "p99.9<10ms,errors<0.1%", "max<50ms".
+func ParseSLO(s string) (SLO, error) {
+	var out SLO
+	for _, term := range strings.Split(s, ",") {
+		term = strings.TrimSpace(term)
+		if term == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(term, "<")
+		if !ok {
+			return nil, fmt.Errorf("--slo %q: want METRIC<BOUND, such as p99<2ms or errors<0.1%%", term)
+		}
+		k, v = strings.ToLower(strings.TrimSpace(k)), strings.TrimSpace(v)
+		switch k {
+		case "errors":
+			pct, ok := strings.CutSuffix(v, "%")
+			f, err := strconv.ParseFloat(pct, 64)
+			if !ok || err != nil || f < 0 || f > 100 {
+				return nil, fmt.Errorf("--slo %q: the error bound is a percentage such as 0.1%%", term)
+			}
+			out = append(out, Bound{Metric: k, Errors: f / 100})
+		case "p50", "p90", "p99", "p99.9", "max", "mean":
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				return nil, fmt.Errorf("--slo %q: the latency bound is a duration such as 2ms", term)
+			}
+			out = append(out, Bound{Metric: k, Latency: d})
+		default:
+			return nil, fmt.Errorf("--slo %q: unknown metric %q (p50, p90, p99, p99.9, max, mean, errors)", term, k)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("--slo is empty")
+	}
+	return out, nil
+}
+
+// String writes the SLO back in its own syntax.
+func (s SLO) String() string {
+	parts := make([]string, len(s))
+	for i, b := range s {
+		if b.Metric == "errors" {
+			parts[i] = fmt.Sprintf("errors<%g%%", b.Errors*100)
+		} else {
+			parts[i] = fmt.Sprintf("%s<%s", b.Metric, b.Latency)
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// latencyOf picks a metric from the corrected latency (what users waited),
+// or from the service time of a closed-loop run.
+func latencyOf(r *result.Run, metric string) time.Duration {
+	l := r.Totals.Latency
+	if r.Totals.CorrectedLatency != nil {
+		l = *r.Totals.CorrectedLatency
+	}
+	us := map[string]float64{"p50": l.P50, "p90": l.P90, "p99": l.P99, "p99.9": l.P999, "max": l.Max, "mean": l.Mean}[metric]
+	return time.Duration(us * float64(time.Microsecond))
+}
+
+// Check returns what broke the SLO in r (nil when it held). A run that
+// could not send its rate (below 99%) did not hold either.
+func (s SLO) Check(r *result.Run, rate float64) []string {
+	var why []string
+	for _, b := range s {
+		if b.Metric == "errors" {
+			if r.Totals.ErrorRate >= b.Errors {
+				why = append(why, fmt.Sprintf("errors %.3f%% >= %g%%", 100*r.Totals.ErrorRate, 100*b.Errors))
+			}
+			continue
+		}
+		if got := latencyOf(r, b.Metric); got >= b.Latency {
+			why = append(why, fmt.Sprintf("%s %s >= %s", b.Metric, round(got), b.Latency))
+		}
+	}
+	if rate > 0 && r.Totals.RequestsPerSec < 0.99*rate {
+		why = append(why, fmt.Sprintf("sent %.0f/s of %.0f/s", r.Totals.RequestsPerSec, rate))
+	}
+	return why
+}
+
+// margin is the worst bound's measured value over the bound (below 1 held).
+func (s SLO) margin(r *result.Run) float64 {
+	worst := 0.0
+	for _, b := range s {
+		var m float64
+		if b.Metric == "errors" {
+			if b.Errors > 0 {
+				m = r.Totals.ErrorRate / b.Errors
+			}
+		} else {
+			m = float64(latencyOf(r, b.Metric)) / float64(b.Latency)
+		}
+		worst = max(worst, m)
+	}
+	return worst
+}
+
+func round(d time.Duration) time.Duration {
+	switch {
+	case d >= time.Second:
+		return d.Round(10 * time.Millisecond)
+	case d >= time.Millisecond:
+		return d.Round(10 * time.Microsecond)
+	}
+	return d.Round(time.Microsecond)
+}

@@ -1,0 +1,64 @@
+package capacity
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/tairbench/tairbench/internal/report"
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+// WriteSummary prints the steps and the answer.
+func WriteSummary(w io.Writer, c *result.CapacitySearch) error {
+	var b strings.Builder
+	report.WriteWarnings(&b, c.Warnings)
+	fmt.Fprintf(&b, "capacity search for %s: open-loop steps of %.0f s (after %.0f s of warm-up), precision %.0f%%\n",
+		c.SLO, c.WindowS, c.WarmupS, 100*c.Precision)
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "step\trate/s\tsent/s\tp50 ms\tp99 ms\tp99.9 ms\terrors\tclient lags\tSLO\t")
+	row := func(name string, st result.CapacityStep) {
+		t := st.Run.Totals
+		l := t.Latency
+		if t.CorrectedLatency != nil {
+			l = *t.CorrectedLatency
+		}
+		lags := int64(0)
+		if t.Schedule != nil {
+			lags = t.Schedule.ClientLags
+		}
+		state := "held"
+		if !st.Held {
+			state = "broke: " + strings.Join(st.Why, "; ")
+		}
+		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.3f\t%.3f\t%.3f\t%.3f%%\t%d\t%s\t\n", name, st.Rate, t.RequestsPerSec,
+			l.P50/1000, l.P99/1000, l.P999/1000, 100*t.ErrorRate, lags, state)
+	}
+	for i, st := range c.Steps {
+		row(fmt.Sprint(i+1), st)
+	}
+	if c.Confirm != nil {
+		row("confirm", *c.Confirm)
+	}
+	_ = tw.Flush()
+	switch {
+	case c.HighestHeld > 0 && c.BrokeAt > 0:
+		fmt.Fprintf(&b, "answer       %.0f requests/s held %s; %.0f/s broke it", c.HighestHeld, c.SLO, c.BrokeAt)
+	case c.HighestHeld > 0:
+		fmt.Fprintf(&b, "answer       at least %.0f requests/s held %s (nothing tried broke it)", c.HighestHeld, c.SLO)
+	default:
+		fmt.Fprintf(&b, "answer       no rate tried held %s", c.SLO)
+	}
+	if c.ClientBound {
+		b.WriteString(" (a lower bound: the client was the limit at some step)")
+	}
+	b.WriteString("\n")
+	if c.Confirm != nil {
+		fmt.Fprintf(&b, "noise        the confirming run moved the worst SLO figure by %.0f%% of its bound; two searches agree within the %.0f%% precision plus that\n",
+			100*c.Noise, 100*c.Precision)
+	}
+	report.WriteWarnings(&b, c.Warnings)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
