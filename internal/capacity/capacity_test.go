@@ -1,0 +1,82 @@
+package capacity
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+func TestParseSLO(t *testing.T) {
+	tests := []struct {
+		in, want, err string
+	}{
+		{"p99<2ms", "p99<2ms", ""},
+		{"p99.9<10ms, errors<0.1%", "p99.9<10ms,errors<0.1%", ""},
+		{"max<1s,mean<500us", "max<1s,mean<500µs", ""},
+		{"p99>2ms", "", "want METRIC<BOUND"},
+		{"p98<2ms", "", "unknown metric"},
+		{"p99<fast", "", "duration"},
+		{"errors<5", "", "percentage"},
+		{"", "", "empty"},
+	}
+	for _, tc := range tests {
+		s, err := ParseSLO(tc.in)
+		if tc.err != "" {
+			assert.ErrorContains(t, err, tc.err, tc.in)
+			continue
+		}
+		require.NoError(t, err, tc.in)
+		assert.Equal(t, tc.want, s.String())
+	}
+}
+
+// knee is a fake target whose corrected p99 is 1 ms up to capacity and
+// grows past it.
+func knee(capacity float64) RunAt {
+	return func(_ context.Context, rate float64, window, _ time.Duration) (*result.Run, error) {
+		p99 := 1000.0
+		if rate > capacity {
+			p99 = 1000 * (1 + 10*(rate-capacity)/capacity)
+		}
+		l := result.Latency{P50: 500, P99: p99, P999: p99 * 2, Max: p99 * 3}
+		return &result.Run{Totals: result.Totals{Requests: int64(rate * window.Seconds()), RequestsPerSec: rate,
+			Latency: result.Latency{P99: 900}, CorrectedLatency: &l, Schedule: &result.Schedule{}}}, nil
+	}
+}
+
+func TestSearchBisectsToThePrecision(t *testing.T) {
+	slo, err := ParseSLO("p99<2ms")
+	require.NoError(t, err)
+	c, err := Search(context.Background(), Options{SLO: slo, Window: time.Second, Precision: 0.02, Start: 1000}, knee(10_000))
+	require.NoError(t, err)
+	// p99 stays under 2 ms up to 110% of capacity: 11,000/s.
+	assert.InEpsilon(t, 11_000, c.HighestHeld, 0.02)
+	assert.Greater(t, c.BrokeAt, c.HighestHeld)
+	assert.LessOrEqual(t, (c.BrokeAt-c.HighestHeld)/c.HighestHeld, 0.02)
+	assert.Equal(t, []float64{1000, 2000, 4000, 8000, 16000}, rates(c.Steps[:5]), "the ramp doubles")
+	require.NotNil(t, c.Confirm)
+	assert.True(t, c.Confirm.Held)
+	assert.Zero(t, c.Noise)
+	assert.Empty(t, c.Warnings)
+}
+
+func TestSearchSaysWhenNothingHeld(t *testing.T) {
+	slo, _ := ParseSLO("p99<2ms")
+	c, err := Search(context.Background(), Options{SLO: slo, Window: time.Second, Precision: 0.02, Start: 50_000}, knee(10_000))
+	require.NoError(t, err)
+	assert.Zero(t, c.HighestHeld)
+	assert.Contains(t, c.Warnings[0], "start lower")
+}
+
+func rates(steps []result.CapacityStep) []float64 {
+	out := make([]float64, len(steps))
+	for i, s := range steps {
+		out[i] = s.Rate
+	}
+	return out
+}
