@@ -36,7 +36,8 @@ TFT.* commands of the TairSearch module.`,
 	fs.IntVar(&o.port, "port", 6379, "port to listen on (0 picks a free one)")
 	fs.StringVar(&o.cfg.Password, "requirepass", "", "password clients must AUTH with")
 	fs.IntVar(&o.cfg.MaxClients, "max-clients", 10000, "most concurrent connections")
-	fs.Int64Var(&o.cfg.MaxRequest, "max-request", 64<<20, "largest request (bytes of one command's arguments)")
+	fs.Int64Var(&o.cfg.MaxRequest, "max-request", 64<<20, "largest request (bytes of one command's arguments): each connection's budget of pending request bytes")
+	fs.Int64Var(&o.cfg.MaxPending, "max-pending", 1<<30, "request bytes all connections may have pending together; past it a client gets an error and is closed")
 	return cmd
 }
 

@@ -171,7 +171,7 @@ func cmdAuth(c *conn, a [][]byte) {
 		c.out = resp.AppendError(c.out, msg)
 		return
 	}
-	c.authed = true
+	c.login()
 	c.out = resp.AppendOK(c.out)
 }
 
@@ -203,7 +203,7 @@ func cmdHello(c *conn, a [][]byte) {
 				c.out = resp.AppendError(c.out, msg)
 				return
 			}
-			c.authed = true
+			c.login()
 			i += 2
 		case "setname":
 			if i+1 >= len(a) {

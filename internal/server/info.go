@@ -52,8 +52,8 @@ func cmdInfo(c *conn, a [][]byte) {
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
 			fmt.Fprintf(&b, "# Memory\r\nused_memory:%d\r\nused_memory_human:%s\r\nused_memory_dataset:%d\r\n"+
-				"used_memory_go_heap:%d\r\nused_memory_rss:%d\r\n",
-				dataset, human(dataset), dataset, ms.HeapAlloc, ms.Sys)
+				"used_memory_go_heap:%d\r\nused_memory_rss:%d\r\npending_request_bytes:%d\r\n",
+				dataset, human(dataset), dataset, ms.HeapAlloc, rss(ms.Sys), s.pending.used.Load())
 			for _, mod := range loaded {
 				if mod.InfoKeys != "" {
 					fmt.Fprintf(&b, "%s:%d\r\n", mod.InfoKeys, types[mod.TypeName])
@@ -104,4 +104,13 @@ func human(n uint64) string {
 		return fmt.Sprintf("%.2fK", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%dB", n)
+}
+
+// rss is the real resident size, or what the Go runtime obtained from the
+// system where that cannot be read.
+func rss(sys uint64) uint64 {
+	if r := residentBytes(); r > 0 {
+		return r
+	}
+	return sys
 }

@@ -26,8 +26,13 @@ type Config struct {
 	Password string
 	// MaxClients bounds concurrent connections (default 10000).
 	MaxClients int
-	// MaxRequest bounds one command's total argument bytes (default 64 MiB).
+	// MaxRequest bounds one command's total argument bytes (default 64 MiB):
+	// the per-connection budget for pending request bytes.
 	MaxRequest int64
+	// MaxPending bounds the request bytes buffered by all connections
+	// together (default 1 GiB); a connection that would pass it gets an
+	// error and is closed.
+	MaxPending int64
 	// Databases is the number of SELECTable databases (default 16).
 	Databases int
 }
@@ -50,6 +55,7 @@ type Server struct {
 	rejected   atomic.Int64
 	nextID     atomic.Int64
 	stats      []cmdStat
+	pending    pendingBudget
 }
 
 // cmdStat counts one command's calls.
@@ -69,6 +75,9 @@ func Start(cfg Config) (*Server, error) {
 	if cfg.MaxRequest <= 0 {
 		cfg.MaxRequest = 64 << 20
 	}
+	if cfg.MaxPending <= 0 {
+		cfg.MaxPending = 1 << 30
+	}
 	if cfg.Databases <= 0 {
 		cfg.Databases = 16
 	}
@@ -77,6 +86,7 @@ func Start(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: listen %s: %w", cfg.Addr, err)
 	}
 	s := &Server{cfg: cfg, ln: ln, started: time.Now(), conns: map[*conn]struct{}{}, stats: make([]cmdStat, len(commandList))}
+	s.pending.max = cfg.MaxPending
 	for i := 0; i < cfg.Databases; i++ {
 		s.dbs = append(s.dbs, newDB())
 	}
@@ -171,21 +181,45 @@ type conn struct {
 }
 
 func (s *Server) newConn(nc net.Conn) *conn {
-	return &conn{
+	c := &conn{
 		s:      s,
 		nc:     nc,
-		r:      resp.NewReader(bufio.NewReaderSize(nc, 16<<10), resp.Limits{MaxBulk: s.cfg.MaxRequest, MaxRequest: s.cfg.MaxRequest}),
 		id:     s.nextID.Add(1),
 		authed: s.cfg.Password == "",
 		proto:  2,
 		out:    make([]byte, 0, 4096),
 	}
+	l := s.limits()
+	if !c.authed {
+		l = resp.UnauthenticatedLimits
+		l.Budget = &s.pending
+	}
+	c.r = resp.NewReader(bufio.NewReaderSize(nc, 16<<10), l)
+	return c
 }
+
+// limits are the request limits of a logged-in client.
+func (s *Server) limits() resp.Limits {
+	return resp.Limits{MaxBulk: s.cfg.MaxRequest, MaxRequest: s.cfg.MaxRequest, Budget: &s.pending}
+}
+
+// login marks the connection authenticated and lifts Redis's limits for
+// unauthenticated clients.
+func (c *conn) login() {
+	if !c.authed {
+		c.authed = true
+		c.r.SetLimits(c.s.limits())
+	}
+}
+
+// keepBuffer is the request buffer a connection keeps between commands.
+const keepBuffer = 1 << 20
 
 const flushAt = 64 << 10
 
 func (c *conn) serve() {
 	defer c.nc.Close()
+	defer c.r.Release()
 	var args [][]byte
 	for !c.closing {
 		var err error
@@ -202,6 +236,7 @@ func (c *conn) serve() {
 			continue
 		}
 		c.dispatch(args)
+		c.r.Shrink(keepBuffer) // a large request's buffer is not kept
 		// Answer a pipeline with one write: flush only when no further
 		// request is already buffered, or when the reply buffer is large.
 		if c.r.Buffered() == 0 || len(c.out) >= flushAt {

@@ -28,7 +28,29 @@ type Limits struct {
 	MaxArgs int64
 	// MaxRequest is the largest total size of one command's arguments.
 	MaxRequest int64
+	// Budget, when set, is charged for the request buffer's memory as it
+	// grows (with the data that actually arrives, never with a length a
+	// peer only announced) and refunded when it shrinks; a refused charge
+	// ends the read with a protocol error.
+	Budget Budget
+	// Unauthenticated names the limits as Redis words them for a client
+	// that has not logged in ("unauthenticated multibulk length").
+	Unauthenticated bool
 }
+
+// Budget is shared by the Readers of a server: the bytes of request
+// buffers in use.
+type Budget interface {
+	Reserve(n int64) bool
+	Release(n int64)
+}
+
+// UnauthenticatedLimits are Redis's limits for a client that has not
+// logged in: at most 10 arguments of at most 16 KiB.
+var UnauthenticatedLimits = Limits{MaxBulk: 16 << 10, MaxArgs: 10, MaxRequest: 160 << 10, Unauthenticated: true}
+
+// chunk is how much of a bulk string is read (and buffered) at a time.
+const chunk = 64 << 10
 
 // DefaultLimits are the limits used when a Reader is given none.
 var DefaultLimits = Limits{MaxBulk: 64 << 20, MaxArgs: 1 << 20, MaxRequest: 128 << 20}
@@ -41,6 +63,8 @@ type Reader struct {
 	arena  []byte
 	ends   []int
 	depth  int
+	// charged is what the Budget was charged for arena.
+	charged int64
 }
 
 // NewReader returns a Reader over br with the given limits (zero fields take
@@ -57,6 +81,69 @@ func NewReader(br *bufio.Reader, l Limits) *Reader {
 	}
 	return &Reader{br: br, limits: l}
 }
+
+// SetLimits replaces the limits (a server loosens them once a client has
+// logged in); the budget stays.
+func (r *Reader) SetLimits(l Limits) {
+	b := r.limits.Budget
+	r.limits = NewReader(nil, l).limits
+	if r.limits.Budget == nil {
+		r.limits.Budget = b
+	}
+}
+
+// grow makes room for n more bytes in the arena, charging the budget.
+func (r *Reader) grow(n int) error {
+	if cap(r.arena)-len(r.arena) >= n {
+		return nil
+	}
+	newCap := max(2*cap(r.arena), len(r.arena)+n, 4096)
+	if r.limits.Budget != nil {
+		if !r.limits.Budget.Reserve(int64(newCap - cap(r.arena))) {
+			return protoErr("too much request data pending on the server")
+		}
+		r.charged += int64(newCap - cap(r.arena))
+	}
+	grown := make([]byte, len(r.arena), newCap)
+	copy(grown, r.arena)
+	r.arena = grown
+	return nil
+}
+
+// readChunked appends need bytes to the arena, growing it with the data as
+// it arrives.
+func (r *Reader) readChunked(need int) error {
+	for need > 0 {
+		n := min(need, chunk)
+		if err := r.grow(n); err != nil {
+			return err
+		}
+		at := len(r.arena)
+		r.arena = r.arena[:at+n]
+		if _, err := io.ReadFull(r.br, r.arena[at:]); err != nil {
+			return err
+		}
+		need -= n
+	}
+	return nil
+}
+
+// Shrink drops a request buffer above keep bytes (after a large command)
+// and refunds the budget.
+func (r *Reader) Shrink(keep int) {
+	if cap(r.arena) <= keep {
+		return
+	}
+	r.arena = nil
+	if r.limits.Budget != nil && r.charged > 0 {
+		r.limits.Budget.Release(r.charged)
+	}
+	r.charged = 0
+}
+
+// Release drops the request buffer and refunds the budget (when the
+// connection ends).
+func (r *Reader) Release() { r.Shrink(-1) }
 
 // Buffered returns the number of bytes already read from the connection and
 // not yet consumed.
@@ -264,6 +351,9 @@ func (r *Reader) ReadCommand(args [][]byte) ([][]byte, error) {
 	}
 	n, ok := ParseInt(b[1:])
 	if !ok || n > r.limits.MaxArgs {
+		if ok && r.limits.Unauthenticated {
+			return nil, protoErr("unauthenticated multibulk length")
+		}
 		return nil, protoErr("invalid multibulk length")
 	}
 	var total int64
@@ -277,21 +367,26 @@ func (r *Reader) ReadCommand(args [][]byte) ([][]byte, error) {
 		}
 		l, ok := ParseInt(b[1:])
 		if !ok || l < 0 || l > r.limits.MaxBulk {
+			if ok && l >= 0 && r.limits.Unauthenticated {
+				return nil, protoErr("unauthenticated bulk length")
+			}
 			return nil, protoErr("invalid bulk length")
 		}
 		total += l
 		if total > r.limits.MaxRequest {
 			return nil, protoErr("request larger than %d bytes", r.limits.MaxRequest)
 		}
-		start := len(r.arena)
-		if cap(r.arena)-start < int(l)+2 {
-			grown := make([]byte, start, 2*cap(r.arena)+int(l)+2)
-			copy(grown, r.arena)
-			r.arena = grown
-		}
-		r.arena = r.arena[:start+int(l)+2]
-		if _, err := io.ReadFull(r.br, r.arena[start:]); err != nil {
-			return nil, err
+		// Read the bulk string in chunks: the buffer grows with the data
+		// that arrives, not with the length the peer announced.
+		if at := len(r.arena); cap(r.arena)-at >= int(l)+2 { // room already: one read
+			r.arena = r.arena[:at+int(l)+2]
+			if _, err := io.ReadFull(r.br, r.arena[at:]); err != nil {
+				return nil, err
+			}
+		} else {
+			if err := r.readChunked(int(l) + 2); err != nil {
+				return nil, err
+			}
 		}
 		if r.arena[len(r.arena)-2] != '\r' || r.arena[len(r.arena)-1] != '\n' {
 			return nil, protoErr("bulk string not terminated by CRLF")
