@@ -8,10 +8,16 @@ import (
 )
 
 // startEmbedded starts the embedded server in this process on a free
-// loopback port, requiring the password t logs in with, and points t at
-// it. It returns the function that stops the server.
+// loopback port, with the account t logs in with, and points t at it. It
+// returns the function that stops the server.
 func startEmbedded(t *target.Target, a *app) (func(), error) {
-	srv, err := server.Start(server.Config{Addr: "127.0.0.1:0", Password: t.ServerPassword()})
+	cfg := server.Config{Addr: "127.0.0.1:0"}
+	if user, pw := t.ServerAccount(); user != "" {
+		cfg.Users = map[string]string{user: pw}
+	} else {
+		cfg.Password = pw
+	}
+	srv, err := server.Start(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("embedded server: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"strconv"
+	"strings"
 
 	"fmt"
 
@@ -14,9 +15,10 @@ import (
 
 // serveOptions are 'tairbench serve' flags.
 type serveOptions struct {
-	cfg  server.Config
-	bind string
-	port int
+	cfg   server.Config
+	bind  string
+	port  int
+	users []string
 }
 
 func newServeCmd(a *app) *cobra.Command {
@@ -25,7 +27,9 @@ func newServeCmd(a *app) *cobra.Command {
 		Use:   "serve",
 		Short: "Run the embedded Tair-compatible server (TairRoaring TR.*, TairSearch TFT.* and generic commands)",
 		Long: `Run the embedded server until interrupted. It speaks RESP2/RESP3, supports
-MULTI/EXEC, AUTH (a password, or Tair's "user:password"), INFO, the generic
+MULTI/EXEC, accounts (--requirepass for the default user, --user NAME:PASSWORD;
+AUTH NAME PASSWORD, Tair's AUTH NAME:PASSWORD, HELLO 3 AUTH, ACL WHOAMI and
+ACL SETUSER NAME on >PASSWORD), INFO, the generic
 keyspace commands, GET/SET, every TR.* command of the TairRoaring module and the
 TFT.* commands of the TairSearch module.`,
 		Args: cobra.NoArgs,
@@ -34,7 +38,8 @@ TFT.* commands of the TairSearch module.`,
 	fs := cmd.Flags()
 	fs.StringVar(&o.bind, "bind", "127.0.0.1", "address to listen on")
 	fs.IntVar(&o.port, "port", 6379, "port to listen on (0 picks a free one)")
-	fs.StringVar(&o.cfg.Password, "requirepass", "", "password clients must AUTH with")
+	fs.StringVar(&o.cfg.Password, "requirepass", "", "the default user's password")
+	fs.StringArrayVar(&o.users, "user", nil, `an account NAME:PASSWORD with every command and key (repeatable); clients log in with AUTH NAME PASSWORD or Tair's AUTH NAME:PASSWORD`)
 	fs.IntVar(&o.cfg.MaxClients, "max-clients", 10000, "most concurrent connections")
 	fs.Int64Var(&o.cfg.MaxRequest, "max-request", 64<<20, "largest request (bytes of one command's arguments): each connection's budget of pending request bytes")
 	fs.Int64Var(&o.cfg.MaxPending, "max-pending", 1<<30, "request bytes all connections may have pending together; past it a client gets an error and is closed")
@@ -43,6 +48,16 @@ TFT.* commands of the TairSearch module.`,
 
 func runServe(ctx context.Context, o *serveOptions, a *app) error {
 	o.cfg.Addr = net.JoinHostPort(o.bind, strconv.Itoa(o.port))
+	for _, u := range o.users {
+		name, pw, ok := strings.Cut(u, ":")
+		if !ok || name == "" || name == "default" {
+			return fmt.Errorf("--user %q: want NAME:PASSWORD (the default user's password is --requirepass)", u)
+		}
+		if o.cfg.Users == nil {
+			o.cfg.Users = map[string]string{}
+		}
+		o.cfg.Users[name] = pw
+	}
 	srv, err := server.Start(o.cfg)
 	if err != nil {
 		return err

@@ -102,6 +102,7 @@ func genericModule() Module {
 		{Name: "quit", Arity: -1, Flags: flagNoKeys | flagNoAuth, Handler: func(c *conn, _ [][]byte) { c.out = resp.AppendOK(c.out); c.closing = true }},
 		{Name: "auth", Arity: -2, Flags: flagNoKeys | flagNoAuth, Handler: cmdAuth},
 		{Name: "hello", Arity: -1, Flags: flagNoKeys | flagNoAuth, Handler: cmdHello},
+		{Name: "acl", Arity: -2, Flags: flagNoKeys, Handler: cmdACL},
 		{Name: "select", Arity: 2, Flags: flagNoKeys | flagSelect, Handler: cmdSelect},
 		{Name: "client", Arity: -2, Flags: flagNoKeys, Handler: cmdClient},
 		{Name: "command", Arity: -1, Flags: flagNoKeys, Handler: cmdCommand},
@@ -134,47 +135,6 @@ func cmdPing(c *conn, a [][]byte) {
 	}
 }
 
-const wrongPass = "WRONGPASS invalid username-password pair or user is disabled."
-
-// checkAuth accepts "password", "default password" and "default:password".
-func (c *conn) checkAuth(creds [][]byte) (bool, string) {
-	pw := c.s.cfg.Password
-	if pw == "" {
-		if len(creds) == 1 {
-			return false, "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?"
-		}
-		if string(creds[0]) == "default" {
-			return true, ""
-		}
-		return false, wrongPass
-	}
-	switch len(creds) {
-	case 1:
-		if string(creds[0]) == pw || string(creds[0]) == "default:"+pw {
-			return true, ""
-		}
-	case 2:
-		if string(creds[0]) == "default" && string(creds[1]) == pw {
-			return true, ""
-		}
-	}
-	return false, wrongPass
-}
-
-func cmdAuth(c *conn, a [][]byte) {
-	if len(a) > 3 {
-		c.out = resp.AppendError(c.out, "ERR syntax error")
-		return
-	}
-	ok, msg := c.checkAuth(a[1:])
-	if !ok {
-		c.out = resp.AppendError(c.out, msg)
-		return
-	}
-	c.login()
-	c.out = resp.AppendOK(c.out)
-}
-
 func cmdHello(c *conn, a [][]byte) {
 	proto := c.proto
 	i := 1
@@ -198,12 +158,12 @@ func cmdHello(c *conn, a [][]byte) {
 				c.out = resp.AppendError(c.out, "ERR Syntax error in HELLO option 'auth'")
 				return
 			}
-			ok, msg := c.checkAuth(a[i+1 : i+3])
+			user, ok, msg := c.checkAuth(a[i+1 : i+3])
 			if !ok {
 				c.out = resp.AppendError(c.out, msg)
 				return
 			}
-			c.login()
+			c.login(user)
 			i += 2
 		case "setname":
 			if i+1 >= len(a) {

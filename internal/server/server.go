@@ -21,9 +21,13 @@ import (
 type Config struct {
 	// Addr is the listen address; ":0" or "127.0.0.1:0" picks a free port.
 	Addr string
-	// Password, if set, is required by AUTH (as "password", "default password"
-	// or Tair's single "default:password" argument).
+	// Password, if set, is the default user's, required by AUTH (as
+	// "password", "default password" or Tair's single "default:password").
 	Password string
+	// Users are named accounts (name → password), each allowed every
+	// command and key; AUTH takes "name password" or Tair's "name:password".
+	// With accounts and no Password, the default user cannot log in.
+	Users map[string]string
 	// MaxClients bounds concurrent connections (default 10000).
 	MaxClients int
 	// MaxRequest bounds one command's total argument bytes (default 64 MiB):
@@ -56,6 +60,7 @@ type Server struct {
 	nextID     atomic.Int64
 	stats      []cmdStat
 	pending    pendingBudget
+	accounts   *accounts
 }
 
 // cmdStat counts one command's calls.
@@ -87,6 +92,7 @@ func Start(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, ln: ln, started: time.Now(), conns: map[*conn]struct{}{}, stats: make([]cmdStat, len(commandList))}
 	s.pending.max = cfg.MaxPending
+	s.accounts = newAccounts(cfg)
 	for i := 0; i < cfg.Databases; i++ {
 		s.dbs = append(s.dbs, newDB())
 	}
@@ -166,6 +172,7 @@ type conn struct {
 	id      int64
 	dbIndex int
 	authed  bool
+	user    string // "" is the default user
 	proto   int
 	name    string
 	closing bool
@@ -185,7 +192,7 @@ func (s *Server) newConn(nc net.Conn) *conn {
 		s:      s,
 		nc:     nc,
 		id:     s.nextID.Add(1),
-		authed: s.cfg.Password == "",
+		authed: !s.authRequired(),
 		proto:  2,
 		out:    make([]byte, 0, 4096),
 	}
@@ -203,9 +210,14 @@ func (s *Server) limits() resp.Limits {
 	return resp.Limits{MaxBulk: s.cfg.MaxRequest, MaxRequest: s.cfg.MaxRequest, Budget: &s.pending}
 }
 
-// login marks the connection authenticated and lifts Redis's limits for
-// unauthenticated clients.
-func (c *conn) login() {
+// login marks the connection authenticated as user and lifts Redis's
+// limits for unauthenticated clients.
+func (c *conn) login(user string) {
+	if user != "default" {
+		c.user = user
+	} else {
+		c.user = ""
+	}
 	if !c.authed {
 		c.authed = true
 		c.r.SetLimits(c.s.limits())

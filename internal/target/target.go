@@ -100,18 +100,15 @@ func (t Target) Login() Login {
 // splitAuth splits Tair's -a "user:password"; ok is false for a plain password.
 func (t Target) splitAuth() (user, pass string, ok bool) { return strings.Cut(t.Auth, ":") }
 
-// ServerPassword is the password an embedded server must require so that
-// this target's login succeeds: the password alone for the default user,
-// else Tair's whole "user:password".
-func (t Target) ServerPassword() string {
+// ServerAccount is the account an embedded server must have so that this
+// target's login succeeds: the default user's password (user "") or a
+// named account.
+func (t Target) ServerAccount() (user, password string) {
 	l := t.Login()
-	switch {
-	case l.User == "" || l.User == "default":
-		return l.Password
-	case l.Fallback != "":
-		return l.Fallback
+	if l.User == "" || l.User == "default" {
+		return "", l.Password
 	}
-	return l.User + ":" + l.Password
+	return l.User, l.Password
 }
 
 // Result describes the target without secrets, for results and logs.

@@ -11,21 +11,22 @@ func TestLoginAndRedaction(t *testing.T) {
 		name       string
 		t          Target
 		login      Login
-		serverPass string
+		serverUser string
 		auth, user string
 	}{
 		{"none", Target{}, Login{}, "", "", ""},
-		{"password", Target{Auth: "pw"}, Login{Password: "pw"}, "pw", "***", ""},
-		{"tair user:password", Target{Auth: "u:pw"}, Login{User: "u", Password: "pw", Fallback: "u:pw"}, "u:pw", "u:***", "u"},
-		{"default user", Target{Auth: "default:pw"}, Login{User: "default", Password: "pw", Fallback: "default:pw"}, "pw", "default:***", "default"},
-		{"tair form only", Target{Auth: "u:pw", TairAuthOnly: true}, Login{Password: "u:pw"}, "u:pw", "u:***", "u"},
-		{"acl flags", Target{User: "u", Password: "pw"}, Login{User: "u", Password: "pw"}, "u:pw", "***", "u"},
-		{"password with colon in flags", Target{Password: "a:b"}, Login{Password: "a:b"}, "a:b", "***", ""},
+		{"password", Target{Auth: "pw"}, Login{Password: "pw"}, "", "***", ""},
+		{"tair user:password", Target{Auth: "u:pw"}, Login{User: "u", Password: "pw", Fallback: "u:pw"}, "u", "u:***", "u"},
+		{"default user", Target{Auth: "default:pw"}, Login{User: "default", Password: "pw", Fallback: "default:pw"}, "", "default:***", "default"},
+		{"acl flags", Target{User: "u", Password: "pw"}, Login{User: "u", Password: "pw"}, "u", "***", "u"},
+		{"password with colon in flags", Target{Password: "a:b"}, Login{Password: "a:b"}, "", "***", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.login, tc.t.Login())
-			assert.Equal(t, tc.serverPass, tc.t.ServerPassword())
+			user, pw := tc.t.ServerAccount()
+			assert.Equal(t, tc.serverUser, user)
+			assert.Equal(t, tc.login.Password, pw)
 			r := tc.t.Result()
 			assert.Equal(t, tc.auth, r.Auth)
 			assert.Equal(t, tc.user, r.User)
