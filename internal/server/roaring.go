@@ -758,9 +758,12 @@ func (c *conn) bitop(op []byte, keys [][]byte) (*roaring.Bitmap, bool) {
 	case "OR":
 		return roaring.FastOr(bms...), true
 	case "XOR":
-		r := bms[0].Clone()
+		r := bms[0]
 		for _, b := range bms[1:] {
-			r.Xor(b)
+			r = xor(r, b)
+		}
+		if len(bms) == 1 {
+			r = r.Clone()
 		}
 		return r, true
 	case "DIFF":
@@ -773,8 +776,65 @@ func (c *conn) bitop(op []byte, keys [][]byte) (*roaring.Bitmap, bool) {
 		if bms[0].IsEmpty() {
 			return roaring.New(), true
 		}
+		if r, ok := complementRuns(bms[0], maxComplementRuns); ok {
+			return r, true
+		}
 		return roaring.Flip(bms[0], 0, uint64(bms[0].Maximum())+1), true
 	}
+}
+
+// xor is a XOR b as (a OR b) AND NOT (a AND b): the library's Xor turns
+// run containers into bitsets, which is several times slower on the
+// run-heavy keys of the whitepaper's set operations.
+func xor(a, b *roaring.Bitmap) *roaring.Bitmap {
+	r := roaring.Or(a, b)
+	r.AndNot(roaring.And(a, b))
+	return r
+}
+
+// maxComplementRuns bounds the runs complementRuns walks before NOT falls
+// back to the library's Flip (which is faster for bitmaps of many runs).
+const maxComplementRuns = 4096
+
+// complementRuns is [0, max(a)] AND NOT a, built from a's runs: each run's
+// end is found by galloping over CardinalityInRange, and each gap between
+// runs is added as a range. It reports false when a has more than limit runs.
+func complementRuns(a *roaring.Bitmap, limit int) (*roaring.Bitmap, bool) {
+	out := roaring.New()
+	hi := uint64(a.Maximum())
+	it := a.Iterator()
+	next := uint64(0) // the first value not yet decided
+	for runs := 1; it.HasNext(); runs++ {
+		if runs > limit {
+			return nil, false
+		}
+		v := uint64(it.Next())
+		if v > next {
+			out.AddRange(next, v)
+		}
+		n := uint64(1) // the run [v, v+n) is in a
+		if v < hi && a.Contains(uint32(v+1)) {
+			k := uint64(2)
+			for v+2*k <= hi+1 && a.CardinalityInRange(v, v+2*k) == 2*k {
+				k *= 2
+			}
+			top := min(2*k, hi+1-v)
+			for n = k; n < top; {
+				mid := (n + top + 1) / 2
+				if a.CardinalityInRange(v, v+mid) == mid {
+					n = mid
+				} else {
+					top = mid - 1
+				}
+			}
+		}
+		next = v + n
+		if next > hi {
+			break
+		}
+		it.AdvanceIfNeeded(uint32(next))
+	}
+	return out, true
 }
 
 func trBitOp(c *conn, a [][]byte) {
@@ -789,6 +849,28 @@ func trBitOp(c *conn, a [][]byte) {
 
 func trBitOpCard(c *conn, a [][]byte) {
 	bms := a[2:]
+	// XOR of two sets and NOT are counted without building the result:
+	// |A ^ B| = |A| + |B| - 2|A & B|, |NOT A| = max(A) + 1 - |A|.
+	switch {
+	case len(bms) == 2 && bytes.EqualFold(a[1], []byte("xor")):
+		s, ok := c.sources(bms)
+		if !ok {
+			return
+		}
+		c.out = resp.AppendInt(c.out, int64(s[0].GetCardinality()+s[1].GetCardinality()-2*s[0].AndCardinality(s[1])))
+		return
+	case len(bms) == 1 && bytes.EqualFold(a[1], []byte("not")):
+		s, ok := c.sources(bms)
+		if !ok {
+			return
+		}
+		n := uint64(0)
+		if !s[0].IsEmpty() {
+			n = uint64(s[0].Maximum()) + 1 - s[0].GetCardinality()
+		}
+		c.out = resp.AppendInt(c.out, int64(n))
+		return
+	}
 	// AND and OR of two sets are counted without building the result.
 	if len(bms) == 2 && (bytes.EqualFold(a[1], []byte("and")) || bytes.EqualFold(a[1], []byte("or"))) {
 		s, ok := c.sources(bms)
