@@ -436,13 +436,37 @@ func tftAnalyzer(c *conn, a [][]byte) {
 	c.out = resp.AppendBulk(c.out, out)
 }
 
+// suggestionIndex is the index holding key's suggestions. A missing key
+// gives nil (with create, a new index with no mapping, as Tair adds
+// suggestions to a fresh key); a key of another type gives ok=false after
+// replying WRONGTYPE.
+func (c *conn) suggestionIndex(key []byte, create bool) (*fulltext.Index, bool) {
+	v, found, ok := lookup[*indexValue](c, key)
+	switch {
+	case !ok:
+		return nil, false
+	case found:
+		return v.ix, true
+	case !create:
+		return nil, true
+	}
+	m, err := fulltext.ParseMapping([]byte(`{"mappings":{"properties":{}}}`))
+	if err != nil {
+		c.searchErr(err)
+		return nil, false
+	}
+	ix := fulltext.NewIndex(string(key), m)
+	c.db().set(key, &indexValue{ix: ix})
+	return ix, true
+}
+
 func tftAddSug(c *conn, a [][]byte) {
 	if len(a)%2 != 0 {
 		c.fail(arityErr("tft.addsug"))
 		return
 	}
-	ix := c.index(a[1], false)
-	if ix == nil {
+	ix, ok := c.suggestionIndex(a[1], true)
+	if !ok {
 		return
 	}
 	var texts []string
@@ -459,8 +483,12 @@ func tftAddSug(c *conn, a [][]byte) {
 }
 
 func tftDelSug(c *conn, a [][]byte) {
-	ix := c.index(a[1], false)
+	ix, ok := c.suggestionIndex(a[1], false)
+	if !ok {
+		return
+	}
 	if ix == nil {
+		c.out = resp.AppendInt(c.out, 0)
 		return
 	}
 	var texts []string
@@ -471,7 +499,12 @@ func tftDelSug(c *conn, a [][]byte) {
 }
 
 func tftSugNum(c *conn, a [][]byte) {
-	if ix := c.index(a[1], false); ix != nil {
+	ix, ok := c.suggestionIndex(a[1], false)
+	switch {
+	case !ok:
+	case ix == nil:
+		c.out = resp.AppendInt(c.out, 0)
+	default:
 		c.out = resp.AppendInt(c.out, int64(ix.SuggestionCount()))
 	}
 }
@@ -485,8 +518,8 @@ func appendStrings(dst []byte, ss []string) []byte {
 }
 
 func tftGetSug(c *conn, a [][]byte) {
-	ix := c.index(a[1], false)
-	if ix == nil {
+	ix, ok := c.suggestionIndex(a[1], false)
+	if !ok {
 		return
 	}
 	maxCount, fuzzy := 0, false
@@ -507,11 +540,20 @@ func tftGetSug(c *conn, a [][]byte) {
 			return
 		}
 	}
+	if ix == nil { // a missing key: no suggestion
+		c.out = resp.AppendArray(c.out, 0)
+		return
+	}
 	c.out = appendStrings(c.out, ix.Suggestions(string(a[2]), maxCount, fuzzy))
 }
 
 func tftGetAllSugs(c *conn, a [][]byte) {
-	if ix := c.index(a[1], false); ix != nil {
+	ix, ok := c.suggestionIndex(a[1], false)
+	switch {
+	case !ok:
+	case ix == nil:
+		c.out = resp.AppendArray(c.out, 0)
+	default:
 		c.out = appendStrings(c.out, ix.Suggestions("", 0, false))
 	}
 }
