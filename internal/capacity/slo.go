@@ -84,7 +84,21 @@ func latencyOf(r *result.Run, metric string) time.Duration {
 	if r.Totals.CorrectedLatency != nil {
 		l = *r.Totals.CorrectedLatency
 	}
-	us := map[string]float64{"p50": l.P50, "p90": l.P90, "p99": l.P99, "p99.9": l.P999, "max": l.Max, "mean": l.Mean}[metric]
+	var us float64
+	switch metric {
+	case "p50":
+		us = l.P50
+	case "p90":
+		us = l.P90
+	case "p99":
+		us = l.P99
+	case "p99.9":
+		us = l.P999
+	case "max":
+		us = l.Max
+	case "mean":
+		us = l.Mean
+	}
 	return time.Duration(us * float64(time.Microsecond))
 }
 

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tairbench/tairbench/internal/target"
+
 	"github.com/tairbench/tairbench/internal/capacity"
 	"github.com/tairbench/tairbench/pkg/result"
 
@@ -139,6 +141,24 @@ func (o *redisOptions) budget(fs *pflag.FlagSet, a *app) (time.Duration, error) 
 	return dur, nil
 }
 
+// redisRun is what a 'tairbench redis' run and each capacity-search step share.
+type redisRun struct {
+	o    *redisOptions
+	a    *app
+	ts   redis.TemplateSpec
+	w    redis.Workload
+	tg   target.Target
+	seed uint64
+}
+
+// spec is one run against the target with the given engine settings.
+func (r *redisRun) spec(name string, cfg engine.Config) runner.Spec {
+	cfg.Workers, cfg.Seed, cfg.Arrivals, cfg.MaxErrors = r.o.parallel, r.seed, r.o.arrivals, r.o.maxErrors
+	spec := r.ts.Spec(name, r.a.version, r.tg, r.w, cfg)
+	spec.Log = r.a.Err
+	return spec
+}
+
 func runRedis(ctx context.Context, fs *pflag.FlagSet, o *redisOptions, a *app) error {
 	if o.parallel < 1 {
 		return errors.New("-p must be at least 1")
@@ -150,15 +170,18 @@ func runRedis(ctx context.Context, fs *pflag.FlagSet, o *redisOptions, a *app) e
 	if err != nil {
 		return err
 	}
-	ts := redis.TemplateSpec{Template: o.command, Options: opts, Batching: o.batching, Pipeline: o.pipeline}
-	w, err := ts.Workload()
-	if err != nil {
+	r := &redisRun{o: o, a: a, ts: redis.TemplateSpec{Template: o.command, Options: opts, Batching: o.batching,
+		Pipeline: o.pipeline, ServerStats: !o.noServer}}
+	if r.w, err = r.ts.Workload(); err != nil {
 		return err
 	}
+	var dur time.Duration
+	var slo capacity.Options
 	if o.slo.given() {
-		return runCapacity(ctx, o, ts, w, a)
+		slo, err = o.slo.options()
+	} else {
+		dur, err = o.budget(fs, a)
 	}
-	dur, err := o.budget(fs, a)
 	if err != nil {
 		return err
 	}
@@ -167,21 +190,22 @@ func runRedis(ctx context.Context, fs *pflag.FlagSet, o *redisOptions, a *app) e
 		return err
 	}
 	defer stopServer()
-	seed := seedOrNew(o.seed)
-	spec := ts.Spec("", a.version, tg, w, engine.Config{Workers: o.parallel, Duration: dur, Ops: o.count,
-		Warmup: o.warmup, MaxErrors: o.maxErrors, Seed: seed, Rate: o.rate, Arrivals: o.arrivals})
+	r.tg, r.seed = tg, seedOrNew(o.seed)
+	loop := "closed-loop"
+	switch {
+	case o.slo.given():
+		loop = "capacity search for " + slo.SLO.String()
+	case o.rate > 0:
+		loop = fmt.Sprintf("open-loop at %.0f requests/s (%s)", o.rate, o.arrivals)
+	}
+	fmt.Fprintf(a.Err, "tairbench %s → %s, %d connections, %s, %s, seed %d\n", o.command, tg.Addr, o.parallel, r.w.ModeName(), loop, r.seed)
+	if o.slo.given() {
+		return runCapacity(ctx, r, slo)
+	}
+	spec := r.spec("", engine.Config{Duration: dur, Ops: o.count, Warmup: o.warmup, Rate: o.rate})
 	if !o.out.quiet {
 		spec.Engine.Progress = progressPrinter(a)
 	}
-	if o.noServer {
-		spec.Sampler, spec.Reconcile = nil, nil
-	}
-	spec.Log = a.Err
-	loop := "closed-loop"
-	if o.rate > 0 {
-		loop = fmt.Sprintf("open-loop at %.0f requests/s (%s)", o.rate, o.arrivals)
-	}
-	fmt.Fprintf(a.Err, "tairbench %s → %s, %d connections, %s, %s, seed %d\n", o.command, tg.Addr, o.parallel, w.ModeName(), loop, seed)
 	run, hist, err := runner.Run(ctx, spec)
 	if err != nil {
 		return err
@@ -190,36 +214,18 @@ func runRedis(ctx context.Context, fs *pflag.FlagSet, o *redisOptions, a *app) e
 }
 
 // runCapacity searches the highest rate that meets --slo.
-func runCapacity(ctx context.Context, o *redisOptions, ts redis.TemplateSpec, w redis.Workload, a *app) error {
-	opts, err := o.slo.options()
-	if err != nil {
-		return err
-	}
-	tg, stopServer, err := o.target.resolve(a)
-	if err != nil {
-		return err
-	}
-	defer stopServer()
-	seed := seedOrNew(o.seed)
-	fmt.Fprintf(a.Err, "tairbench %s → %s, %d connections, %s, capacity search for %s, seed %d\n", o.command, tg.Addr, o.parallel,
-		w.ModeName(), opts.SLO, seed)
-	opts.Log, opts.Version = a.Err, a.version
+func runCapacity(ctx context.Context, r *redisRun, opts capacity.Options) error {
+	opts.Log, opts.Version = r.a.Err, r.a.version
 	step := func(ctx context.Context, rate float64, window, warmup time.Duration) (*result.Run, error) {
-		spec := ts.Spec(fmt.Sprintf("rate %.0f", rate), a.version, tg, w, engine.Config{Workers: o.parallel, Duration: window,
-			Warmup: warmup, Seed: seed, Rate: rate, Arrivals: o.arrivals, MaxErrors: o.maxErrors})
-		if o.noServer {
-			spec.Sampler, spec.Reconcile = nil, nil
-		}
-		spec.Log = a.Err
-		run, _, err := runner.Run(ctx, spec)
+		run, _, err := runner.Run(ctx, r.spec(fmt.Sprintf("rate %.0f", rate), engine.Config{Duration: window, Warmup: warmup, Rate: rate}))
 		return run, err
 	}
 	c, err := capacity.Search(ctx, opts, step)
 	if c != nil && len(c.Steps) > 0 {
-		if werr := capacity.WriteSummary(summaryTo(a, o.out.json), c); werr != nil {
+		if werr := capacity.WriteSummary(summaryTo(r.a, r.o.out.json), c); werr != nil {
 			return werr
 		}
-		if werr := writeDocument(a, o.out.json, c); werr != nil {
+		if werr := writeDocument(r.a, r.o.out.json, c); werr != nil {
 			return werr
 		}
 	}

@@ -64,3 +64,25 @@ func TestMissingServerFiguresAreNull(t *testing.T) {
 	assert.True(t, got.Server.Reconciliation.Match)
 	assert.Contains(t, res.out, "not given by the server (null, not 0): cpu_seconds")
 }
+
+// TestOpenLoopWithPipelinesAndBatches: with -P or -batching a pipeline or
+// a MULTI/EXEC batch is one request with one intended start.
+func TestOpenLoopWithPipelinesAndBatches(t *testing.T) {
+	r := testenv.StartRedis(t)
+	for _, mode := range [][]string{{"-P", "8"}, {"-batching", "5"}} {
+		jsonPath := filepath.Join(t.TempDir(), "r.json")
+		args := append([]string{"redis", "-port", port(r), "-d", "2", "-p", "4", "--rate", "500",
+			"-command", "SET k-__RAND__ v", "-r", "1000", "-q", "--json", jsonPath}, mode...)
+		res := run(context.Background(), args...)
+		require.Equal(t, 0, res.code, res.err)
+		got := readResult(t, jsonPath)
+		n := int64(8)
+		if mode[0] == "-batching" {
+			n = 5
+		}
+		assert.InDelta(t, 1000, got.Totals.Requests, 10, "%v: 500 requests/s for 2 s", mode)
+		assert.Equal(t, got.Totals.Requests*n, got.Totals.Ops, "%v", mode)
+		require.NotNil(t, got.Totals.CorrectedLatency, "%v", mode)
+		assert.True(t, got.Server.Reconciliation.Match, "%v", mode)
+	}
+}

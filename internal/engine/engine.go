@@ -394,9 +394,7 @@ loop:
 	res.Elapsed = measured
 	res.Snapshot = agg.Snapshot(measured)
 	res.Availability = avail.finish(agg.Start().Add(measured), measured, stillDown)
-	for _, sec := range res.Snapshot.Silent {
-		res.Availability.SilentSeconds = append(res.Availability.SilentSeconds, sec)
-	}
+	res.Availability.SilentSeconds = append(res.Availability.SilentSeconds, res.Snapshot.Silent...)
 	res.Snapshot.Totals.OpsPerRequest = cfg.OpsPerRequest
 	return res, nil
 }

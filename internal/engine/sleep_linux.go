@@ -39,7 +39,7 @@ func (s *sleeper) sleep(d time.Duration) {
 		return
 	}
 	if _, err := s.f.Read(s.buf[:]); err != nil {
-		time.Sleep(time.Until(time.Now().Add(d)))
+		time.Sleep(d)
 	}
 }
 

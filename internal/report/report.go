@@ -116,7 +116,7 @@ func Warnings(r *result.Run) []string {
 				sc.AchievedRate, sc.Rate))
 		}
 	}
-	if sv := r.Server; sv != nil && sv.Reconciliation != nil && !sv.Reconciliation.Match && sv.Reconciliation.Server > 0 {
+	if sv := r.Server; sv != nil && sv.Reconciliation != nil && !sv.Reconciliation.Match {
 		w = append(w, fmt.Sprintf("the server's count of %s differs from the client's: %s (another client, or commands lost on the connection)",
 			strings.ToUpper(strings.Join(sv.Reconciliation.Commands, ", ")), sv.Reconciliation.Note))
 	}
@@ -269,9 +269,6 @@ func writeServer(b *strings.Builder, sv *result.ServerTimeline) {
 		state := "match"
 		if !rc.Match {
 			state = "DIFFER: " + rc.Note
-		}
-		if rc.Note != "" && rc.Server == 0 && !rc.Match {
-			state = rc.Note
 		}
 		fmt.Fprintf(b, "reconcile    %s: %d on the server (INFO commandstats), %d counted by the client (warm-up and after the deadline included): %s\n",
 			strings.ToUpper(strings.Join(rc.Commands, ", ")), rc.Server, rc.Client, state)

@@ -54,23 +54,23 @@ func Run(ctx context.Context, s Spec) (*result.Run, *hdr.Histogram, error) {
 		}
 		return nil, nil, err
 	}
-	r := Assemble(s, res)
+	var server *result.ServerTimeline
 	if tl != nil {
-		start := res.StartedAt.Add(s.Engine.Warmup)
-		r.Server = tl.finish(context.WithoutCancel(ctx), start, res.Elapsed)
+		server = tl.finish(context.WithoutCancel(ctx), res.StartedAt.Add(s.Engine.Warmup), res.Elapsed)
 		if len(s.Reconcile) > 0 {
-			t := r.Totals
-			r.Server.Reconciliation = tl.reconcile(s.Reconcile, t.Ops+t.WarmupOps+t.AfterDeadlineOps)
-		}
-		if r.Warnings = report.Warnings(r); r.Warnings == nil {
-			r.Warnings = []string{}
+			t := res.Snapshot.Totals
+			server.Reconciliation = tl.reconcile(s.Reconcile, t.Ops+t.WarmupOps+t.AfterDeadlineOps)
+			if server.Reconciliation == nil {
+				server.Missing = append(server.Missing, "commandstats")
+			}
 		}
 	}
-	return r, res.Snapshot.Histogram, nil
+	return assemble(s, res, server), res.Snapshot.Histogram, nil
 }
 
-// Assemble converts an engine result into a result.Run.
-func Assemble(s Spec, res *engine.Result) *result.Run {
+// assemble converts an engine result and the server's timeline (nil when
+// not sampled) into a result.Run with its warnings.
+func assemble(s Spec, res *engine.Result, server *result.ServerTimeline) *result.Run {
 	snap := res.Snapshot
 	cfg := s.Config
 	cfg.Connections = s.Engine.Workers
@@ -115,6 +115,7 @@ func Assemble(s Spec, res *engine.Result) *result.Run {
 	}
 	r.Client = c
 	r.Availability = res.Availability
+	r.Server = server
 	if enc, err := snap.Histogram.Encode(hdr.V2CompressedEncodingCookieBase); err == nil {
 		r.Histogram = string(enc)
 	}

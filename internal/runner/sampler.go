@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -158,16 +159,16 @@ func sample(sec int, prev, cur Reading) result.ServerSample {
 }
 
 // reconcile compares the server's calls of the commands between the first
-// and the last reading with what the client counted.
+// and the last reading with what the client counted; nil when the server
+// gives no command statistics (they are then listed as missing).
 func (tl *timeline) reconcile(commands []string, client int64) *result.Reconciliation {
 	tl.mu.Lock()
 	defer tl.mu.Unlock()
 	first, last := tl.readings[0], tl.readings[len(tl.readings)-1]
-	r := &result.Reconciliation{Commands: commands, Client: client}
 	if len(last.Calls) == 0 {
-		r.Note = "the server gave no command statistics"
-		return r
+		return nil
 	}
+	r := &result.Reconciliation{Commands: commands, Client: client}
 	for _, c := range commands {
 		r.Server += last.Calls[c] - first.Calls[c]
 	}
@@ -206,15 +207,15 @@ func ParseInfo(at time.Time, info string) Reading {
 		if name, ok := strings.CutPrefix(k, "cmdstat_"); ok {
 			for _, kv := range strings.Split(v, ",") {
 				if f, n, ok := strings.Cut(kv, "="); ok && f == "calls" {
-					var c int64
-					fmt.Sscan(n, &c)
-					r.Calls[strings.ToLower(name)] = c
+					if c, err := strconv.ParseInt(n, 10, 64); err == nil {
+						r.Calls[strings.ToLower(name)] = c
+					}
 				}
 			}
 			continue
 		}
-		var x float64
-		if _, err := fmt.Sscan(v, &x); err != nil {
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil {
 			continue
 		}
 		switch k {

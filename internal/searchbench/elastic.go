@@ -233,25 +233,12 @@ func (e *elastic) Memory(ctx context.Context) (Memory, error) {
 		} `json:"_all"`
 	}
 	_ = json.Unmarshal(body, &st)
-	body, err = do(ctx, e.es, esapi.NodesStatsRequest{Metric: []string{"jvm"}})
+	nodes, err := esSampler{e}.Read(ctx) // the node stats the timeline reads
 	if err != nil {
-		return Memory{}, fmt.Errorf("elasticsearch: node stats: %w", err)
+		return Memory{}, err
 	}
-	var ns struct {
-		Nodes map[string]struct {
-			JVM struct {
-				Mem struct {
-					HeapUsed int64 `json:"heap_used_in_bytes"`
-				} `json:"mem"`
-			} `json:"jvm"`
-		} `json:"nodes"`
-	}
-	_ = json.Unmarshal(body, &ns)
-	var heap int64
-	for _, n := range ns.Nodes {
-		heap += n.JVM.Mem.HeapUsed
-	}
-	return Memory{Used: heap, Store: st.All.Primaries.Store.Size, Detail: "JVM heap used (node stats), index store size (index stats)"}, nil
+	return Memory{Used: int64(nodes.Gauges[runner.GaugeHeapUsed]), Store: st.All.Primaries.Store.Size,
+		Detail: "JVM heap used (node stats), index store size (index stats)"}, nil
 }
 
 func (e *elastic) Close() error { return nil }

@@ -25,7 +25,7 @@ func newAccounts(cfg Config) *accounts {
 	return a
 }
 
-// required reports whether clients must log in.
+// authRequired reports whether clients must log in.
 func (s *Server) authRequired() bool { return s.cfg.Password != "" || len(s.cfg.Users) > 0 }
 
 func (a *accounts) check(name, pw string) bool {

@@ -1,5 +1,7 @@
 package stats
 
+import "bytes"
+
 // Normalize appends to dst msg with the parts a server quotes from the
 // request replaced, so that error replies group by cause: Redis's and
 // Tair's "…, with args beginning with: …" tail becomes "…", quoted words
@@ -9,20 +11,11 @@ package stats
 // not allocate when dst has room.
 func Normalize(dst, msg []byte) []byte {
 	const tail = "with args beginning with:"
-	if i := indexOf(msg, tail); i >= 0 {
+	if i := bytes.Index(msg, []byte(tail)); i >= 0 {
 		dst = normalizeHead(dst, msg[:i])
 		return append(dst, tail+" …"...)
 	}
 	return normalizeHead(dst, msg)
-}
-
-func indexOf(b []byte, s string) int {
-	for i := 0; i+len(s) <= len(b); i++ {
-		if string(b[i:i+len(s)]) == s {
-			return i
-		}
-	}
-	return -1
 }
 
 // isWordByte reports whether c continues a word, so that a digit next to
@@ -46,7 +39,7 @@ func normalizeHead(dst, msg []byte) []byte {
 				i++
 				continue
 			}
-			if hasSuffix(msg[:i], "command ") || hasPrefix(msg[end+1:], " command") {
+			if bytes.HasSuffix(msg[:i], []byte("command ")) || bytes.HasPrefix(msg[end+1:], []byte(" command")) {
 				dst = append(dst, msg[i:end+1]...)
 			} else {
 				dst = append(dst, c)
@@ -72,6 +65,3 @@ func normalizeHead(dst, msg []byte) []byte {
 	}
 	return dst
 }
-
-func hasSuffix(b []byte, s string) bool { return len(b) >= len(s) && string(b[len(b)-len(s):]) == s }
-func hasPrefix(b []byte, s string) bool { return len(b) >= len(s) && string(b[:len(s)]) == s }

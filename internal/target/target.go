@@ -42,10 +42,22 @@ type Target struct {
 	InProcess bool
 	// Name is sent as CLIENT SETNAME when set.
 	Name string
-	// TairAuthOnly logs in with Tair's single-argument AUTH "user:password"
-	// alone (set once a server is known to refuse the ACL form).
-	TairAuthOnly bool
+	// AuthForm is how a -a "user:password" login is sent once a server has
+	// been asked (AuthUnknown: the ACL form, then Tair's as the fallback).
+	AuthForm AuthForm
 }
+
+// AuthForm is the form of AUTH a server accepts for "user:password".
+type AuthForm uint8
+
+const (
+	// AuthUnknown: not asked yet; try the ACL form, then Tair's.
+	AuthUnknown AuthForm = iota
+	// AuthACL: AUTH user password.
+	AuthACL
+	// AuthTair: Tair's single-argument AUTH "user:password".
+	AuthTair
+)
 
 // TLS configures a TLS connection.
 type TLS struct {
@@ -89,8 +101,11 @@ func (t Target) Login() Login {
 		return Login{User: t.User, Password: t.Password}
 	}
 	if u, p, ok := t.splitAuth(); ok {
-		if t.TairAuthOnly {
+		switch t.AuthForm {
+		case AuthTair:
 			return Login{Password: t.Auth}
+		case AuthACL:
+			return Login{User: u, Password: p}
 		}
 		return Login{User: u, Password: p, Fallback: t.Auth}
 	}

@@ -18,6 +18,7 @@ func TestLoginAndRedaction(t *testing.T) {
 		{"password", Target{Auth: "pw"}, Login{Password: "pw"}, "", "***", ""},
 		{"tair user:password", Target{Auth: "u:pw"}, Login{User: "u", Password: "pw", Fallback: "u:pw"}, "u", "u:***", "u"},
 		{"default user", Target{Auth: "default:pw"}, Login{User: "default", Password: "pw", Fallback: "default:pw"}, "", "default:***", "default"},
+		{"acl form known", Target{Auth: "u:pw", AuthForm: AuthACL}, Login{User: "u", Password: "pw"}, "u", "u:***", "u"},
 		{"acl flags", Target{User: "u", Password: "pw"}, Login{User: "u", Password: "pw"}, "u", "***", "u"},
 		{"password with colon in flags", Target{Password: "a:b"}, Login{Password: "a:b"}, "", "***", ""},
 	}

@@ -242,7 +242,9 @@ type ServerTimeline struct {
 	Missing []string `json:"missing"`
 	// Unanswered counts the readings the server did not answer in time.
 	Unanswered int `json:"unanswered"`
-	// Reconciliation compares the server's count of the run's commands with the client's.
+	// Reconciliation compares the server's count of the run's commands with
+	// the client's (absent when the server gives no command statistics:
+	// Missing then names "commandstats").
 	Reconciliation *Reconciliation `json:"reconciliation,omitempty"`
 }
 

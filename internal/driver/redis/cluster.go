@@ -24,7 +24,7 @@ type clusterWorker struct {
 }
 
 func clusterOptions(ctx context.Context, f *Factory) (*goredis.ClusterOptions, error) {
-	t, err := ResolveLogin(ctx, f.Target)
+	t, err := f.resolvedTarget(ctx)
 	if err != nil {
 		return nil, err
 	}

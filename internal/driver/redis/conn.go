@@ -214,8 +214,8 @@ func (c *Conn) Close() error {
 }
 
 // ResolveLogin connects once and returns t set to the login form the
-// server accepts, for clients that cannot fall back by themselves
-// (go-redis): Tair's single-argument AUTH when the ACL form is refused.
+// server accepts (target.AuthForm), for clients that cannot fall back by
+// themselves (go-redis). A target whose form is known is returned as it is.
 func ResolveLogin(ctx context.Context, t target.Target) (target.Target, error) {
 	if t.Login().Fallback == "" {
 		return t, nil
@@ -224,7 +224,10 @@ func ResolveLogin(ctx context.Context, t target.Target) (target.Target, error) {
 	if err != nil {
 		return t, err
 	}
-	t.TairAuthOnly = c.tairAuth
+	t.AuthForm = target.AuthACL
+	if c.tairAuth {
+		t.AuthForm = target.AuthTair
+	}
 	return t, c.Close()
 }
 

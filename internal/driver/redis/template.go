@@ -20,6 +20,10 @@ type TemplateSpec struct {
 	// Batching wraps N commands in MULTI/EXEC; Pipeline sends N per write.
 	// At most one of them is above 0.
 	Batching, Pipeline int
+	// ServerStats samples a standalone target's INFO once a second and
+	// reconciles the template's command with INFO commandstats (a cluster
+	// is not sampled: one node's INFO is not the cluster's).
+	ServerStats bool
 }
 
 // Workload parses and compiles the template and checks the grouping.
@@ -58,10 +62,7 @@ func (w Workload) ModeName() string {
 }
 
 // Spec is the runner spec that runs the template spec's workload w against
-// t with the engine settings cfg (its OpsPerRequest is set from w). A
-// standalone target's INFO is sampled once a second and the template's
-// command reconciled with INFO commandstats; set Sampler to nil to turn
-// that off.
+// t with the engine settings cfg (its OpsPerRequest is set from w).
 func (ts TemplateSpec) Spec(name, version string, t target.Target, w Workload, cfg engine.Config) runner.Spec {
 	cfg.OpsPerRequest = w.OpsPerRequest()
 	spec := runner.Spec{
@@ -77,7 +78,7 @@ func (ts TemplateSpec) Spec(name, version string, t target.Target, w Workload, c
 		Engine:  cfg,
 		Factory: &Factory{Target: t, Workload: w},
 	}
-	if !t.Cluster { // one node's INFO is not a cluster's
+	if ts.ServerStats && !t.Cluster {
 		spec.Sampler = NewInfoSampler(t)
 		name, _, _ := strings.Cut(strings.TrimSpace(ts.Template), " ")
 		spec.Reconcile = []string{strings.ToLower(name)}

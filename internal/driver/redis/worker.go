@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/tairbench/tairbench/internal/target"
 
@@ -45,6 +46,17 @@ func (w Workload) OpsPerRequest() int {
 type Factory struct {
 	Target   target.Target
 	Workload Workload
+
+	loginOnce sync.Once
+	login     target.Target
+	loginErr  error
+}
+
+// resolvedTarget asks the server once which login form it accepts, for
+// every worker's go-redis client.
+func (f *Factory) resolvedTarget(ctx context.Context) (target.Target, error) {
+	f.loginOnce.Do(func() { f.login, f.loginErr = ResolveLogin(ctx, f.Target) })
+	return f.login, f.loginErr
 }
 
 // NewWorker connects one worker.

@@ -127,7 +127,7 @@ func TestTairAuthFallback(t *testing.T) {
 	tg := target.Target{Addr: srv.Addr(), Auth: "user:secret", Timeout: 2 * time.Second}
 	resolved, err := ResolveLogin(context.Background(), tg)
 	require.NoError(t, err)
-	assert.True(t, resolved.TairAuthOnly, "the ACL form is refused, Tair's single argument works")
+	assert.Equal(t, target.AuthTair, resolved.AuthForm, "the ACL form is refused, Tair's single argument works")
 	c, err := NewClient(context.Background(), tg, 1)
 	require.NoError(t, err)
 	defer c.Close()

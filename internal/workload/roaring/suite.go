@@ -243,7 +243,6 @@ func runCase(ctx context.Context, o Options, c Case) (CaseResult, error) {
 	t.Cluster = c.Cluster
 	seed := CaseSeed(o.Seed, c.ID)
 	spec := ts.Spec(c.ID, o.Version, t, w, engine.Config{Workers: c.Parallel, Duration: o.CaseDuration, Seed: seed})
-	spec.Sampler, spec.Reconcile = nil, nil // the suite's tables are the client's; its tests reconcile with commandstats
 	run, _, err := runner.Run(ctx, spec)
 	if err != nil {
 		return CaseResult{}, err
