@@ -71,7 +71,9 @@ func assertEverySecond(t *testing.T, run *result.Run, secs int) {
 func TestServerKilledAndRestarted(t *testing.T) {
 	r := durableRedis(t)
 	var killedAt, upAt time.Time
+	restarted := make(chan struct{})
 	time.AfterFunc(2*time.Second, func() {
+		defer close(restarted)
 		killedAt = time.Now()
 		r.Stop()
 		time.Sleep(2 * time.Second)
@@ -79,6 +81,7 @@ func TestServerKilledAndRestarted(t *testing.T) {
 		upAt = time.Now()
 	})
 	res, run := incrRun(t, r, 6)
+	<-restarted // orders the times' writes before their reads
 	assert.Equal(t, ExitRunFailed, res.code, "unreachable a third of the run: "+res.err)
 	assertEverySecond(t, run, 6)
 	truth := upAt.Sub(killedAt).Seconds() * 1000
@@ -107,9 +110,11 @@ func TestServerKilledAndRestarted(t *testing.T) {
 func TestServerKilledForGood(t *testing.T) {
 	r := durableRedis(t)
 	var killedAt time.Time
-	time.AfterFunc(2*time.Second, func() { killedAt = time.Now(); r.Stop() })
+	killed := make(chan struct{})
+	time.AfterFunc(2*time.Second, func() { defer close(killed); killedAt = time.Now(); r.Stop() })
 	start := time.Now()
 	res, run := incrRun(t, r, 5)
+	<-killed
 	end := start.Add(time.Duration(run.DurationMS * float64(time.Millisecond)))
 	assert.Equal(t, ExitRunFailed, res.code, res.err)
 	assertEverySecond(t, run, 5)

@@ -97,13 +97,14 @@ func TestElasticsearchStoppedMidRun(t *testing.T) {
 	ctx := context.Background()
 	require.NoError(t, e.Reset(ctx))
 	root, _ := filepath.Abs("../..")
-	var stopped time.Time
+	stoppedAt := make(chan time.Time, 1)
 	time.AfterFunc(1500*time.Millisecond, func() {
 		_ = exec.Command("bash", filepath.Join(root, "scripts", "elasticsearch.sh"), "stop", port).Run()
-		stopped = time.Now()
+		stoppedAt <- time.Now()
 	})
 	run, _, err := RunSearch(ctx, e, SearchOptions{Query: `{"query":{"match_all":{}}}`, Duration: 30 * time.Second, Concurrency: 2, Seed: 1})
 	require.NoError(t, err, "a stopped engine is counted, not fatal")
+	stopped := <-stoppedAt // the stop is done (and its time is read) before the run ended
 	assert.Less(t, time.Since(stopped), 5*time.Second, "the run gives up within 5 s of the stop")
 	assert.Equal(t, result.StopUnreachable, run.StopReason)
 	assert.Greater(t, run.Totals.Ops, int64(10), "queries before the stop were measured")
