@@ -19,20 +19,21 @@ import (
 // TestCapacitySearchAgreesWithASweep searches the highest rate at which a
 // command of fixed server cost keeps p99 under 5 ms, then sweeps fixed
 // rates around the answer and checks that the search landed within 10% of
-// the highest rate the sweep found to hold. The cost is DEBUG SLEEP 0.0002
-// (the server sleeps 200 µs a call, about 3,600 calls/s): a time, not CPU
+// the highest rate the sweep found to hold. The cost is DEBUG SLEEP 0.001
+// (the server sleeps 1 ms a call, under 1,000 calls/s): a time, not CPU
 // work, so that the capacity stays put while this shared machine's speed
 // drifts between the search and the sweep (a Lua loop's capacity moved 2x
-// between them).
+// between them, and with a 200 µs sleep the per-call overhead, which drifts
+// with the machine, was a third of the cost and moved it 20%).
 func TestCapacitySearchAgreesWithASweep(t *testing.T) {
 	r := testenv.StartRedis(t, "--enable-debug-command", "yes")
 	port := strconv.Itoa(r.Port)
 	const slo = "p99<5ms"
-	base := []string{"redis", "-port", port, "-p", "8", "-command", "DEBUG SLEEP 0.0002", "-q", "--no-server-stats"}
+	base := []string{"redis", "-port", port, "-p", "8", "-command", "DEBUG SLEEP 0.001", "-q", "--no-server-stats"}
 
 	jsonPath := filepath.Join(t.TempDir(), "c.json")
 	out, err := exec.Command(binary(t), append(base, "--slo", slo, "--slo-window", "3", "--slo-warmup", "0.5",
-		"--slo-start", "500", "--slo-precision", "0.05", "--json", jsonPath)...).CombinedOutput()
+		"--slo-start", "200", "--slo-precision", "0.05", "--json", jsonPath)...).CombinedOutput()
 	require.NoError(t, err, string(out))
 	f, err := os.Open(jsonPath)
 	require.NoError(t, err)
