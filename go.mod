@@ -7,6 +7,7 @@ require (
 	github.com/RoaringBitmap/roaring/v2 v2.30.0
 	github.com/blevesearch/segment v0.9.1
 	github.com/elastic/go-elasticsearch/v8 v8.19.7
+	github.com/go-ego/gse v0.80.3
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9

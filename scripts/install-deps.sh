@@ -18,6 +18,8 @@ command -v taskset >/dev/null 2>&1 || need+=(util-linux)
 command -v curl >/dev/null 2>&1 || need+=(curl)
 command -v mvn >/dev/null 2>&1 || need+=(maven)
 command -v bzip2 >/dev/null 2>&1 || need+=(bzip2)
+command -v python3 >/dev/null 2>&1 || need+=(python3)
+python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
 ls /usr/lib/jvm/java-17-openjdk-*/bin/java >/dev/null 2>&1 || need+=(openjdk-17-jre-headless)
 fi
 
@@ -33,3 +35,14 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 # Debian enables and starts the packaged redis-server; the tests start their
 # own instances on free ports and do not use it.
+
+# PyPI's jieba, the reference the embedded server's jieba analyzer is tested
+# against, into an ignored folder of the checkout (not the system's Python).
+if [ "${1:-all}" != build ]; then
+  py="$(cd "$(dirname "$0")/.." && pwd)/.cache/py"
+  if [ ! -f "$py/jieba/__init__.py" ]; then
+    echo "install-deps: installing PyPI jieba 0.42.1 into $py" >&2
+    pip=(python3 -m pip install -q --disable-pip-version-check --target "$py" jieba==0.42.1)
+    "${pip[@]}" 2>/dev/null || "${pip[@]}" --break-system-packages
+  fi
+fi

@@ -7,10 +7,13 @@ package fulltext
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/blevesearch/segment"
+
+	"github.com/tairbench/tairbench/internal/fulltext/jieba"
 )
 
 // Token is one analyzed token. Offsets are in characters, as TairSearch reports them.
@@ -139,10 +142,83 @@ func builtinAnalyzer(name string) (Analyzer, error) {
 		return chineseAnalyzer{}, nil
 	case "stop":
 		return standardAnalyzer{stop: true}, nil
-	case "jieba", "ik_smart", "ik_max_word":
-		return nil, fmt.Errorf("analyzer '%s' needs a Chinese dictionary the embedded server does not ship", name)
+	case "jieba":
+		return defaultJieba()
+	case "ik", "ik_smart", "ik_max_word":
+		return nil, fmt.Errorf("unsupported analyzer '%s' (the embedded server ships no IK dictionary; jieba is supported)", name)
 	}
 	return nil, fmt.Errorf("unknown analyzer '%s'", name)
+}
+
+// jiebaAnalyzer cuts text with jieba and keeps the words that hold a letter
+// or a digit (spaces and punctuation are not tokens), lower-cased.
+type jiebaAnalyzer struct {
+	seg *jieba.Segmenter
+	hmm bool
+}
+
+func (a jiebaAnalyzer) Analyze(text string) []Token {
+	var toks []Token
+	a.seg.Cut(text, a.hmm, func(start, end int, w string) {
+		if !strings.ContainsFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
+			return
+		}
+		toks = append(toks, Token{Term: strings.ToLower(w), Start: start, End: end, Position: len(toks)})
+	})
+	return toks
+}
+
+var builtinJieba struct {
+	once sync.Once
+	a    Analyzer
+	err  error
+}
+
+// defaultJieba is the built-in "jieba" analyzer: jieba's dictionary and
+// HMM, loaded the first time an index or TFT.ANALYZER asks for it.
+func defaultJieba() (Analyzer, error) {
+	builtinJieba.once.Do(func() {
+		seg, err := jieba.New(nil)
+		builtinJieba.a, builtinJieba.err = jiebaAnalyzer{seg: seg, hmm: true}, err
+	})
+	return builtinJieba.a, builtinJieba.err
+}
+
+// customJieba builds {"type":"jieba","userwords":[...],"use_hmm":bool}
+// (use_hmm defaults to true, as jieba's does).
+func customJieba(def map[string]any) (Analyzer, error) {
+	hmm := true
+	if v, ok := def["use_hmm"]; ok {
+		b, ok := v.(bool)
+		if !ok {
+			return nil, fmt.Errorf("use_hmm must be true or false")
+		}
+		hmm = b
+	}
+	var words []string
+	if v, ok := def["userwords"]; ok {
+		list, ok := v.([]any)
+		if !ok {
+			return nil, fmt.Errorf("userwords must be a list of strings")
+		}
+		for _, w := range list {
+			s, ok := w.(string)
+			if !ok {
+				return nil, fmt.Errorf("userwords must be a list of strings")
+			}
+			words = append(words, s)
+		}
+	}
+	for k := range def {
+		if k != "type" && k != "userwords" && k != "use_hmm" {
+			return nil, fmt.Errorf("unsupported jieba analyzer option '%s'", k)
+		}
+	}
+	seg, err := jieba.New(words)
+	if err != nil {
+		return nil, err
+	}
+	return jiebaAnalyzer{seg: seg, hmm: hmm}, nil
 }
 
 // customAnalyzer builds an analyzer from index settings:
@@ -161,6 +237,8 @@ func customAnalyzer(def map[string]any) (Analyzer, error) {
 			return keywordAnalyzer{}, nil
 		}
 		return nil, fmt.Errorf("unknown tokenizer '%s'", tok)
+	case "jieba":
+		return customJieba(def)
 	case "standard", "stop", "whitespace", "chinese", "keyword":
 		return builtinAnalyzer(typ)
 	}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -71,7 +72,11 @@ func TestSearchSpecExamples(t *testing.T) {
 				`{"tokens":[{"token":"tair","start_offset":0,"end_offset":4,"position":0},{"token":"nosql","start_offset":10,"end_offset":15,"position":3},{"token":"database","start_offset":16,"end_offset":24,"position":4}]}`, false},
 			{[]any{"tft.analyzer", "whitespace", "Redis in-memory"},
 				`{"tokens":[{"token":"Redis","start_offset":0,"end_offset":5,"position":0},{"token":"in-memory","start_offset":6,"end_offset":15,"position":1}]}`, false},
-			{[]any{"tft.analyzer", "jieba", "x"}, "Chinese dictionary", true},
+			{[]any{"tft.analyzer", "ik", "x"}, "unsupported analyzer 'ik' (the embedded server ships no IK dictionary", true},
+			{[]any{"tft.analyzer", "ik_smart", "x"}, "unsupported analyzer 'ik_smart' (", true},
+			{[]any{"tft.analyzer", "ik_max_word", "x"}, "unsupported analyzer 'ik_max_word' (", true},
+			{[]any{"tft.createindex", "ik", `{"mappings":{"properties":{"f0":{"type":"text","analyzer":"ik_smart"}}}}`}, "unsupported analyzer 'ik_smart' (", true},
+			{[]any{"tft.analyzer", "nope", "x"}, "unknown analyzer 'nope'", true},
 		},
 		"suggestions": {
 			{[]any{"tft.createindex", "i", twoText}, "OK", false},
@@ -292,4 +297,58 @@ func TestKeysAndScan(t *testing.T) {
 	ks, _, err := c.ScanType(ctx, 0, "*", 1000, "tairroaring").Result()
 	require.NoError(t, err)
 	assert.Equal(t, []string{"bm"}, ks)
+}
+
+// jiebaMapping is the spec's example mapping: a jieba field and a custom
+// jieba analyzer with user words and HMM.
+const jiebaMapping = `{"mappings":{"dynamic":"false","_source":{"enabled":true},"properties":{` +
+	`"f0":{"type":"text","analyzer":"jieba"},"f1":{"type":"text","analyzer":"my_jieba"}}},` +
+	`"settings":{"analysis":{"analyzer":{"my_jieba":{"type":"jieba","userwords":["key-value数据结构存储"],"use_hmm":true}}}}}`
+
+func TestJiebaAnalyzer(t *testing.T) {
+	_, c := start(t, Config{})
+	ctx := context.Background()
+	out, err := c.Do(ctx, "tft.analyzer", "jieba", "Redis是完全开源免费的，遵守BSD协议。").Text()
+	require.NoError(t, err)
+	assert.Contains(t, out, `{"token":"redis","start_offset":0,"end_offset":5,"position":0}`)
+	assert.Contains(t, out, `{"token":"完全","start_offset":6,"end_offset":8,"position":2}`, "offsets in characters, as Tair gives them")
+	assert.NotContains(t, out, `"，"`, "punctuation is not a token")
+
+	runSteps(t, c, []step{
+		{[]any{"tft.createindex", "zh", jiebaMapping}, "OK", false},
+		{[]any{"tft.getindex", "zh", "settings"}, `{"zh":{"settings":{"analysis":{"analyzer":{"my_jieba":{"type":"jieba","userwords":["key-value数据结构存储"],"use_hmm":true}}}}}}`, false},
+		{[]any{"tft.adddoc", "zh", `{"f0":"Redis是一个高性能的key-value数据库","f1":"Tair是一个key-value数据结构存储服务"}`, "WITH_ID", "1"}, `{"_id":"1"}`, false},
+		{[]any{"tft.adddoc", "zh", `{"f0":"我们测量了每秒查询次数和百分位延迟","f1":"数据结构"}`, "WITH_ID", "2"}, `{"_id":"2"}`, false},
+		{[]any{"tft.createindex", "bad", `{"mappings":{"properties":{"f0":{"type":"text","analyzer":"a"}}},"settings":{"analysis":{"analyzer":{"a":{"type":"jieba","use_hmm":"yes"}}}}}`}, "use_hmm must be true or false", true},
+	})
+	mappings, err := c.Do(ctx, "tft.getindex", "zh", "mappings").Text()
+	require.NoError(t, err)
+	assert.Contains(t, mappings, `"f0":{"analyzer":"jieba","boost":1.0`, "the mapping is echoed with its analyzer")
+	assert.Contains(t, mappings, `"f1":{"analyzer":"my_jieba","boost":1.0`)
+
+	ids := func(query string) []string {
+		t.Helper()
+		var res struct {
+			Hits struct {
+				Hits []struct {
+					ID string `json:"_id"`
+				} `json:"hits"`
+			} `json:"hits"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(doSearch(t, c, "zh", query)), &res), query)
+		var out []string
+		for _, h := range res.Hits.Hits {
+			out = append(out, h.ID)
+		}
+		return out
+	}
+	assert.Equal(t, []string{"1"}, ids(`{"query":{"term":{"f0":"数据库"}}}`), "found by word")
+	assert.Equal(t, []string{"2"}, ids(`{"query":{"match":{"f0":"查询次数"}}}`), "a match query is cut by the same analyzer")
+	assert.Empty(t, ids(`{"query":{"term":{"f0":"据"}}}`), "words, not single characters")
+	assert.Equal(t, []string{"1"}, ids(`{"query":{"term":{"f1":"key-value数据结构存储"}}}`), "a user word is one token")
+	assert.Equal(t, []string{"2"}, ids(`{"query":{"term":{"f1":"数据结构"}}}`))
+
+	out, err = c.Do(ctx, "tft.analyzer", "my_jieba", "Tair是一个key-value数据结构存储服务", "INDEX", "zh").Text()
+	require.NoError(t, err)
+	assert.Contains(t, out, `{"token":"key-value数据结构存储","start_offset":7,"end_offset":22,"position":3}`)
 }

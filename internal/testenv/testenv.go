@@ -311,3 +311,19 @@ func repoRoot() (string, error) {
 		dir = parent
 	}
 }
+
+// PythonJieba returns the folder holding PyPI's jieba (for PYTHONPATH),
+// which scripts/install-deps.sh installs under .cache/py.
+func PythonJieba(t testing.TB) string {
+	t.Helper()
+	Integration(t)
+	root, err := repoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, ".cache", "py")
+	if _, err := os.Stat(filepath.Join(dir, "jieba", "__init__.py")); err != nil {
+		t.Fatalf("PyPI jieba not found in %s: run 'make test' (scripts/install-deps.sh installs it) or set %s=1 to skip integration tests", dir, SkipVar)
+	}
+	return dir
+}

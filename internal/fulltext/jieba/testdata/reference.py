@@ -1,0 +1,17 @@
+# Cuts sentences with PyPI's jieba (the reference segmenter) for jieba_test.go.
+# stdin: {"dict": path, "hmm": bool, "userwords": [...], "sentences": [...]}
+# stdout: one JSON list of words per sentence.
+import json
+import logging
+import sys
+
+import jieba
+
+jieba.setLogLevel(logging.WARNING)
+req = json.load(sys.stdin)
+tk = jieba.Tokenizer(dictionary=req["dict"])
+tk.initialize()
+for w in req["userwords"]:
+    tk.add_word(w)
+out = [list(tk.cut(s, HMM=req["hmm"])) for s in req["sentences"]]
+json.dump(out, sys.stdout, ensure_ascii=False)
