@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -46,6 +47,7 @@ type Index struct {
 	ids     map[string]uint32
 	docs    [][]byte // stored source by doc number; nil when deleted
 	docIDs  []string
+	seqs    []uint64 // each document's place in the process-wide insertion order
 	live    *roaring.Bitmap
 	fields  map[string]*fieldData
 	autoID  uint64
@@ -61,6 +63,11 @@ type cached struct {
 	reply   []byte
 	expires time.Time
 }
+
+// insertions numbers documents in the order they were written, across
+// indexes: ties between hits, and sorts on _doc, follow it, so that
+// TFT.MSEARCH merges several indexes in one order whatever order they are named in.
+var insertions atomic.Uint64
 
 // CacheTTL is how long TFT.SEARCH … use_cache serves a cached reply.
 const CacheTTL = 5 * time.Second
@@ -190,6 +197,7 @@ func (ix *Index) Add(id string, src []byte) error {
 	d := uint32(len(ix.docs))
 	ix.docs = append(ix.docs, stored)
 	ix.docIDs = append(ix.docIDs, id)
+	ix.seqs = append(ix.seqs, insertions.Add(1))
 	ix.ids[id] = d
 	ix.live.Add(d)
 	ix.srcSize += int64(len(stored) + len(id))

@@ -38,15 +38,8 @@ func MSearch(indexes []*Index, raw []byte) ([]byte, error) {
 		results = append(results, res)
 	}
 	less, scored := r.ranker(indexes[0])
-	sort.SliceStable(all, func(i, j int) bool {
-		if less(all[i], all[j]) != less(all[j], all[i]) {
-			return less(all[i], all[j])
-		}
-		if all[i].ix != all[j].ix {
-			return all[i].ix.Name < all[j].ix.Name
-		}
-		return all[i].doc < all[j].doc
-	})
+	// less is total: ties end in the global insertion order.
+	sort.Slice(all, func(i, j int) bool { return less(all[i], all[j]) })
 	if len(all) > r.size {
 		all = all[:r.size]
 	}

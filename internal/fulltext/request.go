@@ -2,6 +2,7 @@ package fulltext
 
 import (
 	"bytes"
+	"cmp"
 	"container/heap"
 	"encoding/json"
 	"fmt"
@@ -188,6 +189,9 @@ type hit struct {
 
 func (h hit) id() string { return h.ix.docIDs[h.doc] }
 
+// seq is the hit's place in the insertion order of all indexes.
+func (h hit) seq() uint64 { return h.ix.seqs[h.doc] }
+
 // result is what a search produced.
 type result struct {
 	ix       *Index
@@ -222,7 +226,7 @@ func (r *Request) ranker(ix *Index) (func(a, b hit) bool, bool) {
 			if a.score != b.score {
 				return a.score > b.score
 			}
-			return a.id() < b.id()
+			return a.seq() < b.seq()
 		}, true
 	}
 	sorts := r.sorts
@@ -233,7 +237,7 @@ func (r *Request) ranker(ix *Index) (func(a, b hit) bool, bool) {
 				return c < 0
 			}
 		}
-		return a.id() < b.id()
+		return a.seq() < b.seq()
 	}, false
 }
 
@@ -247,7 +251,7 @@ func compareBy(ix *Index, s sortSpec, a, b hit) int {
 	case "_score":
 		return sign * cmpFloat(a.score, b.score)
 	case "_doc":
-		return sign * cmpFloat(float64(a.doc), float64(b.doc))
+		return sign * cmp.Compare(a.seq(), b.seq())
 	}
 	fd := ix.field(s.field)
 	if fd == nil {

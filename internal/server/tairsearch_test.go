@@ -224,6 +224,91 @@ func TestMSearchAndCRC(t *testing.T) {
 	assert.Contains(t, cursor, `"keys_cursor":{"{idx}_1":2,"{idx}_2":2}`)
 }
 
+// hitIDs returns "index/id" for every hit of a search reply.
+func hitIDs(t *testing.T, reply string) []string {
+	t.Helper()
+	var res struct {
+		Hits struct {
+			Hits []struct {
+				Index string `json:"_index"`
+				ID    string `json:"_id"`
+			} `json:"hits"`
+		} `json:"hits"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(reply), &res), reply)
+	var out []string
+	for _, h := range res.Hits.Hits {
+		out = append(out, h.Index+"/"+h.ID)
+	}
+	return out
+}
+
+// TestMSearchMergeOrder: hits of several indexes come in one order, by the
+// requested sort and then by global insertion order, whatever order the
+// indexes are named in, and keys_cursor pages continue it.
+func TestMSearchMergeOrder(t *testing.T) {
+	_, c := start(t, Config{})
+	ctx := context.Background()
+	msearch := func(query string, keys ...string) []string {
+		t.Helper()
+		args := []any{"tft.msearch", len(keys)}
+		for _, k := range keys {
+			args = append(args, k)
+		}
+		out, err := c.Do(ctx, append(args, query)...).Text()
+		require.NoError(t, err)
+		return hitIDs(t, out)
+	}
+	for _, k := range []string{"i1", "i2"} {
+		require.NoError(t, c.Do(ctx, "tft.createindex", k, twoText).Err())
+	}
+	// Written in the order 00001, 00002 (to i1), then 00003, 00004 (to i2).
+	for _, d := range [][2]string{{"i1", "00001"}, {"i1", "00002"}, {"i2", "00003"}, {"i2", "00004"}} {
+		require.NoError(t, c.Do(ctx, "tft.adddoc", d[0], `{"f0":"redis"}`, "WITH_ID", d[1]).Err())
+	}
+	byDoc := `{"sort":[{"_doc":{"order":"asc"}}]}`
+	want := []string{"i1/00001", "i1/00002", "i2/00003", "i2/00004"}
+	assert.Equal(t, want, msearch(byDoc, "i1", "i2"))
+	assert.Equal(t, want, msearch(byDoc, "i2", "i1"), "the order of the keys does not matter")
+	assert.Equal(t, []string{"i2/00004", "i2/00003", "i1/00002", "i1/00001"}, msearch(`{"sort":[{"_doc":{"order":"desc"}}]}`, "i1", "i2"))
+
+	// Three indexes given documents 1, 2, 3 in that order; the query matches 1
+	// and 3 with equal scores.
+	for _, k := range []string{"key0", "key1", "key2"} {
+		require.NoError(t, c.Do(ctx, "tft.createindex", k, twoText).Err())
+		for _, d := range [][2]string{{"1", "tair redis"}, {"2", "other words"}, {"3", "tair redis"}} {
+			require.NoError(t, c.Do(ctx, "tft.adddoc", k, `{"f0":"`+d[1]+`"}`, "WITH_ID", d[0]).Err())
+		}
+	}
+	match := `{"query":{"match":{"f0":"tair"}}}`
+	all := []string{"key0/1", "key0/3", "key1/1", "key1/3", "key2/1", "key2/3"}
+	assert.Equal(t, all, msearch(match, "key0", "key1", "key2"))
+	assert.Equal(t, all, msearch(match, "key2", "key0", "key1"))
+	// Pages of two through keys_cursor continue the same order.
+	var paged []string
+	cursor := `{"key0":0,"key1":0,"key2":0}`
+	for range 3 {
+		out, err := c.Do(ctx, "tft.msearch", 3, "key1", "key2", "key0",
+			`{"size":2,"query":{"match":{"f0":"tair"}},"keys_cursor":`+cursor+`,"reply_with_keys_cursor":true}`).Text()
+		require.NoError(t, err)
+		paged = append(paged, hitIDs(t, out)...)
+		var aux struct {
+			Aux struct {
+				Cursor json.RawMessage `json:"keys_cursor"`
+			} `json:"aux_info"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(out), &aux))
+		cursor = string(aux.Aux.Cursor)
+	}
+	assert.Equal(t, all, paged)
+	// The spec's page: cursors {key0:2,key1:1,key2:0}, size 2.
+	out, err := c.Do(ctx, "tft.msearch", 3, "key0", "key1", "key2",
+		`{"size":2,"query":{"match":{"f0":"tair"}},"keys_cursor":{"key0":2,"key1":1,"key2":0},"reply_with_keys_cursor":true}`).Text()
+	require.NoError(t, err)
+	assert.Equal(t, []string{"key1/3", "key2/1"}, hitIDs(t, out))
+	assert.Contains(t, out, `"keys_cursor":{"key0":2,"key1":2,"key2":1}`)
+}
+
 func TestSearchInTransactionsAndMemory(t *testing.T) {
 	_, c := start(t, Config{})
 	ctx := context.Background()
