@@ -26,7 +26,8 @@ import (
 type redisOptions struct {
 	target     targetFlags
 	out        outputFlags
-	command    string
+	commands   []string
+	ratio      string
 	parallel   int
 	count      int64
 	duration   time.Duration
@@ -52,6 +53,9 @@ func newRedisCmd(a *app) *cobra.Command {
 		Aliases: []string{"bench"},
 		Short:   "Run a command template against a Tair or Redis server (the whitepaper's tool)",
 		Long: `Run one command template from -p connections for -d seconds (or -c commands).
+Several -command flags make a mixed workload: each request draws one of them,
+by the weights of --ratio (memtier's 1:1 form; equal weights by default), and
+the summary and JSON keep every statistic per command as well as in total.
 
 Placeholders: __RAND__ and __RAND2__ draw from [0, -r) and [0, -r2);
 __RAND3__ … __RAND9__ take their range from --rand 3=SIZE[:uniform|zipf[:THETA]|seq];
@@ -70,7 +74,8 @@ run completed but at least half of its commands failed.`,
 	fs := cmd.Flags()
 	fs.SortFlags = false
 	o.target.register(fs)
-	fs.StringVar(&o.command, "command", "TR.GETBIT foo-__RAND__ __RAND2__", "command template")
+	fs.StringArrayVar(&o.commands, "command", []string{"TR.GETBIT foo-__RAND__ __RAND2__"}, "command template; repeat for a mixed workload")
+	fs.StringVar(&o.ratio, "ratio", "", "weights of the -command templates, as 1:3 (default: equal)")
 	fs.IntVarP(&o.parallel, "parallel", "p", 4, "connections (one worker each)")
 	fs.Int64VarP(&o.count, "count", "c", 0, "total commands; stops the run (overrides -d)")
 	fs.VarP(seconds{&o.duration}, "duration", "d", "duration in seconds (or 1m30s)")
@@ -170,7 +175,11 @@ func runRedis(ctx context.Context, fs *pflag.FlagSet, o *redisOptions, a *app) e
 	if err != nil {
 		return err
 	}
-	r := &redisRun{o: o, a: a, ts: redis.TemplateSpec{Template: o.command, Options: opts, Batching: o.batching,
+	mix, err := mixOf(o.commands, o.ratio)
+	if err != nil {
+		return err
+	}
+	r := &redisRun{o: o, a: a, ts: redis.TemplateSpec{Template: o.commands[0], Mix: mix, Options: opts, Batching: o.batching,
 		Pipeline: o.pipeline, ServerStats: !o.noServer}}
 	if r.w, err = r.ts.Workload(); err != nil {
 		return err
@@ -198,7 +207,7 @@ func runRedis(ctx context.Context, fs *pflag.FlagSet, o *redisOptions, a *app) e
 	case o.rate > 0:
 		loop = fmt.Sprintf("open-loop at %.0f requests/s (%s)", o.rate, o.arrivals)
 	}
-	fmt.Fprintf(a.Err, "tairbench %s → %s, %d connections, %s, %s, seed %d\n", o.command, tg.Addr, o.parallel, r.w.ModeName(), loop, r.seed)
+	fmt.Fprintf(a.Err, "tairbench %s → %s, %d connections, %s, %s, seed %d\n", describeMix(o.commands, mix), tg.Addr, o.parallel, r.w.ModeName(), loop, r.seed)
 	if o.slo.given() {
 		return runCapacity(ctx, r, slo)
 	}
@@ -211,6 +220,50 @@ func runRedis(ctx context.Context, fs *pflag.FlagSet, o *redisOptions, a *app) e
 		return err
 	}
 	return finish(a, run, hist, &o.out, o.allowError)
+}
+
+// mixOf turns several templates and a ratio ("1:3") into a mixed
+// workload; one template is not a mix.
+func mixOf(commands []string, ratio string) ([]redis.MixEntry, error) {
+	if len(commands) == 0 {
+		return nil, errors.New("need a -command")
+	}
+	weights := make([]int, len(commands))
+	for i := range weights {
+		weights[i] = 1
+	}
+	if ratio != "" {
+		parts := strings.Split(ratio, ":")
+		if len(parts) != len(commands) {
+			return nil, fmt.Errorf("--ratio %q has %d weights for %d -command templates", ratio, len(parts), len(commands))
+		}
+		for i, p := range parts {
+			n, err := strconv.Atoi(strings.TrimSpace(p))
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("--ratio %q: weights are whole numbers of 0 or more", ratio)
+			}
+			weights[i] = n
+		}
+	}
+	if len(commands) == 1 {
+		return nil, nil
+	}
+	mix := make([]redis.MixEntry, len(commands))
+	for i, c := range commands {
+		mix[i] = redis.MixEntry{Template: c, Weight: weights[i]}
+	}
+	return mix, nil
+}
+
+func describeMix(commands []string, mix []redis.MixEntry) string {
+	if len(mix) == 0 {
+		return commands[0]
+	}
+	parts := make([]string, len(mix))
+	for i, m := range mix {
+		parts[i] = fmt.Sprintf("%d× %s", m.Weight, m.Template)
+	}
+	return strings.Join(parts, " | ")
 }
 
 // runCapacity searches the highest rate that meets --slo.

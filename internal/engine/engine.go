@@ -27,6 +27,11 @@ type Step struct {
 	Err []byte
 	// Aborted is set when a transaction was not executed.
 	Aborted bool
+	// Op is the operation type of the request, an index into
+	// Config.Operations (0 when the run has one type).
+	Op int
+	// Misses is the number of replies that found nothing (a null, an empty array).
+	Misses int
 }
 
 // Worker sends requests on its own connection. Prepare builds the next
@@ -77,6 +82,9 @@ type Config struct {
 	Rate float64
 	// Arrivals is ArrivalsConstant (default) or ArrivalsPoisson.
 	Arrivals string
+	// Operations names the operation types of a mixed run (workers set
+	// Step.Op); with two or more, every statistic is also kept per type.
+	Operations []string
 }
 
 // preciseSleep turns off the precise sleeper (tests in a synctest bubble
@@ -188,6 +196,7 @@ func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
 	if cfg.Rate > 0 {
 		agg.EnableCorrected()
 	}
+	agg.SetOperations(cfg.Operations)
 	var deadline time.Time
 	if cfg.Duration > 0 {
 		deadline = agg.Start().Add(cfg.Duration)
@@ -286,6 +295,7 @@ func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
 						rec.Error(t1, stats.Connect, []byte(err.Error()), 0)
 					} else {
 						rec.Error(t1, stats.Lost, []byte(err.Error()), cfg.OpsPerRequest)
+						rec.LostOp(t1, st.Op, cfg.OpsPerRequest)
 					}
 					if !down {
 						down = true
@@ -311,10 +321,13 @@ func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
 					return
 				}
 				rec.Record(t1, t1.Sub(t0), st.Ops, st.Failed)
+				var corrected time.Duration
 				if sched != nil {
-					rec.RecordCorrected(t1.Sub(intended))
+					corrected = t1.Sub(intended)
+					rec.RecordCorrected(corrected)
 					prevDone = t1
 				}
+				rec.RecordOp(st.Op, t1.Sub(t0), corrected, st.Ops, st.Failed, st.Misses)
 				if st.Aborted {
 					rec.Aborted()
 				}

@@ -198,6 +198,9 @@ func Text(w io.Writer, r *result.Run, hist *hdr.Histogram) error {
 		fmt.Fprintf(&b, "latency ms   avg %s  p50 %s  p90 %s  p99 %s  p99.9 %s  max %s  (%s)\n",
 			ms(l.Mean), ms(l.P50), ms(l.P90), ms(l.P99), ms(l.P999), ms(l.Max), unit)
 	}
+	if len(r.Operations) > 0 {
+		writeOperations(&b, r.Operations)
+	}
 	if sc := t.Schedule; sc != nil {
 		fmt.Fprintf(&b, "schedule     --rate %.0f/s %s, sent %.1f/s; %d requests started behind schedule (mean %.1f ms, max %.1f ms) waiting for replies; %d sends were late in the client (max %.1f ms)\n",
 			sc.Rate, sc.Arrivals, sc.AchievedRate, sc.Behind, sc.BehindMeanMS, sc.BehindMaxMS, sc.ClientLags, sc.ClientLagMaxMS)
@@ -228,6 +231,18 @@ func Text(w io.Writer, r *result.Run, hist *hdr.Histogram) error {
 	WriteWarnings(&b, warn)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeOperations prints a mixed run's table, one row per operation type.
+func writeOperations(b *strings.Builder, ops []result.Operation) {
+	b.WriteString("operations   by type (latency ms; misses: replies that found nothing)\n")
+	fmt.Fprintf(b, "  %-12s %6s %12s %10s %8s %10s %8s %8s %8s %8s %8s\n",
+		"type", "weight", "ops", "ops/s", "errors", "misses", "avg", "p50", "p99", "p99.9", "max")
+	for _, o := range ops {
+		l := o.Latency
+		fmt.Fprintf(b, "  %-12s %6d %12d %10.0f %8d %10d %8s %8s %8s %8s %8s\n",
+			clip(o.Name, 12), o.Weight, o.Ops, o.OpsPerSec, o.Errors, o.Misses, ms(l.Mean), ms(l.P50), ms(l.P99), ms(l.P999), ms(l.Max))
+	}
 }
 
 // writeServer summarizes the server's own timeline.

@@ -35,6 +35,9 @@ type Spec struct {
 	Reconcile []string
 	// Log receives a line when the server's statistics cannot be read.
 	Log io.Writer
+	// Operations describes a mixed workload's operation types (name,
+	// command, weight), in the order of Engine.Operations; nil otherwise.
+	Operations []result.Operation
 }
 
 // Run executes the spec. It returns the result and the merged histogram.
@@ -114,6 +117,12 @@ func assemble(s Spec, res *engine.Result, server *result.ServerTimeline) *result
 		c.Saturated = c.CPUUtil >= 0.9*float64(cores) && res.CPU.Wall > 200*time.Millisecond
 	}
 	r.Client = c
+	for i, o := range snap.Operations {
+		if i < len(s.Operations) {
+			o.Command, o.Weight = s.Operations[i].Command, s.Operations[i].Weight
+		}
+		r.Operations = append(r.Operations, o)
+	}
 	r.Availability = res.Availability
 	r.Server = server
 	if enc, err := snap.Histogram.Encode(hdr.V2CompressedEncodingCookieBase); err == nil {

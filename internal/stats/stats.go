@@ -60,7 +60,7 @@ func NewHistogram() *hdr.Histogram { return hdr.New(LowestUS, HighestUS, SigFigs
 // counters are the additive parts of a recorder's state.
 type counters struct {
 	ops, requests, errors, transport, aborted, overflow, samples int64
-	sumNS, late, connectFailures, lost                           int64
+	sumNS, late, connectFailures, lost, misses                   int64
 	// Open-loop runs: latency from the intended start, requests that
 	// started behind schedule, and wakeups the client itself missed.
 	sumCorrectedNS, behind, behindNS, behindMaxNS, lags, lagMaxNS int64
@@ -78,6 +78,7 @@ func (c *counters) add(o counters) {
 	c.late += o.late
 	c.connectFailures += o.connectFailures
 	c.lost += o.lost
+	c.misses += o.misses
 	c.sumCorrectedNS += o.sumCorrectedNS
 	c.behind += o.behind
 	c.behindNS += o.behindNS
@@ -100,6 +101,80 @@ type Recorder struct {
 	index     int
 	warmOps   int64
 	lastWarm  bool // the last Record fell in the warm-up
+	// ops splits a mixed run by operation type (nil for one type).
+	ops []opPart
+}
+
+// opPart is one operation type's share of a recorder, an interval or the run.
+type opPart struct {
+	c         counters // ops, requests, errors, misses, samples, sumNS, sumCorrectedNS
+	hist      *hdr.Histogram
+	corrected *hdr.Histogram
+}
+
+func (p *opPart) reset() {
+	p.c = counters{}
+	if p.hist != nil {
+		p.hist.Reset()
+	}
+	if p.corrected != nil {
+		p.corrected.Reset()
+	}
+}
+
+// merge adds o into p, creating p's histograms on first use.
+func (p *opPart) merge(o *opPart) {
+	p.c.add(o.c)
+	if o.c.samples == 0 {
+		return
+	}
+	if p.hist == nil {
+		p.hist = NewHistogram()
+	}
+	p.hist.Merge(o.hist)
+	if o.corrected != nil && o.corrected.TotalCount() > 0 {
+		if p.corrected == nil {
+			p.corrected = NewHistogram()
+		}
+		p.corrected.Merge(o.corrected)
+	}
+}
+
+func clampUS(d time.Duration) int64 { return min(max(d.Microseconds(), LowestUS), HighestUS) }
+
+// RecordOp adds what Record (and RecordCorrected) just recorded to
+// operation type op, with misses, the replies that found nothing (a null or
+// an empty array); corrected is 0 for closed-loop runs. Call it right after
+// Record.
+func (r *Recorder) RecordOp(op int, lat, corrected time.Duration, ops, failed, misses int) {
+	if r.lastWarm {
+		return
+	}
+	r.cur.misses += int64(misses)
+	if r.ops == nil || op < 0 || op >= len(r.ops) {
+		return
+	}
+	p := &r.ops[op]
+	_ = p.hist.RecordValue(clampUS(lat))
+	p.c.samples++
+	p.c.requests++
+	p.c.ops += int64(ops)
+	p.c.errors += int64(failed)
+	p.c.misses += int64(misses)
+	p.c.sumNS += int64(lat)
+	if corrected > 0 && p.corrected != nil {
+		_ = p.corrected.RecordValue(clampUS(corrected))
+		p.c.sumCorrectedNS += int64(corrected)
+	}
+}
+
+// LostOp counts the commands of a request of operation type op that was
+// lost on its connection at now (after Error counted them in the totals).
+func (r *Recorder) LostOp(now time.Time, op, commands int) {
+	if r.ops == nil || op < 0 || op >= len(r.ops) || now.Before(r.agg.start) {
+		return
+	}
+	r.ops[op].c.errors += int64(commands)
 }
 
 // Record records one request of ops commands that completed at end after lat.
@@ -212,7 +287,10 @@ func (r *Recorder) Aborted() {
 // flushAt hands the current interval to the aggregator and starts the
 // interval that contains now.
 func (r *Recorder) flushAt(now time.Time) {
-	r.agg.merge(r.index, r.hist, r.corrected, r.cur, r.errs, r.warmOps)
+	r.agg.merge(r.index, r.hist, r.corrected, r.cur, r.errs, r.warmOps, r.ops)
+	for i := range r.ops {
+		r.ops[i].reset()
+	}
 	r.hist.Reset()
 	if r.corrected != nil {
 		r.corrected.Reset()
@@ -234,6 +312,7 @@ type interval struct {
 	c         counters
 	hist      *hdr.Histogram
 	corrected *hdr.Histogram
+	ops       []opPart
 	closed    bool
 	sum       result.Interval
 }
@@ -254,6 +333,9 @@ type Aggregator struct {
 	errOrder       []string
 	series         map[int]*interval
 	maxIndex       int
+	// opNames names the operation types of a mixed run; ops are their totals.
+	opNames []string
+	ops     []opPart
 }
 
 // NewAggregator returns an aggregator whose measurement starts at start
@@ -276,6 +358,17 @@ func NewAggregator(start time.Time, tick time.Duration) *Aggregator {
 // from the intended start (open-loop runs). Call it before NewRecorder.
 func (a *Aggregator) EnableCorrected() { a.totalCorrected = NewHistogram() }
 
+// SetOperations splits the run by operation type (a mixed run); names are
+// the types, indexed as RecordOp's op. Call it before NewRecorder. One
+// name, or none, keeps the run unsplit.
+func (a *Aggregator) SetOperations(names []string) {
+	if len(names) < 2 {
+		return
+	}
+	a.opNames = names
+	a.ops = make([]opPart, len(names))
+}
+
 // Start returns the start of measurement.
 func (a *Aggregator) Start() time.Time { return a.start }
 
@@ -284,6 +377,15 @@ func (a *Aggregator) NewRecorder() *Recorder {
 	r := &Recorder{agg: a, hist: NewHistogram(), errs: map[string]*group{}}
 	if a.totalCorrected != nil {
 		r.corrected = NewHistogram()
+	}
+	if a.opNames != nil {
+		r.ops = make([]opPart, len(a.opNames))
+		for i := range r.ops {
+			r.ops[i].hist = NewHistogram()
+			if a.totalCorrected != nil {
+				r.ops[i].corrected = NewHistogram()
+			}
+		}
 	}
 	r.index = a.indexOf(time.Now())
 	r.nextFlush = a.start.Add(time.Duration(r.index+1) * a.interval)
@@ -297,7 +399,7 @@ func (a *Aggregator) indexOf(t time.Time) int {
 	return int(t.Sub(a.start) / a.interval)
 }
 
-func (a *Aggregator) merge(index int, h, corrected *hdr.Histogram, c counters, errs map[string]*group, warm int64) {
+func (a *Aggregator) merge(index int, h, corrected *hdr.Histogram, c counters, errs map[string]*group, warm int64, ops []opPart) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.warmOps += warm
@@ -323,6 +425,9 @@ func (a *Aggregator) merge(index int, h, corrected *hdr.Histogram, c counters, e
 			a.totalCorrected.Merge(corrected)
 		}
 	}
+	for i := range ops {
+		a.ops[i].merge(&ops[i])
+	}
 	if index < 0 {
 		return
 	}
@@ -332,6 +437,9 @@ func (a *Aggregator) merge(index int, h, corrected *hdr.Histogram, c counters, e
 		if corrected != nil {
 			iv.corrected = NewHistogram()
 		}
+		if a.opNames != nil {
+			iv.ops = make([]opPart, len(a.opNames))
+		}
 		a.series[index] = iv
 	}
 	iv.c.add(c)
@@ -339,6 +447,13 @@ func (a *Aggregator) merge(index int, h, corrected *hdr.Histogram, c counters, e
 		iv.hist.Merge(h)
 		if corrected != nil {
 			iv.corrected.Merge(corrected)
+		}
+	}
+	for i := range ops {
+		if iv.closed {
+			iv.ops[i].c.add(ops[i].c) // counts only: the latencies were summarized
+		} else {
+			iv.ops[i].merge(&ops[i])
 		}
 	}
 	if index > a.maxIndex {
@@ -380,10 +495,33 @@ func (a *Aggregator) closeLocked(index int) result.Interval {
 	}
 	if !iv.closed {
 		iv.sum = summarize(index, iv.c, iv.hist, iv.corrected, a.interval)
+		if a.opNames != nil {
+			if iv.ops == nil {
+				iv.ops = make([]opPart, len(a.opNames))
+			}
+			iv.sum.Operations = make([]result.IntervalOperation, len(a.opNames))
+			for i, name := range a.opNames {
+				o := result.IntervalOperation{Name: name}
+				if p := &iv.ops[i]; p.c.samples > 0 && p.hist != nil {
+					f := func(v float64) *float64 { return &v }
+					o.MeanUS = f(float64(p.c.sumNS) / float64(p.c.samples) / 1e3)
+					o.P50US = f(float64(p.hist.ValueAtQuantile(50)))
+					o.P99US = f(float64(p.hist.ValueAtQuantile(99)))
+				}
+				iv.sum.Operations[i] = o
+				iv.ops[i].hist, iv.ops[i].corrected = nil, nil
+			}
+		}
 		iv.closed = true
 		iv.hist, iv.corrected = nil, nil
 	}
 	s := iv.sum
+	if s.Operations != nil {
+		s.Operations = append([]result.IntervalOperation(nil), s.Operations...)
+		for i := range s.Operations {
+			s.Operations[i].Ops, s.Operations[i].Errors, s.Operations[i].Misses = iv.ops[i].c.ops, iv.ops[i].c.errors, iv.ops[i].c.misses
+		}
+	}
 	s.Ops, s.Requests, s.Errors = iv.c.ops, iv.c.requests, iv.c.errors
 	s.TransportErrors, s.ConnectFailures = iv.c.transport, iv.c.connectFailures
 	s.OpsPerSec = float64(iv.c.ops) / a.interval.Seconds()
@@ -423,6 +561,9 @@ type Snapshot struct {
 	Histogram *hdr.Histogram
 	// Corrected is the histogram of latency from the intended start (open-loop runs; nil otherwise).
 	Corrected *hdr.Histogram
+	// Operations splits a mixed run by operation type (nil otherwise);
+	// their histograms are encoded.
+	Operations []result.Operation
 	// Silent lists the whole intervals of the measured time in which no
 	// request got a reply.
 	Silent []int
@@ -435,7 +576,7 @@ func (a *Aggregator) Snapshot(elapsed time.Duration) Snapshot {
 	c := a.totals
 	t := result.Totals{
 		Ops: c.ops, Requests: c.requests, Errors: c.errors, TransportErrors: c.transport, ConnectFailures: c.connectFailures,
-		LostOps: c.lost,
+		LostOps: c.lost, Misses: c.misses,
 		Aborted: c.aborted, Overflow: c.overflow, WarmupOps: a.warmOps, AfterDeadlineOps: c.late, LatencyUnit: "us",
 		HistogramRangeUS: HighestUS,
 	}
@@ -463,6 +604,24 @@ func (a *Aggregator) Snapshot(elapsed time.Duration) Snapshot {
 	s := Snapshot{Totals: t, Histogram: hdr.Import(a.total.Export())}
 	if a.totalCorrected != nil {
 		s.Corrected = hdr.Import(a.totalCorrected.Export())
+	}
+	for i, name := range a.opNames {
+		p := &a.ops[i]
+		o := result.Operation{Name: name, Ops: p.c.ops, Requests: p.c.requests, Errors: p.c.errors, Misses: p.c.misses}
+		if elapsed > 0 {
+			o.OpsPerSec = float64(p.c.ops) / elapsed.Seconds()
+		}
+		if p.c.samples > 0 && p.hist != nil {
+			o.Latency = latency(p.hist, p.c.sumNS, p.c.samples)
+			if enc, err := p.hist.Encode(hdr.V2CompressedEncodingCookieBase); err == nil {
+				o.Histogram = string(enc)
+			}
+			if p.corrected != nil && p.corrected.TotalCount() > 0 {
+				l := latency(p.corrected, p.c.sumCorrectedNS, p.corrected.TotalCount())
+				o.CorrectedLatency = &l
+			}
+		}
+		s.Operations = append(s.Operations, o)
 	}
 	for _, key := range a.errOrder {
 		s.Errors = append(s.Errors, *a.errs[key])

@@ -149,3 +149,60 @@ func BenchmarkRecord(b *testing.B) {
 		r.Record(now, 150*time.Microsecond, 1, 0)
 	}
 }
+
+func TestOperationsSplitTheRun(t *testing.T) {
+	start := time.Now()
+	a := NewAggregator(start, time.Second)
+	a.SetOperations([]string{"SET", "GET"})
+	r1, r2 := a.NewRecorder(), a.NewRecorder()
+	rec := func(r *Recorder, at time.Duration, op int, lat time.Duration, misses int) {
+		r.Record(start.Add(at), lat, 1, 0)
+		r.RecordOp(op, lat, 0, 1, 0, misses)
+	}
+	for range 100 { // completion times in order, as a worker sees them
+		rec(r1, 500*time.Millisecond, 0, time.Millisecond, 0)   // SET, second 0
+		rec(r2, 500*time.Millisecond, 1, 2*time.Millisecond, 1) // GET miss, second 0
+	}
+	for range 100 {
+		rec(r1, 1500*time.Millisecond, 1, 4*time.Millisecond, 0) // GET hit, second 1
+	}
+	r2.Error(start.Add(1600*time.Millisecond), Lost, []byte("EOF"), 1)
+	r2.LostOp(start.Add(1600*time.Millisecond), 1, 1)
+	r1.Flush()
+	r2.Flush()
+	s := a.Snapshot(2 * time.Second)
+	require.Len(t, s.Operations, 2)
+	set, get := s.Operations[0], s.Operations[1]
+	assert.Equal(t, "SET", set.Name)
+	assert.Equal(t, int64(100), set.Ops)
+	assert.Equal(t, int64(200), get.Ops)
+	assert.Equal(t, int64(100), get.Misses)
+	assert.Equal(t, int64(100), s.Totals.Misses)
+	assert.Equal(t, int64(1), get.Errors, "a lost request counts against its operation")
+	assert.InDelta(t, 1000, set.Latency.P99, 2)
+	assert.InDelta(t, 4000, get.Latency.P99, 5)
+	assert.InDelta(t, 100, get.OpsPerSec, 1e-9)
+	assert.NotEmpty(t, set.Histogram)
+	require.Len(t, s.Series, 2)
+	for i, want := range [][2]int64{{100, 100}, {0, 100}} {
+		ops := s.Series[i].Operations
+		require.Len(t, ops, 2)
+		assert.Equal(t, want[0], ops[0].Ops, "second %d SET", i)
+		assert.Equal(t, want[1], ops[1].Ops, "second %d GET", i)
+	}
+	assert.Nil(t, s.Series[1].Operations[0].P99US, "no SET in second 1: no latency, not 0")
+	assert.InDelta(t, 2000, *s.Series[0].Operations[1].P99US, 3)
+}
+
+func TestOneOperationIsNotSplit(t *testing.T) {
+	a := NewAggregator(time.Now(), time.Second)
+	a.SetOperations([]string{"GET"})
+	r := a.NewRecorder()
+	r.Record(time.Now(), time.Millisecond, 1, 0)
+	r.RecordOp(0, time.Millisecond, 0, 1, 0, 1)
+	r.Flush()
+	s := a.Snapshot(time.Second)
+	assert.Nil(t, s.Operations)
+	assert.Equal(t, int64(1), s.Totals.Misses)
+	assert.Nil(t, s.Series[0].Operations)
+}

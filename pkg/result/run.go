@@ -30,6 +30,43 @@ type Run struct {
 	// HistogramCorrected is the same for latency from the intended start
 	// (open-loop runs only).
 	HistogramCorrected string `json:"histogram_corrected_hdr,omitempty"`
+	// Operations splits a mixed run (several commands drawn by weight) by
+	// operation type; absent when the run sent one kind of command.
+	Operations []Operation `json:"operations,omitempty"`
+}
+
+// Operation is one operation type of a mixed run: its share of the counts
+// and its own latency distribution. A request (one command, pipeline or
+// batch) carries commands of one type.
+type Operation struct {
+	// Name is the operation's name ("SET", "GET", "READ", …).
+	Name string `json:"name"`
+	// Command is its command template; Weight its share of the draws.
+	Command string `json:"command,omitempty"`
+	Weight  int    `json:"weight"`
+	// Ops, Requests and Errors count as the run's Totals do; Misses counts
+	// replies that found nothing (a null, or an empty array).
+	Ops       int64   `json:"ops"`
+	Requests  int64   `json:"requests"`
+	Errors    int64   `json:"errors"`
+	Misses    int64   `json:"misses"`
+	OpsPerSec float64 `json:"ops_per_sec"`
+	Latency   Latency `json:"latency_us"`
+	// CorrectedLatency is from the intended start (open-loop runs only).
+	CorrectedLatency *Latency `json:"latency_corrected_us,omitempty"`
+	// Histogram is the operation's HdrHistogram, encoded as Run.Histogram.
+	Histogram string `json:"histogram_hdr"`
+}
+
+// IntervalOperation is one operation type's part of one second.
+type IntervalOperation struct {
+	Name   string   `json:"name"`
+	Ops    int64    `json:"ops"`
+	Errors int64    `json:"errors"`
+	Misses int64    `json:"misses"`
+	MeanUS *float64 `json:"mean_us"`
+	P50US  *float64 `json:"p50_us"`
+	P99US  *float64 `json:"p99_us"`
 }
 
 // RunConfig is how a run was configured.
@@ -99,6 +136,8 @@ type Totals struct {
 	// ConnectFailures counts failed attempts to connect or reconnect; they
 	// are not commands and are not in Errors.
 	ConnectFailures int64 `json:"connect_failures"`
+	// Misses counts replies that found nothing (a null, or an empty array).
+	Misses int64 `json:"misses"`
 	// Aborted counts MULTI/EXEC batches that were not executed (EXECABORT or a nil EXEC).
 	Aborted int64 `json:"aborted"`
 	// Overflow counts latencies above the histogram's range (recorded at its top).
@@ -195,6 +234,8 @@ type Interval struct {
 	CorrectedP50US *float64 `json:"corrected_p50_us,omitempty"`
 	CorrectedP99US *float64 `json:"corrected_p99_us,omitempty"`
 	CorrectedMaxUS *float64 `json:"corrected_max_us,omitempty"`
+	// Operations splits the second by operation type (mixed runs only).
+	Operations []IntervalOperation `json:"operations,omitempty"`
 }
 
 // Availability is how much of the run the target could not be reached or

@@ -16,7 +16,9 @@ import (
 // the cluster, not this client's last microsecond.
 type clusterWorker struct {
 	f    *Factory
-	gen  *cmdtmpl.Gen
+	gens []*cmdtmpl.Gen
+	pick *picker
+	op   int
 	cl   *goredis.ClusterClient
 	cmds [][]any
 	buf  []byte
@@ -57,7 +59,7 @@ func clusterOptions(ctx context.Context, f *Factory) (*goredis.ClusterOptions, e
 	return o, nil
 }
 
-func newClusterWorker(ctx context.Context, f *Factory, gen *cmdtmpl.Gen) (*clusterWorker, error) {
+func newClusterWorker(ctx context.Context, f *Factory, gens []*cmdtmpl.Gen, pick *picker) (*clusterWorker, error) {
 	o, err := clusterOptions(ctx, f)
 	if err != nil {
 		return nil, err
@@ -67,14 +69,15 @@ func newClusterWorker(ctx context.Context, f *Factory, gen *cmdtmpl.Gen) (*clust
 		cl.Close()
 		return nil, fmt.Errorf("cluster %v: %w", o.Addrs, err)
 	}
-	return &clusterWorker{f: f, gen: gen, cl: cl}, nil
+	return &clusterWorker{f: f, gens: gens, pick: pick, cl: cl}, nil
 }
 
 func (w *clusterWorker) Prepare() {
 	n := w.f.Workload.OpsPerRequest()
 	w.cmds = w.cmds[:0]
+	w.op = w.pick.pick()
 	for i := 0; i < n; i++ {
-		w.buf, w.args = w.gen.AppendArgs(nil, w.args)
+		w.buf, w.args = w.gens[w.op].AppendArgs(nil, w.args)
 		cmd := make([]any, len(w.args))
 		for j, a := range w.args {
 			cmd[j] = a
@@ -84,6 +87,7 @@ func (w *clusterWorker) Prepare() {
 }
 
 func (w *clusterWorker) Exec(ctx context.Context, s *engine.Step) error {
+	s.Op = w.op
 	var results []goredis.Cmder
 	var err error
 	switch w.f.Workload.Mode {
@@ -110,6 +114,9 @@ func (w *clusterWorker) Exec(ctx context.Context, s *engine.Step) error {
 	}
 	for _, r := range results {
 		s.Ops++
+		if e := r.Err(); errors.Is(e, goredis.Nil) || isEmptyList(r) {
+			s.Misses++
+		}
 		if e := r.Err(); e != nil && isReplyErr(e) {
 			s.Failed++
 			if s.Err == nil {
@@ -121,6 +128,16 @@ func (w *clusterWorker) Exec(ctx context.Context, s *engine.Step) error {
 		}
 	}
 	return nil
+}
+
+// isEmptyList reports an empty array reply.
+func isEmptyList(c goredis.Cmder) bool {
+	cmd, ok := c.(*goredis.Cmd)
+	if !ok || cmd.Err() != nil {
+		return false
+	}
+	v, ok := cmd.Val().([]any)
+	return ok && len(v) == 0
 }
 
 func isReplyErr(err error) bool {

@@ -3,6 +3,8 @@ package redis
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/tairbench/tairbench/internal/engine"
@@ -16,7 +18,11 @@ import (
 // grouped: what 'tairbench redis', the suites and every later front-end run.
 type TemplateSpec struct {
 	Template string
-	Options  cmdtmpl.Options
+	// Mix, when it has two or more entries, makes the workload mixed: each
+	// request draws one of these templates by weight, and every statistic
+	// is also kept per entry. Template is then ignored.
+	Mix     []MixEntry
+	Options cmdtmpl.Options
 	// Batching wraps N commands in MULTI/EXEC; Pipeline sends N per write.
 	// At most one of them is above 0.
 	Batching, Pipeline int
@@ -24,6 +30,39 @@ type TemplateSpec struct {
 	// reconciles the template's command with INFO commandstats (a cluster
 	// is not sampled: one node's INFO is not the cluster's).
 	ServerStats bool
+}
+
+// MixEntry is one template of a mixed workload.
+type MixEntry struct {
+	// Name names the operation type in reports (default: the command's
+	// name in upper case, numbered when two entries share it).
+	Name     string
+	Template string
+	Weight   int
+}
+
+// Templates returns the templates the spec sends.
+func (ts TemplateSpec) Templates() []string {
+	if len(ts.Mix) < 2 {
+		return []string{ts.Template}
+	}
+	out := make([]string, len(ts.Mix))
+	for i, m := range ts.Mix {
+		out[i] = m.Template
+	}
+	return out
+}
+
+func compile(template string, opts cmdtmpl.Options) (*cmdtmpl.Program, error) {
+	tp, err := cmdtmpl.Parse(template)
+	if err != nil {
+		return nil, fmt.Errorf("bad -command %q: %w", template, err)
+	}
+	p, err := cmdtmpl.Compile(tp, opts)
+	if err != nil {
+		return nil, fmt.Errorf("bad -command %q: %w", template, err)
+	}
+	return p, nil
 }
 
 // Workload parses and compiles the template and checks the grouping.
@@ -39,13 +78,37 @@ func (ts TemplateSpec) Workload() (Workload, error) {
 	case ts.Pipeline > 0:
 		w.Mode, w.N = Pipeline, ts.Pipeline
 	}
-	tp, err := cmdtmpl.Parse(ts.Template)
-	if err != nil {
-		return w, fmt.Errorf("bad -command: %w", err)
+	if len(ts.Mix) < 2 {
+		var err error
+		w.Program, err = compile(ts.Template, ts.Options)
+		return w, err
 	}
-	if w.Program, err = cmdtmpl.Compile(tp, ts.Options); err != nil {
-		return w, fmt.Errorf("bad -command: %w", err)
+	seen := map[string]int{}
+	for _, m := range ts.Mix {
+		if m.Weight < 0 {
+			return w, fmt.Errorf("the weight of %q must not be negative", m.Template)
+		}
+		p, err := compile(m.Template, ts.Options)
+		if err != nil {
+			return w, err
+		}
+		name := m.Name
+		if name == "" {
+			name = strings.ToUpper(p.Template().Name())
+			if seen[name]++; seen[name] > 1 {
+				name = fmt.Sprintf("%s#%d", name, seen[name])
+			}
+		}
+		w.Ops = append(w.Ops, Op{Name: name, Template: m.Template, Weight: m.Weight, Program: p})
 	}
+	total := 0
+	for _, o := range w.Ops {
+		total += o.Weight
+	}
+	if total == 0 {
+		return w, errors.New("the weights of a mixed workload (--ratio) add up to 0")
+	}
+	w.Program = w.Ops[0].Program
 	return w, nil
 }
 
@@ -65,23 +128,37 @@ func (w Workload) ModeName() string {
 // t with the engine settings cfg (its OpsPerRequest is set from w).
 func (ts TemplateSpec) Spec(name, version string, t target.Target, w Workload, cfg engine.Config) runner.Spec {
 	cfg.OpsPerRequest = w.OpsPerRequest()
+	cfg.Operations = w.OpNames()
+	ranges := w.Program.RangeSpecs()
+	for _, o := range w.Ops[min(1, len(w.Ops)):] {
+		maps.Copy(ranges, o.Program.RangeSpecs())
+	}
 	spec := runner.Spec{
 		Name:    name,
-		Command: ts.Template,
+		Command: strings.Join(ts.Templates(), " | "),
 		Version: version,
 		Config: result.RunConfig{
 			Target: t.Result(),
 			Mode:   w.ModeName(),
-			Template: &result.TemplateConfig{Ranges: w.Program.RangeSpecs(), DataSize: ts.Options.DataSize,
+			Template: &result.TemplateConfig{Ranges: ranges, DataSize: ts.Options.DataSize,
 				Batching: ts.Batching, Pipeline: ts.Pipeline},
 		},
 		Engine:  cfg,
 		Factory: &Factory{Target: t, Workload: w},
 	}
+	for _, o := range w.Ops {
+		if w.mixed() {
+			spec.Operations = append(spec.Operations, result.Operation{Name: o.Name, Command: o.Template, Weight: o.Weight})
+		}
+	}
 	if ts.ServerStats && !t.Cluster {
 		spec.Sampler = NewInfoSampler(t)
-		name, _, _ := strings.Cut(strings.TrimSpace(ts.Template), " ")
-		spec.Reconcile = []string{strings.ToLower(name)}
+		for _, tmpl := range ts.Templates() {
+			name, _, _ := strings.Cut(strings.TrimSpace(tmpl), " ")
+			if name = strings.ToLower(name); !slices.Contains(spec.Reconcile, name) {
+				spec.Reconcile = append(spec.Reconcile, name)
+			}
+		}
 	}
 	return spec
 }

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 
 	"github.com/tairbench/tairbench/internal/target"
 
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
+	"github.com/tairbench/tairbench/pkg/resp"
 )
 
 // Mode is how commands are grouped into one request.
@@ -26,10 +28,81 @@ const (
 
 // Workload is what each worker sends.
 type Workload struct {
+	// Program is the first (often the only) operation's program.
 	Program *cmdtmpl.Program
-	Mode    Mode
+	// Ops are the operation types a mixed workload draws from by weight,
+	// one per request; empty or one entry means every request sends Program.
+	Ops  []Op
+	Mode Mode
 	// N is the pipeline depth or batch size (1 for Single).
 	N int
+}
+
+// Op is one operation type of a mixed workload.
+type Op struct {
+	Name     string
+	Template string
+	Weight   int
+	Program  *cmdtmpl.Program
+}
+
+// mixed reports whether requests draw their operation type.
+func (w Workload) mixed() bool { return len(w.Ops) > 1 }
+
+// OpNames names the operation types (nil for a single one).
+func (w Workload) OpNames() []string {
+	if !w.mixed() {
+		return nil
+	}
+	names := make([]string, len(w.Ops))
+	for i, o := range w.Ops {
+		names[i] = o.Name
+	}
+	return names
+}
+
+// picker draws operation types by weight with its own generator.
+type picker struct {
+	cum []uint64 // cumulative weights
+	rng *rand.Rand
+}
+
+func newPicker(ops []Op, seed uint64) *picker {
+	if len(ops) < 2 {
+		return nil
+	}
+	p := &picker{rng: rand.New(rand.NewPCG(seed, 0x6f70732d6d6978))}
+	var sum uint64
+	for _, o := range ops {
+		sum += uint64(o.Weight)
+		p.cum = append(p.cum, sum)
+	}
+	return p
+}
+
+func (p *picker) pick() int {
+	if p == nil {
+		return 0
+	}
+	x := p.rng.Uint64N(p.cum[len(p.cum)-1])
+	for i, c := range p.cum {
+		if x < c {
+			return i
+		}
+	}
+	return len(p.cum) - 1
+}
+
+// gens returns one generator per operation type, seeded from seed.
+func (w Workload) gens(seed uint64) []*cmdtmpl.Gen {
+	if !w.mixed() {
+		return []*cmdtmpl.Gen{w.Program.NewGen(seed)}
+	}
+	out := make([]*cmdtmpl.Gen, len(w.Ops))
+	for i, o := range w.Ops {
+		out[i] = o.Program.NewGen(engine.WorkerSeed(seed, i))
+	}
+	return out
 }
 
 // OpsPerRequest returns the number of template commands in one request.
@@ -61,21 +134,24 @@ func (f *Factory) resolvedTarget(ctx context.Context) (target.Target, error) {
 
 // NewWorker connects one worker.
 func (f *Factory) NewWorker(ctx context.Context, id int, seed uint64) (engine.Worker, error) {
-	gen := f.Workload.Program.NewGen(seed)
+	gens := f.Workload.gens(seed)
+	pk := newPicker(f.Workload.Ops, seed)
 	if f.Target.Cluster {
-		return newClusterWorker(ctx, f, gen)
+		return newClusterWorker(ctx, f, gens, pk)
 	}
 	c, err := Dial(ctx, f.Target)
 	if err != nil {
 		return nil, err
 	}
-	return &rawWorker{f: f, gen: gen, conn: c, ctx: ctx}, nil
+	return &rawWorker{f: f, gens: gens, pick: pk, conn: c, ctx: ctx}, nil
 }
 
 // rawWorker sends pre-encoded requests on one connection.
 type rawWorker struct {
 	f      *Factory
-	gen    *cmdtmpl.Gen
+	gens   []*cmdtmpl.Gen
+	pick   *picker
+	op     int
 	conn   *Conn
 	ctx    context.Context
 	req    []byte
@@ -90,25 +166,40 @@ var (
 )
 
 func (w *rawWorker) Prepare() {
+	w.op = w.pick.pick()
+	gen := w.gens[w.op]
 	b := w.req[:0]
 	switch w.f.Workload.Mode {
 	case Batch:
 		b = append(b, multi...)
 		for i := 0; i < w.f.Workload.N; i++ {
-			b = w.gen.AppendRESP(b)
+			b = gen.AppendRESP(b)
 		}
 		b = append(b, exec...)
 	case Pipeline:
 		for i := 0; i < w.f.Workload.N; i++ {
-			b = w.gen.AppendRESP(b)
+			b = gen.AppendRESP(b)
 		}
 	default:
-		b = w.gen.AppendRESP(b)
+		b = gen.AppendRESP(b)
 	}
 	w.req = b
 }
 
+// empty reports a reply that found nothing: a null or an empty array.
+func empty(r *resp.Reply) bool {
+	if r.Nil {
+		return true
+	}
+	switch r.Type {
+	case '*', '~', '%':
+		return r.Elems == 0
+	}
+	return false
+}
+
 func (w *rawWorker) Exec(ctx context.Context, s *engine.Step) error {
+	s.Op = w.op
 	if w.conn == nil {
 		c, err := Dial(w.ctx, w.f.Target)
 		if err != nil {
@@ -184,6 +275,8 @@ func (w *rawWorker) exec(s *engine.Step) error {
 			if rep.IsError() {
 				s.Failed++
 				note()
+			} else if empty(rep) {
+				s.Misses++
 			}
 		}
 	default:
@@ -194,6 +287,8 @@ func (w *rawWorker) exec(s *engine.Step) error {
 		if rep.IsError() {
 			s.Failed = 1
 			note()
+		} else if empty(rep) {
+			s.Misses = 1
 		}
 	}
 	return nil
