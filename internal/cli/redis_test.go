@@ -108,7 +108,7 @@ func TestBadInputFailsCleanly(t *testing.T) {
 	}{
 		{"wrong password", []string{"-port", port(r), "-a", "wrong"}, "authentication to 127.0.0.1:" + port(r) + " failed: WRONGPASS"},
 		{"closed port", []string{"-port", strconv.Itoa(closed)}, "cannot connect to 127.0.0.1:" + strconv.Itoa(closed) + ": connection refused"},
-		{"bad template", []string{"-command", `SET "x`}, "bad -command: unterminated double quote"},
+		{"bad template", []string{"-command", `SET "x`}, `bad -command "SET \"x": unterminated double quote`},
 		{"unknown placeholder", []string{"-command", "GET __RAND1__"}, "unknown placeholder"},
 		{"bad range", []string{"--rand", "3=0"}, "range \"0\""},
 		{"unknown flag", []string{"--nope"}, "unknown flag: --nope"},
