@@ -59,6 +59,7 @@ type app struct {
 // commands lists every subcommand, in the order help shows them.
 var commands = []func(*app) *cobra.Command{
 	newRedisCmd,
+	newRedisBenchmarkCmd,
 	newRoaringCmd,
 	newSearchCmd,
 	newWikiCmd,

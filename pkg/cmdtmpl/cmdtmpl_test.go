@@ -328,3 +328,21 @@ func TestAppendRESPDoesNotAllocate(t *testing.T) {
 	allocs := testing.AllocsPerRun(1000, func() { buf = g.AppendRESP(buf[:0]) })
 	assert.Zero(t, allocs)
 }
+
+func TestPaddedRangeAndInline(t *testing.T) {
+	tp, err := Parse("SET key:__RAND__ __RAND2__")
+	require.NoError(t, err)
+	var o Options
+	o.Ranges[1] = Range{Max: 1000, Pad: 12}
+	o.Ranges[2] = Range{Max: 10}
+	p, err := Compile(tp, o)
+	require.NoError(t, err)
+	g := p.NewGen(1)
+	for range 50 {
+		args := g.Expand()
+		assert.Regexp(t, `^key:\d{12}$`, args[1], "12 digits, zero-padded, as redis-benchmark's __rand_int__")
+		assert.Regexp(t, `^\d$`, args[2], "an unpadded range is unchanged")
+	}
+	line := string(g.AppendInline(nil))
+	assert.Regexp(t, `^SET key:\d{12} \d\r\n$`, line)
+}

@@ -39,6 +39,9 @@ type Range struct {
 	Max   uint64  `json:"max"`
 	Dist  Dist    `json:"-"`
 	Theta float64 `json:"theta,omitempty"`
+	// Pad writes values with at least this many digits, zero-padded
+	// (redis-benchmark's __rand_int__ has 12).
+	Pad int `json:"pad,omitempty"`
 }
 
 // String renders a range as accepted by ParseRange ("1000:zipf:0.99").
@@ -207,7 +210,17 @@ func (g *Gen) appendArgValue(dst []byte, a *arg) []byte {
 		case segLit:
 			dst = append(dst, s.lit...)
 		case segRand:
-			dst = strconv.AppendUint(dst, g.value(s), 10)
+			v := g.value(s)
+			if pad := g.p.opts.Ranges[s.rng].Pad; pad > 0 {
+				digits := 1
+				for x := v; x >= 10; x /= 10 {
+					digits++
+				}
+				for ; digits < pad; digits++ {
+					dst = append(dst, '0')
+				}
+			}
+			dst = strconv.AppendUint(dst, v, 10)
 		case segData:
 			size := g.p.opts.DataSize
 			off := g.rng.IntN(len(g.data) - size + 1)
@@ -245,6 +258,20 @@ func (g *Gen) AppendRESP(dst []byte) []byte {
 		dst = append(dst, '\r', '\n')
 	}
 	return dst
+}
+
+// AppendInline appends one expanded command in the inline protocol
+// (arguments separated by spaces, then CRLF), as redis-benchmark's
+// PING_INLINE sends it. Arguments must not hold spaces or line breaks.
+func (g *Gen) AppendInline(dst []byte) []byte {
+	g.reset()
+	for i := range g.p.t.args {
+		if i > 0 {
+			dst = append(dst, ' ')
+		}
+		dst = g.appendArgValue(dst, &g.p.t.args[i])
+	}
+	return append(dst, '\r', '\n')
 }
 
 // AppendArgs expands one command into buf (reused) and returns the

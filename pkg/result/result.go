@@ -9,6 +9,8 @@
 //     TairSearch against Elasticsearch, a Run per phase and engine.
 //   - [CapacitySearch] (schema [SchemaCapacity], "tairbench.capacity/v1"):
 //     the highest rate that met a latency target (--slo), a Run per step.
+//   - [Compat] (schema [SchemaCompat], "tairbench.compat/v1"): a peer
+//     tool's command line (redis-benchmark, memtier), a Run per test.
 //
 // Every document starts with the same [Header]; [Read] decodes any of them.
 package result
@@ -117,8 +119,10 @@ func Read(rd io.Reader) (Document, error) {
 		doc = &SearchComparison{}
 	case SchemaCapacity:
 		doc = &CapacitySearch{}
+	case SchemaCompat:
+		doc = &Compat{}
 	default:
-		return nil, fmt.Errorf("result: unknown schema %q (this version reads %s, %s, %s and %s)", h.Schema, SchemaRun, SchemaRoaring, SchemaSearch, SchemaCapacity)
+		return nil, fmt.Errorf("result: unknown schema %q (this version reads %s, %s, %s, %s and %s)", h.Schema, SchemaRun, SchemaRoaring, SchemaSearch, SchemaCapacity, SchemaCompat)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(doc); err != nil {

@@ -37,3 +37,11 @@ func NewClient(ctx context.Context, t target.Target, pool int) (*goredis.Client,
 	}
 	return goredis.NewClient(o), nil
 }
+
+// quietLogger drops go-redis's own log lines (a failed dial is logged by
+// the pool and then returned as an error, which tairbench reports once).
+type quietLogger struct{}
+
+func (quietLogger) Printf(context.Context, string, ...any) {}
+
+func init() { goredis.SetLogger(quietLogger{}) }

@@ -23,6 +23,9 @@ type TemplateSpec struct {
 	// is also kept per entry. Template is then ignored.
 	Mix     []MixEntry
 	Options cmdtmpl.Options
+	// Inline sends commands in the inline protocol (redis-benchmark's
+	// PING_INLINE); not with Batching.
+	Inline bool
 	// Batching wraps N commands in MULTI/EXEC; Pipeline sends N per write.
 	// At most one of them is above 0.
 	Batching, Pipeline int
@@ -67,12 +70,14 @@ func compile(template string, opts cmdtmpl.Options) (*cmdtmpl.Program, error) {
 
 // Workload parses and compiles the template and checks the grouping.
 func (ts TemplateSpec) Workload() (Workload, error) {
-	w := Workload{Mode: Single, N: 1}
+	w := Workload{Mode: Single, N: 1, Inline: ts.Inline}
 	switch {
 	case ts.Batching < 0 || ts.Pipeline < 0:
 		return w, errors.New("-batching and -P must not be negative")
 	case ts.Batching > 0 && ts.Pipeline > 0:
 		return w, errors.New("-batching (MULTI/EXEC) and -P (pipelining) cannot be combined")
+	case ts.Inline && ts.Batching > 0:
+		return w, errors.New("inline commands cannot be batched in MULTI/EXEC")
 	case ts.Batching > 0:
 		w.Mode, w.N = Batch, ts.Batching
 	case ts.Pipeline > 0:

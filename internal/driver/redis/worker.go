@@ -34,6 +34,8 @@ type Workload struct {
 	// one per request; empty or one entry means every request sends Program.
 	Ops  []Op
 	Mode Mode
+	// Inline sends the inline protocol instead of RESP arrays.
+	Inline bool
 	// N is the pipeline depth or batch size (1 for Single).
 	N int
 }
@@ -178,12 +180,19 @@ func (w *rawWorker) Prepare() {
 		b = append(b, exec...)
 	case Pipeline:
 		for i := 0; i < w.f.Workload.N; i++ {
-			b = gen.AppendRESP(b)
+			b = w.appendCommand(b, gen)
 		}
 	default:
-		b = gen.AppendRESP(b)
+		b = w.appendCommand(b, gen)
 	}
 	w.req = b
+}
+
+func (w *rawWorker) appendCommand(b []byte, gen *cmdtmpl.Gen) []byte {
+	if w.f.Workload.Inline {
+		return gen.AppendInline(b)
+	}
+	return gen.AppendRESP(b)
 }
 
 // empty reports a reply that found nothing: a null or an empty array.
