@@ -65,6 +65,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzReadReply -fuzztime 20s ./pkg/resp
 	$(GO) test -run '^$$' -fuzz FuzzNormalize -fuzztime 20s ./internal/stats
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s ./internal/compat/redisbenchmark
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s ./internal/compat/memtier
 
 bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem ./pkg/... ./internal/...

@@ -25,3 +25,20 @@ func startEmbedded(t *target.Target, a *app) (func(), error) {
 	fmt.Fprintf(a.Err, "embedded server listening on %s\n", srv.Addr())
 	return func() { _ = srv.Close() }, nil
 }
+
+// frontEndTarget takes a peer tool front-end's target (and the error of
+// building it) and, with --embedded, starts the embedded server for it.
+// The stop function is never nil.
+func frontEndTarget(a *app, t target.Target, err error, embedded bool) (target.Target, func(), error) {
+	if err != nil {
+		return t, func() {}, err
+	}
+	if !embedded {
+		return t, func() {}, nil
+	}
+	stop, err := startEmbedded(&t, a)
+	if err != nil {
+		return t, func() {}, err
+	}
+	return t, stop, nil
+}

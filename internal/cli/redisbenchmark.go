@@ -62,16 +62,11 @@ func runRedisBenchmark(ctx context.Context, args []string, a *app, stdin io.Read
 		return err
 	}
 	tg, err := o.Target()
+	tg, stop, err := frontEndTarget(a, tg, err, o.Embedded)
 	if err != nil {
 		return err
 	}
-	if o.Embedded {
-		stop, err := startEmbedded(&tg, a)
-		if err != nil {
-			return err
-		}
-		defer stop()
-	}
+	defer stop()
 	hc := hostConfig(ctx, tg)
 	doc := &result.Compat{Header: result.NewHeader(result.SchemaCompat, a.version), Tool: "redis-benchmark",
 		Args: redisbenchmark.RedactedArgs(args)}

@@ -60,6 +60,7 @@ type app struct {
 var commands = []func(*app) *cobra.Command{
 	newRedisCmd,
 	newRedisBenchmarkCmd,
+	newMemtierCmd,
 	newRoaringCmd,
 	newSearchCmd,
 	newWikiCmd,

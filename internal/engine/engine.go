@@ -58,6 +58,10 @@ type Config struct {
 	Duration time.Duration
 	// Ops stops the run after this many commands (0: no limit).
 	Ops int64
+	// OpsPerWorker makes each worker send this many commands (rounded up
+	// to whole requests) and stop, as memtier's --requests per client does
+	// (0: no per-worker limit).
+	OpsPerWorker int64
 	// OpsPerRequest is the number of commands one Exec sends (batch or pipeline size).
 	OpsPerRequest int
 	// Warmup runs load that is excluded from the results.
@@ -137,7 +141,7 @@ func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
 	if cfg.Workers <= 0 {
 		return nil, errors.New("engine: workers must be at least 1")
 	}
-	if cfg.Duration <= 0 && cfg.Ops <= 0 {
+	if cfg.Duration <= 0 && cfg.Ops <= 0 && cfg.OpsPerWorker <= 0 {
 		return nil, errors.New("engine: need a duration or an op count")
 	}
 	if cfg.OpsPerRequest <= 0 {
@@ -205,6 +209,10 @@ func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
 	if cfg.Ops > 0 {
 		steps = (cfg.Ops + int64(cfg.OpsPerRequest) - 1) / int64(cfg.OpsPerRequest)
 	}
+	var workerSteps int64 = -1
+	if cfg.OpsPerWorker > 0 {
+		workerSteps = (cfg.OpsPerWorker + int64(cfg.OpsPerRequest) - 1) / int64(cfg.OpsPerRequest)
+	}
 	var claimed, errCount atomic.Int64
 	avail := newAvailability(agg.Start(), len(workers))
 	stillDown := make([]bool, len(workers))
@@ -233,7 +241,15 @@ func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
 			}
 			var st Step
 			var intended, prevDone time.Time
+			var mine int64
 			for runCtx.Err() == nil && !finishing.Load() {
+				if workerSteps >= 0 {
+					if mine >= workerSteps {
+						stopReason.CompareAndSwap(nil, result.StopCount)
+						return
+					}
+					mine++
+				}
 				if steps >= 0 && claimed.Add(1) > steps {
 					// The budget is spent: this worker stops, the others
 					// finish the requests they claimed (cancelling them

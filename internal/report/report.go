@@ -117,8 +117,12 @@ func Warnings(r *result.Run) []string {
 		}
 	}
 	if sv := r.Server; sv != nil && sv.Reconciliation != nil && !sv.Reconciliation.Match {
-		w = append(w, fmt.Sprintf("the server's count of %s differs from the client's: %s (another client, or commands lost on the connection)",
-			strings.ToUpper(strings.Join(sv.Reconciliation.Commands, ", ")), sv.Reconciliation.Note))
+		why := "another client, or commands lost on the connection"
+		if r.StopReason == result.StopInterrupted {
+			why = "the interrupt abandoned requests in flight, which the server may have run"
+		}
+		w = append(w, fmt.Sprintf("the server's count of %s differs from the client's: %s (%s)",
+			strings.ToUpper(strings.Join(sv.Reconciliation.Commands, ", ")), sv.Reconciliation.Note, why))
 	}
 	if r.StopReason == result.StopInterrupted {
 		w = append(w, "the run was interrupted: these are partial results")

@@ -42,6 +42,9 @@ type Range struct {
 	// Pad writes values with at least this many digits, zero-padded
 	// (redis-benchmark's __rand_int__ has 12).
 	Pad int `json:"pad,omitempty"`
+	// Offset is added to every value drawn: the range is then
+	// [Offset, Offset+Max) (memtier's --key-minimum).
+	Offset uint64 `json:"offset,omitempty"`
 }
 
 // String renders a range as accepted by ParseRange ("1000:zipf:0.99").
@@ -210,7 +213,7 @@ func (g *Gen) appendArgValue(dst []byte, a *arg) []byte {
 		case segLit:
 			dst = append(dst, s.lit...)
 		case segRand:
-			v := g.value(s)
+			v := g.value(s) + g.p.opts.Ranges[s.rng].Offset
 			if pad := g.p.opts.Ranges[s.rng].Pad; pad > 0 {
 				digits := 1
 				for x := v; x >= 10; x /= 10 {

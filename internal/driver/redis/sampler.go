@@ -35,7 +35,9 @@ func (s *InfoSampler) Expected() []string {
 // Read implements runner.Sampler.
 func (s *InfoSampler) Read(ctx context.Context) (runner.Reading, error) {
 	if s.conn == nil {
-		c, err := Dial(ctx, s.t)
+		// Not tied to ctx: an interrupted run still takes its final
+		// reading, for the reconciliation (the timeout bounds it).
+		c, err := Dial(context.WithoutCancel(ctx), s.t)
 		if err != nil {
 			return runner.Reading{}, err
 		}

@@ -26,6 +26,12 @@ type TemplateSpec struct {
 	// Inline sends commands in the inline protocol (redis-benchmark's
 	// PING_INLINE); not with Batching.
 	Inline bool
+	// Rotate makes each worker cycle through Mix in order, each entry as
+	// many requests in a row as its weight, instead of drawing by weight
+	// (memtier's --ratio).
+	Rotate bool
+	// SharedSeed, when not 0, gives every connection the same key sequence.
+	SharedSeed uint64
 	// Batching wraps N commands in MULTI/EXEC; Pipeline sends N per write.
 	// At most one of them is above 0.
 	Batching, Pipeline int
@@ -70,7 +76,7 @@ func compile(template string, opts cmdtmpl.Options) (*cmdtmpl.Program, error) {
 
 // Workload parses and compiles the template and checks the grouping.
 func (ts TemplateSpec) Workload() (Workload, error) {
-	w := Workload{Mode: Single, N: 1, Inline: ts.Inline}
+	w := Workload{Mode: Single, N: 1, Inline: ts.Inline, Rotate: ts.Rotate, SharedSeed: ts.SharedSeed}
 	switch {
 	case ts.Batching < 0 || ts.Pipeline < 0:
 		return w, errors.New("-batching and -P must not be negative")

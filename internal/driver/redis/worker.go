@@ -36,6 +36,12 @@ type Workload struct {
 	Mode Mode
 	// Inline sends the inline protocol instead of RESP arrays.
 	Inline bool
+	// Rotate cycles through Ops in order, by weight, instead of drawing.
+	Rotate bool
+	// SharedSeed, when not 0, seeds every worker's generators alike, so
+	// that all connections send the same sequence of keys (memtier's
+	// default, without --distinct-client-seed).
+	SharedSeed uint64
 	// N is the pipeline depth or batch size (1 for Single).
 	N int
 }
@@ -63,17 +69,21 @@ func (w Workload) OpNames() []string {
 	return names
 }
 
-// picker draws operation types by weight with its own generator.
+// picker draws operation types by weight with its own generator, or, with
+// rotate, cycles through them in order, each as many times in a row as its
+// weight (memtier's --ratio 1:10: one SET, then ten GETs).
 type picker struct {
-	cum []uint64 // cumulative weights
-	rng *rand.Rand
+	cum    []uint64 // cumulative weights
+	rng    *rand.Rand
+	rotate bool
+	n      uint64
 }
 
-func newPicker(ops []Op, seed uint64) *picker {
+func newPicker(ops []Op, seed uint64, rotate bool) *picker {
 	if len(ops) < 2 {
 		return nil
 	}
-	p := &picker{rng: rand.New(rand.NewPCG(seed, 0x6f70732d6d6978))}
+	p := &picker{rng: rand.New(rand.NewPCG(seed, 0x6f70732d6d6978)), rotate: rotate}
 	var sum uint64
 	for _, o := range ops {
 		sum += uint64(o.Weight)
@@ -86,7 +96,13 @@ func (p *picker) pick() int {
 	if p == nil {
 		return 0
 	}
-	x := p.rng.Uint64N(p.cum[len(p.cum)-1])
+	var x uint64
+	if p.rotate {
+		x = p.n % p.cum[len(p.cum)-1]
+		p.n++
+	} else {
+		x = p.rng.Uint64N(p.cum[len(p.cum)-1])
+	}
 	for i, c := range p.cum {
 		if x < c {
 			return i
@@ -136,8 +152,11 @@ func (f *Factory) resolvedTarget(ctx context.Context) (target.Target, error) {
 
 // NewWorker connects one worker.
 func (f *Factory) NewWorker(ctx context.Context, id int, seed uint64) (engine.Worker, error) {
+	if f.Workload.SharedSeed != 0 {
+		seed = f.Workload.SharedSeed
+	}
 	gens := f.Workload.gens(seed)
-	pk := newPicker(f.Workload.Ops, seed)
+	pk := newPicker(f.Workload.Ops, seed, f.Workload.Rotate)
 	if f.Target.Cluster {
 		return newClusterWorker(ctx, f, gens, pk)
 	}

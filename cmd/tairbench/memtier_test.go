@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tairbench/tairbench/internal/testenv"
+)
+
+// The whitepaper's cluster line, after the program name, with the host and
+// password changed to a local redis-server (--test-time=1800 is kept: the
+// test interrupts the run, which then prints its partial table).
+const whitepaperMemtier = "-s 127.0.0.1 -p PORT -a PASSWORD -c 20 -d 32 --threads=10 --ratio=1:1 --test-time=1800 --select-db=10"
+
+func TestWhitepaperMemtierLine(t *testing.T) {
+	r := testenv.StartRedis(t, "--requirepass", "wp-pass")
+	line := strings.NewReplacer("PORT", strconv.Itoa(r.Port), "PASSWORD", "wp-pass").Replace(whitepaperMemtier)
+	var out bytes.Buffer
+	cmd := exec.Command(binary(t), append([]string{"memtier"}, strings.Fields(line)...)...)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	require.NoError(t, cmd.Start())
+	time.Sleep(4 * time.Second)
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	require.NoError(t, cmd.Wait(), out.String())
+	s := out.String()
+	assert.Contains(t, s, "10 threads × 20 connections")
+	assert.Regexp(t, `(?m)^\[RUN #1 0%, 1 secs\] 10 threads: \d+ ops`, s, "memtier's progress line, every second")
+	for _, typ := range []string{"Sets", "Gets", "Totals"} {
+		assert.Regexp(t, `(?m)^`+typ+`\s+\d+\.\d\d\s`, s)
+	}
+	assert.Contains(t, s, "p99.9 Latency")
+	assert.Contains(t, s, "the run was interrupted: these are partial results")
+	dbsize, err := exec.Command("redis-cli", "-p", strconv.Itoa(r.Port), "--no-auth-warning", "-a", "wp-pass", "-n", "10", "DBSIZE").Output()
+	require.NoError(t, err)
+	n, _ := strconv.Atoi(strings.TrimSpace(string(dbsize)))
+	assert.Positive(t, n, "--select-db=10: the keys are in db 10")
+}
+
+// peerMemtier builds memtier_benchmark from the peer source archive
+// (../shared/peers beside the checkout, or $TAIRBENCH_PEERS) into
+// .cache/peers once, and returns its path.
+func peerMemtier(t *testing.T) string {
+	testenv.Integration(t)
+	root, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	bin := filepath.Join(root, ".cache", "peers", "memtier_benchmark")
+	if _, err := os.Stat(bin); err == nil {
+		return bin
+	}
+	var script string
+	for _, dir := range []string{os.Getenv("TAIRBENCH_PEERS"), filepath.Join(root, "..", "shared", "peers")} {
+		if dir == "" {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dir, "build-memtier.sh")); err == nil {
+			script = filepath.Join(dir, "build-memtier.sh")
+			break
+		}
+	}
+	if script == "" {
+		// An external input this checkout cannot fetch: said loudly, in the test output and on stderr.
+		msg := "memtier_benchmark's source (build-memtier.sh and its archive) is not beside the checkout (../shared/peers) nor in $TAIRBENCH_PEERS: the side-by-side test with the real memtier cannot run"
+		fmt.Fprintln(os.Stderr, "SKIP: "+msg)
+		t.Skip(msg)
+	}
+	out, err := exec.Command("bash", script, filepath.Dir(bin)).CombinedOutput()
+	require.NoError(t, err, "build memtier_benchmark: %s", out)
+	return bin
+}
+
+// TestSideBySideWithMemtier runs memtier_benchmark and tairbench's
+// front-end with the same command line against one redis-server: the same
+// number of SETs and GETs reach the server, in the same key range.
+func TestSideBySideWithMemtier(t *testing.T) {
+	peer := peerMemtier(t)
+	r := testenv.StartRedis(t)
+	args := []string{"-s", "127.0.0.1", "-p", strconv.Itoa(r.Port), "-c", "5", "-t", "2", "-n", "3000", "-d", "16", "--ratio=1:2",
+		"--key-minimum=1000", "--key-maximum=1999", "--select-db=3", "--hide-histogram"}
+	type view struct {
+		set, get, db3 int64
+		lo, hi        int
+	}
+	look := func() view {
+		v := view{set: testenv.CommandCalls(t, r.Addr, "set"), get: testenv.CommandCalls(t, r.Addr, "get"), lo: 1 << 30}
+		keys := testenv.Do(t, r.Addr, "EVAL", `redis.call('SELECT', 3) return table.concat(redis.call('KEYS', '*'), ' ')`, "0")
+		re := regexp.MustCompile(`^memtier-(\d+)$`)
+		for _, k := range strings.Fields(keys) {
+			m := re.FindStringSubmatch(k)
+			require.NotNil(t, m, "key %q", k)
+			n, _ := strconv.Atoi(m[1])
+			v.lo, v.hi = min(v.lo, n), max(v.hi, n)
+			v.db3++
+		}
+		return v
+	}
+	run := func(bin string, prefix ...string) view {
+		testenv.Do(t, r.Addr, "FLUSHALL")
+		testenv.Do(t, r.Addr, "CONFIG", "RESETSTAT")
+		out, err := exec.Command(bin, append(prefix, args...)...).CombinedOutput()
+		require.NoError(t, err, string(out))
+		return look()
+	}
+	theirs := run(peer)
+	ours := run(binary(t), "memtier")
+	t.Logf("memtier: %+v; tairbench: %+v", theirs, ours)
+	assert.Equal(t, int64(10000), theirs.set, "3000 requests × 10 connections, 1:2")
+	assert.Equal(t, theirs.set, ours.set, "SET calls")
+	assert.Equal(t, theirs.get, ours.get, "GET calls")
+	assert.GreaterOrEqual(t, ours.lo, 1000)
+	assert.LessOrEqual(t, ours.hi, 1999)
+	assert.GreaterOrEqual(t, theirs.lo, 1000)
+	assert.LessOrEqual(t, theirs.hi, 1999)
+	// By default every memtier connection draws the same keys: 1,000
+	// random SETs over 1,000 keys, repeated by the 10 connections, leave
+	// about 632 distinct keys (1000 × (1 − (1 − 1/1000)^1000)).
+	assert.InDelta(t, 632, theirs.db3, 40)
+	assert.InDelta(t, 632, ours.db3, 40, "the same keys on every connection, as memtier's")
+
+	// memtier-shaped JSON.
+	jsonPath := filepath.Join(t.TempDir(), "m.json")
+	out, err := exec.Command(binary(t), append([]string{"memtier", "--json-out-file", jsonPath}, args...)...).CombinedOutput()
+	require.NoError(t, err, string(out))
+	var doc map[string]map[string]any
+	data, err := os.ReadFile(jsonPath)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &doc))
+	sets := doc["ALL STATS"]["Sets"].(map[string]any)
+	assert.Equal(t, float64(10000), sets["Count"])
+	assert.Contains(t, sets, "Percentile Latencies")
+}

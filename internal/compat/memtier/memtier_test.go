@@ -1,0 +1,119 @@
+package memtier
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseWhitepaperLine(t *testing.T) {
+	o, err := Parse(strings.Fields("-s r-xxx.redis.rds.aliyuncs.com -p 6379 -a user:pw -c 20 -d 32 --threads=10 --ratio=1:1 --test-time=1800 --select-db=10"))
+	require.NoError(t, err)
+	assert.Equal(t, "r-xxx.redis.rds.aliyuncs.com", o.Server)
+	assert.Equal(t, 200, o.Connections())
+	assert.Equal(t, 32, o.DataSize)
+	assert.Equal(t, 1800, o.TestTime)
+	assert.Equal(t, 10, o.SelectDB)
+	total, per := o.Budget()
+	assert.Zero(t, total)
+	assert.Zero(t, per, "--test-time, not --requests, ends the run")
+	tg, err := o.Target()
+	require.NoError(t, err)
+	assert.Equal(t, "user:pw", tg.Auth)
+	assert.Equal(t, 10, tg.DB)
+	ts, err := o.Spec()
+	require.NoError(t, err)
+	require.Len(t, ts.Mix, 2)
+	assert.Equal(t, "SET memtier-__RAND__ "+strings.Repeat("x", 32), ts.Mix[0].Template)
+	assert.Equal(t, "GET memtier-__RAND2__", ts.Mix[1].Template)
+	assert.Equal(t, []int{1, 1}, []int{ts.Mix[0].Weight, ts.Mix[1].Weight})
+	assert.True(t, ts.Rotate, "each connection cycles SET, GET as memtier's do")
+	assert.Equal(t, uint64(10000001), ts.Options.Ranges[1].Max, "keys 0 … 10,000,000")
+}
+
+func TestParseOptions(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		err  string
+		want func(t *testing.T, o Options)
+	}{
+		{"", "", func(t *testing.T, o Options) {
+			assert.Equal(t, 200, o.Connections())
+			_, per := o.Budget()
+			assert.Equal(t, int64(10000), per)
+		}},
+		{"--key-minimum 100 --key-maximum 199 --key-pattern S:R --key-prefix k: --expiry-range 10-20 -n allkeys", "", func(t *testing.T, o Options) {
+			total, per := o.Budget()
+			assert.Equal(t, int64(100), total)
+			assert.Zero(t, per)
+			ts, err := o.Spec()
+			require.NoError(t, err)
+			assert.Equal(t, "SET k:__RAND__ "+strings.Repeat("x", 32)+" EX __RAND3__", ts.Mix[0].Template)
+			assert.Equal(t, uint64(100), ts.Options.Ranges[1].Offset)
+			assert.Equal(t, uint64(100), ts.Options.Ranges[1].Max)
+			assert.Equal(t, uint64(10), ts.Options.Ranges[3].Offset)
+		}},
+		{"--key-pattern G:G", "", func(t *testing.T, o Options) {
+			_, err := o.Spec()
+			assert.ErrorContains(t, err, "not supported yet")
+		}},
+		{"--ratio 1", "", func(t *testing.T, o Options) {
+			_, err := o.Spec()
+			assert.ErrorContains(t, err, "--ratio")
+		}},
+		{"--data-size-range=32-64", "--data-size-range", nil},
+		{"--run-count 3", "--run-count", nil},
+		{"-n 0", "--requests", nil},
+		{"--protocol memcache_text", "--protocol", nil},
+		{"--bogus", "unknown flag", nil},
+		{"extra", "unexpected argument", nil},
+	} {
+		t.Run(tc.line, func(t *testing.T) {
+			o, err := Parse(strings.Fields(tc.line))
+			if tc.err != "" {
+				assert.ErrorContains(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			tc.want(t, o)
+		})
+	}
+}
+
+func TestArbitraryCommands(t *testing.T) {
+	o, err := Parse([]string{"--command", "HSET __key__ f __data__", "--command-ratio", "2", "--command-key-pattern", "S",
+		"--command", "HGET __key__ f", "-d", "4", "--key-maximum", "99"})
+	require.NoError(t, err)
+	ts, err := o.Spec()
+	require.NoError(t, err)
+	require.Len(t, ts.Mix, 2)
+	assert.Equal(t, "HSET memtier-__RAND3__ f xxxx", ts.Mix[0].Template)
+	assert.Equal(t, 2, ts.Mix[0].Weight)
+	assert.Equal(t, "HGET memtier-__RAND4__ f", ts.Mix[1].Template)
+	assert.Equal(t, uint64(100), ts.Options.Ranges[4].Max)
+	w, err := ts.Workload()
+	require.NoError(t, err)
+	assert.Equal(t, []string{"HSET", "HGET"}, w.OpNames())
+	assert.Equal(t, "Hsets", typeName("HSET"))
+}
+
+func TestRedactedArgs(t *testing.T) {
+	assert.Equal(t, []string{"-a", "u:***", "--authenticate=***"}, RedactedArgs([]string{"-a", "u:p", "--authenticate=secret"}))
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add("-s h -p 1 -a u:p -c 20 -d 32 --threads=10 --ratio=1:1 --test-time=1800 --select-db=10")
+	f.Add("--command HSET__key__ --key-pattern S:S -n allkeys")
+	f.Fuzz(func(t *testing.T, line string) {
+		o, err := Parse(strings.Fields(line))
+		if err != nil {
+			return
+		}
+		if ts, err := o.Spec(); err == nil {
+			_, _ = ts.Workload()
+		}
+		_, _ = o.Target()
+	})
+}
