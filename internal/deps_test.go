@@ -38,7 +38,8 @@ func TestLayering(t *testing.T) {
 		{"internal/searchbench", []string{"internal/cli", "cobra"}, "search drivers are usable without the CLI"},
 		{"internal/driver/...", []string{"internal/cli", "internal/workload", "cobra"}, "drivers serve every front-end"},
 		{"internal/target", []string{"internal/driver", "internal/engine", "internal/cli", "go-redis"}, "the target is plain data"},
-		{"internal/fulltext", []string{"internal/server", "internal/engine", "internal/cli"}, "the index is a library"},
+		{"internal/fulltext/...", []string{"internal/server", "internal/engine", "internal/cli"}, "the index is a library"},
+		{"internal/compat/...", []string{"internal/cli", "cobra", "internal/server"}, "peer tools' front-ends are usable without the CLI"},
 	}
 	for _, r := range rules {
 		t.Run(r.pkgs, func(t *testing.T) {
