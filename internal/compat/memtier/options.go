@@ -17,7 +17,8 @@ import (
 	"github.com/tairbench/tairbench/internal/target"
 )
 
-// Options are memtier_benchmark's settings, with its defaults.
+// Options are memtier_benchmark's settings, with its defaults; each field is
+// named after the long option it holds.
 type Options struct {
 	Server       string
 	Port         int

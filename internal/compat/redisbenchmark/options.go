@@ -36,7 +36,7 @@ type Options struct {
 	CSV       bool
 	Loop      bool
 	Precision int
-	// Tests is -t, lower-cased (empty: the default set).
+	// Selected is -t, lower-cased (empty: the default set).
 	Selected []string
 	// Command is a command given after the options (it replaces the tests).
 	Command []string
