@@ -50,6 +50,8 @@ test: deps vet
 	  trap 'bash scripts/elasticsearch.sh stop $(ES_TEST_PORT)' EXIT; \
 	  TAIRBENCH_ES_URL=$$url CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 30m $$($(GO) list ./... | grep -v '/cmd/tairbench$$') && \
 	  echo "timing tests (open-loop schedules and latencies), alone on the machine:" && \
+	  { [ -f "$${TAIRBENCH_PEERS:-../shared/peers}/build-memtier.sh" ] || [ -x .cache/peers/memtier_benchmark ] || \
+	    echo "NOTE: memtier_benchmark's source is not in $${TAIRBENCH_PEERS:-../shared/peers}: TestSideBySideWithMemtier is skipped"; } && \
 	  CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 10m ./cmd/tairbench; \
 	fi
 
