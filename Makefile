@@ -10,7 +10,7 @@ LDFLAGS := -s -w -X $(PKG).Version=$(VERSION) -X $(PKG).Commit=$(COMMIT) -X $(PK
 PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 export CGO_ENABLED ?= 0
 
-.PHONY: all build build-all deps deps-build test test-short fuzz vet bench-roaring bench-search bench-client bench-serve bench-go clean
+.PHONY: all build build-all deps deps-build test test-short fuzz vet bench-whitepaper bench-roaring bench-search bench-client bench-serve bench-go clean
 
 all: build
 
@@ -88,6 +88,23 @@ endif
 bench-roaring: build
 	@mkdir -p $(RESULTS)
 	$(BIN) roaring $(ROARING_TARGET) --stat --json $(RESULTS)/roaring-$$(date -u +%Y%m%dT%H%M%SZ).json
+
+# The whitepaper's tables: TairRoaring (as bench-roaring), the enhanced
+# edition's redis-benchmark SET/GET tables and the cluster edition's
+# memtier line, each with the published figures beside and one JSON per
+# suite in $(RESULTS). Default: the embedded server, -n 300000 per
+# enhanced case and a 30 s cluster run (about 3 minutes on 2 cores); with
+# HOST=… [PORT=…] [AUTH=…]: that instance.
+WHITEPAPER_REQUESTS ?= 300000
+WHITEPAPER_TEST_TIME ?= 30
+ifeq ($(HOST),)
+SUITE_TARGET :=
+else
+SUITE_TARGET := --host $(HOST) --port $(PORT) $(if $(AUTH),-a '$(AUTH)')
+endif
+bench-whitepaper: bench-roaring
+	$(BIN) suite enhanced $(SUITE_TARGET) --requests $(WHITEPAPER_REQUESTS) --json $(RESULTS)/enhanced-$$(date -u +%Y%m%dT%H%M%SZ).json
+	$(BIN) suite cluster $(SUITE_TARGET) --test-time $(WHITEPAPER_TEST_TIME) --json $(RESULTS)/cluster-$$(date -u +%Y%m%dT%H%M%SZ).json
 
 # TairSearch (embedded) vs Elasticsearch 8.19 (local, scripts/elasticsearch.sh)
 # on a generated 100,000-document dump: write, term query, aggregation with

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -35,4 +36,13 @@ func TestClusterRouting(t *testing.T) {
 		execs += testenv.CommandCalls(t, n.Addr, "exec")
 	}
 	assert.Equal(t, int64(50), execs)
+
+	// A GET of a missing key is a miss, not a lost request.
+	jsonPath := filepath.Join(t.TempDir(), "g.json")
+	res = run(context.Background(), "redis", "--cluster", "-port", port(seed), "-c", "400", "-p", "2",
+		"-command", "GET missing-__RAND__", "-q", "--json", jsonPath)
+	require.Equal(t, 0, res.code, res.out+res.err)
+	r := readResult(t, jsonPath)
+	assert.Zero(t, r.Totals.Errors)
+	assert.Equal(t, int64(400), r.Totals.Misses)
 }

@@ -43,35 +43,24 @@ func runMemtier(ctx context.Context, args []string, a *app) error {
 	if err != nil {
 		return err
 	}
-	ts, err := o.Spec()
-	if err != nil {
-		return err
-	}
-	ts.ServerStats = !o.NoServerStats
-	seed := o.Seed
-	if seed == 0 || o.Randomize {
-		seed = engine.NewSeed()
-	}
-	if !o.DistinctSeed {
-		ts.SharedSeed = seed // memtier's default: every connection draws the same keys
-	}
-	w, err := ts.Workload()
-	if err != nil {
-		return err
-	}
 	tg, err := o.Target()
 	tg, stop, err := frontEndTarget(a, tg, err, o.Embedded)
 	if err != nil {
 		return err
 	}
 	defer stop()
+	seed := o.Seed
+	if seed == 0 || o.Randomize {
+		seed = engine.NewSeed()
+	}
 	total, perClient := o.Budget()
-	cfg := engine.Config{Workers: o.Connections(), Ops: total, OpsPerWorker: perClient, Duration: time.Duration(o.TestTime) * time.Second,
-		Seed: seed, Rate: float64(o.RateLimiting * o.Connections())}
-	cfg.Progress = memtierProgress(a.Err, o.Threads, cfg)
-	fmt.Fprintf(a.Err, "tairbench memtier → %s: %d threads × %d connections, %s, seed %d\n", tg.Addr, o.Threads, o.Clients, w.ModeName(), seed)
-	spec := ts.Spec("memtier", a.version, tg, w, cfg)
+	progress := memtierProgress(a.Err, o.Threads, time.Duration(o.TestTime)*time.Second, total+perClient*int64(o.Connections()))
+	spec, err := o.RunSpec("memtier", a.version, tg, seed, progress)
+	if err != nil {
+		return err
+	}
 	spec.Log = a.Err
+	fmt.Fprintf(a.Err, "tairbench memtier → %s: %d threads × %d connections, %s, seed %d\n", tg.Addr, o.Threads, o.Clients, spec.Config.Mode, seed)
 	run, hist, err := runner.Run(ctx, spec)
 	if err != nil {
 		return err
@@ -123,13 +112,13 @@ func writeHDRFiles(a *app, prefix string, run *result.Run, hist *hdr.Histogram) 
 }
 
 // memtierProgress prints memtier's per-second line on standard error.
-func memtierProgress(w io.Writer, threads int, cfg engine.Config) func(stats.Progress) {
+func memtierProgress(w io.Writer, threads int, duration time.Duration, all int64) func(stats.Progress) {
 	return func(p stats.Progress) {
 		iv := p.Interval
 		pct := ""
-		if cfg.Duration > 0 {
-			pct = fmt.Sprintf("%.0f%%, ", 100*p.Elapsed.Seconds()/cfg.Duration.Seconds())
-		} else if all := cfg.Ops + cfg.OpsPerWorker*int64(cfg.Workers); all > 0 {
+		if duration > 0 {
+			pct = fmt.Sprintf("%.0f%%, ", 100*p.Elapsed.Seconds()/duration.Seconds())
+		} else if all > 0 {
 			pct = fmt.Sprintf("%.0f%%, ", 100*float64(p.TotalOps)/float64(all))
 		}
 		lat := "-"

@@ -13,7 +13,6 @@ import (
 
 	"github.com/tairbench/tairbench/internal/compat/redisbenchmark"
 	"github.com/tairbench/tairbench/internal/driver/redis"
-	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/internal/runner"
 	"github.com/tairbench/tairbench/internal/stats"
@@ -77,20 +76,14 @@ func runRedisBenchmark(ctx context.Context, args []string, a *app, stdin io.Read
 	var failed []string
 	for {
 		for _, t := range tests {
-			ts := redis.TemplateSpec{Template: t.Template, Options: o.TemplateOptions(), Inline: t.Inline,
-				ServerStats: !o.NoServerStats}
-			if o.Pipeline > 1 {
-				ts.Pipeline = o.Pipeline
-			}
-			w, err := ts.Workload()
-			if err != nil {
-				return fmt.Errorf("test %s: %w", t.Name, err)
-			}
-			cfg := engine.Config{Workers: o.Clients, Ops: o.Requests, Seed: o.Seed}
+			var progress func(stats.Progress)
 			if !o.Quiet && !o.CSV {
-				cfg.Progress = benchmarkProgress(a.Err, t.Name)
+				progress = benchmarkProgress(a.Err, t.Name)
 			}
-			spec := ts.Spec(t.Name, a.version, tg, w, cfg)
+			spec, err := o.Spec(t, a.version, tg, progress)
+			if err != nil {
+				return err
+			}
 			spec.Log = a.Err
 			run, hist, err := runner.Run(ctx, spec)
 			if err != nil {

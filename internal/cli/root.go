@@ -61,6 +61,7 @@ var commands = []func(*app) *cobra.Command{
 	newRedisCmd,
 	newRedisBenchmarkCmd,
 	newMemtierCmd,
+	newSuiteCmd,
 	newRoaringCmd,
 	newSearchCmd,
 	newWikiCmd,

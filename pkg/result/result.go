@@ -11,6 +11,8 @@
 //     the highest rate that met a latency target (--slo), a Run per step.
 //   - [Compat] (schema [SchemaCompat], "tairbench.compat/v1"): a peer
 //     tool's command line (redis-benchmark, memtier), a Run per test.
+//   - [WhitepaperSuite] (schema [SchemaWhitepaper], "tairbench.whitepaper/v1"):
+//     a whitepaper table run again, published and measured figures per case.
 //
 // Every document starts with the same [Header]; [Read] decodes any of them.
 package result
@@ -121,8 +123,11 @@ func Read(rd io.Reader) (Document, error) {
 		doc = &CapacitySearch{}
 	case SchemaCompat:
 		doc = &Compat{}
+	case SchemaWhitepaper:
+		doc = &WhitepaperSuite{}
 	default:
-		return nil, fmt.Errorf("result: unknown schema %q (this version reads %s, %s, %s, %s and %s)", h.Schema, SchemaRun, SchemaRoaring, SchemaSearch, SchemaCapacity, SchemaCompat)
+		return nil, fmt.Errorf("result: unknown schema %q (this version reads %s, %s, %s, %s, %s and %s)", h.Schema,
+			SchemaRun, SchemaRoaring, SchemaSearch, SchemaCapacity, SchemaCompat, SchemaWhitepaper)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(doc); err != nil {

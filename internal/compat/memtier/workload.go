@@ -4,8 +4,13 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tairbench/tairbench/internal/driver/redis"
+	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/internal/runner"
+	"github.com/tairbench/tairbench/internal/stats"
+	"github.com/tairbench/tairbench/internal/target"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 )
 
@@ -129,4 +134,26 @@ func (o Options) Budget() (total, perClient int64) {
 	}
 	n, _ := strconv.ParseInt(o.Requests, 10, 64)
 	return 0, n
+}
+
+// RunSpec is the runner spec of the options' workload against tg with base
+// seed seed: connections, budget, rate and, without
+// --distinct-client-seed, one key sequence for every connection.
+func (o Options) RunSpec(name, version string, tg target.Target, seed uint64, progress func(stats.Progress)) (runner.Spec, error) {
+	ts, err := o.Spec()
+	if err != nil {
+		return runner.Spec{}, err
+	}
+	ts.ServerStats = !o.NoServerStats
+	if !o.DistinctSeed {
+		ts.SharedSeed = seed // memtier's default: every connection draws the same keys
+	}
+	w, err := ts.Workload()
+	if err != nil {
+		return runner.Spec{}, err
+	}
+	total, perClient := o.Budget()
+	cfg := engine.Config{Workers: o.Connections(), Ops: total, OpsPerWorker: perClient, Duration: time.Duration(o.TestTime) * time.Second,
+		Seed: seed, Rate: float64(o.RateLimiting * o.Connections()), Progress: progress}
+	return ts.Spec(name, version, tg, w, cfg), nil
 }

@@ -6,6 +6,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tairbench/tairbench/internal/driver/redis"
+	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/internal/runner"
+	"github.com/tairbench/tairbench/internal/stats"
+	"github.com/tairbench/tairbench/internal/target"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 )
 
@@ -133,4 +138,19 @@ func (o Options) TemplateOptions() cmdtmpl.Options {
 		opts.Ranges[1] = cmdtmpl.Range{Max: o.KeySpace, Pad: 12}
 	}
 	return opts
+}
+
+// Spec is the runner spec of test t against tg: -c connections, -n
+// commands, -P per pipeline; progress may be nil.
+func (o Options) Spec(t Test, version string, tg target.Target, progress func(stats.Progress)) (runner.Spec, error) {
+	ts := redis.TemplateSpec{Template: t.Template, Options: o.TemplateOptions(), Inline: t.Inline, ServerStats: !o.NoServerStats}
+	if o.Pipeline > 1 {
+		ts.Pipeline = o.Pipeline
+	}
+	w, err := ts.Workload()
+	if err != nil {
+		return runner.Spec{}, fmt.Errorf("test %s: %w", t.Name, err)
+	}
+	cfg := engine.Config{Workers: o.Clients, Ops: o.Requests, Seed: o.Seed, Progress: progress}
+	return ts.Spec(t.Name, version, tg, w, cfg), nil
 }

@@ -109,7 +109,7 @@ func (w *clusterWorker) Exec(ctx context.Context, s *engine.Step) error {
 			return nil
 		})
 	}
-	if err != nil && !isReplyErr(err) {
+	if err != nil && !isReplyErr(err) && !errors.Is(err, goredis.Nil) { // a nil reply is a miss, not a failure
 		return err
 	}
 	for _, r := range results {

@@ -1,0 +1,107 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/tairbench/tairbench/internal/report"
+	"github.com/tairbench/tairbench/internal/workload/whitepaper"
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+// suiteOptions are 'tairbench suite' flags.
+type suiteOptions struct {
+	target   targetFlags
+	requests int64
+	testTime time.Duration
+	sizes    []int
+	seed     uint64
+	noServer bool
+	json     string
+}
+
+func newSuiteCmd(a *app) *cobra.Command {
+	o := &suiteOptions{}
+	cmd := &cobra.Command{
+		Use:   "suite",
+		Short: "The whitepaper's redis-benchmark and memtier tables, with the published figures beside",
+		Long: `Runs a whitepaper table again and prints the measured figures beside the
+published ones. Without --host, the embedded server is the target.
+
+  enhanced  the enhanced edition's SET and GET tables: redis-benchmark -c 256
+            --threads 16 -r 100000 for 64, 128, 256 and 1024-byte values, QPS and
+            the cumulative latency distribution in 0.1 ms steps
+  cluster   the cluster edition's memtier line (-c 20 -d 32 --threads=10
+            --ratio=1:1) through the cluster client, beside each instance type's
+            published QPS`,
+	}
+	fs := cmd.PersistentFlags()
+	o.target.register(fs)
+	fs.Int64Var(&o.requests, "requests", 300_000, fmt.Sprintf("enhanced: -n per case (published: %d)", whitepaper.PublishedRequests))
+	fs.Var(seconds{&o.testTime}, "test-time", "cluster: --test-time in seconds (published: 1800)")
+	fs.IntSliceVar(&o.sizes, "sizes", nil, "enhanced: value sizes to run (default 64,128,256,1024)")
+	fs.Uint64Var(&o.seed, "seed", 0, "base random seed (0: a new one)")
+	fs.BoolVar(&o.noServer, "no-server-stats", false, "do not sample the server's INFO")
+	fs.StringVar(&o.json, "json", "", "write the suite (tairbench.whitepaper/v1) to this file (- for stdout)")
+	o.testTime = 30 * time.Second
+	for _, name := range []string{"enhanced", "cluster"} {
+		cmd.AddCommand(&cobra.Command{
+			Use:   name,
+			Short: "The whitepaper's " + name + " table",
+			Args:  cobra.NoArgs,
+			RunE: func(c *cobra.Command, _ []string) error {
+				return runSuite(c.Context(), name, c.Flags(), o, a)
+			},
+		})
+	}
+	return cmd
+}
+
+func runSuite(ctx context.Context, name string, fs *pflag.FlagSet, o *suiteOptions, a *app) error {
+	if !fs.Changed("host") && !fs.Changed("port") {
+		o.target.embedded = true
+	}
+	if o.requests < 1 {
+		return errors.New("--requests must be at least 1")
+	}
+	tg, stop, err := o.target.resolve(a)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	opts := whitepaper.Options{Requests: o.requests, TestTime: o.testTime, Sizes: o.sizes, Seed: seedOrNew(o.seed),
+		NoServerStats: o.noServer, Version: a.version, Log: a.Err}
+	run := whitepaper.Enhanced
+	if name == "cluster" {
+		run = whitepaper.Cluster
+	}
+	suite, err := run(ctx, tg, opts)
+	if suite != nil && len(suite.Cases) > 0 {
+		if werr := whitepaper.Write(summaryTo(a, o.json), suite); werr != nil {
+			return werr
+		}
+		if werr := writeDocument(a, o.json, suite); werr != nil {
+			return werr
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return suiteFailure(suite)
+}
+
+// suiteFailure is exit status 3 when a case's run failed (most commands
+// failed, the target was unreachable or silent).
+func suiteFailure(s *result.WhitepaperSuite) error {
+	for _, c := range s.Cases {
+		if why := report.FailureReason(c.Run); why != "" {
+			return &ExitError{Code: ExitRunFailed, Err: fmt.Errorf("%s: %s", c.Name, why)}
+		}
+	}
+	return nil
+}

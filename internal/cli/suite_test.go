@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+func readSuite(t *testing.T, path string) *result.WhitepaperSuite {
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	doc, err := result.Read(f)
+	require.NoError(t, err)
+	s, ok := doc.(*result.WhitepaperSuite)
+	require.True(t, ok)
+	return s
+}
+
+func TestSuiteEnhancedAgainstEmbedded(t *testing.T) {
+	jsonPath := filepath.Join(t.TempDir(), "e.json")
+	res := run(context.Background(), "suite", "enhanced", "--requests", "20000", "--sizes", "64", "--json", jsonPath)
+	require.Equal(t, 0, res.code, res.err)
+	assert.Contains(t, res.out, "QPS published")
+	assert.Contains(t, res.out, "scaled: -n 20000 per case instead of the published 3000000")
+	assert.Contains(t, res.out, "embedded server in this process, not Tair")
+	assert.Regexp(t, `(?m)^0\.1\s+\d+\.\d\d \(0\.00\)`, res.out, "0.1 ms steps, published beside")
+	s := readSuite(t, jsonPath)
+	require.Len(t, s.Cases, 2)
+	set, get := s.Cases[0], s.Cases[1]
+	assert.Equal(t, "SET 64 B", set.Name)
+	assert.Equal(t, "GET 64 B", get.Name)
+	assert.InDelta(t, 218086.66, set.Reference.QPS, 0.01)
+	assert.InDelta(t, 444115.47, get.Reference.QPS, 0.01)
+	assert.Len(t, get.Reference.Cumulative, 7)
+	assert.Len(t, get.Measured.Cumulative, 20)
+	assert.InDelta(t, set.Measured.QPS/set.Reference.QPS, set.Ratio, 1e-9)
+	assert.Equal(t, int64(20000), get.Run.Totals.Ops)
+	assert.Zero(t, get.Run.Totals.Errors)
+	assert.Less(t, get.Run.Totals.Misses, int64(20000), "GETs after the SETs find keys")
+	assert.Equal(t, 256, get.Run.Config.Connections)
+}
+
+func TestSuiteClusterAgainstEmbedded(t *testing.T) {
+	jsonPath := filepath.Join(t.TempDir(), "c.json")
+	res := run(context.Background(), "suite", "cluster", "--test-time", "2", "--json", jsonPath)
+	require.Equal(t, 0, res.code, res.err)
+	assert.Contains(t, res.out, "16 GB cluster, 8 nodes")
+	s := readSuite(t, jsonPath)
+	require.Len(t, s.Cases, 1)
+	r := s.Cases[0].Run
+	assert.Zero(t, r.Totals.Errors, "%v", r.Errors)
+	assert.True(t, r.Config.Target.Cluster)
+	require.Len(t, r.Operations, 2)
+	assert.InDelta(t, r.Operations[0].Ops, r.Operations[1].Ops, 200, "SET:GET 1:1, rotating on each of 200 connections")
+	assert.Len(t, s.References, 10)
+}

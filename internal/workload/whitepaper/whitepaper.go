@@ -1,0 +1,290 @@
+// Package whitepaper runs the whitepaper's redis-benchmark and memtier
+// tables again through tairbench's front-ends for those tools, and sets the
+// published figures beside the measured ones: the enhanced edition's GET
+// and SET tables (four value sizes, with their cumulative latency
+// distributions) and the cluster edition's QPS table.
+package whitepaper
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/tairbench/tairbench/internal/compat/memtier"
+	"github.com/tairbench/tairbench/internal/compat/redisbenchmark"
+	"github.com/tairbench/tairbench/internal/report"
+	"github.com/tairbench/tairbench/internal/runner"
+	"github.com/tairbench/tairbench/internal/target"
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+// PublishedRequests is the enhanced edition's -n: 3,000,000 per test.
+const PublishedRequests = 3_000_000
+
+// Options configure a suite run.
+type Options struct {
+	// Requests is -n per enhanced-edition case (default 300,000; the
+	// whitepaper's is PublishedRequests).
+	Requests int64
+	// TestTime is the cluster case's --test-time (default 30 s; the
+	// whitepaper's is 1800 s).
+	TestTime time.Duration
+	// Sizes limits the enhanced edition's value sizes (default all four).
+	Sizes         []int
+	Seed          uint64
+	NoServerStats bool
+	Version       string
+	// Log receives a line per case as it starts.
+	Log io.Writer
+}
+
+func (o *Options) defaults() {
+	if o.Requests <= 0 {
+		o.Requests = 300_000
+	}
+	if o.TestTime <= 0 {
+		o.TestTime = 30 * time.Second
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+}
+
+// cumulative is the percent of the histogram's samples at or below each
+// step of 0.1 ms, for n steps.
+func cumulative(h *hdr.Histogram, n int) []result.CumulativeStep {
+	total := h.TotalCount()
+	if total == 0 {
+		return nil
+	}
+	bars := h.Distribution()
+	out := make([]result.CumulativeStep, 0, n)
+	var c int64
+	i := 0
+	for step := 1; step <= n; step++ {
+		limit := int64(step) * 100 // µs
+		for i < len(bars) && bars[i].From <= limit {
+			c += bars[i].Count
+			i++
+		}
+		out = append(out, result.CumulativeStep{LEms: float64(step) / 10, Percent: 100 * float64(c) / float64(total)})
+	}
+	return out
+}
+
+// Enhanced runs the enhanced edition's tables: for each value size, the
+// SET line and then the GET line (so that GETs find the keys), as
+// redis-benchmark -n N -r 100000 -c 256 -t set|get -d SIZE --threads 16.
+func Enhanced(ctx context.Context, tg target.Target, o Options) (*result.WhitepaperSuite, error) {
+	o.defaults()
+	suite := &result.WhitepaperSuite{Header: result.NewHeader(result.SchemaWhitepaper, o.Version), Suite: "enhanced",
+		Source:      "Tair enhanced edition (performance-enhanced, redis.amber.master.large.multithread): GET and SET with redis-benchmark",
+		CommandLine: fmt.Sprintf("redis-benchmark -h HOST -p PORT -a ACCOUNT:*** -n %d -r 100000 -c 256 -t set|get -d SIZE --threads 16", o.Requests),
+		Target:      tg.Result()}
+	if o.Requests != PublishedRequests {
+		suite.Scale = fmt.Sprintf("-n %d per case instead of the published %d", o.Requests, PublishedRequests)
+	}
+	for _, size := range []int{64, 128, 256, 1024} {
+		if len(o.Sizes) > 0 && !contains(o.Sizes, size) {
+			continue
+		}
+		for _, op := range []string{"set", "get"} {
+			ref := findRef(op, size)
+			rb := redisbenchmark.Defaults()
+			rb.Clients, rb.Requests, rb.KeySpace, rb.DataSize, rb.Threads = 256, o.Requests, 100000, size, 16
+			rb.Selected, rb.Seed, rb.NoServerStats = []string{op}, o.Seed, o.NoServerStats
+			tests, err := rb.Tests()
+			if err != nil {
+				return suite, err
+			}
+			name := fmt.Sprintf("%s %d B", strings.ToUpper(op), size)
+			fmt.Fprintf(o.Log, "whitepaper enhanced: %s, %d requests\n", name, o.Requests)
+			spec, err := rb.Spec(tests[0], o.Version, tg, nil)
+			if err != nil {
+				return suite, err
+			}
+			run, h, err := runner.Run(ctx, spec)
+			if err != nil {
+				return suite, fmt.Errorf("%s: %w", name, err)
+			}
+			run.Name = name
+			c := result.WhitepaperCase{Name: name, Command: tests[0].Template, Reference: ref.figures(), Run: run,
+				Measured: result.WhitepaperFigures{QPS: run.Totals.OpsPerSec, Cumulative: cumulative(h, 20)}}
+			if ref.qps > 0 {
+				c.Ratio = run.Totals.OpsPerSec / ref.qps
+			}
+			suite.Cases = append(suite.Cases, c)
+			if ctx.Err() != nil {
+				return suite, nil
+			}
+		}
+	}
+	return suite, nil
+}
+
+func contains(xs []int, x int) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+func findRef(op string, size int) enhancedRef {
+	for _, r := range enhancedRefs {
+		if r.op == op && r.valueSize == size {
+			return r
+		}
+	}
+	return enhancedRef{op: op, valueSize: size}
+}
+
+// WhitepaperClusterLine is the cluster table's memtier line after the
+// program name, without its host, password and test time.
+const WhitepaperClusterLine = "-c 20 -d 32 --threads=10 --ratio=1:1 --select-db=10"
+
+// Cluster runs the cluster table's memtier line through the cluster client
+// (--cluster-mode; --select-db is dropped, as a Redis Cluster has only db
+// 0) for TestTime, and sets the measured QPS beside each instance type's
+// published QPS.
+func Cluster(ctx context.Context, tg target.Target, o Options) (*result.WhitepaperSuite, error) {
+	o.defaults()
+	secs := max(1, int(o.TestTime.Seconds()))
+	args := append(strings.Fields(strings.Replace(WhitepaperClusterLine, "--select-db=10", "", 1)),
+		"--test-time="+strconv.Itoa(secs), "--cluster-mode")
+	mo, err := memtier.Parse(args)
+	if err != nil {
+		return nil, err
+	}
+	mo.NoServerStats = o.NoServerStats
+	tg.Cluster, tg.DB = true, 0
+	suite := &result.WhitepaperSuite{Header: result.NewHeader(result.SchemaWhitepaper, o.Version), Suite: "cluster",
+		Source:      "Redis cluster edition, dual-replica: QPS reference values measured with memtier_benchmark",
+		CommandLine: "memtier_benchmark -s HOST -p PORT -a *** " + strings.Join(args, " "),
+		Target:      tg.Result(), References: clusterRefs}
+	if secs != 1800 {
+		suite.Scale = fmt.Sprintf("--test-time=%d instead of the published 1800; --cluster-mode instead of --select-db=10", secs)
+	}
+	seed := o.Seed
+	fmt.Fprintf(o.Log, "whitepaper cluster: memtier %s\n", strings.Join(args, " "))
+	spec, err := mo.RunSpec("cluster", o.Version, tg, seed, nil)
+	if err != nil {
+		return suite, err
+	}
+	run, h, err := runner.Run(ctx, spec)
+	if err != nil {
+		return suite, err
+	}
+	run.Name = "memtier SET:GET 1:1"
+	suite.Cases = append(suite.Cases, result.WhitepaperCase{Name: run.Name, Command: run.Command, Run: run,
+		Measured: result.WhitepaperFigures{QPS: run.Totals.OpsPerSec, Cumulative: cumulative(h, 20)}})
+	return suite, nil
+}
+
+// Write prints a suite's tables: the measured figures beside the
+// published ones, then each case's warnings.
+func Write(w io.Writer, s *result.WhitepaperSuite) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n", s.Source)
+	fmt.Fprintf(&b, "as run: %s\n", s.CommandLine)
+	if s.Scale != "" {
+		fmt.Fprintf(&b, "scaled: %s\n", s.Scale)
+	}
+	if s.Target != nil {
+		where := s.Target.Addr
+		if s.Target.InProcess {
+			where += " (tairbench's embedded server in this process, not Tair: client and server share this machine's cores)"
+		}
+		fmt.Fprintf(&b, "target: %s\n", where)
+	}
+	b.WriteString("\n")
+	switch s.Suite {
+	case "enhanced":
+		writeEnhanced(&b, s)
+	case "cluster":
+		writeCluster(&b, s)
+	}
+	for _, c := range s.Cases {
+		if c.Run != nil && len(c.Run.Warnings) > 0 {
+			fmt.Fprintf(&b, "%s:\n", c.Name)
+			report.WriteWarnings(&b, c.Run.Warnings)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeEnhanced(b *strings.Builder, s *result.WhitepaperSuite) {
+	fmt.Fprintf(b, "%-10s %14s %14s %7s %8s %8s %8s\n", "case", "QPS measured", "QPS published", "ratio", "p50 ms", "p99 ms", "errors")
+	for _, c := range s.Cases {
+		l := c.Run.Totals.Latency
+		fmt.Fprintf(b, "%-10s %14.0f %14.0f %7.2f %8.3f %8.3f %8d\n", c.Name, c.Measured.QPS, c.Reference.QPS, c.Ratio,
+			l.P50/1000, l.P99/1000, c.Run.Totals.Errors)
+	}
+	for _, op := range []string{"SET", "GET"} {
+		var cases []result.WhitepaperCase
+		rows := 0
+		for _, c := range s.Cases {
+			if strings.HasPrefix(c.Name, op+" ") {
+				cases = append(cases, c)
+				rows = max(rows, len(c.Reference.Cumulative))
+			}
+		}
+		if len(cases) == 0 {
+			continue
+		}
+		// Enough rows for the measured distributions to reach 99.9%, up to 2 ms.
+		for _, c := range cases {
+			for i, st := range c.Measured.Cumulative {
+				if st.Percent >= 99.9 {
+					rows = max(rows, i+1)
+					break
+				}
+				if i == len(c.Measured.Cumulative)-1 {
+					rows = len(c.Measured.Cumulative)
+				}
+			}
+		}
+		fmt.Fprintf(b, "\n%s: %% of requests <= ms, measured (published)\n%-6s", op, "ms")
+		for _, c := range cases {
+			fmt.Fprintf(b, " %20s", strings.TrimPrefix(c.Name, op+" "))
+		}
+		b.WriteString("\n")
+		for i := 0; i < rows; i++ {
+			fmt.Fprintf(b, "%-6.1f", float64(i+1)/10)
+			for _, c := range cases {
+				m, p := "-", "-"
+				if i < len(c.Measured.Cumulative) {
+					m = fmt.Sprintf("%.2f", c.Measured.Cumulative[i].Percent)
+				}
+				if i < len(c.Reference.Cumulative) {
+					p = fmt.Sprintf("%.2f", c.Reference.Cumulative[i].Percent)
+				}
+				fmt.Fprintf(b, " %20s", m+" ("+p+")")
+			}
+			b.WriteString("\n")
+		}
+	}
+	b.WriteString("\n")
+}
+
+func writeCluster(b *strings.Builder, s *result.WhitepaperSuite) {
+	if len(s.Cases) == 0 {
+		return
+	}
+	c := s.Cases[0]
+	t := c.Run.Totals
+	fmt.Fprintf(b, "measured     %.0f ops/s (SET:GET 1:1), avg %.3f ms, p99 %.3f ms, %d errors, %d connections\n\n",
+		c.Measured.QPS, t.Latency.Mean/1000, t.Latency.P99/1000, t.Errors, c.Run.Config.Connections)
+	fmt.Fprintf(b, "%-26s %14s %14s\n", "published instance type", "QPS published", "measured/pub.")
+	for _, r := range s.References {
+		fmt.Fprintf(b, "%-26s %14.0f %14.2f\n", r.Name, r.QPS, c.Measured.QPS/r.QPS)
+	}
+	b.WriteString("\n")
+}
