@@ -129,6 +129,28 @@ func TestSideBySideWithMemtier(t *testing.T) {
 	assert.InDelta(t, 632, theirs.db3, 40)
 	assert.InDelta(t, 632, ours.db3, 40, "the same keys on every connection, as memtier's")
 
+	// The other key patterns: P gives each connection its own slice, walked
+	// in order (10 slices of 100 keys: every key is written); G draws around
+	// the middle of the range. Value sizes vary with --data-size-range.
+	base := args
+	for _, pattern := range []string{"P:P", "G:G"} {
+		args = []string{"-s", "127.0.0.1", "-p", strconv.Itoa(r.Port), "-c", "5", "-t", "2", "-n", "3000", "--data-size-range=8-64",
+			"--ratio=1:2", "--key-minimum=1000", "--key-maximum=1999", "--select-db=3", "--hide-histogram", "--key-pattern=" + pattern}
+		theirs, ours := run(peer), run(binary(t), "memtier")
+		t.Logf("%s: memtier %+v; tairbench %+v", pattern, theirs, ours)
+		assert.Equal(t, theirs.set, ours.set, pattern)
+		assert.Equal(t, theirs.get, ours.get, pattern)
+		assert.GreaterOrEqual(t, ours.lo, 1000, pattern)
+		assert.LessOrEqual(t, ours.hi, 1999, pattern)
+		if pattern == "P:P" {
+			assert.Equal(t, int64(1000), theirs.db3)
+			assert.Equal(t, int64(1000), ours.db3, "every slice walked")
+		} else {
+			assert.InEpsilon(t, theirs.db3, ours.db3, 0.15, "about as many distinct keys around the middle")
+		}
+	}
+	args = base
+
 	// memtier-shaped JSON.
 	jsonPath := filepath.Join(t.TempDir(), "m.json")
 	out, err := exec.Command(binary(t), append([]string{"memtier", "--json-out-file", jsonPath}, args...)...).CombinedOutput()

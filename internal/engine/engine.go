@@ -32,6 +32,9 @@ type Step struct {
 	Op int
 	// Misses is the number of replies that found nothing (a null, an empty array).
 	Misses int
+	// BytesOut and BytesIn are the request's bytes sent and its replies'
+	// bytes read (0 when the driver cannot tell).
+	BytesOut, BytesIn int
 }
 
 // Worker sends requests on its own connection. Prepare builds the next
@@ -344,6 +347,7 @@ func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
 					prevDone = t1
 				}
 				rec.RecordOp(st.Op, t1.Sub(t0), corrected, st.Ops, st.Failed, st.Misses)
+				rec.Bytes(st.Op, st.BytesOut, st.BytesIn)
 				if st.Aborted {
 					rec.Aborted()
 				}

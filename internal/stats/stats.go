@@ -59,8 +59,8 @@ func NewHistogram() *hdr.Histogram { return hdr.New(LowestUS, HighestUS, SigFigs
 
 // counters are the additive parts of a recorder's state.
 type counters struct {
-	ops, requests, errors, transport, aborted, overflow, samples int64
-	sumNS, late, connectFailures, lost, misses                   int64
+	ops, requests, errors, transport, aborted, overflow, samples  int64
+	sumNS, late, connectFailures, lost, misses, bytesIn, bytesOut int64
 	// Open-loop runs: latency from the intended start, requests that
 	// started behind schedule, and wakeups the client itself missed.
 	sumCorrectedNS, behind, behindNS, behindMaxNS, lags, lagMaxNS int64
@@ -79,6 +79,8 @@ func (c *counters) add(o counters) {
 	c.connectFailures += o.connectFailures
 	c.lost += o.lost
 	c.misses += o.misses
+	c.bytesIn += o.bytesIn
+	c.bytesOut += o.bytesOut
 	c.sumCorrectedNS += o.sumCorrectedNS
 	c.behind += o.behind
 	c.behindNS += o.behindNS
@@ -165,6 +167,19 @@ func (r *Recorder) RecordOp(op int, lat, corrected time.Duration, ops, failed, m
 	if corrected > 0 && p.corrected != nil {
 		_ = p.corrected.RecordValue(clampUS(corrected))
 		p.c.sumCorrectedNS += int64(corrected)
+	}
+}
+
+// Bytes adds a request's bytes sent and read, after RecordOp.
+func (r *Recorder) Bytes(op, out, in int) {
+	if r.lastWarm || (out == 0 && in == 0) {
+		return
+	}
+	r.cur.bytesOut += int64(out)
+	r.cur.bytesIn += int64(in)
+	if r.ops != nil && op >= 0 && op < len(r.ops) {
+		r.ops[op].c.bytesOut += int64(out)
+		r.ops[op].c.bytesIn += int64(in)
 	}
 }
 
@@ -576,7 +591,7 @@ func (a *Aggregator) Snapshot(elapsed time.Duration) Snapshot {
 	c := a.totals
 	t := result.Totals{
 		Ops: c.ops, Requests: c.requests, Errors: c.errors, TransportErrors: c.transport, ConnectFailures: c.connectFailures,
-		LostOps: c.lost, Misses: c.misses,
+		LostOps: c.lost, Misses: c.misses, BytesIn: c.bytesIn, BytesOut: c.bytesOut,
 		Aborted: c.aborted, Overflow: c.overflow, WarmupOps: a.warmOps, AfterDeadlineOps: c.late, LatencyUnit: "us",
 		HistogramRangeUS: HighestUS,
 	}
@@ -607,7 +622,8 @@ func (a *Aggregator) Snapshot(elapsed time.Duration) Snapshot {
 	}
 	for i, name := range a.opNames {
 		p := &a.ops[i]
-		o := result.Operation{Name: name, Ops: p.c.ops, Requests: p.c.requests, Errors: p.c.errors, Misses: p.c.misses}
+		o := result.Operation{Name: name, Ops: p.c.ops, Requests: p.c.requests, Errors: p.c.errors, Misses: p.c.misses,
+			BytesIn: p.c.bytesIn, BytesOut: p.c.bytesOut}
 		if elapsed > 0 {
 			o.OpsPerSec = float64(p.c.ops) / elapsed.Seconds()
 		}

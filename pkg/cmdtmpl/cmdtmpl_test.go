@@ -3,6 +3,7 @@ package cmdtmpl
 import (
 	"bufio"
 	"bytes"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -345,4 +346,52 @@ func TestPaddedRangeAndInline(t *testing.T) {
 	}
 	line := string(g.AppendInline(nil))
 	assert.Regexp(t, `^SET key:\d{12} \d\r\n$`, line)
+}
+
+func TestGaussPartAndDataRange(t *testing.T) {
+	tp, err := Parse("SET k__RAND__ __RAND2__ __DATA__")
+	require.NoError(t, err)
+	var o Options
+	o.Ranges[1] = Range{Max: 1000, Dist: Gauss}
+	o.Ranges[2] = Range{Max: 100, Dist: Part, Offset: 500}
+	o.DataSize, o.DataMax = 4, 8
+	p, err := Compile(tp, o)
+	require.NoError(t, err)
+	g := p.NewGen(3)
+	var sum, sumSq float64
+	const n = 20000
+	for range n {
+		v, err := strconv.ParseFloat(g.Expand()[1][1:], 64)
+		require.NoError(t, err)
+		require.True(t, v >= 0 && v < 1000)
+		sum += v
+		sumSq += v * v
+	}
+	mean := sum / n
+	assert.InDelta(t, 499.5, mean, 5, "centred")
+	assert.InDelta(t, 1000.0/6, math.Sqrt(sumSq/n-mean*mean), 8, "a sixth of the range")
+
+	// Part: generator 1 of 4 walks 525…549 in order, then again.
+	g = p.NewGenPart(3, 1, 4)
+	var seen []string
+	lens := map[int]bool{}
+	for range 26 {
+		args := g.Expand()
+		seen = append(seen, args[2])
+		lens[len(args[3])] = true
+	}
+	assert.Equal(t, "525", seen[0])
+	assert.Equal(t, "549", seen[24])
+	assert.Equal(t, "525", seen[25], "the slice wraps")
+	assert.Equal(t, map[int]bool{4: true, 5: true, 6: true, 7: true, 8: true}, lens, "sizes 4 to 8")
+
+	o.DataSeq = true
+	p, err = Compile(tp, o)
+	require.NoError(t, err)
+	g = p.NewGen(1)
+	var sizes []int
+	for range 6 {
+		sizes = append(sizes, len(g.Expand()[3]))
+	}
+	assert.Equal(t, []int{4, 5, 6, 7, 8, 4}, sizes)
 }

@@ -20,6 +20,12 @@ const (
 	Zipf
 	// Seq walks 0, 1, 2, … Max-1, 0, … with one counter shared by all workers.
 	Seq
+	// Gauss draws from a normal distribution (Mean, StdDev; by default the
+	// middle of the range and a sixth of it), redrawn when outside the range.
+	Gauss
+	// Part walks its own slice of the range, sequentially: generator i of
+	// n (NewGenPart) walks [i·Max/n, (i+1)·Max/n) (memtier's P pattern).
+	Part
 )
 
 // String returns the distribution's flag name.
@@ -29,6 +35,10 @@ func (d Dist) String() string {
 		return "zipf"
 	case Seq:
 		return "seq"
+	case Gauss:
+		return "gauss"
+	case Part:
+		return "part"
 	default:
 		return "uniform"
 	}
@@ -45,6 +55,9 @@ type Range struct {
 	// Offset is added to every value drawn: the range is then
 	// [Offset, Offset+Max) (memtier's --key-minimum).
 	Offset uint64 `json:"offset,omitempty"`
+	// Mean and StdDev shape the Gauss distribution (0: the defaults).
+	Mean   float64 `json:"mean,omitempty"`
+	StdDev float64 `json:"stddev,omitempty"`
 }
 
 // String renders a range as accepted by ParseRange ("1000:zipf:0.99").
@@ -97,6 +110,11 @@ type Options struct {
 	Ranges [MaxRanges + 1]Range
 	// DataSize is the length of __DATA__ values in bytes.
 	DataSize int
+	// DataMax, when above DataSize, makes __DATA__ values DataSize to
+	// DataMax bytes long: drawn at random, or with DataSeq one size after
+	// the other (memtier's --data-size-range and --data-size-pattern S).
+	DataMax int
+	DataSeq bool
 }
 
 // Program is a template bound to its options: the shared, immutable part of
@@ -130,7 +148,7 @@ func Compile(t *Template, opts Options) (*Program, error) {
 	if t.data && opts.DataSize < 0 {
 		return nil, errors.New("data size must not be negative")
 	}
-	if t.data && opts.DataSize > 512<<20 {
+	if t.data && max(opts.DataSize, opts.DataMax) > 512<<20 {
 		return nil, errors.New("data size above 512 MiB")
 	}
 	return p, nil
@@ -154,6 +172,8 @@ type sampler interface {
 type Gen struct {
 	p       *Program
 	rng     *rand.Rand
+	part    [MaxRanges + 1]partWalk
+	nextLen int // the next __DATA__ length with Options.DataSeq
 	data    []byte
 	scratch []byte
 	slots   []uint64
@@ -163,17 +183,33 @@ type Gen struct {
 
 const dataPool = 64 << 10
 
+// partWalk is a generator's own slice [lo, hi) of a Part range.
+type partWalk struct{ lo, hi, next uint64 }
+
 // NewGen returns a generator seeded with seed. Two Gens with the same seed
 // (and no Seq ranges) produce the same commands.
-func (p *Program) NewGen(seed uint64) *Gen {
+func (p *Program) NewGen(seed uint64) *Gen { return p.NewGenPart(seed, 0, 1) }
+
+// NewGenPart returns generator part of parts: Part ranges walk that part's
+// slice of the range; everything else is as NewGen.
+func (p *Program) NewGenPart(seed uint64, part, parts int) *Gen {
 	g := &Gen{
 		p:     p,
 		rng:   rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		slots: make([]uint64, p.t.slots),
 		have:  make([]bool, p.t.slots),
 	}
+	parts = max(parts, 1)
+	for n := 1; n <= MaxRanges; n++ {
+		if r := p.opts.Ranges[n]; r.Dist == Part && r.Max > 0 {
+			lo := r.Max * uint64(part) / uint64(parts)
+			hi := max(r.Max*uint64(part+1)/uint64(parts), lo+1)
+			g.part[n] = partWalk{lo: lo, hi: min(hi, r.Max), next: lo}
+		}
+	}
+	g.nextLen = p.opts.DataSize
 	if p.t.data {
-		n := p.opts.DataSize + dataPool
+		n := max(p.opts.DataSize, p.opts.DataMax) + dataPool
 		g.data = make([]byte, n)
 		const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 		for i := range g.data {
@@ -190,9 +226,46 @@ func (g *Gen) draw(n int) uint64 {
 		return g.p.samples[n].sample(g.rng)
 	case Seq:
 		return (g.p.seq[n].Add(1) - 1) % r.Max
+	case Gauss:
+		mean, sd := r.Mean, r.StdDev
+		if mean == 0 {
+			mean = float64(r.Max-1) / 2
+		}
+		if sd == 0 {
+			sd = float64(r.Max) / 6
+		}
+		for range 16 {
+			if v := math.Round(mean + sd*g.rng.NormFloat64()); v >= 0 && v < float64(r.Max) {
+				return uint64(v)
+			}
+		}
+		return uint64(min(max(mean, 0), float64(r.Max-1)))
+	case Part:
+		w := &g.part[n]
+		v := w.next
+		if w.next++; w.next >= w.hi {
+			w.next = w.lo
+		}
+		return v
 	default:
 		return g.rng.Uint64N(r.Max)
 	}
+}
+
+// dataLen is the next __DATA__ value's length.
+func (g *Gen) dataLen() int {
+	o := &g.p.opts
+	if o.DataMax <= o.DataSize {
+		return o.DataSize
+	}
+	if !o.DataSeq {
+		return o.DataSize + g.rng.IntN(o.DataMax-o.DataSize+1)
+	}
+	n := g.nextLen
+	if g.nextLen++; g.nextLen > o.DataMax {
+		g.nextLen = o.DataSize
+	}
+	return n
 }
 
 func (g *Gen) value(s *segment) uint64 {
@@ -225,7 +298,7 @@ func (g *Gen) appendArgValue(dst []byte, a *arg) []byte {
 			}
 			dst = strconv.AppendUint(dst, v, 10)
 		case segData:
-			size := g.p.opts.DataSize
+			size := g.dataLen()
 			off := g.rng.IntN(len(g.data) - size + 1)
 			dst = append(dst, g.data[off:off+size]...)
 		}

@@ -50,6 +50,8 @@ type Operation struct {
 	Requests  int64   `json:"requests"`
 	Errors    int64   `json:"errors"`
 	Misses    int64   `json:"misses"`
+	BytesOut  int64   `json:"bytes_out"`
+	BytesIn   int64   `json:"bytes_in"`
 	OpsPerSec float64 `json:"ops_per_sec"`
 	Latency   Latency `json:"latency_us"`
 	// CorrectedLatency is from the intended start (open-loop runs only).
@@ -138,6 +140,10 @@ type Totals struct {
 	ConnectFailures int64 `json:"connect_failures"`
 	// Misses counts replies that found nothing (a null, or an empty array).
 	Misses int64 `json:"misses"`
+	// BytesOut and BytesIn are the bytes the measured requests sent and
+	// their replies took (0 where the driver cannot count them: --cluster).
+	BytesOut int64 `json:"bytes_out"`
+	BytesIn  int64 `json:"bytes_in"`
 	// Aborted counts MULTI/EXEC batches that were not executed (EXECABORT or a nil EXEC).
 	Aborted int64 `json:"aborted"`
 	// Overflow counts latencies above the histogram's range (recorded at its top).

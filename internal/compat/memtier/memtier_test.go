@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 )
 
 func TestParseWhitepaperLine(t *testing.T) {
@@ -55,15 +57,28 @@ func TestParseOptions(t *testing.T) {
 			assert.Equal(t, uint64(100), ts.Options.Ranges[1].Max)
 			assert.Equal(t, uint64(10), ts.Options.Ranges[3].Offset)
 		}},
-		{"--key-pattern G:G", "", func(t *testing.T, o Options) {
+		{"--key-pattern G:P --key-minimum 100 --key-maximum 1099 --key-median 300 --key-stddev 50 --data-size-range=32-64 --data-size-pattern=S", "", func(t *testing.T, o Options) {
+			ts, err := o.Spec()
+			require.NoError(t, err)
+			g, p := ts.Options.Ranges[1], ts.Options.Ranges[2]
+			assert.Equal(t, cmdtmpl.Gauss, g.Dist)
+			assert.InDelta(t, 200, g.Mean, 1e-9, "the median, within the range")
+			assert.InDelta(t, 50, g.StdDev, 1e-9)
+			assert.Equal(t, cmdtmpl.Part, p.Dist)
+			assert.Equal(t, uint64(100), p.Offset)
+			assert.Equal(t, []int{32, 64}, []int{ts.Options.DataSize, ts.Options.DataMax})
+			assert.True(t, ts.Options.DataSeq)
+			assert.Equal(t, "SET memtier-__RAND__ __DATA__", ts.Mix[0].Template, "varying sizes need __DATA__")
+		}},
+		{"--data-size-range=64-32", "", func(t *testing.T, o Options) {
 			_, err := o.Spec()
-			assert.ErrorContains(t, err, "not supported yet")
+			assert.ErrorContains(t, err, "--data-size-range")
 		}},
 		{"--ratio 1", "", func(t *testing.T, o Options) {
 			_, err := o.Spec()
 			assert.ErrorContains(t, err, "--ratio")
 		}},
-		{"--data-size-range=32-64", "--data-size-range", nil},
+		{"--data-size-list=32:1,64:1", "--data-size-list", nil},
 		{"--run-count 3", "--run-count", nil},
 		{"-n 0", "--requests", nil},
 		{"--protocol memcache_text", "--protocol", nil},

@@ -20,22 +20,28 @@ import (
 // Options are memtier_benchmark's settings, with its defaults; each field is
 // named after the long option it holds.
 type Options struct {
-	Server       string
-	Port         int
-	Auth         string
-	Protocol     string
-	Clients      int
-	Threads      int
-	Requests     string // a number per client, or "allkeys"
-	TestTime     int
-	Ratio        string
-	DataSize     int
-	RandomData   bool
-	SelectDB     int
-	KeyPattern   string
-	KeyMinimum   uint64
-	KeyMaximum   uint64
-	KeyPrefix    string
+	Server     string
+	Port       int
+	Auth       string
+	Protocol   string
+	Clients    int
+	Threads    int
+	Requests   string // a number per client, or "allkeys"
+	TestTime   int
+	Ratio      string
+	DataSize   int
+	RandomData bool
+	// DataSizeRange is "MIN-MAX"; DataSizePattern R (random) or S (in turn).
+	DataSizeRange   string
+	DataSizePattern string
+	SelectDB        int
+	KeyPattern      string
+	KeyMinimum      uint64
+	KeyMaximum      uint64
+	KeyPrefix       string
+	// KeyMedian and KeyStdDev shape the G pattern (0: the middle, a sixth).
+	KeyMedian    uint64
+	KeyStdDev    float64
 	Pipeline     int
 	ExpiryRange  string
 	ClusterMode  bool
@@ -81,11 +87,15 @@ func (o *Options) flagSet(out io.Writer) *pflag.FlagSet {
 	fs.StringVar(&o.Ratio, "ratio", "1:10", "SET:GET ratio")
 	fs.IntVarP(&o.DataSize, "data-size", "d", 32, "value size in bytes")
 	fs.BoolVarP(&o.RandomData, "random-data", "R", false, "random value content")
+	fs.StringVar(&o.DataSizeRange, "data-size-range", "", "value sizes MIN-MAX bytes (instead of -d)")
+	fs.StringVar(&o.DataSizePattern, "data-size-pattern", "R", "with --data-size-range: R random sizes, S one after the other")
 	fs.IntVar(&o.SelectDB, "select-db", 0, "database number")
-	fs.StringVar(&o.KeyPattern, "key-pattern", "R:R", "SET:GET key patterns: R random, S sequential")
+	fs.StringVar(&o.KeyPattern, "key-pattern", "R:R", "SET:GET key patterns: R random, S sequential, G gaussian, P a slice per connection")
 	fs.Uint64Var(&o.KeyMinimum, "key-minimum", 0, "lowest key number")
 	fs.Uint64Var(&o.KeyMaximum, "key-maximum", 10000000, "highest key number")
 	fs.StringVar(&o.KeyPrefix, "key-prefix", "memtier-", "key prefix")
+	fs.Uint64Var(&o.KeyMedian, "key-median", 0, "G pattern: the median key (default: the middle of the range)")
+	fs.Float64Var(&o.KeyStdDev, "key-stddev", 0, "G pattern: the standard deviation (default: a sixth of the range)")
 	fs.IntVar(&o.Pipeline, "pipeline", 1, "requests per pipeline")
 	fs.StringVar(&o.ExpiryRange, "expiry-range", "0-0", "SET expiry in seconds, min-max")
 	fs.BoolVar(&o.ClusterMode, "cluster-mode", false, "route by slot")
@@ -126,8 +136,7 @@ func Usage() string {
 	var b strings.Builder
 	fs := o.flagSet(&b)
 	return "Usage: tairbench memtier [OPTIONS]\nmemtier_benchmark's options, run by tairbench's engine:\n" + fs.FlagUsages() +
-		"Not supported: key patterns G (gaussian) and P (parallel), --data-size-range/--data-size-pattern, --run-count above 1,\n" +
-		"the memcache protocols, --wait-ratio."
+		"Not supported: --data-size-list, --run-count above 1, the memcache protocols, --wait-ratio, --unix-socket."
 }
 
 // Parse reads memtier_benchmark's arguments (after the program name).
@@ -137,13 +146,9 @@ func Parse(args []string) (Options, error) {
 	fs.Bool("help", false, "")
 	fs.Lookup("help").NoOptDefVal = "true"
 	unsupported := map[string]string{
-		"data-size-range":   "--data-size-range (values of varying size) is not supported yet; use -d",
-		"data-size-pattern": "--data-size-pattern is not supported yet",
-		"data-size-list":    "--data-size-list is not supported yet",
-		"wait-ratio":        "--wait-ratio (WAIT) is not supported",
-		"key-stddev":        "--key-stddev needs the G key pattern, which is not supported yet",
-		"key-median":        "--key-median needs the G key pattern, which is not supported yet",
-		"unix-socket":       "--unix-socket is not supported; use -s and -p",
+		"data-size-list": "--data-size-list is not supported yet; use --data-size-range",
+		"wait-ratio":     "--wait-ratio (WAIT) is not supported",
+		"unix-socket":    "--unix-socket is not supported; use -s and -p",
 	}
 	for _, a := range args {
 		name := strings.TrimLeft(strings.SplitN(a, "=", 2)[0], "-")
@@ -153,6 +158,9 @@ func Parse(args []string) (Options, error) {
 	}
 	if err := fs.Parse(args); err != nil {
 		return o, fmt.Errorf("%w (see --help)", err)
+	}
+	if fs.Changed("data-size") && o.DataSizeRange != "" {
+		return o, errors.New("--data-size cannot be used with --data-size-range")
 	}
 	if h, _ := fs.GetBool("help"); h {
 		return o, ErrHelp

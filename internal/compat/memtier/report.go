@@ -35,6 +35,8 @@ type row struct {
 	mean, min, max         float64
 	series                 []result.IntervalOperation
 	hasLatency, hitsMisses bool
+	// rx and tx are KB per second read and sent (nil when not counted).
+	rx, tx *float64
 }
 
 // typeName is memtier's name for an operation type: "Sets", "Gets".
@@ -65,12 +67,20 @@ func rows(run *result.Run, hist *hdr.Histogram) []row {
 			name = strings.ToUpper(f[0])
 		}
 		ops = []result.Operation{{Name: name, Ops: run.Totals.Ops, Misses: run.Totals.Misses, OpsPerSec: run.Totals.OpsPerSec,
-			Latency: run.Totals.Latency, Histogram: run.Histogram}}
+			Latency: run.Totals.Latency, Histogram: run.Histogram, BytesIn: run.Totals.BytesIn, BytesOut: run.Totals.BytesOut}}
+	}
+	kb := func(in, out int64) (rx, tx *float64) {
+		if in+out == 0 || secs <= 0 {
+			return nil, nil
+		}
+		r, t := float64(in)/1024/secs, float64(out)/1024/secs
+		return &r, &t
 	}
 	var hits, misses int64
 	for i, o := range ops {
 		r := row{typ: typeName(o.Name), opsSec: o.OpsPerSec, count: o.Ops, mean: o.Latency.Mean, min: o.Latency.Min, max: o.Latency.Max,
 			hasLatency: o.Requests > 0 || o.Ops > 0}
+		r.rx, r.tx = kb(o.BytesIn, o.BytesOut)
 		if o.Histogram != "" {
 			r.hist, _ = hdr.Decode([]byte(o.Histogram))
 		}
@@ -90,6 +100,7 @@ func rows(run *result.Run, hist *hdr.Histogram) []row {
 	tot := row{typ: "Totals", opsSec: run.Totals.OpsPerSec, count: run.Totals.Ops, hist: hist, mean: run.Totals.Latency.Mean,
 		min: run.Totals.Latency.Min, max: run.Totals.Latency.Max, hasLatency: run.Totals.Ops > 0, hitsMisses: true,
 		hits: perSec(hits), misses: perSec(misses)}
+	tot.rx, tot.tx = kb(run.Totals.BytesIn, run.Totals.BytesOut)
 	return append(out, tot)
 }
 
@@ -128,9 +139,15 @@ func Table(w io.Writer, o Options, run *result.Run, hist *hdr.Histogram) error {
 				fmt.Fprintf(&b, " %15s", "---")
 			}
 		}
-		fmt.Fprintf(&b, " %12s\n", "---")
+		if r.rx != nil {
+			fmt.Fprintf(&b, " %12.2f\n", *r.rx+*r.tx)
+		} else {
+			fmt.Fprintf(&b, " %12s\n", "---")
+		}
 	}
-	b.WriteString("(KB/sec: not measured by tairbench)\n")
+	if rs[len(rs)-1].rx == nil {
+		b.WriteString("(KB/sec: bytes are not counted through the cluster client)\n")
+	}
 	if !o.HideHistogram {
 		b.WriteString("\n\nRequest Latency Distribution\n")
 		fmt.Fprintf(&b, "%-8s %12s %12s\n", "Type", "<= msec", "Percent")
@@ -170,6 +187,10 @@ func JSON(o Options, args []string, run *result.Run, hist *hdr.Histogram) (map[s
 	for _, r := range rows(run, hist) {
 		m := map[string]any{"Count": r.count, "Ops/sec": round2(r.opsSec), "KB/sec": nil,
 			"Connection Errors": run.Totals.ConnectFailures}
+		if r.rx != nil {
+			m["KB/sec"], m["KB/sec RX/TX"] = round2(*r.rx+*r.tx), round2(*r.rx+*r.tx)
+			m["KB/sec RX"], m["KB/sec TX"] = round2(*r.rx), round2(*r.tx)
+		}
 		if r.hitsMisses {
 			m["Hits/sec"], m["Misses/sec"] = round2(*r.hits), round2(*r.misses)
 		}

@@ -21,17 +21,24 @@ func (o Options) keyRange(pattern string) (cmdtmpl.Range, error) {
 	case "R":
 	case "S":
 		r.Dist = cmdtmpl.Seq
-	case "G", "P":
-		return r, fmt.Errorf("key pattern %s is not supported yet (R and S are)", pattern)
+	case "G":
+		r.Dist = cmdtmpl.Gauss
+		if o.KeyMedian > 0 {
+			r.Mean = float64(o.KeyMedian - min(o.KeyMedian, o.KeyMinimum))
+		}
+		r.StdDev = o.KeyStdDev
+	case "P":
+		r.Dist = cmdtmpl.Part
 	default:
 		return r, fmt.Errorf("unknown key pattern %q (R, S, G, P)", pattern)
 	}
 	return r, nil
 }
 
-// value is the SET value: fixed 'x's, or varying content with --random-data.
+// value is the SET value: fixed 'x's, or varying content with
+// --random-data (and always with --data-size-range, whose sizes vary).
 func (o Options) value() string {
-	if o.RandomData {
+	if o.RandomData || o.DataSizeRange != "" {
 		return "__DATA__"
 	}
 	if o.DataSize == 0 {
@@ -45,6 +52,22 @@ func (o Options) value() string {
 // types by weight on each connection, as memtier's do.
 func (o Options) Spec() (redis.TemplateSpec, error) {
 	ts := redis.TemplateSpec{Rotate: true, Options: cmdtmpl.Options{DataSize: o.DataSize}}
+	if o.DataSizeRange != "" {
+		lo, hi, ok := strings.Cut(o.DataSizeRange, "-")
+		min, err1 := strconv.Atoi(lo)
+		max, err2 := strconv.Atoi(hi)
+		if !ok || err1 != nil || err2 != nil || min < 1 || max < min {
+			return ts, fmt.Errorf("--data-size-range %q: want MIN-MAX bytes", o.DataSizeRange)
+		}
+		ts.Options.DataSize, ts.Options.DataMax = min, max
+		switch o.DataSizePattern {
+		case "R", "":
+		case "S":
+			ts.Options.DataSeq = true
+		default:
+			return ts, fmt.Errorf("--data-size-pattern %q: R or S", o.DataSizePattern)
+		}
+	}
 	if o.Pipeline > 1 {
 		ts.Pipeline = o.Pipeline
 	}

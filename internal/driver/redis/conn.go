@@ -33,7 +33,24 @@ type Conn struct {
 	stopCtx func() bool
 	// tairAuth is set when the server accepted only Tair's single-argument AUTH.
 	tairAuth bool
+	// rx counts the bytes read from the connection.
+	rx *counting
 }
+
+// counting counts the bytes its connection reads.
+type counting struct {
+	net.Conn
+	n int64
+}
+
+func (c *counting) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// BytesRead returns the bytes read from the connection so far.
+func (c *Conn) BytesRead() int64 { return c.rx.n }
 
 // ReplyError is an error reply from the server during the handshake.
 type ReplyError struct{ Msg string }
@@ -72,7 +89,8 @@ func Dial(ctx context.Context, t target.Target) (*Conn, error) {
 		}
 		nc = tc
 	}
-	c := &Conn{nc: nc, r: resp.NewReader(bufio.NewReaderSize(nc, 64<<10), resp.Limits{MaxBulk: 512 << 20}), timeout: timeout}
+	rx := &counting{Conn: nc}
+	c := &Conn{nc: nc, rx: rx, r: resp.NewReader(bufio.NewReaderSize(rx, 64<<10), resp.Limits{MaxBulk: 512 << 20}), timeout: timeout}
 	c.stopCtx = context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Unix(1, 0)) })
 	if err := c.handshake(t); err != nil {
 		c.Close()

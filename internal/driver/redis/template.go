@@ -155,7 +155,7 @@ func (ts TemplateSpec) Spec(name, version string, t target.Target, w Workload, c
 				Batching: ts.Batching, Pipeline: ts.Pipeline},
 		},
 		Engine:  cfg,
-		Factory: &Factory{Target: t, Workload: w},
+		Factory: &Factory{Target: t, Workload: w, Workers: cfg.Workers},
 	}
 	for _, o := range w.Ops {
 		if w.mixed() {

@@ -111,14 +111,15 @@ func (p *picker) pick() int {
 	return len(p.cum) - 1
 }
 
-// gens returns one generator per operation type, seeded from seed.
-func (w Workload) gens(seed uint64) []*cmdtmpl.Gen {
+// gens returns one generator per operation type, seeded from seed, for
+// worker part of parts (for ranges that split between workers).
+func (w Workload) gens(seed uint64, part, parts int) []*cmdtmpl.Gen {
 	if !w.mixed() {
-		return []*cmdtmpl.Gen{w.Program.NewGen(seed)}
+		return []*cmdtmpl.Gen{w.Program.NewGenPart(seed, part, parts)}
 	}
 	out := make([]*cmdtmpl.Gen, len(w.Ops))
 	for i, o := range w.Ops {
-		out[i] = o.Program.NewGen(engine.WorkerSeed(seed, i))
+		out[i] = o.Program.NewGenPart(engine.WorkerSeed(seed, i), part, parts)
 	}
 	return out
 }
@@ -137,6 +138,9 @@ func (w Workload) OpsPerRequest() int {
 type Factory struct {
 	Target   target.Target
 	Workload Workload
+	// Workers is how many workers the run has (for ranges that split
+	// between them); 0 counts as 1.
+	Workers int
 
 	loginOnce sync.Once
 	login     target.Target
@@ -155,7 +159,7 @@ func (f *Factory) NewWorker(ctx context.Context, id int, seed uint64) (engine.Wo
 	if f.Workload.SharedSeed != 0 {
 		seed = f.Workload.SharedSeed
 	}
-	gens := f.Workload.gens(seed)
+	gens := f.Workload.gens(seed, id, f.Workers)
 	pk := newPicker(f.Workload.Ops, seed, f.Workload.Rotate)
 	if f.Target.Cluster {
 		return newClusterWorker(ctx, f, gens, pk)
@@ -235,7 +239,11 @@ func (w *rawWorker) Exec(ctx context.Context, s *engine.Step) error {
 		}
 		w.conn = c
 	}
-	if err := w.exec(s); err != nil {
+	s.BytesOut = len(w.req)
+	rx := w.conn.BytesRead()
+	err := w.exec(s)
+	s.BytesIn = int(w.conn.BytesRead() - rx)
+	if err != nil {
 		_ = w.conn.Close()
 		w.conn = nil
 		return err
