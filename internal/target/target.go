@@ -146,7 +146,22 @@ func (t Target) Validate() error {
 	if t.DB < 0 {
 		return fmt.Errorf("--db must not be negative, got %d", t.DB)
 	}
+	if n, _ := t.Network(); n == "unix" && t.Cluster {
+		return fmt.Errorf("a Unix socket (%s) cannot be a cluster's address", t.Addr)
+	}
 	return nil
+}
+
+// Network returns how to dial the target: "unix" and the socket path when
+// Addr is a path (or "unix:PATH"), else "tcp" and Addr.
+func (t Target) Network() (network, address string) {
+	if p, ok := strings.CutPrefix(t.Addr, "unix:"); ok {
+		return "unix", p
+	}
+	if strings.HasPrefix(t.Addr, "/") {
+		return "unix", t.Addr
+	}
+	return "tcp", t.Addr
 }
 
 // HostPort joins host and port unless host already has a port; it checks the port.

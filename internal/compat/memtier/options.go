@@ -22,6 +22,7 @@ import (
 type Options struct {
 	Server     string
 	Port       int
+	UnixSocket string
 	Auth       string
 	Protocol   string
 	Clients    int
@@ -78,6 +79,7 @@ func (o *Options) flagSet(out io.Writer) *pflag.FlagSet {
 	fs.SortFlags = false
 	fs.StringVarP(&o.Server, "server", "s", "localhost", "server address")
 	fs.IntVarP(&o.Port, "port", "p", 6379, "server port")
+	fs.StringVarP(&o.UnixSocket, "unix-socket", "S", "", "Unix socket path (instead of -s and -p)")
 	fs.StringVarP(&o.Auth, "authenticate", "a", "", "password, or user:password")
 	fs.StringVarP(&o.Protocol, "protocol", "P", "redis", "redis or resp3 (resp2 accepted)")
 	fs.IntVarP(&o.Clients, "clients", "c", 50, "connections per thread")
@@ -136,7 +138,7 @@ func Usage() string {
 	var b strings.Builder
 	fs := o.flagSet(&b)
 	return "Usage: tairbench memtier [OPTIONS]\nmemtier_benchmark's options, run by tairbench's engine:\n" + fs.FlagUsages() +
-		"Not supported: --data-size-list, --run-count above 1, the memcache protocols, --wait-ratio, --unix-socket."
+		"Not supported: --data-size-list, --run-count above 1, the memcache protocols, --wait-ratio."
 }
 
 // Parse reads memtier_benchmark's arguments (after the program name).
@@ -148,7 +150,6 @@ func Parse(args []string) (Options, error) {
 	unsupported := map[string]string{
 		"data-size-list": "--data-size-list is not supported yet; use --data-size-range",
 		"wait-ratio":     "--wait-ratio (WAIT) is not supported",
-		"unix-socket":    "--unix-socket is not supported; use -s and -p",
 	}
 	for _, a := range args {
 		name := strings.TrimLeft(strings.SplitN(a, "=", 2)[0], "-")
@@ -203,6 +204,9 @@ func (o Options) Connections() int { return o.Clients * o.Threads }
 // Target is the server the options name.
 func (o Options) Target() (target.Target, error) {
 	addr, err := target.HostPort(o.Server, o.Port)
+	if o.UnixSocket != "" {
+		addr, err = "unix:"+o.UnixSocket, nil
+	}
 	if err != nil {
 		return target.Target{}, err
 	}

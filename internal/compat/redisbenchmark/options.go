@@ -18,8 +18,10 @@ import (
 
 // Options are redis-benchmark's settings, with its defaults.
 type Options struct {
-	Host     string
-	Port     int
+	Host string
+	Port int
+	// Socket is -s: a Unix socket path, which overrides -h and -p.
+	Socket   string
 	Password string
 	User     string
 	Clients  int
@@ -65,7 +67,7 @@ func Defaults() Options {
 // Usage is the option summary printed for --help.
 const Usage = `Usage: tairbench redis-benchmark [OPTIONS] [COMMAND ARGS...]
 redis-benchmark's options, run by tairbench's engine:
- -h <hostname> -p <port> -a <password | user:password> --user <username> -u <uri>
+ -h <hostname> -p <port> -s <socket> -a <password | user:password> --user <username> -u <uri>
  -c <clients> (50)  -n <requests> (100000)  -d <size> (3)  --dbnum <db>  -3
  --threads <num>  --cluster  -r <keyspacelen>  -P <numreq>  -q  --csv  -l
  --precision <n>  -t <tests>  -x  --tls --sni --cacert --cert --key --insecure
@@ -74,8 +76,8 @@ rpop, sadd, hset, spop, zadd, zpopmin, lrange (lrange_100, lrange_300,
 lrange_500, lrange_600), mset.
 tairbench's own: --embedded (start the embedded server and target it),
 --json FILE (tairbench.compat/v1), --seed N, --no-server-stats, --timeout D.
-Not supported: -s (Unix socket), -k 0 (reconnect per request), -I (idle
-mode), --cacertdir, --enable-tracking.`
+Not supported: -k 0 (reconnect per request), -I (idle mode), --cacertdir,
+--enable-tracking.`
 
 // ErrHelp is returned by Parse for --help.
 var ErrHelp = errors.New("help requested")
@@ -123,7 +125,7 @@ func Parse(args []string, warn io.Writer) (Options, error) {
 			n, err = number()
 			o.Port = int(n)
 		case "-s":
-			return o, errors.New("-s (Unix socket) is not supported; use -h and -p")
+			o.Socket, err = value()
 		case "-a":
 			o.Password, err = value()
 		case "--user":
@@ -276,6 +278,9 @@ func (o *Options) parseURI(s string) error {
 // user:password; --user with -a is an ACL login.
 func (o Options) Target() (target.Target, error) {
 	addr, err := target.HostPort(o.Host, o.Port)
+	if o.Socket != "" {
+		addr, err = "unix:"+o.Socket, nil
+	}
 	if err != nil {
 		return target.Target{}, err
 	}

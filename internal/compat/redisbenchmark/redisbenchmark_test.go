@@ -31,7 +31,7 @@ func TestParse(t *testing.T) {
 		}, ""},
 		{"-x set k", func(o *Options) { o.StdinArg, o.Command = true, []string{"set", "k"} }, ""},
 		{"--embedded --json r.json --seed 7", func(o *Options) { o.Embedded, o.JSON, o.Seed = true, "r.json", 7 }, ""},
-		{"-s /tmp/redis.sock", nil, "Unix socket"},
+		{"-s /tmp/redis.sock", func(o *Options) { o.Socket = "/tmp/redis.sock" }, ""},
 		{"-k 0", nil, "-k 0"},
 		{"-I", nil, "idle"},
 		{"-c", nil, "needs a value"},

@@ -66,7 +66,8 @@ func Dial(ctx context.Context, t target.Target) (*Conn, error) {
 		timeout = 10 * time.Second
 	}
 	d := net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}
-	nc, err := d.DialContext(ctx, "tcp", t.Addr)
+	network, address := t.Network()
+	nc, err := d.DialContext(ctx, network, address)
 	if err != nil {
 		return nil, fmt.Errorf("cannot connect to %s: %w", t.Addr, unwrapNet(err))
 	}

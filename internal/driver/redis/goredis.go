@@ -23,7 +23,8 @@ func NewClient(ctx context.Context, t target.Target, pool int) (*goredis.Client,
 	if timeout <= 0 {
 		timeout = 30 * time.Second
 	}
-	o := &goredis.Options{Addr: t.Addr, Username: l.User, Password: l.Password, DB: t.DB, Protocol: 2, PoolSize: pool,
+	network, address := t.Network()
+	o := &goredis.Options{Network: network, Addr: address, Username: l.User, Password: l.Password, DB: t.DB, Protocol: 2, PoolSize: pool,
 		MaxRetries: -1, DialTimeout: timeout, ReadTimeout: timeout, WriteTimeout: timeout, DisableIdentity: true}
 	if t.Protocol == 3 {
 		o.Protocol = 3
