@@ -62,6 +62,7 @@ var commands = []func(*app) *cobra.Command{
 	newRedisBenchmarkCmd,
 	newMemtierCmd,
 	newSuiteCmd,
+	newYCSBCmd,
 	newRoaringCmd,
 	newSearchCmd,
 	newWikiCmd,

@@ -12,13 +12,19 @@ import (
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
-func readSuite(t *testing.T, path string) *result.WhitepaperSuite {
+// readDoc reads any result document.
+func readDoc(t *testing.T, path string) result.Document {
+	t.Helper()
 	f, err := os.Open(path)
 	require.NoError(t, err)
 	defer f.Close()
 	doc, err := result.Read(f)
 	require.NoError(t, err)
-	s, ok := doc.(*result.WhitepaperSuite)
+	return doc
+}
+
+func readSuite(t *testing.T, path string) *result.WhitepaperSuite {
+	s, ok := readDoc(t, path).(*result.WhitepaperSuite)
 	require.True(t, ok)
 	return s
 }

@@ -1,0 +1,141 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tairbench/tairbench/internal/compat/ycsb"
+	"github.com/tairbench/tairbench/internal/driver/redis"
+	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/internal/report"
+	"github.com/tairbench/tairbench/internal/runner"
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+func newYCSBCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "ycsb load|run redis [-s] -P workloads/workloadX [-p name=value]... [-threads N] [-target N]",
+		Short: "Run a YCSB command line (the Redis binding with redis.command_group) through tairbench's engine",
+		Long: `Takes YCSB's command line after "ycsb" as is: workloads/workloada … workloadf are
+YCSB's core workloads, built in (a properties file at that path is read
+instead), -p properties override them. Keys, operation mix and request
+distributions are YCSB's; redis.command_group picks the data structure
+(string, hash, list, set, zset) as the whitepaper's Redis binding does.
+Prints YCSB's report, then tairbench's line with errors and warnings.
+tairbench's own options: --embedded, --json FILE, --seed N.`,
+		DisableFlagParsing: true,
+		RunE:               func(c *cobra.Command, args []string) error { return runYCSB(c.Context(), args, a) },
+	}
+}
+
+// commandFor names the command group's insert and read commands.
+func commandFor(group string) (insert, read string) {
+	switch group {
+	case "string":
+		return "set", "get"
+	case "list":
+		return "lpush", "lrange"
+	case "set":
+		return "sadd", "smembers"
+	case "zset":
+		return "zadd", "zrange"
+	}
+	return "hmset", "hgetall"
+}
+
+func runYCSB(ctx context.Context, args []string, a *app) error {
+	if len(args) > 0 && (args[0] == "--help" || args[0] == "-h") {
+		_, err := fmt.Fprintln(a.Out, "usage: tairbench ycsb load|run redis [-s] -P workloads/workloadX [-p name=value]... [-threads N] [-target N]")
+		return err
+	}
+	c, err := ycsb.Parse(args)
+	if err != nil {
+		return err
+	}
+	wl, err := c.Workload()
+	if err != nil {
+		return err
+	}
+	tg, err := c.Target()
+	if tg.Cluster {
+		return errors.New("redis.cluster=true is not supported by tairbench ycsb yet; point it at one node or a proxy")
+	}
+	tg, stop, err := frontEndTarget(a, tg, err, c.Embedded)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	load := c.Phase == "load"
+	f := ycsb.NewFactory(tg, wl, load)
+	cfg := engine.Config{Workers: wl.Threads, Seed: seedOrNew(c.Seed), Rate: wl.Target, Duration: wl.MaxExecution}
+	if load {
+		cfg.Ops = wl.InsertCount
+	} else {
+		cfg.Ops = wl.OperationCount
+	}
+	if len(f.OpNames()) > 1 {
+		cfg.Operations = f.OpNames()
+	}
+	if c.Status {
+		cfg.Progress = ycsb.Status(a.Err, f.OpNames())
+	}
+	spec := runner.Spec{Name: "ycsb " + c.Phase, Command: "ycsb " + strings.Join(redactYCSB(args), " "), Version: a.version,
+		Config: result.RunConfig{Target: tg.Result(), Mode: fmt.Sprintf("YCSB core workload, redis.command_group=%s, %d fields of %d bytes",
+			wl.CommandGroup, wl.FieldCount, wl.FieldLength)},
+		Engine: cfg, Factory: f, Log: a.Err}
+	for _, name := range cfg.Operations {
+		spec.Operations = append(spec.Operations, result.Operation{Name: name, Weight: int(wl.Proportions[name] * 100)})
+	}
+	insert, read := commandFor(wl.CommandGroup)
+	spec.Sampler = redis.NewInfoSampler(tg)
+	switch {
+	case load:
+		spec.Reconcile = []string{insert}
+	case wl.Proportions["READ-MODIFY-WRITE"] == 0: // a read-modify-write is two commands, one operation
+		spec.Reconcile = []string{read}
+		if wl.Proportions["UPDATE"] > 0 || wl.Proportions["INSERT"] > 0 {
+			spec.Reconcile = append(spec.Reconcile, insert)
+		}
+	}
+	fmt.Fprintf(a.Err, "YCSB %s, %s, %d threads against %s; properties from %s\n", c.Phase, spec.Config.Mode, wl.Threads, tg.Addr,
+		strings.Join(c.Sources, ", "))
+	run, hist, err := runner.Run(ctx, spec)
+	if err != nil {
+		return err
+	}
+	out := summaryTo(a, c.JSON)
+	if err := ycsb.Report(out, run, f.OpNames(), hist); err != nil {
+		return err
+	}
+	fmt.Fprintln(out)
+	ownLine(out, a.Err, false, run)
+	doc := &result.Compat{Header: result.NewHeader(result.SchemaCompat, a.version), Tool: "ycsb",
+		Args: redactYCSB(args), Tests: []result.CompatTest{{Name: c.Phase, Run: run}}}
+	if err := writeDocument(a, c.JSON, doc); err != nil {
+		return err
+	}
+	if why := report.FailureReason(run); why != "" {
+		return &ExitError{Code: ExitRunFailed, Err: errors.New(why)}
+	}
+	return nil
+}
+
+// redactYCSB hides redis.password values.
+func redactYCSB(args []string) []string {
+	out := slices.Clone(args)
+	for i, a := range out {
+		if k, v, ok := strings.Cut(a, "="); ok && strings.TrimSpace(k) == "redis.password" && v != "" {
+			if user, _, ok := strings.Cut(v, ":"); ok {
+				out[i] = k + "=" + user + ":***"
+			} else {
+				out[i] = k + "=***"
+			}
+		}
+	}
+	return out
+}

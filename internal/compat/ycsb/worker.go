@@ -1,0 +1,276 @@
+package ycsb
+
+import (
+	"context"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"github.com/tairbench/tairbench/internal/driver/redis"
+	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/internal/target"
+	"github.com/tairbench/tairbench/pkg/resp"
+)
+
+// Factory creates YCSB workers (engine.Factory): one connection each, the
+// key counters shared.
+type Factory struct {
+	Target   target.Target
+	Workload *Workload
+	Load     bool
+	// Ops are the operation types of the run, as Step.Op indexes them.
+	Ops []string
+
+	insert   *counter // load: the key sequence; run: new keys
+	cum      []float64
+	opIndex  []int
+	rangeArg []string
+}
+
+// NewFactory prepares the shared key counters and the operation mix.
+func NewFactory(t target.Target, w *Workload, load bool) *Factory {
+	f := &Factory{Target: t, Workload: w, Load: load, rangeArg: []string{"0", "-1"}}
+	if r := strings.Fields(w.Range); len(r) == 2 {
+		f.rangeArg = r
+	}
+	if load {
+		f.Ops = []string{"INSERT"}
+		f.insert = newCounter(w.InsertStart)
+		return f
+	}
+	f.insert = newCounter(w.InsertStart + w.InsertCount)
+	var sum float64
+	for i, name := range Operations {
+		if p := w.Proportions[name]; p > 0 {
+			sum += p
+			f.Ops = append(f.Ops, name)
+			f.cum = append(f.cum, sum)
+			f.opIndex = append(f.opIndex, i)
+		}
+	}
+	return f
+}
+
+// OpNames are the operation types with a share of the run.
+func (f *Factory) OpNames() []string { return f.Ops }
+
+// NewWorker connects one worker.
+func (f *Factory) NewWorker(ctx context.Context, id int, seed uint64) (engine.Worker, error) {
+	c, err := redis.Dial(ctx, f.Target)
+	if err != nil {
+		return nil, err
+	}
+	w := &worker{f: f, conn: c, ctx: ctx, rng: rand.New(rand.NewPCG(seed, 0x79637362))}
+	wl := f.Workload
+	lo, hi := wl.InsertStart, wl.InsertStart+wl.InsertCount-1
+	switch wl.RequestDist {
+	case "uniform":
+		w.choose = uniformChooser{lo, hi}
+	case "zipfian":
+		expected := int64(float64(wl.OperationCount) * wl.Proportions["INSERT"] * 2)
+		w.choose = newScrambled(lo, hi+expected)
+	case "hotspot":
+		w.choose = hotspotChooser{lo: lo, hi: hi, hotFrac: wl.HotData, hotOpFrac: wl.HotOps}
+	case "latest":
+		w.choose = newLatest(f.insert)
+	}
+	w.values = make([]byte, 4096+wl.FieldLength)
+	for i := range w.values {
+		w.values[i] = byte(' ' + w.rng.IntN(64)) // YCSB's RandomByteIterator alphabet
+	}
+	return w, nil
+}
+
+type worker struct {
+	f      *Factory
+	conn   *redis.Conn
+	ctx    context.Context
+	rng    *rand.Rand
+	choose chooser
+	values []byte
+	rep    resp.Reply
+
+	op      int   // index into f.Ops
+	keynum  int64 // the key of the prepared request
+	read    []byte
+	write   []byte
+	args    []string
+	inserts bool
+}
+
+// value returns a field value of the workload's length distribution.
+func (w *worker) value() string {
+	n := w.f.Workload.FieldLength
+	if w.f.Workload.FieldLengthDist != "constant" && n > 1 {
+		n = 1 + w.rng.IntN(n)
+	}
+	off := w.rng.IntN(len(w.values) - n + 1)
+	return string(w.values[off : off+n])
+}
+
+// insertArgs is the command group's insert: every field.
+func (w *worker) insertArgs(key string) []string {
+	wl := w.f.Workload
+	a := w.args[:0]
+	switch wl.CommandGroup {
+	case "string":
+		a = append(a, "SET", key, w.value())
+	case "hash":
+		a = append(a, "HMSET", key)
+		for i := range wl.FieldCount {
+			a = append(a, "field"+strconv.Itoa(i), w.value())
+		}
+	case "list", "set":
+		if wl.CommandGroup == "list" {
+			a = append(a, "LPUSH", key)
+		} else {
+			a = append(a, "SADD", key)
+		}
+		for range wl.FieldCount {
+			a = append(a, w.value())
+		}
+	case "zset":
+		a = append(a, "ZADD", key)
+		for i := range wl.FieldCount {
+			a = append(a, strconv.Itoa(i), w.value())
+		}
+	}
+	w.args = a
+	return a
+}
+
+// updateArgs is the command group's insert command with one field.
+func (w *worker) updateArgs(key string) []string {
+	wl := w.f.Workload
+	a := w.args[:0]
+	i := w.rng.IntN(wl.FieldCount)
+	switch wl.CommandGroup {
+	case "string":
+		a = append(a, "SET", key, w.value())
+	case "hash":
+		a = append(a, "HMSET", key, "field"+strconv.Itoa(i), w.value())
+	case "list":
+		a = append(a, "LPUSH", key, w.value())
+	case "set":
+		a = append(a, "SADD", key, w.value())
+	case "zset":
+		a = append(a, "ZADD", key, strconv.Itoa(i), w.value())
+	}
+	w.args = a
+	return a
+}
+
+// readArgs is the command group's read of the whole record.
+func (w *worker) readArgs(key string) []string {
+	switch w.f.Workload.CommandGroup {
+	case "string":
+		return []string{"GET", key}
+	case "hash":
+		return []string{"HGETALL", key}
+	case "list":
+		return []string{"LRANGE", key, w.f.rangeArg[0], w.f.rangeArg[1]}
+	case "set":
+		return []string{"SMEMBERS", key}
+	default:
+		return []string{"ZRANGE", key, "0", "-1", "WITHSCORES"}
+	}
+}
+
+func (w *worker) key(n int64) string {
+	return KeyName(n, w.f.Workload.Ordered, w.f.Workload.ZeroPadding)
+}
+
+// nextKeynum is an existing record's number: drawn until it is one whose
+// insert completed, as YCSB's CoreWorkload.nextKeynum does.
+func (w *worker) nextKeynum() int64 {
+	last := w.f.insert.lastValue()
+	for {
+		if k := w.choose.next(w.rng); k <= last {
+			return k
+		}
+	}
+}
+
+func (w *worker) Prepare() {
+	w.read, w.write, w.inserts = w.read[:0], w.write[:0], false
+	if w.f.Load {
+		w.op, w.keynum, w.inserts = 0, w.f.insert.take(), true
+		w.write = resp.AppendCommand(w.write, w.insertArgs(w.key(w.keynum))...)
+		return
+	}
+	x := w.rng.Float64() * w.f.cum[len(w.f.cum)-1]
+	w.op = len(w.f.cum) - 1
+	for i, c := range w.f.cum {
+		if x < c {
+			w.op = i
+			break
+		}
+	}
+	switch Operations[w.f.opIndex[w.op]] {
+	case "INSERT":
+		w.keynum, w.inserts = w.f.insert.take(), true
+		w.write = resp.AppendCommand(w.write, w.insertArgs(w.key(w.keynum))...)
+	case "READ":
+		w.read = resp.AppendCommand(w.read, w.readArgs(w.key(w.nextKeynum()))...)
+	case "UPDATE":
+		w.write = resp.AppendCommand(w.write, w.updateArgs(w.key(w.nextKeynum()))...)
+	case "READ-MODIFY-WRITE":
+		k := w.key(w.nextKeynum())
+		w.read = resp.AppendCommand(w.read, w.readArgs(k)...)
+		w.write = resp.AppendCommand(w.write, w.updateArgs(k)...)
+	}
+}
+
+func (w *worker) Exec(ctx context.Context, s *engine.Step) error {
+	s.Op, s.Ops = w.op, 1
+	if w.conn == nil {
+		c, err := redis.Dial(w.ctx, w.f.Target)
+		if err != nil {
+			return &engine.ConnectError{Err: err}
+		}
+		w.conn = c
+	}
+	for i, req := range [][]byte{w.read, w.write} {
+		if len(req) == 0 {
+			continue
+		}
+		isRead := i == 0
+		s.BytesOut += len(req)
+		rx := w.conn.BytesRead()
+		if err := w.conn.Write(req); err != nil {
+			return w.lost(err)
+		}
+		if err := w.conn.Read(&w.rep); err != nil {
+			return w.lost(err)
+		}
+		s.BytesIn += int(w.conn.BytesRead() - rx)
+		switch {
+		case w.rep.IsError():
+			s.Failed = 1
+			if s.Err == nil {
+				s.Err = append([]byte(nil), w.rep.Err...)
+			}
+			return nil
+		case isRead && (w.rep.Nil || (w.rep.Type == '*' || w.rep.Type == '%' || w.rep.Type == '~') && w.rep.Elems == 0):
+			s.Misses = 1 // NOT_FOUND
+			return nil
+		}
+	}
+	if w.inserts {
+		w.f.insert.acknowledge(w.keynum)
+	}
+	return nil
+}
+
+func (w *worker) lost(err error) error {
+	_ = w.conn.Close()
+	w.conn = nil
+	return err
+}
+
+func (w *worker) Close() error {
+	if w.conn == nil {
+		return nil
+	}
+	return w.conn.Close()
+}

@@ -1,0 +1,130 @@
+package ycsb
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestKeyNames(t *testing.T) {
+	// YCSB's first keys of a hashed load (CoreWorkload.buildKeyName).
+	assert.Equal(t, "user6284781860667377211", KeyName(0, false, 1))
+	assert.Equal(t, "user8517097267634966620", KeyName(1, false, 1))
+	assert.Equal(t, "user1820151046732198393", KeyName(2, false, 1))
+	assert.Equal(t, "user42", KeyName(42, true, 1))
+	assert.Equal(t, "user00042", KeyName(42, true, 5))
+}
+
+// The seeds' lines, after "./bin/ycsb".
+const seedLoad = `load redis -s -P workloads/workloada -p redis.host=127.0.0.1 -p redis.port=6379 -p redis.password=user:pw -p recordcount=7680000000 -p operationcount=7680000000 -p redis.timeout=30000 -p redis.command_group=string -p fieldcount=1 -p fieldlength=128 -threads 32`
+
+func TestParseSeedLine(t *testing.T) {
+	c, err := Parse(strings.Fields(seedLoad))
+	require.NoError(t, err)
+	assert.Equal(t, "load", c.Phase)
+	assert.True(t, c.Status)
+	w, err := c.Workload()
+	require.NoError(t, err)
+	assert.Equal(t, int64(7_680_000_000), w.RecordCount, "64-bit counts (the ESSD paper loads 7.68 billion)")
+	assert.Equal(t, "string", w.CommandGroup)
+	assert.Equal(t, 1, w.FieldCount)
+	assert.Equal(t, 128, w.FieldLength)
+	assert.Equal(t, 32, w.Threads)
+	assert.Equal(t, "zipfian", w.RequestDist, "workloada's")
+	assert.InDelta(t, 0.5, w.Proportions["UPDATE"], 1e-9)
+	tg, err := c.Target()
+	require.NoError(t, err)
+	assert.Equal(t, "127.0.0.1:6379", tg.Addr)
+	assert.Equal(t, "user:pw", tg.Auth)
+	assert.Contains(t, c.PropertyLines(), "redis.password=***")
+}
+
+func TestParseOverridesAndFiles(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "mywork")
+	require.NoError(t, os.WriteFile(file, []byte("# comment\nreadproportion=0.2\nupdateproportion=0.8\nrequestdistribution=hotspot\n"), 0o644))
+	c, err := Parse([]string{"run", "redis", "-P", file, "-p", "updateproportion=0.3", "-p", "insertstart=100", "-p", "insertcount=50", "-target", "500"})
+	require.NoError(t, err)
+	w, err := c.Workload()
+	require.NoError(t, err)
+	assert.InDelta(t, 0.2, w.Proportions["READ"], 1e-9)
+	assert.InDelta(t, 0.3, w.Proportions["UPDATE"], 1e-9, "-p wins over -P")
+	assert.Equal(t, "hotspot", w.RequestDist)
+	assert.Equal(t, int64(100), w.InsertStart)
+	assert.Equal(t, int64(50), w.InsertCount)
+	assert.InDelta(t, 500, w.Target, 1e-9)
+
+	for _, tc := range []struct{ line, err string }{
+		{"run redis -P workloads/workloade", "no scan"},
+		{"run redis -P workloads/workloadz", "core workloads"},
+		{"run mongodb", "only the redis binding"},
+		{"walk redis", "load or run"},
+		{"run redis -p recordcount=x", "recordcount"},
+		{"run redis -p redis.command_group=stream", "command_group"},
+		{"run redis -p requestdistribution=exponential", "requestdistribution"},
+		{"run redis -bogus", "unknown option"},
+	} {
+		c, err := Parse(strings.Fields(tc.line))
+		if err == nil {
+			_, err = c.Workload()
+		}
+		assert.ErrorContains(t, err, tc.err, tc.line)
+	}
+}
+
+// share is the fraction of draws that go to the hottest frac of keys.
+func share(draws []int64, frac float64) float64 {
+	counts := map[int64]int{}
+	for _, d := range draws {
+		counts[d]++
+	}
+	var c []int
+	for _, n := range counts {
+		c = append(c, n)
+	}
+	slices.Sort(c)
+	slices.Reverse(c)
+	top := int(float64(1000) * frac)
+	sum := 0
+	for i := 0; i < top && i < len(c); i++ {
+		sum += c[i]
+	}
+	return float64(sum) / float64(len(draws))
+}
+
+func TestPopularity(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	draw := func(c chooser) []int64 {
+		out := make([]int64, 200000)
+		for i := range out {
+			out[i] = c.next(r)
+			require.True(t, out[i] >= 0 && out[i] < 1000, "in the key range: %d", out[i])
+		}
+		return out
+	}
+	uni := draw(uniformChooser{0, 999})
+	zip := draw(newScrambled(0, 999))
+	hot := draw(hotspotChooser{lo: 0, hi: 999, hotFrac: 0.2, hotOpFrac: 0.8})
+	ctr := newCounter(0)
+	for i := range int64(1000) {
+		ctr.take()
+		ctr.acknowledge(i)
+	}
+	lat := draw(newLatest(ctr))
+	assert.InDelta(t, 0.01, share(uni, 0.01), 0.005)
+	assert.Greater(t, share(zip, 0.01), 0.08, "zipfian: the hottest 1% of keys take many times their share")
+	assert.InDelta(t, 0.8, share(hot, 0.2), 0.02, "hotspot: 80% of operations on 20% of keys")
+	assert.Greater(t, share(lat, 0.01), 0.15, "latest: the newest keys are the hottest")
+	// latest's hottest key is the last inserted.
+	counts := map[int64]int{}
+	for _, k := range lat {
+		counts[k]++
+	}
+	assert.Greater(t, counts[999], counts[500])
+}
