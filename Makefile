@@ -68,6 +68,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzNormalize -fuzztime 20s ./internal/stats
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s ./internal/compat/redisbenchmark
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s ./internal/compat/memtier
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s ./internal/compat/ycsb
 
 bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem ./pkg/... ./internal/...

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/engine"
@@ -21,10 +22,14 @@ type Factory struct {
 	// Ops are the operation types of the run, as Step.Op indexes them.
 	Ops []string
 
-	insert   *counter // load: the key sequence; run: new keys
-	cum      []float64
-	opIndex  []int
-	rangeArg []string
+	insert *counter // load: the key sequence; run: new keys
+	// latest is the latest distribution's zipfian, its zeta computed once
+	// (it takes one power per record); each worker copies it.
+	latestOnce sync.Once
+	latest     *zipfian
+	cum        []float64
+	opIndex    []int
+	rangeArg   []string
 }
 
 // NewFactory prepares the shared key counters and the operation mix.
@@ -72,7 +77,9 @@ func (f *Factory) NewWorker(ctx context.Context, id int, seed uint64) (engine.Wo
 	case "hotspot":
 		w.choose = hotspotChooser{lo: lo, hi: hi, hotFrac: wl.HotData, hotOpFrac: wl.HotOps}
 	case "latest":
-		w.choose = newLatest(f.insert)
+		f.latestOnce.Do(func() { f.latest = newLatest(f.insert).z })
+		z := *f.latest
+		w.choose = &latestChooser{c: f.insert, z: &z}
 	}
 	w.values = make([]byte, 4096+wl.FieldLength)
 	for i := range w.values {

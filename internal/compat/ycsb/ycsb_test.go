@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tairbench/tairbench/internal/target"
 )
 
 func TestKeyNames(t *testing.T) {
@@ -127,4 +129,19 @@ func TestPopularity(t *testing.T) {
 		counts[k]++
 	}
 	assert.Greater(t, counts[999], counts[500])
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add(seedLoad)
+	f.Add("run redis -P workloads/workloadd -p requestdistribution=latest -threads 4 -target 100")
+	f.Fuzz(func(t *testing.T, line string) {
+		c, err := Parse(strings.Fields(line))
+		if err != nil {
+			return
+		}
+		if w, err := c.Workload(); err == nil {
+			_ = NewFactory(target.Target{}, w, c.Phase == "load")
+		}
+		_, _ = c.Target()
+	})
 }
