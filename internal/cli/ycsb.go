@@ -10,10 +10,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tairbench/tairbench/internal/compat/ycsb"
-	"github.com/tairbench/tairbench/internal/driver/redis"
-	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/internal/runner"
+	"github.com/tairbench/tairbench/internal/stats"
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
@@ -31,21 +30,6 @@ tairbench's own options: --embedded, --json FILE, --seed N.`,
 		DisableFlagParsing: true,
 		RunE:               func(c *cobra.Command, args []string) error { return runYCSB(c.Context(), args, a) },
 	}
-}
-
-// commandFor names the command group's insert and read commands.
-func commandFor(group string) (insert, read string) {
-	switch group {
-	case "string":
-		return "set", "get"
-	case "list":
-		return "lpush", "lrange"
-	case "set":
-		return "sadd", "smembers"
-	case "zset":
-		return "zadd", "zrange"
-	}
-	return "hmset", "hgetall"
 }
 
 func runYCSB(ctx context.Context, args []string, a *app) error {
@@ -70,38 +54,14 @@ func runYCSB(ctx context.Context, args []string, a *app) error {
 		return err
 	}
 	defer stop()
-	load := c.Phase == "load"
-	f := ycsb.NewFactory(tg, wl, load)
-	cfg := engine.Config{Workers: wl.Threads, Seed: seedOrNew(c.Seed), Rate: wl.Target, Duration: wl.MaxExecution}
-	if load {
-		cfg.Ops = wl.InsertCount
-	} else {
-		cfg.Ops = wl.OperationCount
-	}
-	if len(f.OpNames()) > 1 {
-		cfg.Operations = f.OpNames()
-	}
+	var progress func(stats.Progress)
+	f := ycsb.NewFactory(tg, wl, c.Phase == "load")
 	if c.Status {
-		cfg.Progress = ycsb.Status(a.Err, f.OpNames())
+		progress = ycsb.Status(a.Err, f.OpNames())
 	}
-	spec := runner.Spec{Name: "ycsb " + c.Phase, Command: "ycsb " + strings.Join(redactYCSB(args), " "), Version: a.version,
-		Config: result.RunConfig{Target: tg.Result(), Mode: fmt.Sprintf("YCSB core workload, redis.command_group=%s, %d fields of %d bytes",
-			wl.CommandGroup, wl.FieldCount, wl.FieldLength)},
-		Engine: cfg, Factory: f, Log: a.Err}
-	for _, name := range cfg.Operations {
-		spec.Operations = append(spec.Operations, result.Operation{Name: name, Weight: int(wl.Proportions[name] * 100)})
-	}
-	insert, read := commandFor(wl.CommandGroup)
-	spec.Sampler = redis.NewInfoSampler(tg)
-	switch {
-	case load:
-		spec.Reconcile = []string{insert}
-	case wl.Proportions["READ-MODIFY-WRITE"] == 0: // a read-modify-write is two commands, one operation
-		spec.Reconcile = []string{read}
-		if wl.Proportions["UPDATE"] > 0 || wl.Proportions["INSERT"] > 0 {
-			spec.Reconcile = append(spec.Reconcile, insert)
-		}
-	}
+	spec := ycsb.RunSpec(c, wl, f, tg, seedOrNew(c.Seed), a.version, progress)
+	spec.Command = "ycsb " + strings.Join(redactYCSB(args), " ")
+	spec.Log = a.Err
 	fmt.Fprintf(a.Err, "YCSB %s, %s, %d threads against %s; properties from %s\n", c.Phase, spec.Config.Mode, wl.Threads, tg.Addr,
 		strings.Join(c.Sources, ", "))
 	run, hist, err := runner.Run(ctx, spec)

@@ -2,6 +2,7 @@ package ycsb
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -9,8 +10,11 @@ import (
 
 	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/internal/runner"
+	"github.com/tairbench/tairbench/internal/stats"
 	"github.com/tairbench/tairbench/internal/target"
 	"github.com/tairbench/tairbench/pkg/resp"
+	"github.com/tairbench/tairbench/pkg/result"
 )
 
 // Factory creates YCSB workers (engine.Factory): one connection each, the
@@ -280,4 +284,56 @@ func (w *worker) Close() error {
 		return nil
 	}
 	return w.conn.Close()
+}
+
+// commandFor names the command group's insert and read commands.
+func commandFor(group string) (insert, read string) {
+	switch group {
+	case "string":
+		return "set", "get"
+	case "list":
+		return "lpush", "lrange"
+	case "set":
+		return "sadd", "smembers"
+	case "zset":
+		return "zadd", "zrange"
+	}
+	return "hmset", "hgetall"
+}
+
+// RunSpec is the runner spec of a YCSB phase: threads, the phase's
+// operation count (insertcount to load), -target as an open-loop rate,
+// maxexecutiontime, operations split by type, and the server's count of the
+// group's commands reconciled (not with read-modify-writes, which send two
+// commands per operation). progress may be nil.
+func RunSpec(c *Command, wl *Workload, f *Factory, tg target.Target, seed uint64, version string, progress func(stats.Progress)) runner.Spec {
+	load := c.Phase == "load"
+	cfg := engine.Config{Workers: wl.Threads, Seed: seed, Rate: wl.Target, Duration: wl.MaxExecution, Progress: progress}
+	if load {
+		cfg.Ops = wl.InsertCount
+	} else {
+		cfg.Ops = wl.OperationCount
+	}
+	if len(f.OpNames()) > 1 {
+		cfg.Operations = f.OpNames()
+	}
+	spec := runner.Spec{Name: "ycsb " + c.Phase, Command: "ycsb " + c.Phase, Version: version,
+		Config: result.RunConfig{Target: tg.Result(), Mode: fmt.Sprintf("YCSB core workload, redis.command_group=%s, %d fields of %d bytes",
+			wl.CommandGroup, wl.FieldCount, wl.FieldLength)},
+		Engine: cfg, Factory: f}
+	for _, name := range cfg.Operations {
+		spec.Operations = append(spec.Operations, result.Operation{Name: name, Weight: int(wl.Proportions[name] * 100)})
+	}
+	insert, read := commandFor(wl.CommandGroup)
+	spec.Sampler = redis.NewInfoSampler(tg)
+	switch {
+	case load:
+		spec.Reconcile = []string{insert}
+	case wl.Proportions["READ-MODIFY-WRITE"] == 0:
+		spec.Reconcile = []string{read}
+		if wl.Proportions["UPDATE"] > 0 || wl.Proportions["INSERT"] > 0 {
+			spec.Reconcile = append(spec.Reconcile, insert)
+		}
+	}
+	return spec
 }
