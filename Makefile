@@ -10,7 +10,7 @@ LDFLAGS := -s -w -X $(PKG).Version=$(VERSION) -X $(PKG).Commit=$(COMMIT) -X $(PK
 PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 export CGO_ENABLED ?= 0
 
-.PHONY: all build build-all deps deps-build test test-short fuzz vet bench-whitepaper bench-roaring bench-search bench-client bench-serve bench-go clean
+.PHONY: all build build-all deps deps-build test test-short fuzz vet bench-whitepaper bench-ycsb bench-roaring bench-search bench-client bench-serve bench-go clean
 
 all: build
 
@@ -103,9 +103,19 @@ SUITE_TARGET :=
 else
 SUITE_TARGET := --host $(HOST) --port $(PORT) $(if $(AUTH),-a '$(AUTH)')
 endif
-bench-whitepaper: bench-roaring
+bench-whitepaper: bench-roaring bench-ycsb
 	$(BIN) suite enhanced $(SUITE_TARGET) --requests $(WHITEPAPER_REQUESTS) --json $(RESULTS)/enhanced-$$(date -u +%Y%m%dT%H%M%SZ).json
 	$(BIN) suite cluster $(SUITE_TARGET) --test-time $(WHITEPAPER_TEST_TIME) --json $(RESULTS)/cluster-$$(date -u +%Y%m%dT%H%M%SZ).json
+
+# The persistent-memory and ESSD whitepapers' YCSB tables, against a
+# redis-server this target starts on a free port (installed by make deps),
+# or HOST=…: YCSB_RECORDS records per case (default: 20000 for pmem, 200000
+# for essd).
+YCSB_RECORDS ?=
+bench-ycsb: deps build
+	@mkdir -p $(RESULTS)
+	$(BIN) suite pmem $(SUITE_TARGET) $(if $(YCSB_RECORDS),--records $(YCSB_RECORDS)) --json $(RESULTS)/pmem-$$(date -u +%Y%m%dT%H%M%SZ).json
+	$(BIN) suite essd $(SUITE_TARGET) $(if $(YCSB_RECORDS),--records $(YCSB_RECORDS)) --json $(RESULTS)/essd-$$(date -u +%Y%m%dT%H%M%SZ).json
 
 # TairSearch (embedded) vs Elasticsearch 8.19 (local, scripts/elasticsearch.sh)
 # on a generated 100,000-document dump: write, term query, aggregation with

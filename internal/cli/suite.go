@@ -23,6 +23,10 @@ type suiteOptions struct {
 	seed     uint64
 	noServer bool
 	json     string
+	// The YCSB suites' sizes.
+	records, operations int64
+	threads             int
+	groups              []string
 }
 
 func newSuiteCmd(a *app) *cobra.Command {
@@ -38,7 +42,16 @@ published ones. Without --host, the embedded server is the target.
             the cumulative latency distribution in 0.1 ms steps
   cluster   the cluster edition's memtier line (-c 20 -d 32 --threads=10
             --ratio=1:1) through the cluster client, beside each instance type's
-            published QPS`,
+            published QPS
+  pmem      the persistent-memory whitepaper's YCSB tables: load, workload C and
+            workload A for string, hash, list, set and sorted set over the value
+            lengths 128 to 4096, beside the published QPS and latencies
+  essd      the ESSD whitepaper's YCSB workloads (load, uniform and zipfian reads,
+            uniform 50/50 reads and updates) beside every instance type's figures
+
+Without --host, enhanced and cluster start the embedded server; pmem and essd
+start a redis-server on a free loopback port (the embedded server has no lists,
+sets, hashes or sorted sets), or the embedded server with --embedded.`,
 	}
 	fs := cmd.PersistentFlags()
 	o.target.register(fs)
@@ -48,8 +61,12 @@ published ones. Without --host, the embedded server is the target.
 	fs.Uint64Var(&o.seed, "seed", 0, "base random seed (0: a new one)")
 	fs.BoolVar(&o.noServer, "no-server-stats", false, "do not sample the server's INFO")
 	fs.StringVar(&o.json, "json", "", "write the suite (tairbench.whitepaper/v1) to this file (- for stdout)")
+	fs.Int64Var(&o.records, "records", 0, "pmem, essd: recordcount per case (default 20000 for pmem, 200000 for essd)")
+	fs.Int64Var(&o.operations, "operations", 0, "pmem, essd: operationcount per case (default: --records)")
+	fs.IntVar(&o.threads, "threads", 32, "pmem, essd: YCSB threads")
+	fs.StringSliceVar(&o.groups, "groups", nil, "pmem: command groups to run (default string,hash,list,set,zset)")
 	o.testTime = 30 * time.Second
-	for _, name := range []string{"enhanced", "cluster"} {
+	for _, name := range []string{"enhanced", "cluster", "pmem", "essd"} {
 		cmd.AddCommand(&cobra.Command{
 			Use:   name,
 			Short: "The whitepaper's " + name + " table",
@@ -63,7 +80,9 @@ published ones. Without --host, the embedded server is the target.
 }
 
 func runSuite(ctx context.Context, name string, fs *pflag.FlagSet, o *suiteOptions, a *app) error {
-	if !fs.Changed("host") && !fs.Changed("port") {
+	remote := fs.Changed("host") || fs.Changed("port")
+	ycsbSuite := name == "pmem" || name == "essd"
+	if !remote && !ycsbSuite {
 		o.target.embedded = true
 	}
 	if o.requests < 1 {
@@ -74,13 +93,29 @@ func runSuite(ctx context.Context, name string, fs *pflag.FlagSet, o *suiteOptio
 		return err
 	}
 	defer stop()
+	if ycsbSuite && !remote && !o.target.embedded {
+		r, err := whitepaper.StartLocalRedis()
+		if err != nil {
+			return err
+		}
+		defer r.Stop()
+		tg.Addr = r.Addr
+		fmt.Fprintf(a.Err, "redis-server started on %s for the suite\n", r.Addr)
+	}
 	opts := whitepaper.Options{Requests: o.requests, TestTime: o.testTime, Sizes: o.sizes, Seed: seedOrNew(o.seed),
 		NoServerStats: o.noServer, Version: a.version, Log: a.Err}
-	run := whitepaper.Enhanced
-	if name == "cluster" {
-		run = whitepaper.Cluster
+	yo := whitepaper.YCSBOptions{Options: opts, Records: o.records, Operations: o.operations, Threads: o.threads, Groups: o.groups}
+	var suite *result.WhitepaperSuite
+	switch name {
+	case "cluster":
+		suite, err = whitepaper.Cluster(ctx, tg, opts)
+	case "pmem":
+		suite, err = whitepaper.PMem(ctx, tg, yo)
+	case "essd":
+		suite, err = whitepaper.ESSD(ctx, tg, yo, remote)
+	default:
+		suite, err = whitepaper.Enhanced(ctx, tg, opts)
 	}
-	suite, err := run(ctx, tg, opts)
 	if suite != nil && len(suite.Cases) > 0 {
 		if werr := whitepaper.Write(summaryTo(a, o.json), suite); werr != nil {
 			return werr

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
@@ -66,4 +67,50 @@ func TestSuiteClusterAgainstEmbedded(t *testing.T) {
 	require.Len(t, r.Operations, 2)
 	assert.InDelta(t, r.Operations[0].Ops, r.Operations[1].Ops, 200, "SET:GET 1:1, rotating on each of 200 connections")
 	assert.Len(t, s.References, 10)
+}
+
+func TestSuitePMemAgainstRedisServer(t *testing.T) {
+	testenv.Integration(t)
+	jsonPath := filepath.Join(t.TempDir(), "p.json")
+	res := run(context.Background(), "suite", "pmem", "--records", "300", "--threads", "4", "--groups", "string,zset", "--sizes", "128,4096", "--json", jsonPath)
+	require.Equal(t, 0, res.code, res.err)
+	assert.Contains(t, res.err, "redis-server started on")
+	assert.Contains(t, res.out, "Workload A, zset")
+	s := readSuite(t, jsonPath)
+	require.Len(t, s.Cases, 2*2*3, "load, C and A for 2 groups × 2 sizes")
+	for _, c := range s.Cases {
+		assert.Zero(t, c.Run.Totals.Errors, "%s %s: %v", c.Section, c.Name, c.Run.Errors)
+		assert.Zero(t, c.Run.Totals.Misses, "%s %s: every record loaded", c.Section, c.Name)
+		require.NotNil(t, c.Run.Server)
+		require.NotNil(t, c.Run.Server.Reconciliation, "%s %s", c.Section, c.Name)
+		assert.True(t, c.Run.Server.Reconciliation.Match, "%s %s: %+v", c.Section, c.Name, c.Run.Server.Reconciliation)
+	}
+	first := s.Cases[0]
+	assert.Equal(t, "Load, string", first.Section)
+	assert.InDelta(t, 134478, first.Reference.QPS, 0.5)
+	require.Len(t, first.Reference.Latency, 1)
+	assert.Equal(t, result.OpLatency{Op: "INSERT", AvgUS: 473, P99US: 687}, first.Reference.Latency[0])
+	a := s.Cases[2]
+	assert.Equal(t, "Workload A, string", a.Section)
+	require.Len(t, a.Measured.Latency, 2)
+	assert.Equal(t, "READ", a.Measured.Latency[0].Op)
+	assert.Equal(t, "UPDATE", a.Measured.Latency[1].Op)
+}
+
+func TestSuiteESSDAgainstRedisServer(t *testing.T) {
+	testenv.Integration(t)
+	jsonPath := filepath.Join(t.TempDir(), "e.json")
+	res := run(context.Background(), "suite", "essd", "--records", "2000", "--threads", "4", "--json", jsonPath)
+	require.Equal(t, 0, res.code, res.err)
+	assert.Contains(t, res.out, "Zipfian-Read (memory > data)")
+	assert.Contains(t, res.out, `"data larger than memory" table needs an ESSD instance`)
+	s := readSuite(t, jsonPath)
+	require.Len(t, s.Cases, 4)
+	assert.Equal(t, []string{"Load", "Uniform-Read", "Zipfian-Read", "Uniform-50%Read-50%Update"},
+		[]string{s.Cases[0].Name, s.Cases[1].Name, s.Cases[2].Name, s.Cases[3].Name})
+	assert.Len(t, s.References, 4*5)
+	for _, c := range s.Cases {
+		assert.Zero(t, c.Run.Totals.Errors)
+		assert.Positive(t, c.Ratio)
+	}
 }

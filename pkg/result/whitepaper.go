@@ -25,6 +25,8 @@ type WhitepaperSuite struct {
 
 // WhitepaperCase is one row of a whitepaper table.
 type WhitepaperCase struct {
+	// Section names the table the row belongs to ("workload C, hash").
+	Section   string            `json:"section,omitempty"`
 	Name      string            `json:"name"`
 	Command   string            `json:"command"`
 	Reference WhitepaperFigures `json:"reference"`
@@ -34,10 +36,19 @@ type WhitepaperCase struct {
 	Run   *Run    `json:"run"`
 }
 
-// WhitepaperFigures are a QPS and a cumulative latency distribution.
+// WhitepaperFigures are a QPS, a cumulative latency distribution and
+// per-operation latencies (what each table gives).
 type WhitepaperFigures struct {
 	QPS        float64          `json:"qps"`
 	Cumulative []CumulativeStep `json:"cumulative,omitempty"`
+	Latency    []OpLatency      `json:"latency,omitempty"`
+}
+
+// OpLatency is one operation's average and 99th percentile latency.
+type OpLatency struct {
+	Op    string  `json:"op"`
+	AvgUS float64 `json:"avg_us"`
+	P99US float64 `json:"p99_us"`
 }
 
 // CumulativeStep is the share of requests at or below a latency.

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -90,7 +91,7 @@ func Enhanced(ctx context.Context, tg target.Target, o Options) (*result.Whitepa
 		suite.Scale = fmt.Sprintf("-n %d per case instead of the published %d", o.Requests, PublishedRequests)
 	}
 	for _, size := range []int{64, 128, 256, 1024} {
-		if len(o.Sizes) > 0 && !contains(o.Sizes, size) {
+		if len(o.Sizes) > 0 && !slices.Contains(o.Sizes, size) {
 			continue
 		}
 		for _, op := range []string{"set", "get"} {
@@ -125,15 +126,6 @@ func Enhanced(ctx context.Context, tg target.Target, o Options) (*result.Whitepa
 		}
 	}
 	return suite, nil
-}
-
-func contains(xs []int, x int) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
 
 func findRef(op string, size int) enhancedRef {
@@ -209,6 +201,10 @@ func Write(w io.Writer, s *result.WhitepaperSuite) error {
 		writeEnhanced(&b, s)
 	case "cluster":
 		writeCluster(&b, s)
+	case "pmem":
+		writePMem(&b, s)
+	case "essd":
+		writeESSD(&b, s)
 	}
 	for _, c := range s.Cases {
 		if c.Run != nil && len(c.Run.Warnings) > 0 {
@@ -285,6 +281,91 @@ func writeCluster(b *strings.Builder, s *result.WhitepaperSuite) {
 	fmt.Fprintf(b, "%-26s %14s %14s\n", "published instance type", "QPS published", "measured/pub.")
 	for _, r := range s.References {
 		fmt.Fprintf(b, "%-26s %14.0f %14.2f\n", r.Name, r.QPS, c.Measured.QPS/r.QPS)
+	}
+	b.WriteString("\n")
+}
+
+// latencyCells prints each operation's measured average and p99 with the
+// published ones in brackets.
+func latencyCells(c result.WhitepaperCase) string {
+	var b strings.Builder
+	for _, m := range c.Measured.Latency {
+		pub := func(f func(result.OpLatency) float64) string {
+			for _, r := range c.Reference.Latency {
+				if r.Op == m.Op {
+					return strconv.FormatFloat(f(r), 'f', 0, 64)
+				}
+			}
+			return "-"
+		}
+		fmt.Fprintf(&b, "  %s avg %.0f (%s) p99 %.0f (%s)", m.Op, m.AvgUS, pub(func(r result.OpLatency) float64 { return r.AvgUS }),
+			m.P99US, pub(func(r result.OpLatency) float64 { return r.P99US }))
+	}
+	return b.String()
+}
+
+func writePMem(b *strings.Builder, s *result.WhitepaperSuite) {
+	b.WriteString("QPS measured (published) and ratio; latencies in µs, measured (published)\n")
+	// One table per phase and group, as the whitepaper has them.
+	var sections []string
+	for _, phase := range []string{"Load", "Workload C", "Workload A"} {
+		for _, c := range s.Cases {
+			if strings.HasPrefix(c.Section, phase+",") && !slices.Contains(sections, c.Section) {
+				sections = append(sections, c.Section)
+			}
+		}
+	}
+	for _, section := range sections {
+		fmt.Fprintf(b, "\n%s\n", section)
+		for _, c := range s.Cases {
+			if c.Section != section {
+				continue
+			}
+			pub, ratio := "-", "-"
+			if c.Reference.QPS > 0 {
+				pub, ratio = strconv.FormatFloat(c.Reference.QPS, 'f', 0, 64), strconv.FormatFloat(c.Ratio, 'f', 2, 64)
+			}
+			fmt.Fprintf(b, "  %-18s %9.0f (%7s) %5s %s\n", c.Name, c.Measured.QPS, pub, ratio, latencyCells(c))
+		}
+	}
+	b.WriteString("\n")
+}
+
+func writeESSD(b *strings.Builder, s *result.WhitepaperSuite) {
+	b.WriteString("measured, with tair.essd.standard.xlarge's published figures in brackets (latencies in µs)\n")
+	for _, c := range s.Cases {
+		fmt.Fprintf(b, "  %-26s %9.0f (%7.0f) %5.2f %s\n", c.Name, c.Measured.QPS, c.Reference.QPS, c.Ratio, latencyCells(c))
+	}
+	// The published QPS of every instance type, per table.
+	type key struct{ workload, label string }
+	byRow := map[key][]string{}
+	var order []key
+	var instances []string
+	for _, r := range s.References {
+		parts := strings.Split(r.Name, " | ")
+		if len(parts) != 3 {
+			continue
+		}
+		k := key{parts[0], parts[2]}
+		if _, ok := byRow[k]; !ok {
+			order = append(order, k)
+		}
+		byRow[k] = append(byRow[k], strconv.FormatFloat(r.QPS, 'f', 0, 64))
+		if !slices.Contains(instances, parts[1]) {
+			instances = append(instances, parts[1])
+		}
+	}
+	fmt.Fprintf(b, "\npublished QPS per instance type (tair.essd.standard.*)\n  %-42s", "workload (table)")
+	for _, in := range instances {
+		fmt.Fprintf(b, " %9s", strings.TrimPrefix(in, "tair.essd.standard."))
+	}
+	b.WriteString("\n")
+	for _, k := range order {
+		fmt.Fprintf(b, "  %-42s", k.workload+" ("+k.label+")")
+		for _, v := range byRow[k] {
+			fmt.Fprintf(b, " %9s", v)
+		}
+		b.WriteString("\n")
 	}
 	b.WriteString("\n")
 }
