@@ -45,4 +45,23 @@ func TestClusterRouting(t *testing.T) {
 	r := readResult(t, jsonPath)
 	assert.Zero(t, r.Totals.Errors)
 	assert.Equal(t, int64(400), r.Totals.Misses)
+
+	// YCSB through the cluster client (redis.cluster=true): every record on
+	// its node, read back with no NOT_FOUND.
+	for _, phase := range []string{"load", "run"} {
+		res = run(context.Background(), "ycsb", phase, "redis", "-P", "workloads/workloada", "-p", "redis.port="+port(seed),
+			"-p", "redis.cluster=true", "-p", "recordcount=500", "-p", "operationcount=1000", "-p", "redis.command_group=hash",
+			"-p", "fieldlengthdistribution=zipfian", "-threads", "4")
+		require.Equal(t, 0, res.code, res.out+res.err)
+		assert.NotContains(t, res.out, "NOT_FOUND")
+		assert.NotContains(t, res.out, "Return=ERROR")
+	}
+	keys := 0
+	for _, n := range cl.Nodes {
+		k, err := strconv.Atoi(testenv.Do(t, n.Addr, "EVAL", "return #redis.call('KEYS', 'user*')", "0"))
+		require.NoError(t, err)
+		assert.Positive(t, k, "every node holds records")
+		keys += k
+	}
+	assert.Equal(t, 500, keys)
 }

@@ -46,9 +46,6 @@ func runYCSB(ctx context.Context, args []string, a *app) error {
 		return err
 	}
 	tg, err := c.Target()
-	if tg.Cluster {
-		return errors.New("redis.cluster=true is not supported by tairbench ycsb yet; point it at one node or a proxy")
-	}
 	tg, stop, err := frontEndTarget(a, tg, err, c.Embedded)
 	if err != nil {
 		return err

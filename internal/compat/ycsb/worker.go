@@ -2,11 +2,14 @@ package ycsb
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"strings"
 	"sync"
+
+	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/engine"
@@ -31,9 +34,13 @@ type Factory struct {
 	// (it takes one power per record); each worker copies it.
 	latestOnce sync.Once
 	latest     *zipfian
-	cum        []float64
-	opIndex    []int
-	rangeArg   []string
+	// loginOnce resolves the cluster's login form once.
+	loginOnce sync.Once
+	login     target.Target
+	loginErr  error
+	cum       []float64
+	opIndex   []int
+	rangeArg  []string
 }
 
 // NewFactory prepares the shared key counters and the operation mix.
@@ -63,13 +70,27 @@ func NewFactory(t target.Target, w *Workload, load bool) *Factory {
 // OpNames are the operation types with a share of the run.
 func (f *Factory) OpNames() []string { return f.Ops }
 
-// NewWorker connects one worker.
+// NewWorker connects one worker: a connection, or with redis.cluster a
+// cluster client that routes each key to its node.
 func (f *Factory) NewWorker(ctx context.Context, id int, seed uint64) (engine.Worker, error) {
-	c, err := redis.Dial(ctx, f.Target)
-	if err != nil {
-		return nil, err
+	w := &worker{f: f, ctx: ctx, rng: rand.New(rand.NewPCG(seed, 0x79637362))}
+	if f.Target.Cluster {
+		f.loginOnce.Do(func() { f.login, f.loginErr = redis.ResolveLogin(ctx, f.Target) })
+		if f.loginErr != nil {
+			return nil, f.loginErr
+		}
+		cl, err := redis.NewClusterClient(ctx, f.login)
+		if err != nil {
+			return nil, err
+		}
+		w.cl = cl
+	} else {
+		c, err := redis.Dial(ctx, f.Target)
+		if err != nil {
+			return nil, err
+		}
+		w.conn = c
 	}
-	w := &worker{f: f, conn: c, ctx: ctx, rng: rand.New(rand.NewPCG(seed, 0x79637362))}
 	wl := f.Workload
 	lo, hi := wl.InsertStart, wl.InsertStart+wl.InsertCount-1
 	switch wl.RequestDist {
@@ -93,13 +114,19 @@ func (f *Factory) NewWorker(ctx context.Context, id int, seed uint64) (engine.Wo
 }
 
 type worker struct {
-	f      *Factory
-	conn   *redis.Conn
-	ctx    context.Context
-	rng    *rand.Rand
-	choose chooser
-	values []byte
-	rep    resp.Reply
+	f    *Factory
+	conn *redis.Conn
+	cl   *goredis.ClusterClient // with redis.cluster
+	// readCmd and writeCmd are the prepared commands as arguments (the
+	// cluster client's form).
+	readCmd, writeCmd []any
+	ctx               context.Context
+	rng               *rand.Rand
+	choose            chooser
+	// lengths draws zipfian field lengths.
+	lengths *zipfian
+	values  []byte
+	rep     resp.Reply
 
 	op      int   // index into f.Ops
 	keynum  int64 // the key of the prepared request
@@ -109,11 +136,20 @@ type worker struct {
 	inserts bool
 }
 
-// value returns a field value of the workload's length distribution.
+// value returns a field value of the workload's length distribution:
+// constant, uniform over 1 … fieldlength, or zipfian over it (short
+// values most often), as YCSB's CoreWorkload draws them.
 func (w *worker) value() string {
 	n := w.f.Workload.FieldLength
-	if w.f.Workload.FieldLengthDist != "constant" && n > 1 {
+	switch {
+	case n <= 1:
+	case w.f.Workload.FieldLengthDist == "uniform":
 		n = 1 + w.rng.IntN(n)
+	case w.f.Workload.FieldLengthDist == "zipfian":
+		if w.lengths == nil {
+			w.lengths = newZipfian(1, int64(n), zipfianConstant, 0)
+		}
+		n = int(w.lengths.next(w.rng.Float64(), int64(n)))
 	}
 	off := w.rng.IntN(len(w.values) - n + 1)
 	return string(w.values[off : off+n])
@@ -202,11 +238,36 @@ func (w *worker) nextKeynum() int64 {
 	}
 }
 
+// setRead and setWrite prepare a command in the worker's form.
+func (w *worker) setRead(args []string) {
+	if w.cl != nil {
+		w.readCmd = toAny(w.readCmd[:0], args)
+		return
+	}
+	w.read = resp.AppendCommand(w.read, args...)
+}
+
+func (w *worker) setWrite(args []string) {
+	if w.cl != nil {
+		w.writeCmd = toAny(w.writeCmd[:0], args)
+		return
+	}
+	w.write = resp.AppendCommand(w.write, args...)
+}
+
+func toAny(dst []any, args []string) []any {
+	for _, a := range args {
+		dst = append(dst, a)
+	}
+	return dst
+}
+
 func (w *worker) Prepare() {
 	w.read, w.write, w.inserts = w.read[:0], w.write[:0], false
+	w.readCmd, w.writeCmd = w.readCmd[:0], w.writeCmd[:0]
 	if w.f.Load {
 		w.op, w.keynum, w.inserts = 0, w.f.insert.take(), true
-		w.write = resp.AppendCommand(w.write, w.insertArgs(w.key(w.keynum))...)
+		w.setWrite(w.insertArgs(w.key(w.keynum)))
 		return
 	}
 	x := w.rng.Float64() * w.f.cum[len(w.f.cum)-1]
@@ -220,20 +281,23 @@ func (w *worker) Prepare() {
 	switch Operations[w.f.opIndex[w.op]] {
 	case "INSERT":
 		w.keynum, w.inserts = w.f.insert.take(), true
-		w.write = resp.AppendCommand(w.write, w.insertArgs(w.key(w.keynum))...)
+		w.setWrite(w.insertArgs(w.key(w.keynum)))
 	case "READ":
-		w.read = resp.AppendCommand(w.read, w.readArgs(w.key(w.nextKeynum()))...)
+		w.setRead(w.readArgs(w.key(w.nextKeynum())))
 	case "UPDATE":
-		w.write = resp.AppendCommand(w.write, w.updateArgs(w.key(w.nextKeynum()))...)
+		w.setWrite(w.updateArgs(w.key(w.nextKeynum())))
 	case "READ-MODIFY-WRITE":
 		k := w.key(w.nextKeynum())
-		w.read = resp.AppendCommand(w.read, w.readArgs(k)...)
-		w.write = resp.AppendCommand(w.write, w.updateArgs(k)...)
+		w.setRead(w.readArgs(k))
+		w.setWrite(w.updateArgs(k))
 	}
 }
 
 func (w *worker) Exec(ctx context.Context, s *engine.Step) error {
 	s.Op, s.Ops = w.op, 1
+	if w.cl != nil {
+		return w.execCluster(ctx, s)
+	}
 	if w.conn == nil {
 		c, err := redis.Dial(w.ctx, w.f.Target)
 		if err != nil {
@@ -273,6 +337,39 @@ func (w *worker) Exec(ctx context.Context, s *engine.Step) error {
 	return nil
 }
 
+// execCluster sends the prepared commands through the cluster client.
+func (w *worker) execCluster(ctx context.Context, s *engine.Step) error {
+	for i, args := range [][]any{w.readCmd, w.writeCmd} {
+		if len(args) == 0 {
+			continue
+		}
+		cmd := w.cl.Do(ctx, args...)
+		err := cmd.Err()
+		var re goredis.Error
+		switch {
+		case errors.Is(err, goredis.Nil):
+			if i == 0 {
+				s.Misses = 1
+				return nil
+			}
+		case errors.As(err, &re):
+			s.Failed, s.Err = 1, []byte(err.Error())
+			return nil
+		case err != nil:
+			return err
+		case i == 0:
+			if v, ok := cmd.Val().([]any); ok && len(v) == 0 {
+				s.Misses = 1
+				return nil
+			}
+		}
+	}
+	if w.inserts {
+		w.f.insert.acknowledge(w.keynum)
+	}
+	return nil
+}
+
 func (w *worker) lost(err error) error {
 	_ = w.conn.Close()
 	w.conn = nil
@@ -280,6 +377,9 @@ func (w *worker) lost(err error) error {
 }
 
 func (w *worker) Close() error {
+	if w.cl != nil {
+		return w.cl.Close()
+	}
 	if w.conn == nil {
 		return nil
 	}
@@ -323,6 +423,9 @@ func RunSpec(c *Command, wl *Workload, f *Factory, tg target.Target, seed uint64
 		Engine: cfg, Factory: f}
 	for _, name := range cfg.Operations {
 		spec.Operations = append(spec.Operations, result.Operation{Name: name, Weight: int(wl.Proportions[name] * 100)})
+	}
+	if tg.Cluster { // one node's INFO is not the cluster's
+		return spec
 	}
 	insert, read := commandFor(wl.CommandGroup)
 	spec.Sampler = redis.NewInfoSampler(tg)

@@ -145,3 +145,27 @@ func FuzzParse(f *testing.F) {
 		_, _ = c.Target()
 	})
 }
+
+func TestFieldLengths(t *testing.T) {
+	for _, dist := range []string{"constant", "uniform", "zipfian"} {
+		w := &worker{f: &Factory{Workload: &Workload{FieldLength: 100, FieldLengthDist: dist}}, rng: rand.New(rand.NewPCG(1, 1)),
+			values: make([]byte, 4196)}
+		short, total := 0, 0
+		for range 10000 {
+			n := len(w.value())
+			require.True(t, n >= 1 && n <= 100, "%s: %d", dist, n)
+			if n <= 10 {
+				short++
+			}
+			total += n
+		}
+		switch dist {
+		case "constant":
+			assert.Equal(t, 100*10000, total)
+		case "uniform":
+			assert.InDelta(t, 50.5, float64(total)/10000, 2)
+		case "zipfian":
+			assert.Greater(t, short, 5000, "zipfian: short values most often (uniform gives 1,000 of 10,000)")
+		}
+	}
+}

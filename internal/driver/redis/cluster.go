@@ -8,6 +8,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/internal/target"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 )
 
@@ -30,6 +31,25 @@ func clusterOptions(ctx context.Context, f *Factory) (*goredis.ClusterOptions, e
 	if err != nil {
 		return nil, err
 	}
+	return clusterOptionsFor(t)
+}
+
+// NewClusterClient returns a go-redis cluster client of one connection per
+// node for t (already resolved with ResolveLogin), checked with a PING.
+func NewClusterClient(ctx context.Context, t target.Target) (*goredis.ClusterClient, error) {
+	o, err := clusterOptionsFor(t)
+	if err != nil {
+		return nil, err
+	}
+	cl := goredis.NewClusterClient(o)
+	if err := cl.Ping(ctx).Err(); err != nil {
+		cl.Close()
+		return nil, fmt.Errorf("cluster %v: %w", o.Addrs, err)
+	}
+	return cl, nil
+}
+
+func clusterOptionsFor(t target.Target) (*goredis.ClusterOptions, error) {
 	l := t.Login()
 	o := &goredis.ClusterOptions{
 		Addrs:        t.ClusterAddrs,
