@@ -116,6 +116,9 @@ func runSuite(ctx context.Context, name string, fs *pflag.FlagSet, o *suiteOptio
 	default:
 		suite, err = whitepaper.Enhanced(ctx, tg, opts)
 	}
+	if suite != nil && ycsbSuite && !remote && !o.target.embedded {
+		suite.Scale += "; target: a redis-server started on this machine, not Tair (client and server share its cores)"
+	}
 	if suite != nil && len(suite.Cases) > 0 {
 		if werr := whitepaper.Write(summaryTo(a, o.json), suite); werr != nil {
 			return werr
