@@ -68,3 +68,26 @@ func readCompat(t *testing.T, path string) *result.Compat {
 	require.True(t, ok)
 	return c
 }
+
+// The ESSD whitepaper's four lines after "./bin/ycsb", variables filled in.
+var seedESSD = []string{
+	`load redis -s -P workloads/workloada -p "redis.host=${ip}" -p "redis.port=${port}" -p "recordcount=${recordcount}" -p "operationcount=${recordcount}" -p "redis.timeout=${timeout}" -p "redis.command_group=${command_group}" -p "fieldcount=${fieldcount}" -p "fieldlength=${fieldlength}" -threads ${threads}`,
+	`run redis -s -P workloads/workloadc -p "redis.host=${ip}" -p "redis.port=${port}" -p "recordcount=${recordcount}" -p "operationcount=${run_operationcount}" -p "redis.timeout=${timeout}" -p "redis.command_group=${command_group}" -p "fieldcount=${fieldcount}" -p "fieldlength=${fieldlength}" -p "requestdistribution=uniform" -threads ${threads}`,
+	`run redis -s -P workloads/workloadc -p "redis.host=${ip}" -p "redis.port=${port}" -p "recordcount=${recordcount}" -p "operationcount=${run_operationcount}" -p "redis.timeout=${timeout}" -p "redis.command_group=${command_group}" -p "fieldcount=${fieldcount}" -p "fieldlength=${fieldlength}" -p "requestdistribution=zipfian" -threads ${threads}`,
+	`run redis -s -P workloads/workloada -p "redis.host=${ip}" -p "redis.port=${port}" -p "recordcount=${recordcount}" -p "operationcount=${run_operationcount}" -p "redis.timeout=${timeout}" -p "redis.command_group=${command_group}" -p "fieldcount=${fieldcount}" -p "fieldlength=${fieldlength}" -p "requestdistribution=uniform" -threads ${threads}`,
+}
+
+func TestYCSBSeedLinesESSD(t *testing.T) {
+	r := testenv.StartRedis(t)
+	vars := strings.NewReplacer("${ip}", "127.0.0.1", "${port}", strconv.Itoa(r.Port), "${recordcount}", "5000",
+		"${run_operationcount}", "5000", "${timeout}", "30000", "${command_group}", "string", "${fieldcount}", "1",
+		"${fieldlength}", "100", "${threads}", "8")
+	for i, line := range seedESSD {
+		res := run(context.Background(), append([]string{"ycsb"}, splitLine(vars.Replace(line))...)...)
+		require.Equal(t, 0, res.code, "line %d: %s", i, res.err)
+		assert.Contains(t, res.out, "server counted 5000: match", "line %d", i)
+		assert.NotContains(t, res.out, "NOT_FOUND", "line %d", i)
+	}
+	// The load's 5,000 SETs, and workload A's updates: about half of its 5,000 operations.
+	assert.InDelta(t, 7500, testenv.CommandCalls(t, r.Addr, "set"), 150)
+}
