@@ -51,12 +51,7 @@ func runBinary(t *testing.T, args ...string) *result.Run {
 	cmd := exec.Command(binary(t), append(args, "-q", "--json", jsonPath, "--allow-errors")...)
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, string(out))
-	f, err := os.Open(jsonPath)
-	require.NoError(t, err)
-	defer f.Close()
-	r, err := result.DecodeRun(f)
-	require.NoError(t, err)
-	return r
+	return runFile(t, jsonPath)
 }
 
 func ms(us float64) time.Duration { return time.Duration(us * float64(time.Microsecond)) }

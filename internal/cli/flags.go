@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tairbench/tairbench/internal/capacity"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/target"
+	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 )
 
 // seconds is a duration flag that takes whole seconds ("30", as the
@@ -169,4 +171,72 @@ func (f *sloFlags) options() (capacity.Options, error) {
 		return capacity.Options{}, errors.New("--slo-window and --slo-start must be above 0, --slo-precision between 0 and 1, --slo-max-steps at least 2")
 	}
 	return capacity.Options{SLO: slo, Window: f.window, Warmup: f.warmup, Precision: f.precision, Start: f.start, MaxSteps: f.maxSteps}, nil
+}
+
+// distFlags run one client of several: --shard and --start-at.
+type distFlags struct {
+	shard   string
+	startAt string
+}
+
+func (d *distFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&d.shard, "shard", "", "this client's part of a load from several machines, as i/N (0 ≤ i < N): a distinct seed stream and its own slice of sequential ranges")
+	fs.StringVar(&d.startAt, "start-at", "", "start measuring at this wall-clock time (RFC 3339, or Unix seconds), once connected, so that several clients measure the same seconds")
+}
+
+// parse returns the shard (i, n; 0, 1 without --shard) and the start time.
+func (d *distFlags) parse() (i, n int, at time.Time, err error) {
+	n = 1
+	if d.shard != "" {
+		a, b, ok := strings.Cut(d.shard, "/")
+		i, err1 := strconv.Atoi(a)
+		n, err2 := strconv.Atoi(b)
+		if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+			return 0, 1, at, fmt.Errorf("--shard %q: want i/N with 0 ≤ i < N", d.shard)
+		}
+		return d.withStart(i, n)
+	}
+	return d.withStart(0, 1)
+}
+
+func (d *distFlags) withStart(i, n int) (int, int, time.Time, error) {
+	if d.startAt == "" {
+		return i, n, time.Time{}, nil
+	}
+	if secs, err := strconv.ParseFloat(d.startAt, 64); err == nil {
+		return i, n, time.Unix(0, int64(secs*1e9)), nil
+	}
+	at, err := time.Parse(time.RFC3339Nano, d.startAt)
+	if err != nil {
+		return i, n, at, fmt.Errorf("--start-at %q: want RFC 3339 (2026-11-23T15:00:00Z) or Unix seconds", d.startAt)
+	}
+	return i, n, at, nil
+}
+
+// shardSeed is shard i's base seed: a stream of its own, derived from base.
+func shardSeed(base uint64, i, n int) uint64 {
+	if n <= 1 {
+		return base
+	}
+	return engine.WorkerSeed(base, 1_000_000+i)
+}
+
+// shardRanges gives shard i of n its own slice of every sequential range.
+func shardRanges(o *cmdtmpl.Options, i, n int) {
+	if n <= 1 {
+		return
+	}
+	for k := range o.Ranges {
+		r := &o.Ranges[k]
+		if r.Dist != cmdtmpl.Seq || r.Max == 0 {
+			continue
+		}
+		size := r.Max / uint64(n)
+		lo := uint64(i) * size
+		if i == n-1 {
+			size = r.Max - lo
+		}
+		r.Offset += lo
+		r.Max = max(size, 1)
+	}
 }

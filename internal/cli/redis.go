@@ -44,6 +44,7 @@ type redisOptions struct {
 	arrivals   string
 	noServer   bool
 	slo        sloFlags
+	dist       distFlags
 }
 
 func newRedisCmd(a *app) *cobra.Command {
@@ -91,6 +92,7 @@ run completed but at least half of its commands failed.`,
 	fs.StringVar(&o.arrivals, "arrivals", engine.ArrivalsConstant, "open-loop schedule: constant or poisson")
 	fs.BoolVar(&o.noServer, "no-server-stats", false, "do not sample the server's INFO once a second")
 	o.slo.register(fs)
+	o.dist.register(fs)
 	fs.Int64Var(&o.maxErrors, "max-errors", 0, "stop after this many errors (0: never)")
 	fs.BoolVar(&o.allowError, "allow-errors", false, "exit 0 even when most commands failed")
 	o.out.register(fs)
@@ -154,12 +156,17 @@ type redisRun struct {
 	w    redis.Workload
 	tg   target.Target
 	seed uint64
+	// startAt and shard: one client of several (--start-at, --shard).
+	startAt time.Time
+	shard   string
 }
 
 // spec is one run against the target with the given engine settings.
 func (r *redisRun) spec(name string, cfg engine.Config) runner.Spec {
 	cfg.Workers, cfg.Seed, cfg.Arrivals, cfg.MaxErrors = r.o.parallel, r.seed, r.o.arrivals, r.o.maxErrors
+	cfg.StartAt = r.startAt
 	spec := r.ts.Spec(name, r.a.version, r.tg, r.w, cfg)
+	spec.Config.Shard = r.shard
 	spec.Log = r.a.Err
 	return spec
 }
@@ -179,6 +186,11 @@ func runRedis(ctx context.Context, fs *pflag.FlagSet, o *redisOptions, a *app) e
 	if err != nil {
 		return err
 	}
+	shard, shards, startAt, err := o.dist.parse()
+	if err != nil {
+		return err
+	}
+	shardRanges(&opts, shard, shards)
 	r := &redisRun{o: o, a: a, ts: redis.TemplateSpec{Template: o.commands[0], Mix: mix, Options: opts, Batching: o.batching,
 		Pipeline: o.pipeline, ServerStats: !o.noServer}}
 	if r.w, err = r.ts.Workload(); err != nil {
@@ -199,7 +211,11 @@ func runRedis(ctx context.Context, fs *pflag.FlagSet, o *redisOptions, a *app) e
 		return err
 	}
 	defer stopServer()
-	r.tg, r.seed = tg, seedOrNew(o.seed)
+	r.tg, r.seed = tg, shardSeed(seedOrNew(o.seed), shard, shards)
+	r.startAt = startAt
+	if shards > 1 {
+		r.shard = fmt.Sprintf("%d/%d", shard, shards)
+	}
 	loop := "closed-loop"
 	switch {
 	case o.slo.given():

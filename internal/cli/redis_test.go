@@ -210,7 +210,7 @@ func normalize(v any, key string) any {
 		return x
 	case string:
 		switch key {
-		case "started_at", "histogram_hdr", "tool_version":
+		case "started_at", "histogram_hdr", "tool_version", "host":
 			return "<" + key + ">"
 		case "addr":
 			return "<addr>"

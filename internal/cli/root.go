@@ -63,6 +63,8 @@ var commands = []func(*app) *cobra.Command{
 	newMemtierCmd,
 	newSuiteCmd,
 	newYCSBCmd,
+	newMergeCmd,
+	newResultCompareCmd,
 	newRoaringCmd,
 	newSearchCmd,
 	newWikiCmd,

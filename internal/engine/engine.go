@@ -92,6 +92,10 @@ type Config struct {
 	// Operations names the operation types of a mixed run (workers set
 	// Step.Op); with two or more, every statistic is also kept per type.
 	Operations []string
+	// StartAt, when set, holds the start (warm-up and measurement) until
+	// that wall-clock time, once the workers are connected, so that
+	// clients on several machines measure the same seconds.
+	StartAt time.Time
 }
 
 // preciseSleep turns off the precise sleeper (tests in a synctest bubble
@@ -175,6 +179,17 @@ func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
 		workers[i] = w
 	}
 
+	if !cfg.StartAt.IsZero() {
+		if wait := time.Until(cfg.StartAt); wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return nil, fmt.Errorf("engine: interrupted while waiting for the start at %s", cfg.StartAt.Format(time.RFC3339))
+			}
+		}
+	}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var stopReason atomic.Value

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"time"
 
@@ -108,6 +109,7 @@ func assemble(s Spec, res *engine.Result, server *result.ServerTimeline) *result
 		Cores:           cores,
 		InProcessServer: cfg.Target != nil && cfg.Target.InProcess,
 	}
+	c.Host, _ = os.Hostname()
 	if total := snap.Totals.Ops + snap.Totals.WarmupOps; total > 0 {
 		c.CPUPerOpUS = float64(res.CPU.Total()) / 1e3 / float64(total)
 	}

@@ -33,6 +33,17 @@ type Run struct {
 	// Operations splits a mixed run (several commands drawn by weight) by
 	// operation type; absent when the run sent one kind of command.
 	Operations []Operation `json:"operations,omitempty"`
+	// Sources lists the results a merged run was made of (tairbench merge).
+	Sources []Source `json:"sources,omitempty"`
+}
+
+// Source is one client's result inside a merged run.
+type Source struct {
+	StartedAt time.Time `json:"started_at"`
+	Host      string    `json:"host,omitempty"`
+	Shard     string    `json:"shard,omitempty"`
+	SeedBase  uint64    `json:"seed_base"`
+	Ops       int64     `json:"ops"`
 }
 
 // Operation is one operation type of a mixed run: its share of the counts
@@ -89,6 +100,8 @@ type RunConfig struct {
 	Template *TemplateConfig `json:"template,omitempty"`
 	// Search is set for search-engine runs.
 	Search *SearchRunConfig `json:"search,omitempty"`
+	// Shard is this client's part of a load from several clients ("1/3").
+	Shard string `json:"shard,omitempty"`
 }
 
 // TemplateConfig is a command-template run's template settings.
@@ -275,6 +288,8 @@ type Client struct {
 	Saturated bool `json:"saturated"`
 	// InProcessServer is set when this process also ran the server.
 	InProcessServer bool `json:"in_process_server"`
+	// Host is the client machine's host name.
+	Host string `json:"host,omitempty"`
 }
 
 // ServerTimeline is the server's own view of a run, one sample a second.
