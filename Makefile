@@ -10,12 +10,18 @@ LDFLAGS := -s -w -X $(PKG).Version=$(VERSION) -X $(PKG).Commit=$(COMMIT) -X $(PK
 PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 export CGO_ENABLED ?= 0
 
-.PHONY: all build build-all deps deps-build test test-short fuzz vet bench-whitepaper bench-ycsb bench-roaring bench-search bench-client bench-serve bench-go clean
+.PHONY: all image build build-all deps deps-build test test-short fuzz vet bench-whitepaper bench-ycsb bench-roaring bench-search bench-client bench-serve bench-go clean
 
 all: build
 
 build: deps-build
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/tairbench
+
+# A container image from scratch with the static binary, for
+# 'tairbench k8s job' (where Docker exists).
+IMAGE ?= tairbench:$(VERSION)
+image: build
+	docker build -t $(IMAGE) .
 
 build-all:
 	@for p in $(PLATFORMS); do \

@@ -30,8 +30,11 @@ func runShards(t *testing.T, n int, args ...string) []string {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cmd := exec.Command(binary(t), append(append([]string{}, args...),
-				"--shard", strconv.Itoa(i)+"/"+strconv.Itoa(n), "--start-at", startAt, "-q", "--json", paths[i])...)
+			extra := []string{"--shard", strconv.Itoa(i) + "/" + strconv.Itoa(n), "--start-at", startAt, "--json", paths[i]}
+			if args[0] == "redis" {
+				extra = append(extra, "-q")
+			}
+			cmd := exec.Command(binary(t), append(append([]string{}, args...), extra...)...)
 			outs[i], errs[i] = cmd.CombinedOutput()
 		}()
 	}
@@ -86,6 +89,18 @@ func TestShardsMergeExactly(t *testing.T) {
 	out, err = exec.Command(binary(t), "merge", paths[0], other).CombinedOutput()
 	require.Error(t, err)
 	assert.Contains(t, string(out), "only results of one workload merge")
+}
+
+// TestShardedYCSBLoad: three YCSB clients load a third of the records each
+// (--shard splits insertstart/insertcount), and the merge counts them all.
+func TestShardedYCSBLoad(t *testing.T) {
+	r := testenv.StartRedis(t)
+	paths := runShards(t, 3, "ycsb", "load", "redis", "-P", "workloads/workloada", "-p", "redis.port="+strconv.Itoa(r.Port),
+		"-p", "recordcount=900", "-p", "redis.command_group=string", "-p", "fieldcount=1", "-threads", "2")
+	assert.Equal(t, "900", testenv.Do(t, r.Addr, "DBSIZE"), "every record once")
+	out, err := exec.Command(binary(t), append([]string{"merge"}, paths...)...).CombinedOutput()
+	require.NoError(t, err, string(out))
+	assert.Contains(t, string(out), "commands     900 in 900 requests, 0 errors")
 }
 
 func runFile(t *testing.T, path string) *result.Run {

@@ -11,18 +11,28 @@ import (
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
-// readRun reads a tairbench.run result file.
+// readRun reads a result file with one run: tairbench.run, or a
+// tairbench.compat document of one test (tairbench ycsb, memtier).
 func readRun(path string) (*result.Run, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	r, err := result.DecodeRun(f)
+	doc, err := result.Read(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return r, nil
+	switch d := doc.(type) {
+	case *result.Run:
+		return d, nil
+	case *result.Compat:
+		if len(d.Tests) == 1 && d.Tests[0].Run != nil {
+			return d.Tests[0].Run, nil
+		}
+		return nil, fmt.Errorf("%s: %d tests in one %s document; merge and compare take one run per file", path, len(d.Tests), d.Tool)
+	}
+	return nil, fmt.Errorf("%s: a %s document, not one run", path, doc.Head().Schema)
 }
 
 func newMergeCmd(a *app) *cobra.Command {

@@ -65,6 +65,7 @@ var commands = []func(*app) *cobra.Command{
 	newYCSBCmd,
 	newMergeCmd,
 	newResultCompareCmd,
+	newK8sCmd,
 	newRoaringCmd,
 	newSearchCmd,
 	newWikiCmd,

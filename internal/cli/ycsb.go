@@ -41,6 +41,12 @@ func runYCSB(ctx context.Context, args []string, a *app) error {
 	if err != nil {
 		return err
 	}
+	dist := distFlags{shard: c.Shard, startAt: c.StartAt}
+	shard, shards, startAt, err := dist.parse()
+	if err != nil {
+		return err
+	}
+	c.ShardIndex, c.Shards = shard, shards
 	wl, err := c.Workload()
 	if err != nil {
 		return err
@@ -56,8 +62,12 @@ func runYCSB(ctx context.Context, args []string, a *app) error {
 	if c.Status {
 		progress = ycsb.Status(a.Err, f.OpNames())
 	}
-	spec := ycsb.RunSpec(c, wl, f, tg, seedOrNew(c.Seed), a.version, progress)
-	spec.Command = "ycsb " + strings.Join(redactYCSB(args), " ")
+	spec := ycsb.RunSpec(c, wl, f, tg, shardSeed(seedOrNew(c.Seed), shard, shards), a.version, progress)
+	spec.Engine.StartAt = startAt
+	if shards > 1 {
+		spec.Config.Shard = fmt.Sprintf("%d/%d", shard, shards)
+	}
+	spec.Command = "ycsb " + strings.Join(workloadArgs(redactYCSB(args)), " ")
 	spec.Log = a.Err
 	fmt.Fprintf(a.Err, "YCSB %s, %s, %d threads against %s; properties from %s\n", c.Phase, spec.Config.Mode, wl.Threads, tg.Addr,
 		strings.Join(c.Sources, ", "))
@@ -80,6 +90,23 @@ func runYCSB(ctx context.Context, args []string, a *app) error {
 		return &ExitError{Code: ExitRunFailed, Err: errors.New(why)}
 	}
 	return nil
+}
+
+// workloadArgs drops tairbench's own options (a client's shard, start,
+// output and seed), leaving the workload, so that clients' results merge.
+func workloadArgs(args []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		switch args[i] {
+		case "--shard", "--start-at", "--json", "--seed":
+			i++
+			continue
+		case "--embedded":
+			continue
+		}
+		out = append(out, args[i])
+	}
+	return out
 }
 
 // redactYCSB hides redis.password values.

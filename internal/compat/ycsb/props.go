@@ -51,6 +51,10 @@ type Command struct {
 	JSON     string
 	Seed     uint64
 	Embedded bool
+	// Shard ("i/N") and StartAt are --shard and --start-at as given.
+	Shard, StartAt string
+	// ShardIndex and Shards, once set (SetShard), split a load's records.
+	ShardIndex, Shards int
 }
 
 // Parse reads `load|run redis [-s] [-P file]… [-p k=v]… [-threads N]
@@ -116,6 +120,10 @@ func Parse(args []string) (*Command, error) {
 			}
 		case "--embedded":
 			c.Embedded = true
+		case "--shard":
+			c.Shard, err = value()
+		case "--start-at":
+			c.StartAt, err = value()
 		default:
 			err = fmt.Errorf("unknown option %q", a)
 		}
@@ -283,6 +291,15 @@ func (c *Command) Workload() (*Workload, error) {
 	}
 	if w.InsertCount < 1 {
 		return nil, errors.New("nothing to insert: recordcount - insertstart (or insertcount) is 0")
+	}
+	if c.Shards > 1 && c.Phase == "load" {
+		// A load split over several clients, as insertstart/insertcount do.
+		size := w.InsertCount / int64(c.Shards)
+		lo := int64(c.ShardIndex) * size
+		if c.ShardIndex == c.Shards-1 {
+			size = w.InsertCount - lo
+		}
+		w.InsertStart, w.InsertCount = w.InsertStart+lo, size
 	}
 	return w, nil
 }

@@ -169,3 +169,17 @@ func TestFieldLengths(t *testing.T) {
 		}
 	}
 }
+
+func TestShardedLoad(t *testing.T) {
+	var starts, counts []int64
+	for i := range 3 {
+		c, err := Parse(strings.Fields("load redis -p recordcount=1000 -p insertstart=100"))
+		require.NoError(t, err)
+		c.ShardIndex, c.Shards = i, 3
+		w, err := c.Workload()
+		require.NoError(t, err)
+		starts, counts = append(starts, w.InsertStart), append(counts, w.InsertCount)
+	}
+	assert.Equal(t, []int64{100, 400, 700}, starts)
+	assert.Equal(t, []int64{300, 300, 300}, counts, "recordcount 1000 - insertstart 100 = 900 records, in thirds")
+}
