@@ -107,9 +107,12 @@ func TestSideBySideWithRedisBenchmark(t *testing.T) {
 	keys := testenv.Do(t, r.Addr, "RANDOMKEY")
 	assert.Regexp(t, `^key:0{9}\d{3}$`, keys)
 
+	// Throughput, interleaved: each pair of runs is side by side in time, so
+	// the shared machine's drift hits both; the median of the pairs' ratios
+	// is compared (this machine's speed moves 2x from minute to minute).
 	args := []string{"-p", port, "-t", "set,get", "-n", "100000", "-r", "100000", "-c", "50", "-d", "64", "--csv"}
-	var peerSet, peerGet, ownSet, ownGet []float64
-	for i := range 3 {
+	var peerSet, peerGet, ownSet, ownGet, setRatio, getRatio []float64
+	for i := range 5 {
 		runPeer := func() {
 			out, err := exec.Command(peer, args...).Output()
 			require.NoError(t, err)
@@ -129,9 +132,11 @@ func TestSideBySideWithRedisBenchmark(t *testing.T) {
 			runOwn()
 			runPeer()
 		}
+		setRatio = append(setRatio, ownSet[i]/peerSet[i])
+		getRatio = append(getRatio, ownGet[i]/peerGet[i])
 	}
-	t.Logf("requests/s, medians of 3 interleaved: SET redis-benchmark %.0f tairbench %.0f; GET redis-benchmark %.0f tairbench %.0f (runs %v %v %v %v)",
-		median(peerSet), median(ownSet), median(peerGet), median(ownGet), peerSet, ownSet, peerGet, ownGet)
-	assert.InEpsilon(t, median(peerSet), median(ownSet), 0.20, "SET throughput within 20%%")
-	assert.InEpsilon(t, median(peerGet), median(ownGet), 0.20, "GET throughput within 20%%")
+	t.Logf("requests/s, 5 interleaved pairs: SET redis-benchmark %v tairbench %v; GET redis-benchmark %v tairbench %v; median ratios SET %.2f GET %.2f",
+		peerSet, ownSet, peerGet, ownGet, median(setRatio), median(getRatio))
+	assert.InDelta(t, 1, median(setRatio), 0.20, "SET throughput within 20%%")
+	assert.InDelta(t, 1, median(getRatio), 0.20, "GET throughput within 20%%")
 }

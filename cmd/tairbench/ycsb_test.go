@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -78,6 +79,7 @@ func monitor(t *testing.T, addr string) (stop func() []ycsbOp) {
 	var ops []ycsbOp
 	done := make(chan struct{})
 	arg := regexp.MustCompile(`"((?:[^"\\]|\\.)*)"`) // MONITOR quotes each argument, escaping quotes inside
+	const sentinel = "tairbench-monitor-end"
 	go func() {
 		defer close(done)
 		for {
@@ -91,6 +93,11 @@ func monitor(t *testing.T, addr string) (stop func() []ycsbOp) {
 			}
 			var op string
 			switch strings.ToLower(args[0][1]) {
+			case "echo":
+				if args[1][1] == sentinel {
+					return // every command before it has been seen
+				}
+				continue
 			case "hgetall":
 				op = "READ"
 			case "hmset":
@@ -107,9 +114,13 @@ func monitor(t *testing.T, addr string) (stop func() []ycsbOp) {
 		}
 	}()
 	return func() []ycsbOp {
-		testenv.Do(t, addr, "PING") // flush MONITOR's stream past the last command
+		testenv.Do(t, addr, "ECHO", sentinel) // MONITOR shows it after every earlier command
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Error("MONITOR did not show the end marker within 30 s")
+		}
 		_ = c.Close()
-		<-done
 		mu.Lock()
 		defer mu.Unlock()
 		return ops
