@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the tests and benchmarks need on a fresh Debian machine (as
 # root): Go (Debian's, which fetches the go.mod toolchain from the module
-# proxy), gcc for the race detector, redis-server and redis-tools, and for
-# Elasticsearch (scripts/elasticsearch.sh) JDK 17, Maven and curl.
+# proxy), gcc for the race detector, redis-server and redis-tools, for
+# Elasticsearch (scripts/elasticsearch.sh) and YCSB's core JDK 17, Maven and
+# curl, Chromium for the HTML report's browser test, and PyPI's jieba.
 #
 #   install-deps.sh        everything the tests need
 #   install-deps.sh build  only what building needs (Go)
@@ -19,6 +20,7 @@ command -v curl >/dev/null 2>&1 || need+=(curl)
 command -v mvn >/dev/null 2>&1 || need+=(maven)
 command -v bzip2 >/dev/null 2>&1 || need+=(bzip2)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
 python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
 ls /usr/lib/jvm/java-17-openjdk-*/bin/java >/dev/null 2>&1 || need+=(openjdk-17-jre-headless)
 fi

@@ -1,12 +1,16 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tairbench/tairbench/internal/analysis"
+	"github.com/tairbench/tairbench/internal/htmlreport"
 	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/pkg/result"
 )
@@ -94,4 +98,47 @@ variation, so that "B is 3% faster" is not said when the runs cannot tell.`,
 			return analysis.WriteCompare(a.Out, args[0], args[1], analysis.Compare(ra, rb))
 		},
 	}
+}
+
+func newReportCmd(a *app) *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "report RESULT.json... -o report.html",
+		Short: "Render results as one self-contained HTML page of charts and tables",
+		Long: `Renders any tairbench results (runs, peer tools' runs, suites, capacity
+searches, search comparisons) side by side in one HTML file with everything
+inline: latency percentiles on a "nines" axis (from the intended start and
+service time for open-loop runs), throughput, p50/p99 and errors per second,
+the server's own count, a summary table, the suites' published and measured
+figures with their ratio as a bar, and a capacity search's latency against
+offered rate.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			var inputs []htmlreport.Input
+			for _, p := range args {
+				f, err := os.Open(p)
+				if err != nil {
+					return err
+				}
+				doc, err := result.Read(f)
+				f.Close()
+				if err != nil {
+					return fmt.Errorf("%s: %w", p, err)
+				}
+				inputs = append(inputs, htmlreport.Input{Name: filepath.Base(p), Doc: doc})
+			}
+			if out == "" {
+				return errors.New("give the output file with -o report.html (- for stdout)")
+			}
+			if err := writeFile(a, out, func(w io.Writer) error { return htmlreport.Write(w, inputs) }); err != nil {
+				return err
+			}
+			if out != "-" {
+				fmt.Fprintf(a.Err, "report written to %s\n", out)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "the HTML file to write (- for stdout)")
+	return cmd
 }

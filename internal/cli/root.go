@@ -66,6 +66,7 @@ var commands = []func(*app) *cobra.Command{
 	newMergeCmd,
 	newResultCompareCmd,
 	newK8sCmd,
+	newReportCmd,
 	newRoaringCmd,
 	newSearchCmd,
 	newWikiCmd,

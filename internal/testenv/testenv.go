@@ -327,3 +327,17 @@ func PythonJieba(t testing.TB) string {
 	}
 	return dir
 }
+
+// Chromium returns Debian's chromium (installed by scripts/install-deps.sh),
+// for tests of pages a person looks at.
+func Chromium(t testing.TB) string {
+	t.Helper()
+	Integration(t)
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Fatalf("chromium not found: run 'make test' (scripts/install-deps.sh installs Debian's chromium) or set %s=1 to skip integration tests", SkipVar)
+	return ""
+}

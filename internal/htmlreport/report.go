@@ -1,0 +1,360 @@
+// Package htmlreport renders saved results as one self-contained HTML file:
+// latency percentiles on a "nines" axis (corrected and service time for
+// open-loop runs), throughput, p50/p99 and errors per second, the server's
+// samples, a summary table, and the suites' tables with the published and
+// measured figures and their ratio as a bar. Charts are SVG written by the
+// program; the page loads nothing from the network.
+package htmlreport
+
+import (
+	"fmt"
+	"html"
+	"io"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+// now is the render time (tests fix it).
+var now = time.Now
+
+// Input is one result file.
+type Input struct {
+	Name string
+	Doc  result.Document
+}
+
+// named is a run with the name it is shown under.
+type named struct {
+	name string
+	run  *result.Run
+}
+
+// runsOf lists the runs a document holds that get charts: a run, each
+// test of a peer tool's command line, a capacity search's confirming run.
+func runsOf(in Input) []named {
+	switch d := in.Doc.(type) {
+	case *result.Run:
+		return []named{{in.Name, d}}
+	case *result.Compat:
+		var out []named
+		for _, t := range d.Tests {
+			if t.Run != nil {
+				n := in.Name
+				if len(d.Tests) > 1 {
+					n += ": " + t.Name
+				}
+				out = append(out, named{n, t.Run})
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// Write renders the inputs.
+func Write(w io.Writer, inputs []Input) error {
+	var b strings.Builder
+	b.WriteString(`<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>tairbench report</title><style>` + css + `</style></head><body>`)
+	fmt.Fprintf(&b, "<h1>tairbench report</h1><p class=\"meta\">%d result file(s), rendered %s. Every figure comes from the files below; nothing is loaded from the network.</p><ul class=\"files\">",
+		len(inputs), now().UTC().Format(time.RFC3339))
+	for _, in := range inputs {
+		h := in.Doc.Head()
+		fmt.Fprintf(&b, "<li><b>%s</b> — %s, tairbench %s, started %s</li>", html.EscapeString(in.Name), html.EscapeString(h.Schema),
+			html.EscapeString(h.Version), h.StartedAt.Format(time.RFC3339))
+	}
+	b.WriteString("</ul>")
+	var runs []named
+	for _, in := range inputs {
+		runs = append(runs, runsOf(in)...)
+	}
+	if len(runs) > 0 {
+		writeRuns(&b, runs)
+	}
+	for _, in := range inputs {
+		switch d := in.Doc.(type) {
+		case *result.RoaringSuite:
+			writeRoaring(&b, in.Name, d)
+		case *result.WhitepaperSuite:
+			writeWhitepaper(&b, in.Name, d)
+		case *result.CapacitySearch:
+			writeCapacity(&b, in.Name, d)
+		case *result.SearchComparison:
+			writeSearch(&b, in.Name, d)
+		}
+	}
+	b.WriteString(`<p id="check" class="meta">charts: not checked (scripts off)</p><script>` + checkJS + `</script></body></html>`)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// nines maps a percentile to the "nines" axis: 90% → 1, 99% → 2, 99.9% → 3.
+func nines(p float64) float64 { return -math.Log10(1 - p/100) }
+
+// percentileLine samples a histogram along the nines axis, up to what its
+// count resolves.
+func percentileLine(h *hdr.Histogram) [][2]float64 {
+	if h == nil || h.TotalCount() == 0 {
+		return nil
+	}
+	top := math.Min(5, math.Log10(float64(h.TotalCount())))
+	var pts [][2]float64
+	for x := 0.0; x <= top+1e-9; x += 0.05 {
+		p := 100 * (1 - math.Pow(10, -x))
+		pts = append(pts, [2]float64{x, float64(h.ValueAtQuantile(p)) / 1000})
+	}
+	pts = append(pts, [2]float64{top, float64(h.Max()) / 1000})
+	return pts
+}
+
+func decode(s string) *hdr.Histogram {
+	if s == "" {
+		return nil
+	}
+	h, err := hdr.Decode([]byte(s))
+	if err != nil {
+		return nil
+	}
+	return h
+}
+
+func msLabel(v float64) string {
+	if v < 1 {
+		return fmt.Sprintf("%g ms", v)
+	}
+	return number(v) + " ms"
+}
+
+func writeRuns(b *strings.Builder, runs []named) {
+	b.WriteString("<h2>Runs</h2>")
+	// Latency percentiles, nines axis.
+	var lines []line
+	ymin, ymax := math.Inf(1), 0.0
+	for i, r := range runs {
+		if h := decode(r.run.HistogramCorrected); h != nil {
+			lines = append(lines, line{name: r.name + " — from the intended start", color: color(i), pts: percentileLine(h)})
+			lines = append(lines, line{name: r.name + " — service time", color: color(i), dash: true, pts: percentileLine(decode(r.run.Histogram))})
+		} else {
+			lines = append(lines, line{name: r.name, color: color(i), pts: percentileLine(decode(r.run.Histogram))})
+		}
+	}
+	for _, l := range lines {
+		for _, p := range l.pts {
+			if p[1] > 0 {
+				ymin, ymax = math.Min(ymin, p[1]), math.Max(ymax, p[1])
+			}
+		}
+	}
+	if ymax > 0 {
+		x := axis{min: 0, max: 5, ticks: []float64{0, 1, 2, 3, 4, 5}, labels: []string{"0%", "90%", "99%", "99.9%", "99.99%", "99.999%"}}
+		b.WriteString(svgChart("Latency by percentile (per request)", "percentile", "latency", x, niceAxis(ymin, ymax, true, msLabel), lines))
+	}
+	// Per second: throughput, p50/p99, errors.
+	perSecond := func(title, yLabel string, logY bool, f func(result.Interval) (float64, bool), second func(result.Interval) (float64, bool)) {
+		var ls []line
+		maxX, lo, hi := 1.0, math.Inf(1), 0.0
+		for i, r := range runs {
+			for k, g := range []func(result.Interval) (float64, bool){f, second} {
+				if g == nil {
+					continue
+				}
+				l := line{name: r.name, color: color(i), dash: k == 1}
+				if second != nil {
+					l.name += map[int]string{0: " p99", 1: " p50"}[k]
+				}
+				for _, iv := range r.run.Series {
+					v, ok := g(iv)
+					if !ok {
+						v = math.NaN()
+					} else {
+						lo, hi = math.Min(lo, v), math.Max(hi, v)
+					}
+					l.pts = append(l.pts, [2]float64{float64(iv.Second) + 0.5, v})
+					maxX = math.Max(maxX, float64(iv.Second+1))
+				}
+				ls = append(ls, l)
+			}
+		}
+		if hi <= 0 && !logY {
+			hi = 1
+		}
+		if math.IsInf(lo, 1) {
+			lo = 0
+		}
+		if !logY {
+			lo = 0
+		}
+		b.WriteString(svgChart(title, "second of the run", yLabel, niceAxis(0, maxX, false, number), niceAxis(lo, math.Max(hi, lo), logY, number), ls))
+	}
+	perSecond("Throughput per second", "commands/s", false, func(iv result.Interval) (float64, bool) { return iv.OpsPerSec, true }, nil)
+	// Open-loop runs show what users waited: latency from the intended start.
+	pick := func(corrected, service *float64) (float64, bool) {
+		if corrected != nil {
+			return *corrected / 1000, true
+		}
+		if service == nil {
+			return 0, false
+		}
+		return *service / 1000, true
+	}
+	perSecond("Latency per second: p99 (solid) and p50 (dashed)", "ms (open-loop: from the intended start)", true,
+		func(iv result.Interval) (float64, bool) { return pick(iv.CorrectedP99US, iv.P99US) },
+		func(iv result.Interval) (float64, bool) { return pick(iv.CorrectedP50US, iv.P50US) })
+	perSecond("Errors per second (failed commands and connect attempts)", "errors", false, func(iv result.Interval) (float64, bool) {
+		return float64(iv.Errors + iv.ConnectFailures), true
+	}, nil)
+	// The server's own view, where sampled.
+	var sl []line
+	hi := 0.0
+	for i, r := range runs {
+		if r.run.Server == nil {
+			continue
+		}
+		l := line{name: r.name + " — server ops/s (INFO)", color: color(i)}
+		for _, s := range r.run.Server.Samples {
+			v := math.NaN()
+			if s.OpsPerSec != nil {
+				v = *s.OpsPerSec
+				hi = math.Max(hi, v)
+			}
+			l.pts = append(l.pts, [2]float64{float64(s.Second) + 0.5, v})
+		}
+		sl = append(sl, l)
+	}
+	if len(sl) > 0 && hi > 0 {
+		maxX := 1.0
+		for _, l := range sl {
+			maxX = math.Max(maxX, float64(len(l.pts)))
+		}
+		b.WriteString(svgChart("The server's own count per second", "second of the run", "commands/s (all clients)", niceAxis(0, maxX, false, number), niceAxis(0, hi, false, number), sl))
+	}
+	// Summary table.
+	b.WriteString(`<table><tr><th>run</th><th>command</th><th>mode</th><th>QPS</th><th>p50 ms</th><th>p99 ms</th><th>p99.9 ms</th><th>max ms</th><th>errors</th><th>client µs/cmd</th><th>warnings</th></tr>`)
+	for i, r := range runs {
+		t := r.run.Totals
+		fmt.Fprintf(b, `<tr><td><span class="sw" style="background:%s"></span>%s</td><td><code>%s</code></td><td>%s</td><td>%.0f</td><td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%d</td><td>%.2f</td><td>%s</td></tr>`,
+			color(i), html.EscapeString(r.name), html.EscapeString(r.run.Command), html.EscapeString(r.run.Config.Mode), t.OpsPerSec,
+			t.Latency.P50/1000, t.Latency.P99/1000, t.Latency.P999/1000, t.Latency.Max/1000, t.Errors, r.run.Client.CPUPerOpUS,
+			html.EscapeString(strings.Join(r.run.Warnings, "; ")))
+	}
+	b.WriteString("</table>")
+}
+
+// ratioBar is the measured-to-published ratio as a bar (1.0 marked).
+func ratioBar(ratio float64) string {
+	if ratio <= 0 || math.IsNaN(ratio) {
+		return "—"
+	}
+	w := math.Min(ratio, 3) / 3 * 150
+	cls := "bar"
+	if ratio < 1 {
+		cls = "bar low"
+	}
+	return fmt.Sprintf(`<span class="ratio"><svg class="barsvg" width="150" height="12"><rect class="%s" width="%.1f" height="12"/><line x1="50" y1="0" x2="50" y2="12" class="one"/></svg> %.2f</span>`, cls, w, ratio)
+}
+
+func writeRoaring(b *strings.Builder, name string, s *result.RoaringSuite) {
+	fmt.Fprintf(b, "<h2>TairRoaring suite — %s</h2><p class=\"meta\">target %s; reference: the whitepaper's figures (16 GB standard instance). The bar shows measured ÷ published; the mark is 1.0.</p>",
+		html.EscapeString(name), html.EscapeString(s.Config.Target.Addr))
+	b.WriteString(`<table><tr><th>case</th><th>command</th><th>measured</th><th>published</th><th>measured ÷ published</th><th>p99 ms</th></tr>`)
+	for _, c := range s.Cases {
+		fmt.Fprintf(b, "<tr><td>%s</td><td>%s</td><td>%.0f</td><td>%.0f</td><td>%s</td><td>%.3f</td></tr>", html.EscapeString(c.Case.ID),
+			html.EscapeString(c.Case.Command), c.Rate, c.Case.Ref.Rate, ratioBar(c.Ratio), c.P99MS)
+	}
+	b.WriteString("</table>")
+}
+
+func writeWhitepaper(b *strings.Builder, name string, s *result.WhitepaperSuite) {
+	fmt.Fprintf(b, "<h2>%s — %s</h2><p class=\"meta\">%s<br>as run: <code>%s</code><br>%s</p>", html.EscapeString(s.Suite), html.EscapeString(name),
+		html.EscapeString(s.Source), html.EscapeString(s.CommandLine), html.EscapeString(s.Scale))
+	b.WriteString(`<table><tr><th>table</th><th>case</th><th>QPS measured</th><th>QPS published</th><th>measured ÷ published</th></tr>`)
+	for _, c := range s.Cases {
+		fmt.Fprintf(b, "<tr><td>%s</td><td>%s</td><td>%.0f</td><td>%.0f</td><td>%s</td></tr>", html.EscapeString(c.Section), html.EscapeString(c.Name),
+			c.Measured.QPS, c.Reference.QPS, ratioBar(c.Ratio))
+	}
+	b.WriteString("</table>")
+}
+
+func writeCapacity(b *strings.Builder, name string, c *result.CapacitySearch) {
+	fmt.Fprintf(b, "<h2>Capacity search — %s</h2><p class=\"meta\">target %s: the highest rate that held was %.0f requests/s; %.0f/s broke it.</p>",
+		html.EscapeString(name), html.EscapeString(c.SLO), c.HighestHeld, c.BrokeAt)
+	// The hockey stick: p99 from the intended start against the offered rate.
+	var all [][2]float64
+	lo, hi, maxX := math.Inf(1), 0.0, 0.0
+	for _, st := range c.Steps {
+		if st.Run == nil {
+			continue
+		}
+		l := st.Run.Totals.Latency
+		if st.Run.Totals.CorrectedLatency != nil {
+			l = *st.Run.Totals.CorrectedLatency
+		}
+		p := [2]float64{st.Rate, l.P99 / 1000}
+		all = append(all, p)
+		lo, hi, maxX = math.Min(lo, p[1]), math.Max(hi, p[1]), math.Max(maxX, st.Rate)
+	}
+	// The curve through the steps, by rate.
+	sortByX(all)
+	curve := line{name: "p99 from the intended start, by offered rate", color: "#1f77b4", pts: all}
+	if len(all) > 0 {
+		b.WriteString(svgChart("Latency against offered rate", "requests/s offered", "p99 ms", niceAxis(0, maxX, false, number),
+			niceAxis(lo, hi, true, msLabel), []line{curve}))
+	}
+	b.WriteString(`<table><tr><th>rate</th><th>held</th><th>p99 ms</th><th>why</th></tr>`)
+	for _, st := range c.Steps {
+		p99 := 0.0
+		if st.Run != nil {
+			p99 = st.Run.Totals.Latency.P99 / 1000
+			if cl := st.Run.Totals.CorrectedLatency; cl != nil {
+				p99 = cl.P99 / 1000
+			}
+		}
+		fmt.Fprintf(b, "<tr><td>%.0f</td><td>%v</td><td>%.3f</td><td>%s</td></tr>", st.Rate, st.Held, p99, html.EscapeString(strings.Join(st.Why, "; ")))
+	}
+	b.WriteString("</table>")
+}
+
+func sortByX(pts [][2]float64) {
+	sort.Slice(pts, func(i, j int) bool { return pts[i][0] < pts[j][0] })
+}
+
+func writeSearch(b *strings.Builder, name string, s *result.SearchComparison) {
+	fmt.Fprintf(b, "<h2>Search comparison — %s</h2>", html.EscapeString(name))
+	b.WriteString(`<table><tr><th>engine</th><th>phase</th><th>QPS</th><th>p99 ms</th><th>errors</th></tr>`)
+	for _, e := range s.Engines {
+		for _, ph := range []struct {
+			name string
+			run  *result.Run
+		}{{"write", e.Write}, {"term query", e.Term}, {"aggregation, cache on", e.AggCache}, {"aggregation, cache off", e.AggNoCache}} {
+			if ph.run == nil {
+				continue
+			}
+			fmt.Fprintf(b, "<tr><td>%s</td><td>%s</td><td>%.0f</td><td>%.3f</td><td>%d</td></tr>", html.EscapeString(e.Engine), ph.name,
+				ph.run.Totals.OpsPerSec, ph.run.Totals.Latency.P99/1000, ph.run.Totals.Errors)
+		}
+	}
+	b.WriteString("</table>")
+}
+
+const css = `body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#222;max-width:1100px}
+h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #ddd}
+.meta{color:#555}table{border-collapse:collapse;margin:12px 0;font-size:13px}
+td,th{border:1px solid #ddd;padding:3px 8px;text-align:right}td:first-child,th:first-child,td:nth-child(2){text-align:left}
+code{font-size:12px}.sw{display:inline-block;width:10px;height:10px;margin-right:6px}
+svg .grid{stroke:#eee}svg .frame{fill:none;stroke:#999}svg .tick,svg .legend{font-size:11px;fill:#444}
+svg .label{font-size:12px;fill:#333}svg .title{font-size:14px;font-weight:600;fill:#222}
+.barsvg .bar{fill:#2ca02c}.barsvg .low{fill:#d62728}.barsvg .one{stroke:#222}figure{margin:16px 0}`
+
+// checkJS marks each chart that drew data (a polyline with a visible
+// extent), for the browser test and the reader: the line at the page's
+// end says how many of the charts rendered.
+const checkJS = `(function(){var charts=document.querySelectorAll('svg.chart'),ok=0;
+charts.forEach(function(c){var drawn=false;c.querySelectorAll('polyline.data').forEach(function(p){
+var bb=p.getBBox();if(p.getAttribute('points').trim().length>0&&(bb.width>0||bb.height>0))drawn=true;});
+c.setAttribute('data-rendered',drawn?'yes':'no');if(drawn)ok++;});
+document.getElementById('check').textContent='charts rendered: '+ok+' of '+charts.length;})();`

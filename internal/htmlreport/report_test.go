@@ -1,0 +1,54 @@
+package htmlreport
+
+import (
+	"bytes"
+	"flag"
+	"strings"
+	"testing"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tairbench/tairbench/internal/stats"
+	"github.com/tairbench/tairbench/internal/testenv"
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func run(t *testing.T, lat int64, open bool) *result.Run {
+	h := stats.NewHistogram()
+	for i := range int64(1000) {
+		require.NoError(t, h.RecordValue(lat+i%50))
+	}
+	enc, err := h.Encode(hdr.V2CompressedEncodingCookieBase)
+	require.NoError(t, err)
+	r := &result.Run{Header: result.Header{Schema: result.SchemaRun, Version: "test", StartedAt: time.Unix(1_800_000_000, 0).UTC()},
+		Command: "SET k v", Config: result.RunConfig{Mode: "one command per round trip"}, DurationMS: 3000, Histogram: string(enc)}
+	r.Totals.OpsPerSec = 1000
+	for s := range 3 {
+		v := float64(lat)
+		r.Series = append(r.Series, result.Interval{Second: s, Ops: 333, Requests: 333, OpsPerSec: 333, P50US: &v, P99US: &v, MeanUS: &v})
+	}
+	if open {
+		r.HistogramCorrected = string(enc)
+	}
+	return r
+}
+
+func TestGoldenReport(t *testing.T) {
+	now = func() time.Time { return time.Unix(1_800_000_100, 0) }
+	suite := &result.WhitepaperSuite{Header: result.Header{Schema: result.SchemaWhitepaper, Version: "test"}, Suite: "enhanced",
+		Cases: []result.WhitepaperCase{{Name: "SET 64 B", Measured: result.WhitepaperFigures{QPS: 100000},
+			Reference: result.WhitepaperFigures{QPS: 200000}, Ratio: 0.5}}}
+	var b bytes.Buffer
+	require.NoError(t, Write(&b, []Input{{"closed.json", run(t, 100, false)}, {"open.json", run(t, 200, true)}, {"suite.json", suite}}))
+	page := b.String()
+	assert.Equal(t, 4, strings.Count(page, `class="chart"`), "percentiles, throughput, latency and errors (no server samples)")
+	assert.Contains(t, page, "open.json — from the intended start")
+	assert.Contains(t, page, "open.json — service time")
+	assert.Contains(t, page, `<rect class="bar low" width="25.0"`, "a ratio of 0.5: a sixth of the bar's 3.0 scale, marked low")
+	testenv.Golden(t, "report.html", b.Bytes(), *update)
+}
