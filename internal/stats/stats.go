@@ -93,9 +93,12 @@ func (c *counters) empty() bool { return *c == counters{} }
 
 // Recorder is one worker's recorder. Only its worker may call its methods.
 type Recorder struct {
-	agg       *Aggregator
-	hist      *hdr.Histogram
-	corrected *hdr.Histogram // nil unless the run is open-loop
+	agg *Aggregator
+	// buf holds latencies until they are handed to the aggregator's
+	// histograms (when full, and at each interval's end): a recorder costs
+	// a few kilobytes, not a histogram, so that 10,000 connections fit.
+	buf       []sample
+	corrected bool // the run is open-loop
 	cur       counters
 	errs      map[string]*group
 	norm      []byte
@@ -105,6 +108,25 @@ type Recorder struct {
 	lastWarm  bool // the last Record fell in the warm-up
 	// ops splits a mixed run by operation type (nil for one type).
 	ops []opPart
+}
+
+// sample is one buffered latency in µs: of operation type op (−1: none),
+// from the intended start when corrected.
+type sample struct {
+	us        uint32
+	op        int16
+	corrected bool
+}
+
+// sampleBuffer is how many latencies a recorder keeps before handing them on.
+const sampleBuffer = 256
+
+func (r *Recorder) add(us int64, op int, corrected bool) {
+	r.buf = append(r.buf, sample{us: uint32(us), op: int16(op), corrected: corrected})
+	if len(r.buf) == cap(r.buf) {
+		r.agg.addSamples(r.index, r.buf)
+		r.buf = r.buf[:0]
+	}
 }
 
 // opPart is one operation type's share of a recorder, an interval or the run.
@@ -124,22 +146,17 @@ func (p *opPart) reset() {
 	}
 }
 
-// merge adds o into p, creating p's histograms on first use.
-func (p *opPart) merge(o *opPart) {
-	p.c.add(o.c)
-	if o.c.samples == 0 {
-		return
+// record adds one buffered latency to p's histograms, creating them on
+// first use.
+func (p *opPart) record(s sample) {
+	h := &p.hist
+	if s.corrected {
+		h = &p.corrected
 	}
-	if p.hist == nil {
-		p.hist = NewHistogram()
+	if *h == nil {
+		*h = NewHistogram()
 	}
-	p.hist.Merge(o.hist)
-	if o.corrected != nil && o.corrected.TotalCount() > 0 {
-		if p.corrected == nil {
-			p.corrected = NewHistogram()
-		}
-		p.corrected.Merge(o.corrected)
-	}
+	_ = (*h).RecordValue(int64(s.us))
 }
 
 func clampUS(d time.Duration) int64 { return min(max(d.Microseconds(), LowestUS), HighestUS) }
@@ -157,15 +174,15 @@ func (r *Recorder) RecordOp(op int, lat, corrected time.Duration, ops, failed, m
 		return
 	}
 	p := &r.ops[op]
-	_ = p.hist.RecordValue(clampUS(lat))
+	r.add(clampUS(lat), op, false)
 	p.c.samples++
 	p.c.requests++
 	p.c.ops += int64(ops)
 	p.c.errors += int64(failed)
 	p.c.misses += int64(misses)
 	p.c.sumNS += int64(lat)
-	if corrected > 0 && p.corrected != nil {
-		_ = p.corrected.RecordValue(clampUS(corrected))
+	if corrected > 0 && r.corrected {
+		r.add(clampUS(corrected), op, true)
 		p.c.sumCorrectedNS += int64(corrected)
 	}
 }
@@ -208,7 +225,7 @@ func (r *Recorder) Record(end time.Time, lat time.Duration, ops, failed int) {
 		r.cur.overflow++
 		us = HighestUS
 	}
-	_ = r.hist.RecordValue(us) // in range by construction
+	r.add(max(us, 0), -1, false)
 	r.cur.samples++
 	r.cur.requests++
 	r.cur.ops += int64(ops)
@@ -219,11 +236,10 @@ func (r *Recorder) Record(end time.Time, lat time.Duration, ops, failed int) {
 // RecordCorrected records the latency of the request Record just recorded,
 // measured from its intended start (open-loop runs only).
 func (r *Recorder) RecordCorrected(lat time.Duration) {
-	if r.corrected == nil || r.lastWarm {
+	if !r.corrected || r.lastWarm {
 		return
 	}
-	us := min(max(lat.Microseconds(), LowestUS), HighestUS)
-	_ = r.corrected.RecordValue(us) // in range by construction
+	r.add(clampUS(lat), -1, true)
 	r.cur.sumCorrectedNS += int64(lat)
 }
 
@@ -302,13 +318,13 @@ func (r *Recorder) Aborted() {
 // flushAt hands the current interval to the aggregator and starts the
 // interval that contains now.
 func (r *Recorder) flushAt(now time.Time) {
-	r.agg.merge(r.index, r.hist, r.corrected, r.cur, r.errs, r.warmOps, r.ops)
+	if len(r.buf) > 0 {
+		r.agg.addSamples(r.index, r.buf)
+		r.buf = r.buf[:0]
+	}
+	r.agg.merge(r.index, r.cur, r.errs, r.warmOps, r.ops)
 	for i := range r.ops {
 		r.ops[i].reset()
-	}
-	r.hist.Reset()
-	if r.corrected != nil {
-		r.corrected.Reset()
 	}
 	r.cur = counters{}
 	for _, g := range r.errs {
@@ -389,22 +405,66 @@ func (a *Aggregator) Start() time.Time { return a.start }
 
 // NewRecorder returns a recorder for one worker.
 func (a *Aggregator) NewRecorder() *Recorder {
-	r := &Recorder{agg: a, hist: NewHistogram(), errs: map[string]*group{}}
-	if a.totalCorrected != nil {
-		r.corrected = NewHistogram()
-	}
+	r := &Recorder{agg: a, buf: make([]sample, 0, sampleBuffer), errs: map[string]*group{}, corrected: a.totalCorrected != nil}
 	if a.opNames != nil {
 		r.ops = make([]opPart, len(a.opNames))
-		for i := range r.ops {
-			r.ops[i].hist = NewHistogram()
-			if a.totalCorrected != nil {
-				r.ops[i].corrected = NewHistogram()
-			}
-		}
 	}
 	r.index = a.indexOf(time.Now())
 	r.nextFlush = a.start.Add(time.Duration(r.index+1) * a.interval)
 	return r
+}
+
+// addSamples records a recorder's buffered latencies of interval index
+// into the run's histograms and the interval's (unless already closed).
+func (a *Aggregator) addSamples(index int, buf []sample) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var iv *interval
+	if index >= 0 {
+		iv = a.intervalLocked(index)
+		if iv.closed {
+			iv = nil
+		}
+	}
+	for _, s := range buf {
+		v := int64(s.us)
+		if s.corrected {
+			_ = a.totalCorrected.RecordValue(v)
+			if iv != nil {
+				_ = iv.corrected.RecordValue(v)
+			}
+		} else {
+			_ = a.total.RecordValue(v)
+			if iv != nil {
+				_ = iv.hist.RecordValue(v)
+			}
+		}
+		if s.op >= 0 && int(s.op) < len(a.ops) {
+			a.ops[s.op].record(s)
+			if iv != nil {
+				iv.ops[s.op].record(s)
+			}
+		}
+	}
+	if index > a.maxIndex {
+		a.maxIndex = index
+	}
+}
+
+// intervalLocked returns interval index, creating it.
+func (a *Aggregator) intervalLocked(index int) *interval {
+	iv := a.series[index]
+	if iv == nil {
+		iv = &interval{hist: NewHistogram()}
+		if a.totalCorrected != nil {
+			iv.corrected = NewHistogram()
+		}
+		if a.opNames != nil {
+			iv.ops = make([]opPart, len(a.opNames))
+		}
+		a.series[index] = iv
+	}
+	return iv
 }
 
 func (a *Aggregator) indexOf(t time.Time) int {
@@ -414,7 +474,7 @@ func (a *Aggregator) indexOf(t time.Time) int {
 	return int(t.Sub(a.start) / a.interval)
 }
 
-func (a *Aggregator) merge(index int, h, corrected *hdr.Histogram, c counters, errs map[string]*group, warm int64, ops []opPart) {
+func (a *Aggregator) merge(index int, c counters, errs map[string]*group, warm int64, ops []opPart) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.warmOps += warm
@@ -434,42 +494,16 @@ func (a *Aggregator) merge(index int, h, corrected *hdr.Histogram, c counters, e
 		return
 	}
 	a.totals.add(c)
-	if c.samples > 0 {
-		a.total.Merge(h)
-		if corrected != nil {
-			a.totalCorrected.Merge(corrected)
-		}
-	}
 	for i := range ops {
-		a.ops[i].merge(&ops[i])
+		a.ops[i].c.add(ops[i].c)
 	}
 	if index < 0 {
 		return
 	}
-	iv := a.series[index]
-	if iv == nil {
-		iv = &interval{hist: NewHistogram()}
-		if corrected != nil {
-			iv.corrected = NewHistogram()
-		}
-		if a.opNames != nil {
-			iv.ops = make([]opPart, len(a.opNames))
-		}
-		a.series[index] = iv
-	}
+	iv := a.intervalLocked(index)
 	iv.c.add(c)
-	if !iv.closed && c.samples > 0 {
-		iv.hist.Merge(h)
-		if corrected != nil {
-			iv.corrected.Merge(corrected)
-		}
-	}
 	for i := range ops {
-		if iv.closed {
-			iv.ops[i].c.add(ops[i].c) // counts only: the latencies were summarized
-		} else {
-			iv.ops[i].merge(&ops[i])
-		}
+		iv.ops[i].c.add(ops[i].c)
 	}
 	if index > a.maxIndex {
 		a.maxIndex = index

@@ -2,6 +2,7 @@ package stats
 
 import (
 	"fmt"
+	"runtime"
 
 	"testing"
 	"time"
@@ -205,4 +206,44 @@ func TestOneOperationIsNotSplit(t *testing.T) {
 	assert.Nil(t, s.Operations)
 	assert.Equal(t, int64(1), s.Totals.Misses)
 	assert.Nil(t, s.Series[0].Operations)
+}
+
+// TestRecordersAreSmall: a recorder buffers latencies instead of holding a
+// histogram, so 10,000 connections' recorders take a few tens of MB.
+func TestRecordersAreSmall(t *testing.T) {
+	a := NewAggregator(time.Now(), time.Second)
+	a.EnableCorrected()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	recs := make([]*Recorder, 10000)
+	for i := range recs {
+		recs[i] = a.NewRecorder()
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	per := float64(after.HeapAlloc-before.HeapAlloc) / float64(len(recs))
+	assert.Less(t, per, 8192.0, "bytes per recorder")
+	runtime.KeepAlive(recs)
+}
+
+// TestBufferedSamplesLandInTheirInterval: latencies buffered across an
+// interval's end are counted in the interval they completed in, and every
+// one reaches the totals.
+func TestBufferedSamplesLandInTheirInterval(t *testing.T) {
+	start := time.Now()
+	a := NewAggregator(start, time.Second)
+	r := a.NewRecorder()
+	for i := range 1000 { // 1000 in second 0, more than one buffer
+		r.Record(start.Add(time.Duration(i)*time.Millisecond/2), time.Millisecond, 1, 0)
+	}
+	for range 10 { // 10 in second 1
+		r.Record(start.Add(1500*time.Millisecond), 5*time.Millisecond, 1, 0)
+	}
+	r.Flush()
+	s := a.Snapshot(2 * time.Second)
+	assert.Equal(t, int64(1010), s.Histogram.TotalCount())
+	assert.InDelta(t, 1000, *s.Series[0].P99US, 2)
+	assert.InDelta(t, 5000, *s.Series[1].P50US, 5)
+	assert.Equal(t, int64(10), s.Series[1].Ops)
 }

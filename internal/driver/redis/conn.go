@@ -91,7 +91,7 @@ func Dial(ctx context.Context, t target.Target) (*Conn, error) {
 		nc = tc
 	}
 	rx := &counting{Conn: nc}
-	c := &Conn{nc: nc, rx: rx, r: resp.NewReader(bufio.NewReaderSize(rx, 64<<10), resp.Limits{MaxBulk: 512 << 20}), timeout: timeout}
+	c := &Conn{nc: nc, rx: rx, r: resp.NewReader(bufio.NewReaderSize(rx, 16<<10), resp.Limits{MaxBulk: 512 << 20}), timeout: timeout}
 	c.stopCtx = context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Unix(1, 0)) })
 	if err := c.handshake(t); err != nil {
 		c.Close()
