@@ -9,6 +9,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -24,6 +26,8 @@ func init() { Register("elasticsearch", newElastic) }
 type elastic struct {
 	o  Options
 	es *es.Client
+	// base is the engine's URL, for the workers' own connections.
+	base string
 }
 
 func newElastic(o Options) (Engine, error) {
@@ -54,7 +58,7 @@ func newElastic(o Options) (Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("elasticsearch: %w", err)
 	}
-	return &elastic{o: o, es: c}, nil
+	return &elastic{o: o, es: c, base: addr}, nil
 }
 
 func (e *elastic) Name() string { return "elasticsearch" }
@@ -243,31 +247,43 @@ func (e *elastic) Memory(ctx context.Context) (Memory, error) {
 
 func (e *elastic) Close() error { return nil }
 
-func (e *elastic) NewClient(context.Context) (Client, error) { return &esClient{e: e}, nil }
+func (e *elastic) NewClient(context.Context) (Client, error) {
+	l := e.o.Target.Login()
+	h, err := newRawHTTP(e.base, l.User, l.Password, e.o.Target.Timeout)
+	if err != nil {
+		return nil, err
+	}
+	return &esClient{e: e, h: h}, nil
+}
 
 type esClient struct {
 	e   *elastic
+	h   *rawHTTP
 	buf bytes.Buffer
+}
+
+// httpError is the error of a reply with a status of 300 or more.
+func httpError(status int, body []byte) error {
+	return &HTTPError{Status: status, Body: clip(body), Reason: reason(body)}
 }
 
 func (c *esClient) Write(ctx context.Context, docs []Encoded, bulk bool) (int, string, error) {
 	refresh := ""
 	if c.e.o.Realtime {
-		refresh = "true"
+		refresh = "?refresh=true"
 	}
+	index := "/" + url.PathEscape(c.e.o.Index)
 	if !bulk {
 		failed, why := 0, ""
 		for _, d := range docs {
-			_, err := do(ctx, c.e.es, esapi.IndexRequest{Index: c.e.o.Index, DocumentID: d.ID,
-				Body: bytes.NewReader(d.JSON), Refresh: refresh})
+			status, body, err := c.h.do("PUT", index+"/_doc/"+url.PathEscape(d.ID)+refresh, "application/json", d.JSON)
 			if err != nil {
-				if isHTTPError(err) {
-					if failed++; why == "" {
-						why = err.Error()
-					}
-					continue
+				return failed, why, err
+			}
+			if status >= 300 {
+				if failed++; why == "" {
+					why = httpError(status, body).Error()
 				}
-				return failed, why, describeHTTP(err)
 			}
 		}
 		return failed, why, nil
@@ -278,12 +294,12 @@ func (c *esClient) Write(ctx context.Context, docs []Encoded, bulk bool) (int, s
 		c.buf.Write(d.JSON)
 		c.buf.WriteByte('\n')
 	}
-	body, err := do(ctx, c.e.es, esapi.BulkRequest{Index: c.e.o.Index, Body: bytes.NewReader(c.buf.Bytes()), Refresh: refresh})
+	status, body, err := c.h.do("POST", index+"/_bulk"+refresh, "application/x-ndjson", c.buf.Bytes())
 	if err != nil {
-		if isHTTPError(err) {
-			return len(docs), err.Error(), nil
-		}
-		return 0, "", describeHTTP(err)
+		return 0, "", err
+	}
+	if status >= 300 {
+		return len(docs), httpError(status, body).Error(), nil
 	}
 	return bulkFailures(body)
 }
@@ -291,6 +307,10 @@ func (c *esClient) Write(ctx context.Context, docs []Encoded, bulk bool) (int, s
 // bulkFailures counts the items of a bulk reply that failed and returns
 // the first one's reason.
 func bulkFailures(body []byte) (int, string, error) {
+	// Elasticsearch writes "errors" before the items: most replies need no parsing.
+	if head := body[:min(len(body), 64)]; bytes.Contains(head, []byte(`"errors":false`)) {
+		return 0, "", nil
+	}
 	var r struct {
 		Errors bool `json:"errors"`
 		Items  []map[string]struct {
@@ -324,14 +344,20 @@ func isHTTPError(err error) bool {
 }
 
 func (c *esClient) Search(ctx context.Context, query []byte, cache bool) error {
-	_, err := do(ctx, c.e.es, esapi.SearchRequest{Index: []string{c.e.o.Index}, Body: bytes.NewReader(query), RequestCache: boolPtr(cache)})
-	if err != nil && !isHTTPError(err) {
-		return describeHTTP(err)
+	status, body, err := c.h.do("POST", "/"+url.PathEscape(c.e.o.Index)+"/_search?request_cache="+strconv.FormatBool(cache), "application/json", query)
+	if err != nil {
+		return err
 	}
-	return err
+	if status >= 300 {
+		return httpError(status, body)
+	}
+	return nil
 }
 
-func (c *esClient) Close() error { return nil }
+func (c *esClient) Close() error {
+	c.h.close()
+	return nil
+}
 
 func (e *elastic) Target() target.Target { return e.o.Target }
 
