@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+
+	"github.com/tairbench/tairbench/pkg/dist"
 )
 
 // Dist is the distribution a range draws from.
@@ -140,7 +142,7 @@ func Compile(t *Template, opts Options) (*Program, error) {
 		}
 		switch r.Dist {
 		case Zipf:
-			p.samples[n] = newZipf(r.Max, r.Theta)
+			p.samples[n] = dist.NewZipfian(r.Max, r.Theta)
 		case Seq:
 			p.seq[n] = new(atomic.Uint64)
 		}
@@ -165,7 +167,7 @@ func placeholderName(n int) string {
 }
 
 type sampler interface {
-	sample(r *rand.Rand) uint64
+	Sample(r *rand.Rand) uint64
 }
 
 // Gen expands a Program for one worker. It is not safe for concurrent use.
@@ -223,7 +225,7 @@ func (g *Gen) draw(n int) uint64 {
 	r := g.p.opts.Ranges[n]
 	switch r.Dist {
 	case Zipf:
-		return g.p.samples[n].sample(g.rng)
+		return g.p.samples[n].Sample(g.rng)
 	case Seq:
 		return (g.p.seq[n].Add(1) - 1) % r.Max
 	case Gauss:
@@ -378,63 +380,6 @@ func (g *Gen) Expand() []string {
 		out[i] = string(a)
 	}
 	return out
-}
-
-// zipf is YCSB's zipfian generator (Gray et al., "Quickly generating
-// billion-record synthetic databases"): value 0 is the most popular.
-type zipf struct {
-	n                        uint64
-	theta, alpha, zetan, eta float64
-	half                     float64
-}
-
-func zeta(n uint64, theta float64) float64 {
-	const exact = 1 << 20
-	var sum float64
-	m := n
-	if m > exact {
-		m = exact
-	}
-	for i := uint64(1); i <= m; i++ {
-		sum += 1 / math.Pow(float64(i), theta)
-	}
-	if n > m {
-		// Euler–Maclaurin tail: the integral of x^-theta from m to n plus
-		// the end-point correction.
-		a, b := float64(m), float64(n)
-		sum += (math.Pow(b, 1-theta)-math.Pow(a, 1-theta))/(1-theta) +
-			(math.Pow(b, -theta)-math.Pow(a, -theta))/2
-	}
-	return sum
-}
-
-func newZipf(n uint64, theta float64) *zipf {
-	if theta == 0 {
-		theta = 0.99
-	}
-	z := &zipf{n: n, theta: theta}
-	z.zetan = zeta(n, theta)
-	zeta2 := zeta(2, theta)
-	z.alpha = 1 / (1 - theta)
-	z.eta = (1 - math.Pow(2/float64(n), 1-theta)) / (1 - zeta2/z.zetan)
-	z.half = 1 + math.Pow(0.5, theta)
-	return z
-}
-
-func (z *zipf) sample(r *rand.Rand) uint64 {
-	u := r.Float64()
-	uz := u * z.zetan
-	if uz < 1 || z.n == 1 {
-		return 0
-	}
-	if uz < z.half {
-		return 1
-	}
-	v := uint64(float64(z.n) * math.Pow(z.eta*u-z.eta+1, z.alpha))
-	if v >= z.n {
-		v = z.n - 1
-	}
-	return v
 }
 
 // RangeSpecs returns the ranges the template uses, keyed by placeholder

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+
+	"github.com/tairbench/tairbench/pkg/dist"
 )
 
 // FNV-1a 64 constants, as YCSB's Utils.fnvhash64 uses them.
@@ -33,74 +35,27 @@ func FNVHash64(v int64) int64 {
 // KeyName is YCSB's CoreWorkload.buildKeyName: "user" and the key number,
 // hashed unless the insert order is "ordered", zero-padded to zeropadding digits.
 func KeyName(keynum int64, ordered bool, zeroPadding int) string {
+	return string(AppendKeyName(nil, keynum, ordered, zeroPadding))
+}
+
+// AppendKeyName appends KeyName's key to dst, without allocating once dst
+// has room.
+func AppendKeyName(dst []byte, keynum int64, ordered bool, zeroPadding int) []byte {
 	if !ordered {
 		keynum = FNVHash64(keynum)
 	}
-	v := strconv.FormatInt(keynum, 10)
-	b := make([]byte, 0, 4+max(zeroPadding, len(v)))
-	b = append(b, "user"...)
-	for i := len(v); i < zeroPadding; i++ {
-		b = append(b, '0')
+	dst = append(dst, "user"...)
+	digits := 1
+	for x := keynum; x >= 10; x /= 10 {
+		digits++
 	}
-	return string(append(b, v...))
-}
-
-// zipfian is YCSB's ZipfianGenerator (Gray et al.) over [base, base+items).
-// It is not safe for concurrent use: each worker has its own.
-type zipfian struct {
-	base                     int64
-	items                    int64
-	theta, alpha, zetan, eta float64
-	zeta2theta, countForZeta float64
+	for i := digits; i < zeroPadding; i++ {
+		dst = append(dst, '0')
+	}
+	return strconv.AppendInt(dst, keynum, 10)
 }
 
 const zipfianConstant = 0.99
-
-func zetaStatic(n int64, theta float64) float64 {
-	var sum float64
-	for i := int64(0); i < n; i++ {
-		sum += 1 / math.Pow(float64(i+1), theta)
-	}
-	return sum
-}
-
-func newZipfian(base, items int64, theta, zetan float64) *zipfian {
-	z := &zipfian{base: base, items: items, theta: theta}
-	z.zeta2theta = zetaStatic(2, theta)
-	z.alpha = 1 / (1 - theta)
-	if zetan == 0 {
-		zetan = zetaStatic(items, theta)
-	}
-	z.zetan = zetan
-	z.countForZeta = float64(items)
-	z.eta = (1 - math.Pow(2/float64(items), 1-theta)) / (1 - z.zeta2theta/z.zetan)
-	return z
-}
-
-// next draws one value with uniform u in [0, 1), for item count n.
-func (z *zipfian) next(u float64, n int64) int64 {
-	if float64(n) != z.countForZeta {
-		if float64(n) > z.countForZeta {
-			// Incremental, as YCSB does for a growing item count.
-			for i := int64(z.countForZeta); i < n; i++ {
-				z.zetan += 1 / math.Pow(float64(i+1), z.theta)
-			}
-		} else {
-			z.zetan = zetaStatic(n, z.theta)
-		}
-		z.countForZeta = float64(n)
-		z.eta = (1 - math.Pow(2/float64(n), 1-z.theta)) / (1 - z.zeta2theta/z.zetan)
-	}
-	zetan, eta := z.zetan, z.eta
-	uz := u * zetan
-	if uz < 1 {
-		return z.base
-	}
-	if uz < 1+math.Pow(0.5, z.theta) {
-		return z.base + 1
-	}
-	return z.base + int64(float64(n)*math.Pow(eta*u-eta+1, z.alpha))
-}
 
 // YCSB's ScrambledZipfianGenerator draws from a zipfian over 10^10 items
 // with a precomputed zeta, then hashes the value into the key range.
@@ -120,17 +75,16 @@ func (c uniformChooser) next(r *rand.Rand) int64 { return c.lo + r.Int64N(c.hi-c
 
 type scrambledChooser struct {
 	min, items int64
-	z          *zipfian
+	z          *dist.Zipfian
 }
 
 func newScrambled(min, max int64) *scrambledChooser {
 	return &scrambledChooser{min: min, items: max - min + 1,
-		z: newZipfian(0, scrambledItemCount, zipfianConstant, scrambledZetan)}
+		z: dist.NewZipfianZeta(scrambledItemCount, zipfianConstant, scrambledZetan)}
 }
 
 func (c *scrambledChooser) next(r *rand.Rand) int64 {
-	v := c.z.next(r.Float64(), scrambledItemCount)
-	return c.min + FNVHash64(v)%c.items
+	return c.min + FNVHash64(int64(c.z.Sample(r)))%c.items
 }
 
 // hotspotChooser is YCSB's HotspotIntegerGenerator: a fraction of the
@@ -190,14 +144,14 @@ func (c *counter) lastValue() int64 { return c.limit.Load() - 1 }
 // most popular (max − zipfian(max)).
 type latestChooser struct {
 	c *counter
-	z *zipfian
+	z *dist.Zipfian
 }
 
 func newLatest(c *counter) *latestChooser {
-	return &latestChooser{c: c, z: newZipfian(0, max(c.lastValue(), 1), zipfianConstant, 0)}
+	return &latestChooser{c: c, z: dist.NewZipfian(uint64(max(c.lastValue(), 1)), zipfianConstant)}
 }
 
 func (l *latestChooser) next(r *rand.Rand) int64 {
 	m := l.c.lastValue()
-	return m - l.z.next(r.Float64(), max(m, 1))
+	return m - int64(l.z.NextN(r.Float64(), uint64(max(m, 1))))
 }

@@ -2,7 +2,6 @@ package ycsb
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 	"github.com/tairbench/tairbench/internal/runner"
 	"github.com/tairbench/tairbench/internal/stats"
 	"github.com/tairbench/tairbench/internal/target"
+	"github.com/tairbench/tairbench/pkg/dist"
 	"github.com/tairbench/tairbench/pkg/resp"
 	"github.com/tairbench/tairbench/pkg/result"
 )
@@ -33,21 +33,27 @@ type Factory struct {
 	// latest is the latest distribution's zipfian, its zeta computed once
 	// (it takes one power per record); each worker copies it.
 	latestOnce sync.Once
-	latest     *zipfian
+	latest     *dist.Zipfian
 	// loginOnce resolves the cluster's login form once.
 	loginOnce sync.Once
 	login     target.Target
 	loginErr  error
 	cum       []float64
 	opIndex   []int
-	rangeArg  []string
+	rangeArg  [][]byte
+	// fields and scores are "field0"… and "0"…, made once.
+	fields, scores [][]byte
 }
 
 // NewFactory prepares the shared key counters and the operation mix.
 func NewFactory(t target.Target, w *Workload, load bool) *Factory {
-	f := &Factory{Target: t, Workload: w, Load: load, rangeArg: []string{"0", "-1"}}
+	f := &Factory{Target: t, Workload: w, Load: load, rangeArg: [][]byte{argZero, argAll}}
 	if r := strings.Fields(w.Range); len(r) == 2 {
-		f.rangeArg = r
+		f.rangeArg = [][]byte{[]byte(r[0]), []byte(r[1])}
+	}
+	for i := range w.FieldCount {
+		f.fields = append(f.fields, []byte("field"+strconv.Itoa(i)))
+		f.scores = append(f.scores, []byte(strconv.Itoa(i)))
 	}
 	if load {
 		f.Ops = []string{"INSERT"}
@@ -124,22 +130,32 @@ type worker struct {
 	rng               *rand.Rand
 	choose            chooser
 	// lengths draws zipfian field lengths.
-	lengths *zipfian
+	lengths *dist.Zipfian
 	values  []byte
 	rep     resp.Reply
 
 	op      int   // index into f.Ops
 	keynum  int64 // the key of the prepared request
+	key     []byte
 	read    []byte
 	write   []byte
-	args    []string
+	args    [][]byte // the command being built: views of constants, key and values
 	inserts bool
 }
 
+// Command names and the argument constants, as bytes.
+var (
+	cmdSET, cmdGET, cmdHMSET, cmdHGETALL = []byte("SET"), []byte("GET"), []byte("HMSET"), []byte("HGETALL")
+	cmdLPUSH, cmdLRANGE, cmdSADD         = []byte("LPUSH"), []byte("LRANGE"), []byte("SADD")
+	cmdSMEMBERS, cmdZADD, cmdZRANGE      = []byte("SMEMBERS"), []byte("ZADD"), []byte("ZRANGE")
+	argZero, argAll, argWithScores       = []byte("0"), []byte("-1"), []byte("WITHSCORES")
+)
+
 // value returns a field value of the workload's length distribution:
 // constant, uniform over 1 … fieldlength, or zipfian over it (short
-// values most often), as YCSB's CoreWorkload draws them.
-func (w *worker) value() string {
+// values most often), as YCSB's CoreWorkload draws them. It is a view of
+// the worker's random bytes, valid until the request is sent.
+func (w *worker) value() []byte {
 	n := w.f.Workload.FieldLength
 	switch {
 	case n <= 1:
@@ -147,39 +163,39 @@ func (w *worker) value() string {
 		n = 1 + w.rng.IntN(n)
 	case w.f.Workload.FieldLengthDist == "zipfian":
 		if w.lengths == nil {
-			w.lengths = newZipfian(1, int64(n), zipfianConstant, 0)
+			w.lengths = dist.NewZipfian(uint64(n), zipfianConstant)
 		}
-		n = int(w.lengths.next(w.rng.Float64(), int64(n)))
+		n = 1 + int(w.lengths.Sample(w.rng))
 	}
 	off := w.rng.IntN(len(w.values) - n + 1)
-	return string(w.values[off : off+n])
+	return w.values[off : off+n]
 }
 
 // insertArgs is the command group's insert: every field.
-func (w *worker) insertArgs(key string) []string {
-	wl := w.f.Workload
+func (w *worker) insertArgs() [][]byte {
+	wl, f := w.f.Workload, w.f
 	a := w.args[:0]
 	switch wl.CommandGroup {
 	case "string":
-		a = append(a, "SET", key, w.value())
+		a = append(a, cmdSET, w.key, w.value())
 	case "hash":
-		a = append(a, "HMSET", key)
+		a = append(a, cmdHMSET, w.key)
 		for i := range wl.FieldCount {
-			a = append(a, "field"+strconv.Itoa(i), w.value())
+			a = append(a, f.fields[i], w.value())
 		}
 	case "list", "set":
 		if wl.CommandGroup == "list" {
-			a = append(a, "LPUSH", key)
+			a = append(a, cmdLPUSH, w.key)
 		} else {
-			a = append(a, "SADD", key)
+			a = append(a, cmdSADD, w.key)
 		}
 		for range wl.FieldCount {
 			a = append(a, w.value())
 		}
 	case "zset":
-		a = append(a, "ZADD", key)
+		a = append(a, cmdZADD, w.key)
 		for i := range wl.FieldCount {
-			a = append(a, strconv.Itoa(i), w.value())
+			a = append(a, f.scores[i], w.value())
 		}
 	}
 	w.args = a
@@ -187,44 +203,48 @@ func (w *worker) insertArgs(key string) []string {
 }
 
 // updateArgs is the command group's insert command with one field.
-func (w *worker) updateArgs(key string) []string {
-	wl := w.f.Workload
+func (w *worker) updateArgs() [][]byte {
+	wl, f := w.f.Workload, w.f
 	a := w.args[:0]
 	i := w.rng.IntN(wl.FieldCount)
 	switch wl.CommandGroup {
 	case "string":
-		a = append(a, "SET", key, w.value())
+		a = append(a, cmdSET, w.key, w.value())
 	case "hash":
-		a = append(a, "HMSET", key, "field"+strconv.Itoa(i), w.value())
+		a = append(a, cmdHMSET, w.key, f.fields[i], w.value())
 	case "list":
-		a = append(a, "LPUSH", key, w.value())
+		a = append(a, cmdLPUSH, w.key, w.value())
 	case "set":
-		a = append(a, "SADD", key, w.value())
+		a = append(a, cmdSADD, w.key, w.value())
 	case "zset":
-		a = append(a, "ZADD", key, strconv.Itoa(i), w.value())
+		a = append(a, cmdZADD, w.key, f.scores[i], w.value())
 	}
 	w.args = a
 	return a
 }
 
 // readArgs is the command group's read of the whole record.
-func (w *worker) readArgs(key string) []string {
+func (w *worker) readArgs() [][]byte {
+	a := w.args[:0]
 	switch w.f.Workload.CommandGroup {
 	case "string":
-		return []string{"GET", key}
+		a = append(a, cmdGET, w.key)
 	case "hash":
-		return []string{"HGETALL", key}
+		a = append(a, cmdHGETALL, w.key)
 	case "list":
-		return []string{"LRANGE", key, w.f.rangeArg[0], w.f.rangeArg[1]}
+		a = append(a, cmdLRANGE, w.key, w.f.rangeArg[0], w.f.rangeArg[1])
 	case "set":
-		return []string{"SMEMBERS", key}
+		a = append(a, cmdSMEMBERS, w.key)
 	default:
-		return []string{"ZRANGE", key, "0", "-1", "WITHSCORES"}
+		a = append(a, cmdZRANGE, w.key, argZero, argAll, argWithScores)
 	}
+	w.args = a
+	return a
 }
 
-func (w *worker) key(n int64) string {
-	return KeyName(n, w.f.Workload.Ordered, w.f.Workload.ZeroPadding)
+// setKey makes record n's key the prepared request's.
+func (w *worker) setKey(n int64) {
+	w.key = AppendKeyName(w.key[:0], n, w.f.Workload.Ordered, w.f.Workload.ZeroPadding)
 }
 
 // nextKeynum is an existing record's number: drawn until it is one whose
@@ -238,26 +258,18 @@ func (w *worker) nextKeynum() int64 {
 	}
 }
 
-// setRead and setWrite prepare a command in the worker's form.
-func (w *worker) setRead(args []string) {
+// encode appends a command in the worker's form: RESP for its connection,
+// arguments for the cluster client (which copies them into strings).
+func (w *worker) encode(dst []byte, cmd *[]any, args [][]byte) []byte {
 	if w.cl != nil {
-		w.readCmd = toAny(w.readCmd[:0], args)
-		return
+		for _, a := range args {
+			*cmd = append(*cmd, string(a))
+		}
+		return dst
 	}
-	w.read = resp.AppendCommand(w.read, args...)
-}
-
-func (w *worker) setWrite(args []string) {
-	if w.cl != nil {
-		w.writeCmd = toAny(w.writeCmd[:0], args)
-		return
-	}
-	w.write = resp.AppendCommand(w.write, args...)
-}
-
-func toAny(dst []any, args []string) []any {
+	dst = resp.AppendArray(dst, len(args))
 	for _, a := range args {
-		dst = append(dst, a)
+		dst = resp.AppendBulk(dst, a)
 	}
 	return dst
 }
@@ -267,7 +279,8 @@ func (w *worker) Prepare() {
 	w.readCmd, w.writeCmd = w.readCmd[:0], w.writeCmd[:0]
 	if w.f.Load {
 		w.op, w.keynum, w.inserts = 0, w.f.insert.take(), true
-		w.setWrite(w.insertArgs(w.key(w.keynum)))
+		w.setKey(w.keynum)
+		w.write = w.encode(w.write, &w.writeCmd, w.insertArgs())
 		return
 	}
 	x := w.rng.Float64() * w.f.cum[len(w.f.cum)-1]
@@ -281,15 +294,18 @@ func (w *worker) Prepare() {
 	switch Operations[w.f.opIndex[w.op]] {
 	case "INSERT":
 		w.keynum, w.inserts = w.f.insert.take(), true
-		w.setWrite(w.insertArgs(w.key(w.keynum)))
+		w.setKey(w.keynum)
+		w.write = w.encode(w.write, &w.writeCmd, w.insertArgs())
 	case "READ":
-		w.setRead(w.readArgs(w.key(w.nextKeynum())))
+		w.setKey(w.nextKeynum())
+		w.read = w.encode(w.read, &w.readCmd, w.readArgs())
 	case "UPDATE":
-		w.setWrite(w.updateArgs(w.key(w.nextKeynum())))
+		w.setKey(w.nextKeynum())
+		w.write = w.encode(w.write, &w.writeCmd, w.updateArgs())
 	case "READ-MODIFY-WRITE":
-		k := w.key(w.nextKeynum())
-		w.setRead(w.readArgs(k))
-		w.setWrite(w.updateArgs(k))
+		w.setKey(w.nextKeynum())
+		w.read = w.encode(w.read, &w.readCmd, w.readArgs())
+		w.write = w.encode(w.write, &w.writeCmd, w.updateArgs())
 	}
 }
 
@@ -326,14 +342,12 @@ func (w *worker) Exec(ctx context.Context, s *engine.Step) error {
 				s.Err = append([]byte(nil), w.rep.Err...)
 			}
 			return nil
-		case isRead && (w.rep.Nil || (w.rep.Type == '*' || w.rep.Type == '%' || w.rep.Type == '~') && w.rep.Elems == 0):
+		case isRead && redis.Empty(&w.rep):
 			s.Misses = 1 // NOT_FOUND
 			return nil
 		}
 	}
-	if w.inserts {
-		w.f.insert.acknowledge(w.keynum)
-	}
+	w.acknowledge()
 	return nil
 }
 
@@ -343,31 +357,28 @@ func (w *worker) execCluster(ctx context.Context, s *engine.Step) error {
 		if len(args) == 0 {
 			continue
 		}
-		cmd := w.cl.Do(ctx, args...)
-		err := cmd.Err()
-		var re goredis.Error
+		miss, reply, lost := redis.Outcome(w.cl.Do(ctx, args...))
 		switch {
-		case errors.Is(err, goredis.Nil):
-			if i == 0 {
-				s.Misses = 1
-				return nil
-			}
-		case errors.As(err, &re):
-			s.Failed, s.Err = 1, []byte(err.Error())
+		case lost != nil:
+			return lost
+		case reply != nil:
+			s.Failed, s.Err = 1, []byte(reply.Error())
 			return nil
-		case err != nil:
-			return err
-		case i == 0:
-			if v, ok := cmd.Val().([]any); ok && len(v) == 0 {
-				s.Misses = 1
-				return nil
-			}
+		case miss && i == 0:
+			s.Misses = 1
+			return nil
 		}
 	}
-	if w.inserts {
+	w.acknowledge()
+	return nil
+}
+
+// acknowledge marks the prepared insert done, for the run's choosers
+// (a load has no reads, and takes no lock).
+func (w *worker) acknowledge() {
+	if w.inserts && !w.f.Load {
 		w.f.insert.acknowledge(w.keynum)
 	}
-	return nil
 }
 
 func (w *worker) lost(err error) error {

@@ -183,3 +183,19 @@ func TestShardedLoad(t *testing.T) {
 	assert.Equal(t, []int64{100, 400, 700}, starts)
 	assert.Equal(t, []int64{300, 300, 300}, counts, "recordcount 1000 - insertstart 100 = 900 records, in thirds")
 }
+
+// BenchmarkPrepare is a request's preparation (key, fields, RESP) in the
+// hash group: nothing allocated per request.
+func BenchmarkPrepare(b *testing.B) {
+	c, err := Parse(strings.Fields("run redis -P workloads/workloada -p recordcount=1000 -p fieldlength=100"))
+	require.NoError(b, err)
+	wl, err := c.Workload()
+	require.NoError(b, err)
+	f := NewFactory(target.Target{}, wl, false)
+	w := &worker{f: f, rng: rand.New(rand.NewPCG(1, 1)), values: make([]byte, 4196), choose: newScrambled(0, 999)}
+	w.Prepare()
+	b.ReportAllocs()
+	for b.Loop() {
+		w.Prepare()
+	}
+}

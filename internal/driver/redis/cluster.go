@@ -134,15 +134,16 @@ func (w *clusterWorker) Exec(ctx context.Context, s *engine.Step) error {
 	}
 	for _, r := range results {
 		s.Ops++
-		if e := r.Err(); errors.Is(e, goredis.Nil) || isEmptyList(r) {
+		miss, replyErr, _ := Outcome(r)
+		if miss {
 			s.Misses++
 		}
-		if e := r.Err(); e != nil && isReplyErr(e) {
+		if replyErr != nil {
 			s.Failed++
 			if s.Err == nil {
-				s.Err = []byte(e.Error())
+				s.Err = []byte(replyErr.Error())
 			}
-			if w.f.Workload.Mode == Batch && isExecAbort(e) {
+			if w.f.Workload.Mode == Batch && isExecAbort(replyErr) {
 				s.Aborted = true
 			}
 		}
@@ -150,14 +151,25 @@ func (w *clusterWorker) Exec(ctx context.Context, s *engine.Step) error {
 	return nil
 }
 
-// isEmptyList reports an empty array reply.
-func isEmptyList(c goredis.Cmder) bool {
-	cmd, ok := c.(*goredis.Cmd)
-	if !ok || cmd.Err() != nil {
-		return false
+// Outcome classifies a go-redis command's result: a miss (a nil reply or
+// an empty array), an error reply from the server, or a failure of the
+// connection (lost: the command's fate is unknown).
+func Outcome(c goredis.Cmder) (miss bool, reply, lost error) {
+	err := c.Err()
+	switch {
+	case errors.Is(err, goredis.Nil):
+		return true, nil, nil
+	case isReplyErr(err):
+		return false, err, nil
+	case err != nil:
+		return false, nil, err
 	}
-	v, ok := cmd.Val().([]any)
-	return ok && len(v) == 0
+	if cmd, ok := c.(*goredis.Cmd); ok {
+		if v, ok := cmd.Val().([]any); ok && len(v) == 0 {
+			return true, nil, nil
+		}
+	}
+	return false, nil, nil
 }
 
 func isReplyErr(err error) bool {

@@ -218,8 +218,8 @@ func (w *rawWorker) appendCommand(b []byte, gen *cmdtmpl.Gen) []byte {
 	return gen.AppendRESP(b)
 }
 
-// empty reports a reply that found nothing: a null or an empty array.
-func empty(r *resp.Reply) bool {
+// Empty reports a reply that found nothing: a null or an empty array.
+func Empty(r *resp.Reply) bool {
 	if r.Nil {
 		return true
 	}
@@ -311,7 +311,7 @@ func (w *rawWorker) exec(s *engine.Step) error {
 			if rep.IsError() {
 				s.Failed++
 				note()
-			} else if empty(rep) {
+			} else if Empty(rep) {
 				s.Misses++
 			}
 		}
@@ -323,7 +323,7 @@ func (w *rawWorker) exec(s *engine.Step) error {
 		if rep.IsError() {
 			s.Failed = 1
 			note()
-		} else if empty(rep) {
+		} else if Empty(rep) {
 			s.Misses = 1
 		}
 	}
