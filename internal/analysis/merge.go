@@ -152,10 +152,10 @@ func Merge(runs []*result.Run) (*result.Run, error) {
 	t.OpsPerRequest, t.LatencyUnit, t.LatencyPerOp, t.HistogramRangeUS = first.Totals.OpsPerRequest, first.Totals.LatencyUnit,
 		first.Totals.LatencyPerOp, first.Totals.HistogramRangeUS
 	if n := hist.TotalCount(); n > 0 {
-		t.Latency = latency(hist, sumUS/float64(n))
+		t.Latency = stats.Summary(hist, sumUS/float64(n))
 	}
 	if corrected != nil && corrected.TotalCount() > 0 {
-		l := latency(corrected, sumCorrUS/float64(corrected.TotalCount()))
+		l := stats.Summary(corrected, sumCorrUS/float64(corrected.TotalCount()))
 		t.CorrectedLatency = &l
 	}
 	if enc, err := hist.Encode(hdr.V2CompressedEncodingCookieBase); err == nil {
@@ -176,7 +176,7 @@ func Merge(runs []*result.Run) (*result.Run, error) {
 			s.op.OpsPerSec = float64(s.op.Ops) / elapsed.Seconds()
 		}
 		if n := s.hist.TotalCount(); n > 0 {
-			s.op.Latency = latency(s.hist, s.sumUS/float64(n))
+			s.op.Latency = stats.Summary(s.hist, s.sumUS/float64(n))
 			if enc, err := s.hist.Encode(hdr.V2CompressedEncodingCookieBase); err == nil {
 				s.op.Histogram = string(enc)
 			}
@@ -251,9 +251,4 @@ func decode(s string) (*hdr.Histogram, error) {
 		return stats.NewHistogram(), nil
 	}
 	return hdr.Decode([]byte(s))
-}
-
-func latency(h *hdr.Histogram, meanUS float64) result.Latency {
-	return result.Latency{Min: float64(h.Min()), Mean: meanUS, P50: float64(h.ValueAtQuantile(50)), P90: float64(h.ValueAtQuantile(90)),
-		P99: float64(h.ValueAtQuantile(99)), P999: float64(h.ValueAtQuantile(99.9)), Max: float64(h.Max())}
 }

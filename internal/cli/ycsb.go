@@ -13,6 +13,7 @@ import (
 	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/internal/runner"
 	"github.com/tairbench/tairbench/internal/stats"
+	"github.com/tairbench/tairbench/internal/target"
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
@@ -113,12 +114,8 @@ func workloadArgs(args []string) []string {
 func redactYCSB(args []string) []string {
 	out := slices.Clone(args)
 	for i, a := range out {
-		if k, v, ok := strings.Cut(a, "="); ok && strings.TrimSpace(k) == "redis.password" && v != "" {
-			if user, _, ok := strings.Cut(v, ":"); ok {
-				out[i] = k + "=" + user + ":***"
-			} else {
-				out[i] = k + "=***"
-			}
+		if k, v, ok := strings.Cut(a, "="); ok && strings.TrimSpace(k) == "redis.password" {
+			out[i] = k + "=" + target.RedactAuth(v)
 		}
 	}
 	return out

@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -253,13 +252,25 @@ func (e *elastic) NewClient(context.Context) (Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &esClient{e: e, h: h}, nil
+	c := &esClient{e: e, h: h}
+	refresh, index := "", "/"+url.PathEscape(e.o.Index)
+	if e.o.Realtime {
+		refresh = "?refresh=true"
+	}
+	c.docPath, c.refresh, c.bulkPath = index+"/_doc/", refresh, []byte(index+"/_bulk"+refresh)
+	c.searchPath = [2][]byte{[]byte(index + "/_search?request_cache=false"), []byte(index + "/_search?request_cache=true")}
+	return c, nil
 }
 
 type esClient struct {
 	e   *elastic
 	h   *rawHTTP
 	buf bytes.Buffer
+	// The request paths, made once.
+	docPath, refresh string
+	bulkPath         []byte
+	searchPath       [2][]byte // without, with the request cache
+	path             []byte
 }
 
 // httpError is the error of a reply with a status of 300 or more.
@@ -268,15 +279,11 @@ func httpError(status int, body []byte) error {
 }
 
 func (c *esClient) Write(ctx context.Context, docs []Encoded, bulk bool) (int, string, error) {
-	refresh := ""
-	if c.e.o.Realtime {
-		refresh = "?refresh=true"
-	}
-	index := "/" + url.PathEscape(c.e.o.Index)
 	if !bulk {
 		failed, why := 0, ""
 		for _, d := range docs {
-			status, body, err := c.h.do("PUT", index+"/_doc/"+url.PathEscape(d.ID)+refresh, "application/json", d.JSON)
+			c.path = append(append(append(c.path[:0], c.docPath...), url.PathEscape(d.ID)...), c.refresh...)
+			status, body, err := c.h.do("PUT", c.path, "application/json", d.JSON)
 			if err != nil {
 				return failed, why, err
 			}
@@ -294,7 +301,7 @@ func (c *esClient) Write(ctx context.Context, docs []Encoded, bulk bool) (int, s
 		c.buf.Write(d.JSON)
 		c.buf.WriteByte('\n')
 	}
-	status, body, err := c.h.do("POST", index+"/_bulk"+refresh, "application/x-ndjson", c.buf.Bytes())
+	status, body, err := c.h.do("POST", c.bulkPath, "application/x-ndjson", c.buf.Bytes())
 	if err != nil {
 		return 0, "", err
 	}
@@ -344,7 +351,11 @@ func isHTTPError(err error) bool {
 }
 
 func (c *esClient) Search(ctx context.Context, query []byte, cache bool) error {
-	status, body, err := c.h.do("POST", "/"+url.PathEscape(c.e.o.Index)+"/_search?request_cache="+strconv.FormatBool(cache), "application/json", query)
+	path := c.searchPath[0]
+	if cache {
+		path = c.searchPath[1]
+	}
+	status, body, err := c.h.do("POST", path, "application/json", query)
 	if err != nil {
 		return err
 	}

@@ -91,7 +91,7 @@ func (h *rawHTTP) close() {
 // do sends one request and returns the status and the body (valid until
 // the next call). A transport failure closes the connection; the next
 // call reconnects.
-func (h *rawHTTP) do(method, path, contentType string, body []byte) (int, []byte, error) {
+func (h *rawHTTP) do(method string, path []byte, contentType string, body []byte) (int, []byte, error) {
 	if h.conn == nil {
 		if err := h.connect(); err != nil {
 			return 0, nil, err

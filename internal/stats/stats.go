@@ -427,6 +427,15 @@ func (a *Aggregator) addSamples(index int, buf []sample) {
 		}
 	}
 	for _, s := range buf {
+		if s.op >= 0 { // an operation type's copy of a request already recorded in total
+			if int(s.op) < len(a.ops) {
+				a.ops[s.op].record(s)
+				if iv != nil {
+					iv.ops[s.op].record(s)
+				}
+			}
+			continue
+		}
 		v := int64(s.us)
 		if s.corrected {
 			_ = a.totalCorrected.RecordValue(v)
@@ -437,12 +446,6 @@ func (a *Aggregator) addSamples(index int, buf []sample) {
 			_ = a.total.RecordValue(v)
 			if iv != nil {
 				_ = iv.hist.RecordValue(v)
-			}
-		}
-		if s.op >= 0 && int(s.op) < len(a.ops) {
-			a.ops[s.op].record(s)
-			if iv != nil {
-				iv.ops[s.op].record(s)
 			}
 		}
 	}
@@ -690,9 +693,15 @@ func (a *Aggregator) Snapshot(elapsed time.Duration) Snapshot {
 }
 
 func latency(h *hdr.Histogram, sumNS, n int64) result.Latency {
+	return Summary(h, float64(sumNS)/float64(n)/1e3)
+}
+
+// Summary is a histogram's latency summary (µs) with the given mean (the
+// histogram's own mean is rounded to its buckets).
+func Summary(h *hdr.Histogram, meanUS float64) result.Latency {
 	return result.Latency{
 		Min:  float64(h.Min()),
-		Mean: float64(sumNS) / float64(n) / 1e3,
+		Mean: meanUS,
 		P50:  float64(h.ValueAtQuantile(50)),
 		P90:  float64(h.ValueAtQuantile(90)),
 		P99:  float64(h.ValueAtQuantile(99)),

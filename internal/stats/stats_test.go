@@ -179,6 +179,7 @@ func TestOperationsSplitTheRun(t *testing.T) {
 	assert.Equal(t, int64(200), get.Ops)
 	assert.Equal(t, int64(100), get.Misses)
 	assert.Equal(t, int64(100), s.Totals.Misses)
+	assert.Equal(t, int64(300), s.Histogram.TotalCount(), "each request once in the run's histogram")
 	assert.Equal(t, int64(1), get.Errors, "a lost request counts against its operation")
 	assert.InDelta(t, 1000, set.Latency.P99, 2)
 	assert.InDelta(t, 4000, get.Latency.P99, 5)

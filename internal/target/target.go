@@ -138,6 +138,18 @@ func (t Target) Result() *result.Target {
 	return r
 }
 
+// RedactAuth hides the password of a -a value: "user:password" becomes
+// "user:***", a bare password "***" (peer tools' command lines in results).
+func RedactAuth(v string) string {
+	if v == "" {
+		return v
+	}
+	if user, _, ok := strings.Cut(v, ":"); ok {
+		return user + ":***"
+	}
+	return "***"
+}
+
 // Validate checks the fields a user can get wrong.
 func (t Target) Validate() error {
 	if t.Protocol != 0 && t.Protocol != 2 && t.Protocol != 3 {

@@ -223,18 +223,12 @@ func (o Options) Target() (target.Target, error) {
 // RedactedArgs returns args with the password hidden.
 func RedactedArgs(args []string) []string {
 	out := append([]string(nil), args...)
-	hide := func(v string) string {
-		if user, _, ok := strings.Cut(v, ":"); ok {
-			return user + ":***"
-		}
-		return "***"
-	}
 	for i := range out {
 		switch {
 		case (out[i] == "-a" || out[i] == "--authenticate") && i+1 < len(out):
-			out[i+1] = hide(out[i+1])
+			out[i+1] = target.RedactAuth(out[i+1])
 		case strings.HasPrefix(out[i], "--authenticate="):
-			out[i] = "--authenticate=" + hide(strings.TrimPrefix(out[i], "--authenticate="))
+			out[i] = "--authenticate=" + target.RedactAuth(strings.TrimPrefix(out[i], "--authenticate="))
 		}
 	}
 	return out

@@ -9,6 +9,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
@@ -157,12 +158,8 @@ func Table(w io.Writer, o Options, run *result.Run, hist *hdr.Histogram) error {
 				continue
 			}
 			up := strings.ToUpper(strings.TrimSuffix(r.typ, "s"))
-			for k := 0; k < 40; k++ {
-				p := 100 * (1 - math.Pow(0.5, float64(k)))
-				fmt.Fprintf(&b, "%-8s %12.3f %12.3f\n", up, float64(r.hist.ValueAtQuantile(p))/1000, p)
-				if r.hist.ValueAtQuantile(p) >= r.hist.Max() {
-					break
-				}
+			for _, st := range report.HalvingPercentiles(r.hist) {
+				fmt.Fprintf(&b, "%-8s %12.3f %12.3f\n", up, float64(st.Value)/1000, st.Percent)
 			}
 			fmt.Fprintf(&b, "%-8s %12.3f %12.3f\n---\n", up, float64(r.hist.Max())/1000, 100.0)
 		}

@@ -305,11 +305,7 @@ func RedactedArgs(args []string) []string {
 	for i := 0; i+1 < len(out); i++ {
 		switch out[i] {
 		case "-a":
-			if user, _, ok := strings.Cut(out[i+1], ":"); ok {
-				out[i+1] = user + ":***"
-			} else {
-				out[i+1] = "***"
-			}
+			out[i+1] = target.RedactAuth(out[i+1])
 		case "-u":
 			if u, err := url.Parse(out[i+1]); err == nil && u.User != nil {
 				out[i+1] = u.Redacted()

@@ -3,11 +3,11 @@ package redisbenchmark
 import (
 	"fmt"
 	"io"
-	"math"
 	"strings"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
@@ -57,17 +57,8 @@ func Report(w io.Writer, o Options, name string, run *result.Run, h *hdr.Histogr
 		if h != nil && h.TotalCount() > 0 {
 			total := h.TotalCount()
 			b.WriteString("\nLatency by percentile distribution:\n")
-			for k := 0; ; k++ {
-				p := 100 * (1 - math.Pow(0.5, float64(k)))
-				v := h.ValueAtQuantile(p)
-				if k == 0 {
-					v = h.Min()
-				}
-				c := cumulative(h, v)
-				fmt.Fprintf(&b, "%.3f%% <= %s milliseconds (cumulative count %d)\n", p, msf(float64(v)), c*perReq)
-				if c >= total || k > 40 {
-					break
-				}
+			for _, st := range report.HalvingPercentiles(h) {
+				fmt.Fprintf(&b, "%.3f%% <= %s milliseconds (cumulative count %d)\n", st.Percent, msf(float64(st.Value)), st.Count*perReq)
 			}
 			fmt.Fprintf(&b, "100.000%% <= %s milliseconds (cumulative count %d)\n", msf(float64(h.Max())), total*perReq)
 			b.WriteString("\nCumulative distribution of latencies:\n")
@@ -75,7 +66,7 @@ func Report(w io.Writer, o Options, name string, run *result.Run, h *hdr.Histogr
 			// below 100 ms, then 100 ms steps; a line where the count grew.
 			var last int64 = -1
 			for step := int64(100); ; {
-				c := cumulative(h, step)
+				c := report.CountAtOrBelow(h, step)
 				if c != last {
 					fmt.Fprintf(&b, "%.3f%% <= %s milliseconds (cumulative count %d)\n", 100*float64(c)/float64(total), msf(float64(step)), c*perReq)
 					last = c
@@ -108,15 +99,4 @@ func pct(h *hdr.Histogram, q float64) float64 {
 		return 0
 	}
 	return float64(h.ValueAtQuantile(q))
-}
-
-// cumulative counts the samples at or below v microseconds.
-func cumulative(h *hdr.Histogram, v int64) int64 {
-	var c int64
-	for _, bar := range h.Distribution() {
-		if bar.From <= v {
-			c += bar.Count
-		}
-	}
-	return c
 }

@@ -327,8 +327,8 @@ func (c *Command) Target() (target.Target, error) {
 func (c *Command) PropertyLines() []string {
 	var out []string
 	for k, v := range c.Props {
-		if k == "redis.password" && v != "" {
-			v = "***"
+		if k == "redis.password" {
+			v = target.RedactAuth(v)
 		}
 		out = append(out, k+"="+v)
 	}

@@ -1,17 +1,21 @@
 package ycsb
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tairbench/tairbench/internal/stats"
 	"github.com/tairbench/tairbench/internal/target"
+	"github.com/tairbench/tairbench/pkg/result"
 )
 
 func TestKeyNames(t *testing.T) {
@@ -44,7 +48,7 @@ func TestParseSeedLine(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "127.0.0.1:6379", tg.Addr)
 	assert.Equal(t, "user:pw", tg.Auth)
-	assert.Contains(t, c.PropertyLines(), "redis.password=***")
+	assert.Contains(t, c.PropertyLines(), "redis.password=user:***")
 }
 
 func TestParseOverridesAndFiles(t *testing.T) {
@@ -198,4 +202,17 @@ func BenchmarkPrepare(b *testing.B) {
 	for b.Loop() {
 		w.Prepare()
 	}
+}
+
+func TestStatusEveryTenSeconds(t *testing.T) {
+	var b bytes.Buffer
+	status := Status(&b, []string{"READ", "UPDATE"})
+	for s := 1; s <= 20; s++ {
+		status(stats.Progress{TotalOps: int64(s) * 100, Elapsed: time.Duration(s) * time.Second,
+			Interval: result.Interval{Ops: 100, Operations: []result.IntervalOperation{{Name: "READ", Ops: 60}, {Name: "UPDATE", Ops: 40}}}})
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	require.Len(t, lines, 2, "one line per 10 s")
+	assert.Regexp(t, ` 10 sec: 1000 operations; 100.00 current ops/sec; \[READ: Count=600\] \[UPDATE: Count=400\]$`, lines[0])
+	assert.Regexp(t, ` 20 sec: 2000 operations; 100.00 current ops/sec; \[READ: Count=1200\] \[UPDATE: Count=800\]$`, lines[1])
 }

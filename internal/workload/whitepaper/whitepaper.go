@@ -63,16 +63,9 @@ func cumulative(h *hdr.Histogram, n int) []result.CumulativeStep {
 	if total == 0 {
 		return nil
 	}
-	bars := h.Distribution()
 	out := make([]result.CumulativeStep, 0, n)
-	var c int64
-	i := 0
 	for step := 1; step <= n; step++ {
-		limit := int64(step) * 100 // µs
-		for i < len(bars) && bars[i].From <= limit {
-			c += bars[i].Count
-			i++
-		}
+		c := report.CountAtOrBelow(h, int64(step)*100) // µs
 		out = append(out, result.CumulativeStep{LEms: float64(step) / 10, Percent: 100 * float64(c) / float64(total)})
 	}
 	return out

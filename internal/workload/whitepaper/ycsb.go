@@ -143,10 +143,6 @@ func ycsbCase(ctx context.Context, tg target.Target, o YCSBOptions, args []strin
 	f := ycsb.NewFactory(tg, wl, c.Phase == "load")
 	spec := ycsb.RunSpec(c, wl, f, tg, o.Seed, o.Version, nil)
 	spec.Command = "ycsb " + strings.Join(args, " ")
-	spec.Engine.Operations = f.OpNames() // always split, for the tables' per-operation latencies
-	if len(f.OpNames()) < 2 {
-		spec.Engine.Operations = nil
-	}
 	run, _, err := runner.Run(ctx, spec)
 	return run, err
 }

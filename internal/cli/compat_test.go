@@ -1,0 +1,49 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tairbench/tairbench/internal/testenv"
+)
+
+// TestRedisBenchmarkStdinAndLoop: -x takes the command's last argument from
+// standard input; -l repeats the tests until interrupted.
+func TestRedisBenchmarkStdinAndLoop(t *testing.T) {
+	r := testenv.StartRedis(t)
+	var out, errb bytes.Buffer
+	a := &app{Streams: Streams{Out: &out, Err: &errb}, version: "test"}
+	err := runRedisBenchmark(context.Background(), []string{"-p", port(r), "-n", "100", "-q", "-x", "set", "fromstdin"}, a,
+		strings.NewReader("the value"))
+	require.NoError(t, err, errb.String())
+	assert.Equal(t, "the value", testenv.Do(t, r.Addr, "GET", "fromstdin"))
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	res := run(ctx, "redis-benchmark", "-p", port(r), "-t", "set", "-n", "2000", "-q", "-l")
+	assert.GreaterOrEqual(t, strings.Count(res.out, "SET: "), 2, "the tests again and again: %s", res.out)
+}
+
+// TestMemtierHDRFiles: --hdr-file-prefix writes each type's and the total
+// latency distribution.
+func TestMemtierHDRFiles(t *testing.T) {
+	r := testenv.StartRedis(t)
+	prefix := filepath.Join(t.TempDir(), "run")
+	res := run(context.Background(), "memtier", "-s", "127.0.0.1", "-p", port(r), "-c", "2", "-t", "1", "-n", "200",
+		"--ratio=1:1", "--hide-histogram", "--hdr-file-prefix", prefix)
+	require.Equal(t, 0, res.code, res.err)
+	for name, count := range map[string]string{"SET": "200", "GET": "200", "TOTALS": "400"} {
+		data, err := os.ReadFile(prefix + "_" + name + ".hgrm")
+		require.NoError(t, err, name)
+		assert.Contains(t, string(data), "Percentile", name)
+		assert.Regexp(t, `Total count\s+=\s+`+count+`\]`, string(data), name)
+	}
+}
