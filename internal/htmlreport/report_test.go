@@ -51,4 +51,12 @@ func TestGoldenReport(t *testing.T) {
 	assert.Contains(t, page, "open.json — service time")
 	assert.Contains(t, page, `<rect class="bar low" width="25.0"`, "a ratio of 0.5: a sixth of the bar's 3.0 scale, marked low")
 	testenv.Golden(t, "report.html", b.Bytes(), *update)
+
+	search := &result.SearchComparison{Header: result.Header{Schema: result.SchemaSearch, Version: "test"},
+		Engines:      []result.EngineResult{{Engine: "tairsearch", Write: run(t, 100, false)}},
+		PublishedQPS: map[string]float64{"tairsearch write": 2000}}
+	b.Reset()
+	require.NoError(t, Write(&b, []Input{{"search.json", search}}))
+	assert.Contains(t, b.String(), "<td>tairsearch</td><td>write</td><td>1000</td><td>2000</td>", "measured beside published")
+	assert.Contains(t, b.String(), `<rect class="bar low" width="25.0"`, "their ratio as a bar")
 }

@@ -183,7 +183,10 @@ func Compare(ctx context.Context, o CompareOptions) (*Comparison, error) {
 	c := &Comparison{Header: result.NewHeader(result.SchemaSearch, o.Version), Warnings: []string{},
 		Config: result.SearchConfig{File: o.File, Docs: o.Docs, Connections: o.Concurrency, Bulk: max(o.Bulk, 1),
 			Queries: o.Queries, NoCacheQueries: o.NoCacheQueries, TermQuery: o.TermQuery, AggQuery: o.AggQuery,
-			Engines: map[string]string{}}}
+			Engines: map[string]string{}}, PublishedQPS: map[string]float64{}}
+	for k, r := range refs {
+		c.PublishedQPS[k] = r.qps
+	}
 	for _, e := range o.Engines {
 		c.Config.Engines[e.Name()] = e.Target().Addr
 	}

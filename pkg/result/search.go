@@ -8,6 +8,9 @@ type SearchComparison struct {
 	Parity   []ParityCheck  `json:"parity"`
 	Engines  []EngineResult `json:"engines"`
 	Warnings []string       `json:"warnings"`
+	// PublishedQPS is the whitepaper's QPS per engine and phase ("tairsearch
+	// write", "elasticsearch agg cache off", …), for reports.
+	PublishedQPS map[string]float64 `json:"published_qps,omitempty"`
 }
 
 // SearchConfig is how the comparison was run.
