@@ -47,3 +47,26 @@ func TestMemtierHDRFiles(t *testing.T) {
 		assert.Regexp(t, `Total count\s+=\s+`+count+`\]`, string(data), name)
 	}
 }
+
+// TestPeerRateOptionsAreOpenLoop: memtier's --rate-limiting and YCSB's
+// -target run open-loop, with latency from the intended start.
+func TestPeerRateOptionsAreOpenLoop(t *testing.T) {
+	r := testenv.StartRedis(t)
+	dir := t.TempDir()
+	mt := filepath.Join(dir, "m.json")
+	res := run(context.Background(), "memtier", "-s", "127.0.0.1", "-p", port(r), "-c", "2", "-t", "1", "--test-time=2",
+		"--rate-limiting=100", "--ratio=1:1", "--hide-histogram", "--json", mt)
+	require.Equal(t, 0, res.code, res.err)
+	yc := filepath.Join(dir, "y.json")
+	res = run(context.Background(), "ycsb", "run", "redis", "-P", "workloads/workloadc", "-p", "redis.port="+port(r),
+		"-p", "recordcount=100", "-p", "operationcount=300", "-target", "300", "--json", yc)
+	require.Equal(t, 0, res.code, res.err)
+	for path, rate := range map[string]float64{mt: 200, yc: 300} {
+		doc := readCompat(t, path)
+		run := doc.Tests[0].Run
+		require.NotNil(t, run.Totals.Schedule, path)
+		assert.Equal(t, rate, run.Totals.Schedule.Rate, path)
+		assert.NotEmpty(t, run.HistogramCorrected, "%s: latency from the intended start", path)
+		assert.NotNil(t, run.Totals.CorrectedLatency, path)
+	}
+}
