@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -35,12 +34,7 @@ func TestCapacitySearchAgreesWithASweep(t *testing.T) {
 	out, err := exec.Command(binary(t), append(base, "--slo", slo, "--slo-window", "3", "--slo-warmup", "0.5",
 		"--slo-start", "200", "--slo-precision", "0.05", "--json", jsonPath)...).CombinedOutput()
 	require.NoError(t, err, string(out))
-	f, err := os.Open(jsonPath)
-	require.NoError(t, err)
-	defer f.Close()
-	doc, err := result.Read(f)
-	require.NoError(t, err)
-	c := doc.(*result.CapacitySearch)
+	c := readCapacity(t, jsonPath)
 	require.Positive(t, c.HighestHeld, string(out))
 	require.Positive(t, c.BrokeAt)
 	assert.LessOrEqual(t, (c.BrokeAt-c.HighestHeld)/c.HighestHeld, 0.05, "bisected to the precision")
@@ -70,4 +64,71 @@ func TestCapacitySearchAgreesWithASweep(t *testing.T) {
 	t.Logf("search: %.0f/s held, %.0f/s broke; sweep:\n%s", c.HighestHeld, c.BrokeAt, strings.Join(lines, "\n"))
 	require.Positive(t, sweepBest, "the sweep found a rate that held")
 	assert.InEpsilon(t, sweepBest, c.HighestHeld, 0.10, "the search lands within 10%% of the sweep")
+}
+
+// readCapacity reads a tairbench.capacity/v1 document.
+func readCapacity(t *testing.T, path string) *result.CapacitySearch {
+	t.Helper()
+	doc, err := result.ReadFile(path)
+	require.NoError(t, err)
+	c, ok := doc.(*result.CapacitySearch)
+	require.True(t, ok, "a capacity document")
+	return c
+}
+
+// TestMemtierCapacitySearch runs --slo through the memtier front-end on the
+// same fixed-cost command: the server sleeps 1 ms a call, so no rate above
+// 1,000/s can hold, and the answer must sit just under that. --rate-limiting
+// (per connection, as memtier counts it) is the first rate tried.
+func TestMemtierCapacitySearch(t *testing.T) {
+	r := testenv.StartRedis(t, "--enable-debug-command", "yes")
+	jsonPath := filepath.Join(t.TempDir(), "m.json")
+	out, err := exec.Command(binary(t), "memtier", "-s", "127.0.0.1", "-p", strconv.Itoa(r.Port), "-t", "1", "-c", "8",
+		"--command", "DEBUG SLEEP 0.001", "--rate-limiting", "25", "--no-server-stats",
+		"--slo", "p99<5ms", "--slo-window", "2", "--slo-warmup", "0.5", "--slo-precision", "0.05", "--json", jsonPath).CombinedOutput()
+	require.NoError(t, err, string(out))
+	assert.Contains(t, string(out), "capacity search for p99<5ms from 200 requests/s")
+	c := readCapacity(t, jsonPath)
+	require.NotEmpty(t, c.Steps)
+	assert.Equal(t, 200.0, c.Steps[0].Rate, "--rate-limiting 25 × 8 connections is the first rate")
+	assert.Greater(t, c.HighestHeld, 600.0, string(out))
+	assert.LessOrEqual(t, c.HighestHeld, 1000.0, "the server cannot do more than 1,000 calls/s")
+	assert.LessOrEqual(t, (c.BrokeAt-c.HighestHeld)/c.HighestHeld, 0.05)
+	for _, st := range c.Steps {
+		require.NotNil(t, st.Run.Totals.CorrectedLatency, "every step is open-loop")
+		if st.Held {
+			assert.InEpsilon(t, st.Rate, st.Run.Totals.RequestsPerSec, 0.05, "a step that held sent its rate")
+		}
+	}
+	assert.Contains(t, c.Steps[0].Run.Command, "DEBUG SLEEP 0.001")
+}
+
+// TestYCSBCapacitySearch runs --slo through the YCSB front-end: -target is
+// the first rate, a load phase is refused, and a loose SLO that every step
+// meets stops at the step limit with a warning that says so.
+func TestYCSBCapacitySearch(t *testing.T) {
+	r := testenv.StartRedis(t)
+	port := "redis.port=" + strconv.Itoa(r.Port)
+	common := []string{"redis", "-P", "workloads/workloadc", "-p", "redis.host=127.0.0.1", "-p", port,
+		"-p", "recordcount=1000", "-p", "operationcount=1000", "-threads", "4"}
+	out, err := exec.Command(binary(t), append([]string{"ycsb", "load"}, append(common, "--slo", "p99<2ms")...)...).CombinedOutput()
+	require.Error(t, err)
+	assert.Contains(t, string(out), "--slo searches a run phase's capacity")
+	out, err = exec.Command(binary(t), append([]string{"ycsb", "load"}, common...)...).CombinedOutput()
+	require.NoError(t, err, string(out))
+
+	jsonPath := filepath.Join(t.TempDir(), "y.json")
+	out, err = exec.Command(binary(t), append([]string{"ycsb", "run"}, append(common, "-target", "500",
+		"--slo", "p99<50ms", "--slo-window", "1", "--slo-warmup", "0.2", "--slo-max-steps", "3", "--json", jsonPath)...)...).CombinedOutput()
+	require.NoError(t, err, string(out))
+	c := readCapacity(t, jsonPath)
+	require.Len(t, c.Steps, 3)
+	assert.Equal(t, []float64{500, 1000, 2000}, []float64{c.Steps[0].Rate, c.Steps[1].Rate, c.Steps[2].Rate})
+	assert.Equal(t, 2000.0, c.HighestHeld)
+	assert.Zero(t, c.BrokeAt)
+	assert.Contains(t, strings.Join(c.Warnings, "\n"), "the search stopped at its step limit")
+	for _, st := range c.Steps {
+		assert.InEpsilon(t, st.Rate, st.Run.Totals.RequestsPerSec, 0.05)
+		assert.True(t, strings.HasPrefix(st.Run.Command, "ycsb run"), st.Run.Command)
+	}
 }

@@ -65,12 +65,22 @@ func TestSearchBisectsToThePrecision(t *testing.T) {
 	assert.Empty(t, c.Warnings)
 }
 
-func TestSearchSaysWhenNothingHeld(t *testing.T) {
+func TestSearchHalvesWhenTheStartBreaks(t *testing.T) {
 	slo, _ := ParseSLO("p99<2ms")
 	c, err := Search(context.Background(), Options{SLO: slo, Window: time.Second, Precision: 0.02, Start: 50_000}, knee(10_000))
 	require.NoError(t, err)
+	assert.Equal(t, []float64{50_000, 25_000, 12_500, 6_250}, rates(c.Steps[:4]), "the ramp halves until the SLO holds")
+	assert.InEpsilon(t, 11_000, c.HighestHeld, 0.02)
+	assert.Empty(t, c.Warnings)
+}
+
+func TestSearchSaysWhenNothingHeld(t *testing.T) {
+	slo, _ := ParseSLO("p99<2ms")
+	c, err := Search(context.Background(), Options{SLO: slo, Window: time.Second, Precision: 0.02, Start: 64}, knee(0.5))
+	require.NoError(t, err)
 	assert.Zero(t, c.HighestHeld)
-	assert.Contains(t, c.Warnings[0], "start lower")
+	assert.Equal(t, 1.0, c.BrokeAt, "halved down to 1/s")
+	assert.Contains(t, c.Warnings[0], "no rate tried held the SLO, down to 1/s")
 }
 
 func rates(steps []result.CapacityStep) []float64 {

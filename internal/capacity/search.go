@@ -4,12 +4,23 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"io"
 	"math"
 	"time"
 
 	"github.com/tairbench/tairbench/internal/report"
+	"github.com/tairbench/tairbench/internal/runner"
 	"github.com/tairbench/tairbench/pkg/result"
+)
+
+// Defaults of the search's settings.
+const (
+	DefaultWindow    = 10 * time.Second
+	DefaultWarmup    = 2 * time.Second
+	DefaultPrecision = 0.02
+	DefaultStart     = 1000
+	DefaultMaxSteps  = 20
 )
 
 // RunAt runs one fixed-rate, open-loop step: warm-up, then window.
@@ -23,7 +34,8 @@ type Options struct {
 	// Precision ends the bisection when the bracket is this narrow
 	// (0.02: within 2% of the rate that held).
 	Precision float64
-	// Start is the first rate tried; the ramp doubles it until the SLO breaks.
+	// Start is the first rate tried; the ramp doubles it until the SLO
+	// breaks (or halves it until the SLO holds).
 	Start float64
 	// MaxSteps bounds the search (default 20).
 	MaxSteps int
@@ -38,7 +50,7 @@ func Search(ctx context.Context, o Options, run RunAt) (*result.CapacitySearch, 
 		return nil, errors.New("capacity: need an SLO, a start rate, a window and a precision")
 	}
 	if o.MaxSteps <= 0 {
-		o.MaxSteps = 20
+		o.MaxSteps = DefaultMaxSteps
 	}
 	log := o.Log
 	if log == nil {
@@ -66,19 +78,27 @@ func Search(ctx context.Context, o Options, run RunAt) (*result.CapacitySearch, 
 	}
 	good, bad := 0.0, 0.0
 	rate := o.Start
-	// Ramp: double until the SLO breaks.
-	for len(c.Steps) < o.MaxSteps && ctx.Err() == nil {
+	// Ramp: double until the SLO breaks or, when the first rate already
+	// breaks it, halve until one holds.
+	for len(c.Steps) < o.MaxSteps && ctx.Err() == nil && rate >= minRate {
 		st, err := step(rate)
 		if err != nil {
 			return c, err
 		}
 		c.Steps = append(c.Steps, st)
-		if !st.Held {
-			bad = rate
+		if st.Held {
+			good = rate
+			if bad > 0 {
+				break
+			}
+			rate *= 2
+			continue
+		}
+		bad = rate
+		if good > 0 {
 			break
 		}
-		good = rate
-		rate *= 2
+		rate = math.Round(rate / 2)
 	}
 	// Bisect between the last rate that held and the first that broke.
 	for bad > 0 && good > 0 && (bad-good)/good > o.Precision && len(c.Steps) < o.MaxSteps && ctx.Err() == nil {
@@ -99,7 +119,7 @@ func Search(ctx context.Context, o Options, run RunAt) (*result.CapacitySearch, 
 	case ctx.Err() != nil:
 		c.Warnings = append(c.Warnings, "interrupted: the search did not finish")
 	case good == 0:
-		c.Warnings = append(c.Warnings, fmt.Sprintf("the SLO broke already at the first rate, %.0f/s: start lower (--slo-start)", o.Start))
+		c.Warnings = append(c.Warnings, fmt.Sprintf("no rate tried held the SLO, down to %.0f/s", bad))
 	case bad == 0:
 		c.Warnings = append(c.Warnings, fmt.Sprintf("the SLO held up to %.0f/s, the last rate tried: the search stopped at its step limit", good))
 	case (bad-good)/good > o.Precision:
@@ -124,6 +144,44 @@ func Search(ctx context.Context, o Options, run RunAt) (*result.CapacitySearch, 
 	return c, nil
 }
 
+// minRate is the lowest rate the search tries (requests per second).
+const minRate = 1
+
+// MakeSpec returns the runner spec of one step. Each call makes a fresh
+// spec, since a spec's factory and server sampler belong to one run.
+type MakeSpec func() (runner.Spec, error)
+
+// SearchSpecs searches with each step a run of mk's spec made open-loop at
+// the step's rate for the window after the warm-up; the spec's own budget
+// (a count or a duration) and progress printer are dropped.
+func SearchSpecs(ctx context.Context, o Options, mk MakeSpec) (*result.CapacitySearch, error) {
+	return Search(ctx, o, func(ctx context.Context, rate float64, window, warmup time.Duration) (*result.Run, error) {
+		spec, err := mk()
+		if err != nil {
+			return nil, err
+		}
+		spec.Name = fmt.Sprintf("rate %.0f", rate)
+		e := &spec.Engine
+		e.Rate, e.Duration, e.Warmup = rate, window, warmup
+		e.Ops, e.OpsPerWorker, e.Progress = 0, 0, nil
+		run, _, err := runner.Run(ctx, spec)
+		return run, err
+	})
+}
+
+// Answer is the step that gives the search's answer: the confirming run,
+// or else the last step at the highest rate that held (nil when none held).
+func Answer(c *result.CapacitySearch) *result.CapacityStep {
+	if c == nil || c.HighestHeld == 0 {
+		return nil
+	}
+	if c.Confirm != nil && c.Confirm.Held {
+		return c.Confirm
+	}
+	st := stepAt(c, c.HighestHeld)
+	return &st
+}
+
 // stepAt is the last step of the search run at rate.
 func stepAt(c *result.CapacitySearch, rate float64) result.CapacityStep {
 	for i := len(c.Steps) - 1; i >= 0; i-- {
@@ -132,4 +190,39 @@ func stepAt(c *result.CapacitySearch, rate float64) result.CapacityStep {
 		}
 	}
 	return result.CapacityStep{}
+}
+
+// Case runs one case of a suite: once as mk's spec says when o is nil, or
+// else as a capacity search for o's SLO. The run returned is then the
+// answer's (the first step's when no rate held) and the histogram its
+// latency from the intended start.
+func Case(ctx context.Context, o *Options, mk MakeSpec) (*result.Run, *hdr.Histogram, *result.CapacitySearch, error) {
+	if o == nil {
+		spec, err := mk()
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		run, h, err := runner.Run(ctx, spec)
+		return run, h, nil, err
+	}
+	c, err := SearchSpecs(ctx, *o, mk)
+	if err != nil || len(c.Steps) == 0 {
+		if err == nil {
+			err = errors.New("capacity: the search ran no step")
+		}
+		return nil, nil, c, err
+	}
+	st := Answer(c)
+	if st == nil {
+		st = &c.Steps[0]
+	}
+	enc := st.Run.HistogramCorrected
+	if enc == "" {
+		enc = st.Run.Histogram
+	}
+	h, err := hdr.Decode([]byte(enc))
+	if err != nil {
+		return nil, nil, c, fmt.Errorf("capacity: the answer's histogram: %w", err)
+	}
+	return st.Run, h, c, nil
 }

@@ -14,7 +14,7 @@ import (
 func WriteSummary(w io.Writer, c *result.CapacitySearch) error {
 	var b strings.Builder
 	report.WriteWarnings(&b, c.Warnings)
-	fmt.Fprintf(&b, "capacity search for %s: open-loop steps of %.0f s (after %.0f s of warm-up), precision %.0f%%\n",
+	fmt.Fprintf(&b, "capacity search for %s: open-loop steps of %.3g s (after %.3g s of warm-up), precision %.0f%%\n",
 		c.SLO, c.WindowS, c.WarmupS, 100*c.Precision)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "step\trate/s\tsent/s\tp50 ms\tp99 ms\tp99.9 ms\terrors\tclient lags\tSLO\t")

@@ -1,14 +1,13 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/tairbench/tairbench/internal/capacity"
+	"github.com/tairbench/tairbench/internal/flagx"
 
 	"github.com/spf13/pflag"
 
@@ -17,27 +16,8 @@ import (
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 )
 
-// seconds is a duration flag that takes whole seconds ("30", as the
-// whitepaper's tool does) or a Go duration ("1m30s", "500ms").
-type seconds struct{ d *time.Duration }
-
-func (s seconds) String() string { return s.d.String() }
-func (s seconds) Type() string   { return "seconds" }
-func (s seconds) Set(v string) error {
-	if n, err := strconv.ParseFloat(v, 64); err == nil {
-		if n < 0 {
-			return errors.New("must not be negative")
-		}
-		*s.d = time.Duration(n * float64(time.Second))
-		return nil
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d < 0 {
-		return fmt.Errorf("%q is neither seconds nor a duration such as 1m30s", v)
-	}
-	*s.d = d
-	return nil
-}
+// seconds is a duration flag on d that takes whole seconds or a duration.
+func seconds(d *time.Duration) flagx.Seconds { return flagx.Seconds{D: d} }
 
 // targetFlags are the connection flags of every command that talks to a
 // RESP server; resolve turns them into one target.Target.
@@ -138,39 +118,6 @@ func seedOrNew(seed uint64) uint64 {
 		return engine.NewSeed()
 	}
 	return seed
-}
-
-// sloFlags are the capacity search's flags (--slo and its settings).
-type sloFlags struct {
-	slo       string
-	window    time.Duration
-	warmup    time.Duration
-	precision float64
-	start     float64
-	maxSteps  int
-}
-
-func (f *sloFlags) register(fs *pflag.FlagSet) {
-	f.window, f.warmup = 10*time.Second, 2*time.Second
-	fs.StringVar(&f.slo, "slo", "", `capacity search: the highest open-loop rate that meets this target, e.g. 'p99<2ms' or 'p99.9<10ms,errors<0.1%'`)
-	fs.Var(seconds{&f.window}, "slo-window", "capacity search: seconds each step measures")
-	fs.Var(seconds{&f.warmup}, "slo-warmup", "capacity search: warm-up seconds before each step's window")
-	fs.Float64Var(&f.precision, "slo-precision", 0.02, "capacity search: stop when the bracket is this narrow (0.02 = 2%)")
-	fs.Float64Var(&f.start, "slo-start", 1000, "capacity search: the first rate tried (requests/s); the ramp doubles it")
-	fs.IntVar(&f.maxSteps, "slo-max-steps", 20, "capacity search: most steps")
-}
-
-func (f *sloFlags) given() bool { return f.slo != "" }
-
-func (f *sloFlags) options() (capacity.Options, error) {
-	slo, err := capacity.ParseSLO(f.slo)
-	if err != nil {
-		return capacity.Options{}, err
-	}
-	if f.window <= 0 || f.precision <= 0 || f.precision >= 1 || f.start <= 0 || f.maxSteps < 2 {
-		return capacity.Options{}, errors.New("--slo-window and --slo-start must be above 0, --slo-precision between 0 and 1, --slo-max-steps at least 2")
-	}
-	return capacity.Options{SLO: slo, Window: f.window, Warmup: f.warmup, Precision: f.precision, Start: f.start, MaxSteps: f.maxSteps}, nil
 }
 
 // distFlags run one client of several: --shard and --start-at.

@@ -15,6 +15,7 @@ import (
 	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/internal/runner"
 	"github.com/tairbench/tairbench/internal/stats"
+	"github.com/tairbench/tairbench/internal/target"
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
@@ -52,6 +53,9 @@ func runMemtier(ctx context.Context, args []string, a *app) error {
 	seed := o.Seed
 	if seed == 0 || o.Randomize {
 		seed = engine.NewSeed()
+	}
+	if o.SLO.Given() {
+		return memtierCapacity(ctx, a, o, tg, seed)
 	}
 	total, perClient := o.Budget()
 	progress := memtierProgress(a.Err, o.Threads, time.Duration(o.TestTime)*time.Second, total+perClient*int64(o.Connections()))
@@ -94,6 +98,31 @@ func runMemtier(ctx context.Context, args []string, a *app) error {
 		return &ExitError{Code: ExitRunFailed, Err: errors.New(why)}
 	}
 	return nil
+}
+
+// memtierCapacity searches the highest rate at which the memtier line meets
+// --slo; --rate-limiting, if given, is the first rate tried (per connection,
+// as memtier counts it) unless --slo-start says otherwise.
+func memtierCapacity(ctx context.Context, a *app, o memtier.Options, tg target.Target, seed uint64) error {
+	opts, err := o.SLO.Options()
+	if err != nil {
+		return err
+	}
+	if o.RateLimiting > 0 && !o.SLO.StartGiven() {
+		opts.Start = float64(o.RateLimiting * o.Connections())
+	}
+	mk := func() (runner.Spec, error) {
+		spec, err := o.RunSpec("memtier", a.version, tg, seed, nil)
+		spec.Log = a.Err
+		return spec, err
+	}
+	spec, err := mk()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.Err, "tairbench memtier → %s: %d threads × %d connections, %s, seed %d, capacity search for %s from %.0f requests/s\n",
+		tg.Addr, o.Threads, o.Clients, spec.Config.Mode, seed, opts.SLO, opts.Start)
+	return searchCapacity(ctx, a, opts, o.JSON, mk)
 }
 
 // writeHDRFiles writes each operation type's and the total latency

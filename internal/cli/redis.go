@@ -11,7 +11,6 @@ import (
 	"github.com/tairbench/tairbench/internal/target"
 
 	"github.com/tairbench/tairbench/internal/capacity"
-	"github.com/tairbench/tairbench/pkg/result"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -43,7 +42,7 @@ type redisOptions struct {
 	rate       float64
 	arrivals   string
 	noServer   bool
-	slo        sloFlags
+	slo        capacity.Flags
 	dist       distFlags
 }
 
@@ -79,8 +78,8 @@ run completed but at least half of its commands failed.`,
 	fs.StringVar(&o.ratio, "ratio", "", "weights of the -command templates, as 1:3 (default: equal)")
 	fs.IntVarP(&o.parallel, "parallel", "p", 4, "connections (one worker each)")
 	fs.Int64VarP(&o.count, "count", "c", 0, "total commands; stops the run (overrides -d)")
-	fs.VarP(seconds{&o.duration}, "duration", "d", "duration in seconds (or 1m30s)")
-	fs.Var(seconds{&o.warmup}, "warmup", "warm-up excluded from the results, in seconds")
+	fs.VarP(seconds(&o.duration), "duration", "d", "duration in seconds (or 1m30s)")
+	fs.Var(seconds(&o.warmup), "warmup", "warm-up excluded from the results, in seconds")
 	fs.Uint64VarP(&o.r1, "r", "r", 100_000_000, "range of __RAND__: [0, r)")
 	fs.Uint64Var(&o.r2, "r2", 100_000_000, "range of __RAND2__: [0, r2)")
 	fs.StringArrayVar(&o.rands, "rand", nil, "range N (1-9) of __RANDN__ as N=SIZE[:uniform|zipf[:THETA]|seq]; repeatable")
@@ -91,7 +90,7 @@ run completed but at least half of its commands failed.`,
 	fs.Float64Var(&o.rate, "rate", 0, "open-loop: requests per second in all, on a schedule; latency is also measured from each request's intended start (0: closed-loop)")
 	fs.StringVar(&o.arrivals, "arrivals", engine.ArrivalsConstant, "open-loop schedule: constant or poisson")
 	fs.BoolVar(&o.noServer, "no-server-stats", false, "do not sample the server's INFO once a second")
-	o.slo.register(fs)
+	o.slo.Register(fs)
 	o.dist.register(fs)
 	fs.Int64Var(&o.maxErrors, "max-errors", 0, "stop after this many errors (0: never)")
 	fs.BoolVar(&o.allowError, "allow-errors", false, "exit 0 even when most commands failed")
@@ -198,8 +197,8 @@ func runRedis(ctx context.Context, fs *pflag.FlagSet, o *redisOptions, a *app) e
 	}
 	var dur time.Duration
 	var slo capacity.Options
-	if o.slo.given() {
-		slo, err = o.slo.options()
+	if o.slo.Given() {
+		slo, err = o.slo.Options()
 	} else {
 		dur, err = o.budget(fs, a)
 	}
@@ -218,13 +217,13 @@ func runRedis(ctx context.Context, fs *pflag.FlagSet, o *redisOptions, a *app) e
 	}
 	loop := "closed-loop"
 	switch {
-	case o.slo.given():
+	case o.slo.Given():
 		loop = "capacity search for " + slo.SLO.String()
 	case o.rate > 0:
 		loop = fmt.Sprintf("open-loop at %.0f requests/s (%s)", o.rate, o.arrivals)
 	}
 	fmt.Fprintf(a.Err, "tairbench %s → %s, %d connections, %s, %s, seed %d\n", describeMix(o.commands, mix), tg.Addr, o.parallel, r.w.ModeName(), loop, r.seed)
-	if o.slo.given() {
+	if o.slo.Given() {
 		return runCapacity(ctx, r, slo)
 	}
 	spec := r.spec("", engine.Config{Duration: dur, Ops: o.count, Warmup: o.warmup, Rate: o.rate})
@@ -284,17 +283,21 @@ func describeMix(commands []string, mix []redis.MixEntry) string {
 
 // runCapacity searches the highest rate that meets --slo.
 func runCapacity(ctx context.Context, r *redisRun, opts capacity.Options) error {
-	opts.Log, opts.Version = r.a.Err, r.a.version
-	step := func(ctx context.Context, rate float64, window, warmup time.Duration) (*result.Run, error) {
-		run, _, err := runner.Run(ctx, r.spec(fmt.Sprintf("rate %.0f", rate), engine.Config{Duration: window, Warmup: warmup, Rate: rate}))
-		return run, err
-	}
-	c, err := capacity.Search(ctx, opts, step)
+	return searchCapacity(ctx, r.a, opts, r.o.out.json, func() (runner.Spec, error) {
+		return r.spec("", engine.Config{}), nil
+	})
+}
+
+// searchCapacity runs a capacity search over mk's spec, prints its summary
+// and writes its document (tairbench.capacity/v1) to jsonPath.
+func searchCapacity(ctx context.Context, a *app, opts capacity.Options, jsonPath string, mk capacity.MakeSpec) error {
+	opts.Log, opts.Version = a.Err, a.version
+	c, err := capacity.SearchSpecs(ctx, opts, mk)
 	if c != nil && len(c.Steps) > 0 {
-		if werr := capacity.WriteSummary(summaryTo(r.a, r.o.out.json), c); werr != nil {
+		if werr := capacity.WriteSummary(summaryTo(a, jsonPath), c); werr != nil {
 			return werr
 		}
-		if werr := writeDocument(r.a, r.o.out.json, c); werr != nil {
+		if werr := writeDocument(a, jsonPath, c); werr != nil {
 			return werr
 		}
 	}

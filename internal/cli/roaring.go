@@ -10,6 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tairbench/tairbench/internal/capacity"
+
 	"github.com/tairbench/tairbench/internal/workload/roaring"
 )
 
@@ -64,6 +66,7 @@ type roaringOptions struct {
 	seed     uint64
 	flush    bool
 	withStat bool
+	slo      capacity.Flags
 }
 
 func newRoaringCmd(a *app) *cobra.Command {
@@ -79,7 +82,11 @@ whitepaper's reference figure and the ratio measured/reference.
 
 Against the embedded server (--embedded) every group runs. Against a standalone
 instance the cluster group needs --cluster; with --cluster only the cluster group
-runs unless --cases says otherwise.`,
+runs unless --cases says otherwise.
+
+With --slo, each case is a capacity search instead (see 'tairbench redis
+--slo'): the rate shown is the highest open-loop rate that held the SLO, and
+--duration-per-case gives way to --slo-window.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return runRoaring(c.Context(), o, c.Flags().Changed("cases"), a)
@@ -88,13 +95,14 @@ runs unless --cases says otherwise.`,
 	fs := cmd.Flags()
 	fs.SortFlags = false
 	o.target.register(fs)
-	fs.Var(seconds{&o.perCase}, "duration-per-case", "seconds each case runs (the whitepaper: 30)")
+	fs.Var(seconds(&o.perCase), "duration-per-case", "seconds each case runs (the whitepaper: 30)")
 	fs.StringVar(&o.filter, "cases", "", "comma-separated case patterns: globs (batch/*) or substrings (bitop)")
 	fs.BoolVar(&o.list, "list", false, "list the cases with their seeds and exit")
 	fs.StringVar(&o.jsonPath, "json", "", "write the suite result as JSON to this file (- for stdout)")
 	fs.Uint64Var(&o.seed, "seed", 0, "base random seed (0: a new one, recorded in the result)")
 	fs.BoolVar(&o.flush, "flush", false, "FLUSHALL the target first (always done for --embedded)")
 	fs.BoolVar(&o.withStat, "stat", false, "also run TR.STAT memory sampling (see 'roaring stat')")
+	o.slo.Register(fs)
 	o.stat.register(cmd, 500_000_000, 1<<32)
 	cmd.AddCommand(newRoaringStatCmd(a))
 	return cmd
@@ -114,6 +122,10 @@ func runRoaring(ctx context.Context, o *roaringOptions, casesGiven bool, a *app)
 	if o.perCase <= 0 {
 		return errors.New("--duration-per-case must be above 0")
 	}
+	slo, err := o.slo.Optional()
+	if err != nil {
+		return err
+	}
 	tg, stopServer, err := o.target.resolve(a)
 	if err != nil {
 		return err
@@ -126,7 +138,7 @@ func runRoaring(ctx context.Context, o *roaringOptions, casesGiven bool, a *app)
 	}
 	suite, err := roaring.Run(ctx, roaring.Options{
 		Target: tg, CaseDuration: o.perCase, Cases: cases, Seed: seed, Flush: o.flush || tg.InProcess,
-		Log: a.Err, Version: a.version, Label: label,
+		Log: a.Err, Version: a.version, Label: label, SLO: slo,
 	})
 	if err != nil && suite == nil {
 		return err

@@ -99,3 +99,41 @@ func TestTairStyleAuthFallback(t *testing.T) {
 	res := run(context.Background(), "redis", "-h", host, "-port", port, "-a", "tairuser:pw", "-c", "20", "-command", "PING", "-q")
 	require.Equal(t, 0, res.code, res.err)
 }
+
+// TestRoaringSuiteCapacity runs two cases as capacity searches: the rate
+// shown is the highest that held (in bits/s for a batch), the table says so,
+// and each case keeps its search. The first rate is far above what a batch
+// of 10 can do here, so that search halves down until the SLO holds.
+func TestRoaringSuiteCapacity(t *testing.T) {
+	jsonPath := filepath.Join(t.TempDir(), "suite.json")
+	res := run(context.Background(), "roaring", "--embedded", "--cases", "single-read/getbit,batch/setbit-p20-b10",
+		"--slo", "p99<100ms", "--slo-window", "0.5", "--slo-warmup", "0.1", "--slo-start", "2000", "--slo-max-steps", "2", "--json", jsonPath)
+	require.Equal(t, 0, res.code, res.err)
+	assert.Contains(t, res.out, "Capacity at p99<100ms")
+	assert.Contains(t, res.out, "QPS@SLO")
+	assert.Contains(t, res.out, "bits/s@SLO")
+	s := readDoc(t, jsonPath).(*result.RoaringSuite)
+	assert.Equal(t, "p99<100ms", s.Config.SLO)
+	require.Len(t, s.Cases, 2)
+	for _, cr := range s.Cases {
+		require.NotNil(t, cr.Capacity, cr.Case.ID)
+		require.Positive(t, cr.Capacity.HighestHeld, cr.Case.ID)
+		assert.Equal(t, cr.Capacity.HighestHeld*float64(max(1, cr.Case.Batching)), cr.Rate, "%s: the rate is the answer, in the case's unit", cr.Case.ID)
+		require.NotNil(t, cr.Run.Totals.CorrectedLatency)
+		assert.InDelta(t, cr.Run.Totals.CorrectedLatency.P99/1000, cr.P99MS, 1e-9, "latency from the intended start")
+	}
+}
+
+// TestRoaringSuiteCapacityHalves starts a batch case's search at a rate the
+// embedded server cannot hold: the search halves the rate until one holds.
+func TestRoaringSuiteCapacityHalves(t *testing.T) {
+	jsonPath := filepath.Join(t.TempDir(), "suite.json")
+	res := run(context.Background(), "roaring", "--embedded", "--cases", "batch/setbit-p3-b500",
+		"--slo", "p99<50ms", "--slo-window", "0.5", "--slo-warmup", "0.1", "--slo-start", "1000000", "--slo-max-steps", "12", "--slo-precision", "0.5", "--json", jsonPath)
+	require.Equal(t, 0, res.code, res.err)
+	c := readDoc(t, jsonPath).(*result.RoaringSuite).Cases[0].Capacity
+	require.NotNil(t, c)
+	assert.False(t, c.Steps[0].Held)
+	assert.Equal(t, 500_000.0, c.Steps[1].Rate, "halved")
+	assert.Positive(t, c.HighestHeld, res.out)
+}

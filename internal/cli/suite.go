@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/tairbench/tairbench/internal/capacity"
 	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/internal/workload/whitepaper"
 	"github.com/tairbench/tairbench/pkg/result"
@@ -27,6 +28,7 @@ type suiteOptions struct {
 	records, operations int64
 	threads             int
 	groups              []string
+	slo                 capacity.Flags
 }
 
 func newSuiteCmd(a *app) *cobra.Command {
@@ -51,12 +53,16 @@ published ones. Without --host, the embedded server is the target.
 
 Without --host, enhanced and cluster start the embedded server; pmem and essd
 start a redis-server on a free loopback port (the embedded server has no lists,
-sets, hashes or sorted sets), or the embedded server with --embedded.`,
+sets, hashes or sorted sets), or the embedded server with --embedded.
+
+With --slo, each measured case is a capacity search (see 'tairbench redis
+--slo'): its QPS is the highest open-loop rate that held the SLO. YCSB loads
+still run as published, since the run phases need their records.`,
 	}
 	fs := cmd.PersistentFlags()
 	o.target.register(fs)
 	fs.Int64Var(&o.requests, "requests", 300_000, fmt.Sprintf("enhanced: -n per case (published: %d)", whitepaper.PublishedRequests))
-	fs.Var(seconds{&o.testTime}, "test-time", "cluster: --test-time in seconds (published: 1800)")
+	fs.Var(seconds(&o.testTime), "test-time", "cluster: --test-time in seconds (published: 1800)")
 	fs.IntSliceVar(&o.sizes, "sizes", nil, "enhanced: value sizes to run (default 64,128,256,1024)")
 	fs.Uint64Var(&o.seed, "seed", 0, "base random seed (0: a new one)")
 	fs.BoolVar(&o.noServer, "no-server-stats", false, "do not sample the server's INFO")
@@ -65,6 +71,7 @@ sets, hashes or sorted sets), or the embedded server with --embedded.`,
 	fs.Int64Var(&o.operations, "operations", 0, "pmem, essd: operationcount per case (default: --records)")
 	fs.IntVar(&o.threads, "threads", 32, "pmem, essd: YCSB threads")
 	fs.StringSliceVar(&o.groups, "groups", nil, "pmem: command groups to run (default string,hash,list,set,zset)")
+	o.slo.Register(fs)
 	o.testTime = 30 * time.Second
 	for _, name := range []string{"enhanced", "cluster", "pmem", "essd"} {
 		cmd.AddCommand(&cobra.Command{
@@ -88,6 +95,10 @@ func runSuite(ctx context.Context, name string, fs *pflag.FlagSet, o *suiteOptio
 	if o.requests < 1 {
 		return errors.New("--requests must be at least 1")
 	}
+	slo, err := o.slo.Optional()
+	if err != nil {
+		return err
+	}
 	tg, stop, err := o.target.resolve(a)
 	if err != nil {
 		return err
@@ -103,7 +114,7 @@ func runSuite(ctx context.Context, name string, fs *pflag.FlagSet, o *suiteOptio
 		fmt.Fprintf(a.Err, "redis-server started on %s for the suite\n", r.Addr)
 	}
 	opts := whitepaper.Options{Requests: o.requests, TestTime: o.testTime, Sizes: o.sizes, Seed: seedOrNew(o.seed),
-		NoServerStats: o.noServer, Version: a.version, Log: a.Err}
+		NoServerStats: o.noServer, Version: a.version, Log: a.Err, SLO: slo}
 	yo := whitepaper.YCSBOptions{Options: opts, Records: o.records, Operations: o.operations, Threads: o.threads, Groups: o.groups}
 	var suite *result.WhitepaperSuite
 	switch name {
@@ -115,6 +126,9 @@ func runSuite(ctx context.Context, name string, fs *pflag.FlagSet, o *suiteOptio
 		suite, err = whitepaper.ESSD(ctx, tg, yo, remote)
 	default:
 		suite, err = whitepaper.Enhanced(ctx, tg, opts)
+	}
+	if suite != nil && slo != nil {
+		suite.SLO = slo.SLO.String()
 	}
 	if suite != nil && ycsbSuite && !remote && !o.target.embedded {
 		suite.Scale += "; target: a redis-server started on this machine, not Tair (client and server share its cores)"

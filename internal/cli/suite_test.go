@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -16,10 +15,7 @@ import (
 // readDoc reads any result document.
 func readDoc(t *testing.T, path string) result.Document {
 	t.Helper()
-	f, err := os.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
-	doc, err := result.Read(f)
+	doc, err := result.ReadFile(path)
 	require.NoError(t, err)
 	return doc
 }
@@ -112,5 +108,28 @@ func TestSuiteESSDAgainstRedisServer(t *testing.T) {
 	for _, c := range s.Cases {
 		assert.Zero(t, c.Run.Totals.Errors)
 		assert.Positive(t, c.Ratio)
+	}
+}
+
+// TestSuiteCapacity runs the ESSD suite's run phases as capacity searches on
+// the embedded server: the load runs as published (no search), each run
+// phase's measured QPS is its search's answer, and the text lists them.
+func TestSuiteCapacity(t *testing.T) {
+	jsonPath := filepath.Join(t.TempDir(), "e.json")
+	res := run(context.Background(), "suite", "essd", "--embedded", "--records", "2000", "--threads", "4",
+		"--slo", "p99<100ms", "--slo-window", "0.5", "--slo-warmup", "0.1", "--slo-start", "500", "--slo-max-steps", "2", "--json", jsonPath)
+	require.Equal(t, 0, res.code, res.err)
+	assert.Contains(t, res.out, "capacity at p99<100ms")
+	assert.Contains(t, res.out, "capacity searches (p99<100ms):")
+	assert.Contains(t, res.out, "ESSD, Zipfian-Read: held 1000/s")
+	s := readSuite(t, jsonPath)
+	assert.Equal(t, "p99<100ms", s.SLO)
+	require.Len(t, s.Cases, 4)
+	assert.Nil(t, s.Cases[0].Capacity, "the load is not searched")
+	assert.Equal(t, int64(2000), s.Cases[0].Run.Totals.Ops)
+	for _, c := range s.Cases[1:] {
+		require.NotNil(t, c.Capacity, c.Name)
+		assert.Equal(t, 1000.0, c.Measured.QPS, c.Name)
+		assert.InDelta(t, c.Measured.QPS/c.Reference.QPS, c.Ratio, 1e-9)
 	}
 }

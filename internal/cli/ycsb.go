@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tairbench/tairbench/internal/capacity"
 	"github.com/tairbench/tairbench/internal/compat/ycsb"
 	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/internal/runner"
@@ -63,13 +64,21 @@ func runYCSB(ctx context.Context, args []string, a *app) error {
 	if c.Status {
 		progress = ycsb.Status(a.Err, f.OpNames())
 	}
-	spec := ycsb.RunSpec(c, wl, f, tg, shardSeed(seedOrNew(c.Seed), shard, shards), a.version, progress)
-	spec.Engine.StartAt = startAt
-	if shards > 1 {
-		spec.Config.Shard = fmt.Sprintf("%d/%d", shard, shards)
+	seed := shardSeed(seedOrNew(c.Seed), shard, shards)
+	build := func(f *ycsb.Factory) runner.Spec {
+		spec := ycsb.RunSpec(c, wl, f, tg, seed, a.version, progress)
+		spec.Engine.StartAt = startAt
+		if shards > 1 {
+			spec.Config.Shard = fmt.Sprintf("%d/%d", shard, shards)
+		}
+		spec.Command = "ycsb " + strings.Join(workloadArgs(redactYCSB(args)), " ")
+		spec.Log = a.Err
+		return spec
 	}
-	spec.Command = "ycsb " + strings.Join(workloadArgs(redactYCSB(args)), " ")
-	spec.Log = a.Err
+	spec := build(f)
+	if c.SLO.Given() {
+		return ycsbCapacity(ctx, a, c, wl, spec, func() (runner.Spec, error) { return build(ycsb.NewFactory(tg, wl, false)), nil })
+	}
 	fmt.Fprintf(a.Err, "YCSB %s, %s, %d threads against %s; properties from %s\n", c.Phase, spec.Config.Mode, wl.Threads, tg.Addr,
 		strings.Join(c.Sources, ", "))
 	run, hist, err := runner.Run(ctx, spec)
@@ -91,6 +100,22 @@ func runYCSB(ctx context.Context, args []string, a *app) error {
 		return &ExitError{Code: ExitRunFailed, Err: errors.New(why)}
 	}
 	return nil
+}
+
+// ycsbCapacity searches the highest -target at which the run phase meets
+// --slo; -target, if given, is the first rate tried unless --slo-start says
+// otherwise. Each step gets a fresh factory (its own insert sequence).
+func ycsbCapacity(ctx context.Context, a *app, c *ycsb.Command, wl *ycsb.Workload, first runner.Spec, mk capacity.MakeSpec) error {
+	opts, err := c.SLO.Options()
+	if err != nil {
+		return err
+	}
+	if wl.Target > 0 && !c.SLO.StartGiven() {
+		opts.Start = wl.Target
+	}
+	fmt.Fprintf(a.Err, "YCSB run, %s, %d threads against %s; capacity search for %s from %.0f operations/s\n",
+		first.Config.Mode, wl.Threads, first.Config.Target.Addr, opts.SLO, opts.Start)
+	return searchCapacity(ctx, a, opts, c.JSON, mk)
 }
 
 // workloadArgs drops tairbench's own options (a client's shard, start,

@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"time"
 )
 
@@ -99,6 +100,16 @@ func EncodeJSON(w io.Writer, v any) error {
 		return fmt.Errorf("result: encode: %w", err)
 	}
 	return nil
+}
+
+// ReadFile reads any result document from the file at path.
+func ReadFile(path string) (Document, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("result: %w", err)
+	}
+	defer f.Close()
+	return Read(f)
 }
 
 // Read decodes any result document, chosen by its schema.

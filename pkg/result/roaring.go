@@ -18,6 +18,8 @@ type RoaringConfig struct {
 	// Seed is the suite's base seed; each case's seed derives from it and the case ID.
 	Seed  uint64 `json:"seed"`
 	Flush bool   `json:"flush"`
+	// SLO, when set, made each case a capacity search for it (--slo).
+	SLO string `json:"slo,omitempty"`
 }
 
 // RoaringLoad is how one data set was loaded.
@@ -77,6 +79,10 @@ type RoaringCaseResult struct {
 	P99MS     float64 `json:"p99_ms"`
 	Ratio     float64 `json:"ratio_to_reference"`
 	Run       *Run    `json:"run"`
+	// Capacity is the case's capacity search (with --slo): Rate is then the
+	// highest rate that held the SLO, in the case's unit, and Run the run
+	// that showed it.
+	Capacity *CapacitySearch `json:"capacity,omitempty"`
 }
 
 // StatTable is one TR.STAT sampling distribution's rows.

@@ -21,6 +21,8 @@ type WhitepaperSuite struct {
 	// References are published QPS figures the measured ones are set
 	// against (the cluster table's instance types).
 	References []WhitepaperReference `json:"references,omitempty"`
+	// SLO, when set, made each measured case a capacity search for it.
+	SLO string `json:"slo,omitempty"`
 }
 
 // WhitepaperCase is one row of a whitepaper table.
@@ -34,6 +36,9 @@ type WhitepaperCase struct {
 	// Ratio is the measured QPS over the published one (0 without one).
 	Ratio float64 `json:"ratio"`
 	Run   *Run    `json:"run"`
+	// Capacity is the case's capacity search (with --slo): Measured.QPS is
+	// then the highest rate that held the SLO and Run the run that showed it.
+	Capacity *CapacitySearch `json:"capacity,omitempty"`
 }
 
 // WhitepaperFigures are a QPS, a cumulative latency distribution and

@@ -132,3 +132,12 @@ func FuzzParse(f *testing.F) {
 		_, _ = o.Target()
 	})
 }
+
+func TestParseSLO(t *testing.T) {
+	o, err := Parse([]string{"--slo", "p99<2ms", "--rate-limiting", "10"})
+	require.NoError(t, err)
+	assert.True(t, o.SLO.Given())
+	assert.False(t, o.SLO.StartGiven())
+	_, err = Parse([]string{"--slo", "p99<2ms", "--json-out-file", "x.json"})
+	assert.ErrorContains(t, err, "a capacity search (--slo) writes every step with --json")
+}

@@ -14,6 +14,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/tairbench/tairbench/internal/capacity"
+
 	"github.com/tairbench/tairbench/internal/target"
 )
 
@@ -70,6 +72,8 @@ type Options struct {
 	Seed          uint64
 	NoServerStats bool
 	Timeout       time.Duration
+	// SLO is tairbench's capacity search (--slo and its settings).
+	SLO capacity.Flags
 }
 
 // flagSet binds every option to o.
@@ -126,6 +130,7 @@ func (o *Options) flagSet(out io.Writer) *pflag.FlagSet {
 	fs.Uint64Var(&o.Seed, "seed", 0, "tairbench: base seed")
 	fs.BoolVar(&o.NoServerStats, "no-server-stats", false, "tairbench: do not sample INFO")
 	fs.DurationVar(&o.Timeout, "timeout", 10*time.Second, "tairbench: connect and request timeout")
+	o.SLO.Register(fs)
 	return fs
 }
 
@@ -186,6 +191,8 @@ func (o *Options) check() error {
 		return fmt.Errorf("--protocol %s is not supported (redis, resp2, resp3)", o.Protocol)
 	case o.TestTime < 0 || o.RateLimiting < 0:
 		return errors.New("--test-time and --rate-limiting must not be negative")
+	case o.SLO.Given() && (o.JSONOut != "" || o.HDRPrefix != ""):
+		return errors.New("--json-out-file and --hdr-file-prefix describe one run; a capacity search (--slo) writes every step with --json")
 	}
 	if o.Requests != "allkeys" {
 		if n, err := strconv.ParseInt(o.Requests, 10, 64); err != nil || n < 1 {

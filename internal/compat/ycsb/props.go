@@ -9,6 +9,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -16,6 +17,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/pflag"
+
+	"github.com/tairbench/tairbench/internal/capacity"
 	"github.com/tairbench/tairbench/internal/target"
 )
 
@@ -55,6 +59,8 @@ type Command struct {
 	Shard, StartAt string
 	// ShardIndex and Shards, once set (SetShard), split a load's records.
 	ShardIndex, Shards int
+	// SLO is tairbench's capacity search (--slo and its settings).
+	SLO capacity.Flags
 }
 
 // Parse reads `load|run redis [-s] [-P file]… [-p k=v]… [-threads N]
@@ -74,6 +80,10 @@ func Parse(args []string) (*Command, error) {
 		c.Props[k] = v
 	}
 	var overrides [][2]string
+	sloFS := pflag.NewFlagSet("slo", pflag.ContinueOnError)
+	sloFS.SetOutput(io.Discard)
+	c.SLO.Register(sloFS)
+	var sloArgs []string
 	for i := 2; i < len(args); i++ {
 		a := args[i]
 		value := func() (string, error) {
@@ -125,11 +135,27 @@ func Parse(args []string) (*Command, error) {
 		case "--start-at":
 			c.StartAt, err = value()
 		default:
-			err = fmt.Errorf("unknown option %q", a)
+			name, _, hasValue := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+			switch {
+			case !strings.HasPrefix(a, "--") || sloFS.Lookup(name) == nil:
+				err = fmt.Errorf("unknown option %q", a)
+			case hasValue:
+				sloArgs = append(sloArgs, a)
+			default:
+				if v, err = value(); err == nil {
+					sloArgs = append(sloArgs, a, v)
+				}
+			}
 		}
 		if err != nil {
 			return nil, err
 		}
+	}
+	if err := sloFS.Parse(sloArgs); err != nil {
+		return nil, err
+	}
+	if c.SLO.Given() && c.Phase != "run" {
+		return nil, errors.New("--slo searches a run phase's capacity; a load inserts a fixed set of records")
 	}
 	for _, kv := range overrides { // -p wins over -P, in order, as in YCSB
 		c.Props[kv[0]] = kv[1]

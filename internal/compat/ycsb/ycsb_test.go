@@ -216,3 +216,20 @@ func TestStatusEveryTenSeconds(t *testing.T) {
 	assert.Regexp(t, ` 10 sec: 1000 operations; 100.00 current ops/sec; \[READ: Count=600\] \[UPDATE: Count=400\]$`, lines[0])
 	assert.Regexp(t, ` 20 sec: 2000 operations; 100.00 current ops/sec; \[READ: Count=1200\] \[UPDATE: Count=800\]$`, lines[1])
 }
+
+func TestParseSLOOptions(t *testing.T) {
+	c, err := Parse([]string{"run", "redis", "-P", "workloads/workloadc", "--slo=p99<2ms", "--slo-window", "3", "--slo-start=800", "-target", "100"})
+	require.NoError(t, err)
+	require.True(t, c.SLO.Given())
+	assert.True(t, c.SLO.StartGiven())
+	o, err := c.SLO.Options()
+	require.NoError(t, err)
+	assert.Equal(t, 3*time.Second, o.Window)
+	assert.Equal(t, 800.0, o.Start)
+	assert.Equal(t, "100", c.Props["target"])
+
+	_, err = Parse([]string{"run", "redis", "--slo-windw", "3"})
+	assert.ErrorContains(t, err, `unknown option "--slo-windw"`)
+	_, err = Parse([]string{"load", "redis", "--slo", "p99<2ms"})
+	assert.ErrorContains(t, err, "run phase")
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tairbench/tairbench/internal/capacity"
 	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/report"
@@ -38,6 +39,10 @@ type Options struct {
 	Version string
 	// Label, if set, is logged once the target is known to run the suite.
 	Label string
+	// SLO, when set, makes each case a capacity search for it instead of a
+	// closed-loop run of CaseDuration: the case's rate is the highest
+	// open-loop rate that held the SLO.
+	SLO *capacity.Options
 }
 
 // Load is how one data set was loaded (see result.RoaringLoad).
@@ -76,6 +81,10 @@ func loadSpecs() map[string]loadSpec {
 func Run(ctx context.Context, o Options) (*Suite, error) {
 	s := &Suite{Header: result.NewHeader(result.SchemaRoaring, o.Version), Warnings: []string{},
 		Config: result.RoaringConfig{Target: *o.Target.Result(), CaseDurationS: o.CaseDuration.Seconds(), Seed: o.Seed, Flush: o.Flush}}
+	if o.SLO != nil {
+		s.Config.SLO = o.SLO.SLO.String()
+		s.Config.CaseDurationS = 0
+	}
 	log := o.Log
 	if log == nil {
 		log = io.Discard
@@ -119,7 +128,11 @@ func Run(ctx context.Context, o Options) (*Suite, error) {
 		if len(cr.Run.Warnings) > 0 {
 			mark = "  !! " + cr.Run.Warnings[0]
 		}
-		fmt.Fprintf(log, "%-28s %12.0f %s  avg %.3f ms  p99 %.3f ms  (%.2f× reference)%s\n", c.ID, cr.Rate, rateUnit(c), cr.LatencyMS, cr.P99MS, cr.Ratio, mark)
+		at := ""
+		if cr.Capacity != nil {
+			at = " at " + cr.Capacity.SLO
+		}
+		fmt.Fprintf(log, "%-28s %12.0f %s%s  avg %.3f ms  p99 %.3f ms  (%.2f× reference)%s\n", c.ID, cr.Rate, rateUnit(c), at, cr.LatencyMS, cr.P99MS, cr.Ratio, mark)
 	}
 	s.Warnings = append(s.Warnings, caseWarnings(s.Cases)...)
 	return s, nil
@@ -242,13 +255,30 @@ func runCase(ctx context.Context, o Options, c Case) (CaseResult, error) {
 	t := o.Target
 	t.Cluster = c.Cluster
 	seed := CaseSeed(o.Seed, c.ID)
-	spec := ts.Spec(c.ID, o.Version, t, w, engine.Config{Workers: c.Parallel, Duration: o.CaseDuration, Seed: seed})
-	run, _, err := runner.Run(ctx, spec)
+	var slo *capacity.Options
+	if o.SLO != nil {
+		so := *o.SLO
+		so.Log, so.Version = o.Log, o.Version
+		slo = &so
+		fmt.Fprintf(o.Log, "%s: capacity search for %s\n", c.ID, so.SLO)
+	}
+	run, _, search, err := capacity.Case(ctx, slo, func() (runner.Spec, error) {
+		return ts.Spec(c.ID, o.Version, t, w, engine.Config{Workers: c.Parallel, Duration: o.CaseDuration, Seed: seed}), nil
+	})
 	if err != nil {
 		return CaseResult{}, err
 	}
+	run.Name = c.ID
 	cr := CaseResult{Case: c, Seed: seed, Run: run, Rate: run.Totals.OpsPerSec, LatencyMS: run.Totals.Latency.Mean / 1000,
-		P99MS: run.Totals.Latency.P99 / 1000}
+		P99MS: run.Totals.Latency.P99 / 1000, Capacity: search}
+	if search != nil {
+		// The answer: the highest rate that held, in commands (bits) per
+		// second, with the latency from the intended start.
+		cr.Rate = search.HighestHeld * float64(w.OpsPerRequest())
+		if l := run.Totals.CorrectedLatency; l != nil {
+			cr.LatencyMS, cr.P99MS = l.Mean/1000, l.P99/1000
+		}
+	}
 	if c.Ref.Rate > 0 {
 		cr.Ratio = cr.Rate / c.Ref.Rate
 	}

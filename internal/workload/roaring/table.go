@@ -39,9 +39,29 @@ func ratio(v float64) string {
 	return fmt.Sprintf("%.2f", v)
 }
 
-// errCell flags a row whose commands failed.
+// errCell flags a row whose commands failed, and says where a capacity
+// search broke.
 func errCell(cr CaseResult) string {
 	t := cr.Run.Totals
+	if c := cr.Capacity; c != nil {
+		var parts []string
+		switch {
+		case c.HighestHeld == 0:
+			parts = append(parts, fmt.Sprintf("!! no rate held (first tried %.0f req/s)", c.Steps[0].Rate))
+		case c.BrokeAt > 0:
+			parts = append(parts, fmt.Sprintf("broke at %.0f req/s", c.BrokeAt))
+		default:
+			parts = append(parts, "never broke")
+		}
+		parts = append(parts, fmt.Sprintf("%d step(s)", len(c.Steps)))
+		if c.ClientBound {
+			parts = append(parts, "!! lower bound: client-limited")
+		}
+		if c.Confirm != nil && !c.Confirm.Held {
+			parts = append(parts, "!! confirm run broke")
+		}
+		return strings.Join(parts, ", ")
+	}
 	switch {
 	case t.Ops == 0:
 		return "!! no command completed"
@@ -64,6 +84,12 @@ func WriteTables(w io.Writer, s *Suite, label string) error {
 			fmt.Fprintf(&b, "  %-11s %8d commands in %6.2f s (%.0f/s): %s\n", l.Name, l.Commands, l.Seconds, l.PerSecond, l.Description)
 		}
 	}
+	unit := ""
+	if s.Config.SLO != "" {
+		unit = "@SLO"
+		fmt.Fprintf(&b, "\nCapacity at %s: each rate is the highest open-loop rate that held it (in commands, bits for batches, per second),\n"+
+			"latencies are from the intended start at that rate, and the ratio is to the published maximum throughput.\n", s.Config.SLO)
+	}
 	var group string
 	var tw *tabwriter.Writer
 	flush := func() {
@@ -79,9 +105,9 @@ func WriteTables(w io.Writer, s *Suite, label string) error {
 			fmt.Fprintf(&b, "\n%s\n", groupTitles[group])
 			tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 			if group == GroupBatch {
-				fmt.Fprintln(tw, "command\tparallel\tbatching\tbits/s\tavg ms\tp99 ms\tref bits/s\tref ms\tratio\t\t")
+				fmt.Fprintf(tw, "command\tparallel\tbatching\tbits/s%s\tavg ms\tp99 ms\tref bits/s\tref ms\tratio\t\t\n", unit)
 			} else {
-				fmt.Fprintln(tw, "command\tkeys\titems\targ range\tparallel\tQPS\tavg ms\tp99 ms\tref QPS\tref ms\tratio\t\t")
+				fmt.Fprintf(tw, "command\tkeys\titems\targ range\tparallel\tQPS%s\tavg ms\tp99 ms\tref QPS\tref ms\tratio\t\t\n", unit)
 			}
 		}
 		if group == GroupBatch {

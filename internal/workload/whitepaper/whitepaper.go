@@ -16,6 +16,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/tairbench/tairbench/internal/capacity"
 	"github.com/tairbench/tairbench/internal/compat/memtier"
 	"github.com/tairbench/tairbench/internal/compat/redisbenchmark"
 	"github.com/tairbench/tairbench/internal/report"
@@ -42,6 +43,31 @@ type Options struct {
 	Version       string
 	// Log receives a line per case as it starts.
 	Log io.Writer
+	// SLO, when set, makes each measured case (not a YCSB load) a capacity
+	// search for it: the case's QPS is the highest open-loop rate that held.
+	SLO *capacity.Options
+}
+
+// search is the SLO's options for one case, logging to the suite's log.
+func (o Options) search() *capacity.Options {
+	if o.SLO == nil {
+		return nil
+	}
+	so := *o.SLO
+	so.Log, so.Version = o.Log, o.Version
+	return &so
+}
+
+// applyCapacity makes c's measured QPS the search's answer, when there was one.
+func applyCapacity(c *result.WhitepaperCase, search *result.CapacitySearch) {
+	if search == nil {
+		return
+	}
+	c.Capacity = search
+	c.Measured.QPS = search.HighestHeld
+	if c.Reference.QPS > 0 {
+		c.Ratio = c.Measured.QPS / c.Reference.QPS
+	}
 }
 
 func (o *Options) defaults() {
@@ -98,11 +124,7 @@ func Enhanced(ctx context.Context, tg target.Target, o Options) (*result.Whitepa
 			}
 			name := fmt.Sprintf("%s %d B", strings.ToUpper(op), size)
 			fmt.Fprintf(o.Log, "whitepaper enhanced: %s, %d requests\n", name, o.Requests)
-			spec, err := rb.Spec(tests[0], o.Version, tg, nil)
-			if err != nil {
-				return suite, err
-			}
-			run, h, err := runner.Run(ctx, spec)
+			run, h, search, err := capacity.Case(ctx, o.search(), func() (runner.Spec, error) { return rb.Spec(tests[0], o.Version, tg, nil) })
 			if err != nil {
 				return suite, fmt.Errorf("%s: %w", name, err)
 			}
@@ -112,6 +134,7 @@ func Enhanced(ctx context.Context, tg target.Target, o Options) (*result.Whitepa
 			if ref.qps > 0 {
 				c.Ratio = run.Totals.OpsPerSec / ref.qps
 			}
+			applyCapacity(&c, search)
 			suite.Cases = append(suite.Cases, c)
 			if ctx.Err() != nil {
 				return suite, nil
@@ -158,17 +181,15 @@ func Cluster(ctx context.Context, tg target.Target, o Options) (*result.Whitepap
 	}
 	seed := o.Seed
 	fmt.Fprintf(o.Log, "whitepaper cluster: memtier %s\n", strings.Join(args, " "))
-	spec, err := mo.RunSpec("cluster", o.Version, tg, seed, nil)
-	if err != nil {
-		return suite, err
-	}
-	run, h, err := runner.Run(ctx, spec)
+	run, h, search, err := capacity.Case(ctx, o.search(), func() (runner.Spec, error) { return mo.RunSpec("cluster", o.Version, tg, seed, nil) })
 	if err != nil {
 		return suite, err
 	}
 	run.Name = "memtier SET:GET 1:1"
-	suite.Cases = append(suite.Cases, result.WhitepaperCase{Name: run.Name, Command: run.Command, Run: run,
-		Measured: result.WhitepaperFigures{QPS: run.Totals.OpsPerSec, Cumulative: cumulative(h, 20)}})
+	c := result.WhitepaperCase{Name: run.Name, Command: run.Command, Run: run,
+		Measured: result.WhitepaperFigures{QPS: run.Totals.OpsPerSec, Cumulative: cumulative(h, 20)}}
+	applyCapacity(&c, search)
+	suite.Cases = append(suite.Cases, c)
 	return suite, nil
 }
 
@@ -188,6 +209,10 @@ func Write(w io.Writer, s *result.WhitepaperSuite) error {
 		}
 		fmt.Fprintf(&b, "target: %s\n", where)
 	}
+	if s.SLO != "" {
+		fmt.Fprintf(&b, "capacity at %s: each measured QPS is the highest open-loop rate that held it (searched per case; loads run as published),\n"+
+			"its latencies are from the intended start at that rate, and the published QPS is the whitepaper's maximum throughput\n", s.SLO)
+	}
 	b.WriteString("\n")
 	switch s.Suite {
 	case "enhanced":
@@ -199,6 +224,9 @@ func Write(w io.Writer, s *result.WhitepaperSuite) error {
 	case "essd":
 		writeESSD(&b, s)
 	}
+	if s.SLO != "" {
+		writeCapacities(&b, s)
+	}
 	for _, c := range s.Cases {
 		if c.Run != nil && len(c.Run.Warnings) > 0 {
 			fmt.Fprintf(&b, "%s:\n", c.Name)
@@ -207,6 +235,30 @@ func Write(w io.Writer, s *result.WhitepaperSuite) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeCapacities lists each searched case's bracket and steps.
+func writeCapacities(b *strings.Builder, s *result.WhitepaperSuite) {
+	fmt.Fprintf(b, "\ncapacity searches (%s):\n", s.SLO)
+	for _, c := range s.Cases {
+		cs := c.Capacity
+		if cs == nil {
+			continue
+		}
+		name := c.Name
+		if c.Section != "" {
+			name = c.Section + ", " + c.Name
+		}
+		line := fmt.Sprintf("  %s: held %.0f/s", name, cs.HighestHeld)
+		if cs.BrokeAt > 0 {
+			line += fmt.Sprintf(", broke at %.0f/s", cs.BrokeAt)
+		}
+		line += fmt.Sprintf(", %d step(s)", len(cs.Steps))
+		b.WriteString(line + "\n")
+		for _, w := range cs.Warnings {
+			fmt.Fprintf(b, "    !! %s\n", w)
+		}
+	}
 }
 
 func writeEnhanced(b *strings.Builder, s *result.WhitepaperSuite) {

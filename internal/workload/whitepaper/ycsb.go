@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tairbench/tairbench/internal/capacity"
 	"github.com/tairbench/tairbench/internal/compat/ycsb"
 	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/runner"
@@ -130,21 +131,27 @@ func flush(ctx context.Context, tg target.Target) error {
 	return nil
 }
 
-// ycsbCase runs one YCSB phase (args after "ycsb") against tg.
-func ycsbCase(ctx context.Context, tg target.Target, o YCSBOptions, args []string) (*result.Run, error) {
+// ycsbCase runs one YCSB phase (args after "ycsb") against tg; a run
+// phase is a capacity search when the options have an SLO.
+func ycsbCase(ctx context.Context, tg target.Target, o YCSBOptions, args []string) (*result.Run, *result.CapacitySearch, error) {
 	c, err := ycsb.Parse(args)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	wl, err := c.Workload()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	f := ycsb.NewFactory(tg, wl, c.Phase == "load")
-	spec := ycsb.RunSpec(c, wl, f, tg, o.Seed, o.Version, nil)
-	spec.Command = "ycsb " + strings.Join(args, " ")
-	run, _, err := runner.Run(ctx, spec)
-	return run, err
+	var slo *capacity.Options
+	if c.Phase == "run" {
+		slo = o.search()
+	}
+	run, _, search, err := capacity.Case(ctx, slo, func() (runner.Spec, error) {
+		spec := ycsb.RunSpec(c, wl, ycsb.NewFactory(tg, wl, c.Phase == "load"), tg, o.Seed, o.Version, nil)
+		spec.Command = "ycsb " + strings.Join(args, " ")
+		return spec, nil
+	})
+	return run, search, err
 }
 
 // measured are a run's QPS and, per operation, its latencies.
@@ -216,7 +223,7 @@ func PMem(ctx context.Context, tg target.Target, o YCSBOptions) (*result.Whitepa
 				section := map[string]string{"load": "Load", "c": "Workload C", "a": "Workload A"}[ph.name] + ", " + group
 				name := fmt.Sprintf("%d fields × %d B", fields, size)
 				fmt.Fprintf(o.Log, "whitepaper pmem: %s, %s\n", section, name)
-				run, err := ycsbCase(ctx, tg, o, ycsbArgs(ph.phase, ph.workload, o, group, fields, size))
+				run, search, err := ycsbCase(ctx, tg, o, ycsbArgs(ph.phase, ph.workload, o, group, fields, size))
 				if err != nil {
 					return suite, fmt.Errorf("%s %s: %w", section, name, err)
 				}
@@ -229,6 +236,7 @@ func PMem(ctx context.Context, tg target.Target, o YCSBOptions) (*result.Whitepa
 						c.Ratio = c.Measured.QPS / r.qps
 					}
 				}
+				applyCapacity(&c, search)
 				suite.Cases = append(suite.Cases, c)
 				if ctx.Err() != nil {
 					return suite, nil
@@ -272,7 +280,7 @@ func ESSD(ctx context.Context, tg target.Target, o YCSBOptions, remote bool) (*r
 			extra = []string{"-p", "requestdistribution=" + step.dist}
 		}
 		fmt.Fprintf(o.Log, "whitepaper essd: %s\n", step.name)
-		run, err := ycsbCase(ctx, tg, o, ycsbArgs(step.phase, step.workload, o, "string", 1, 100, extra...))
+		run, search, err := ycsbCase(ctx, tg, o, ycsbArgs(step.phase, step.workload, o, "string", 1, 100, extra...))
 		if err != nil {
 			return suite, fmt.Errorf("%s: %w", step.name, err)
 		}
@@ -285,6 +293,7 @@ func ESSD(ctx context.Context, tg target.Target, o YCSBOptions, remote bool) (*r
 		first := essdRefs[0][0].rows[i]
 		c.Reference = result.WhitepaperFigures{QPS: first.qps, Latency: latencies(first.ops)}
 		c.Ratio = c.Measured.QPS / first.qps
+		applyCapacity(&c, search)
 		suite.Cases = append(suite.Cases, c)
 		for t, table := range tables {
 			label := map[int]string{0: "memory > data", 1: "data > memory"}[t]
