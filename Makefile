@@ -10,7 +10,7 @@ LDFLAGS := -s -w -X $(PKG).Version=$(VERSION) -X $(PKG).Commit=$(COMMIT) -X $(PK
 PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 export CGO_ENABLED ?= 0
 
-.PHONY: all image build build-all deps deps-build test test-short fuzz vet bench-whitepaper bench-ycsb bench-roaring bench-search bench-client bench-serve bench-go clean
+.PHONY: all image build build-all deps deps-build test test-short fuzz vet bench-whitepaper bench-ycsb bench-roaring bench-search bench-client bench-cluster bench-serve bench-go clean
 
 all: build
 
@@ -139,8 +139,14 @@ bench-search: deps build
 	  --queries $(SEARCH_QUERIES) --json $(RESULTS)/search-$$(date -u +%Y%m%dT%H%M%SZ).json
 
 # Client CPU per command against redis-benchmark (issue #2's bar: at most 2x).
+# Client CPU per command beside redis-benchmark, memtier (built from
+# ../shared/peers into .cache/peers) and resp-benchmark (PyPI, .cache/respbench).
 bench-client: deps build
-	@BIN=$(BIN) bash scripts/bench-client.sh
+	@python3 scripts/bench_client.py --bin $(BIN)
+
+# The slot-aware cluster path's client CPU per command against the standalone path.
+bench-cluster: deps build
+	@python3 scripts/bench_cluster.py --bin $(BIN)
 
 # Embedded server TR.GETBIT vs redis-server GETBIT (issue #3's bar: at least 70%).
 bench-serve: deps build

@@ -40,7 +40,7 @@ func (t *targetFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&t.port, "port", 6379, "server port")
 	fs.StringVarP(&t.auth, "auth", "a", "", `password, or "user:password" (Tair's form; an ACL user on Redis 6+)`)
 	t.registerConn(fs)
-	fs.BoolVar(&t.cluster, "cluster", false, "slot-aware routing through go-redis's cluster client")
+	fs.BoolVar(&t.cluster, "cluster", false, "a Redis Cluster: route each command to its key's node (CRC16 slots, MOVED and ASK followed)")
 }
 
 // registerConn binds the login, TLS, protocol and --embedded flags: all but

@@ -147,7 +147,7 @@ func Table(w io.Writer, o Options, run *result.Run, hist *hdr.Histogram) error {
 		}
 	}
 	if rs[len(rs)-1].rx == nil {
-		b.WriteString("(KB/sec: bytes are not counted through the cluster client)\n")
+		b.WriteString("(KB/sec: no bytes were counted)\n")
 	}
 	if !o.HideHistogram {
 		b.WriteString("\n\nRequest Latency Distribution\n")

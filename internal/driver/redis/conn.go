@@ -1,7 +1,7 @@
 // Package redis drives RESP servers (Redis, Tair, the embedded server) from
-// command templates. Standalone targets use a raw connection with
-// pre-encoded requests; cluster targets use go-redis's cluster client for
-// slot-aware routing.
+// command templates, on raw connections with pre-encoded requests: one per
+// worker for a standalone target, one per worker and node for a cluster
+// (slot-aware, following MOVED and ASK).
 package redis
 
 import (

@@ -133,8 +133,8 @@ func (w Workload) OpsPerRequest() int {
 }
 
 // Factory creates workers for a target and workload. It implements
-// engine.Factory. A cluster target (Target.Cluster) routes through
-// go-redis's cluster client.
+// engine.Factory. A cluster target (Target.Cluster) routes each command to
+// the node serving its key's slot (slotWorker).
 type Factory struct {
 	Target   target.Target
 	Workload Workload
@@ -145,6 +145,30 @@ type Factory struct {
 	loginOnce sync.Once
 	login     target.Target
 	loginErr  error
+
+	clusterOnce sync.Once
+	cluster     *clusterState
+	clusterErr  error
+}
+
+// clusterState loads the slot map once, for every worker of the run.
+func (f *Factory) clusterState(ctx context.Context) (*clusterState, error) {
+	f.clusterOnce.Do(func() {
+		cs := &clusterState{t: f.Target}
+		if f.clusterErr = cs.load(ctx); f.clusterErr == nil {
+			f.cluster = cs
+		}
+	})
+	return f.cluster, f.clusterErr
+}
+
+// Redirects reports how many MOVED and ASK replies a cluster run followed
+// (0, 0 for a standalone target).
+func (f *Factory) Redirects() (moved, asked int64) {
+	if f.cluster == nil {
+		return 0, 0
+	}
+	return f.cluster.Moved.Load(), f.cluster.Asked.Load()
 }
 
 // resolvedTarget asks the server once which login form it accepts, for
@@ -162,7 +186,11 @@ func (f *Factory) NewWorker(ctx context.Context, id int, seed uint64) (engine.Wo
 	gens := f.Workload.gens(seed, id, f.Workers)
 	pk := newPicker(f.Workload.Ops, seed, f.Workload.Rotate)
 	if f.Target.Cluster {
-		return newClusterWorker(ctx, f, gens, pk)
+		cs, err := f.clusterState(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return newSlotWorker(f, cs, ctx, gens, pk), nil
 	}
 	c, err := Dial(ctx, f.Target)
 	if err != nil {

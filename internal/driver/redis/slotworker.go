@@ -1,0 +1,479 @@
+package redis
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"time"
+
+	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/pkg/cmdtmpl"
+	"github.com/tairbench/tairbench/pkg/resp"
+)
+
+// errLostNode is returned when a node's connection failed while the
+// request still had replies to read from it.
+var errLostNode = errors.New("cluster: a node's connection failed mid-request")
+
+// maxRedirects bounds how often one command follows MOVED or ASK.
+const maxRedirects = 5
+
+var (
+	asking   = []byte("*1\r\n$6\r\nASKING\r\n")
+	tryAgain = []byte("TRYAGAIN")
+)
+
+// maxTxnRetries bounds how often a transaction is sent again after a
+// redirection or TRYAGAIN (then its errors count); tryAgainPause is the
+// wait before a TRYAGAIN retry.
+const (
+	maxTxnRetries = 200
+	tryAgainPause = time.Millisecond
+)
+
+// slotWorker sends each request's commands to the nodes that serve their
+// keys' slots, on raw connections (one per node, dialled on first use): a
+// pipeline is split into one pipeline per node, and a MULTI/EXEC batch into
+// one transaction per slot (a cluster refuses a transaction across slots),
+// pipelined per node. MOVED updates the shared slot map and resends; ASK
+// resends once to the importing node after ASKING.
+type slotWorker struct {
+	f    *Factory
+	cs   *clusterState
+	ctx  context.Context
+	gens []*cmdtmpl.Gen
+	pick *picker
+	op   int
+
+	// The request: commands back to back, each one's end and slot.
+	cmds  []byte
+	ends  []int
+	slots []int
+
+	conns     map[string]*Conn
+	topo      *topology // the map nodeConns follows
+	nodeConns []*Conn
+
+	// Per request scratch.
+	node  []int
+	out   [][]byte
+	redo  []int
+	txns  []txn
+	rep   resp.Reply
+	errBf []byte
+}
+
+// txn is one transaction of a batch: the commands of one slot.
+type txn struct {
+	node, slot int
+	cmds       []int
+}
+
+func newSlotWorker(f *Factory, cs *clusterState, ctx context.Context, gens []*cmdtmpl.Gen, pick *picker) *slotWorker {
+	return &slotWorker{f: f, cs: cs, ctx: ctx, gens: gens, pick: pick, conns: map[string]*Conn{}}
+}
+
+func (w *slotWorker) Prepare() {
+	w.op = w.pick.pick()
+	gen := w.gens[w.op]
+	n := w.f.Workload.OpsPerRequest()
+	w.cmds, w.ends, w.slots = w.cmds[:0], w.ends[:0], w.slots[:0]
+	for i := 0; i < n; i++ {
+		start := len(w.cmds)
+		w.cmds = gen.AppendRESP(w.cmds)
+		w.ends = append(w.ends, len(w.cmds))
+		w.slots = append(w.slots, commandSlot(w.cmds[start:]))
+	}
+}
+
+func (w *slotWorker) cmd(i int) []byte {
+	start := 0
+	if i > 0 {
+		start = w.ends[i-1]
+	}
+	return w.cmds[start:w.ends[i]]
+}
+
+// bind follows the current slot map.
+func (w *slotWorker) bind() *topology {
+	topo := w.cs.cur.Load()
+	if topo != w.topo {
+		w.topo = topo
+		w.nodeConns = append(w.nodeConns[:0], make([]*Conn, len(topo.addrs))...)
+		for i, a := range topo.addrs {
+			w.nodeConns[i] = w.conns[a]
+		}
+		for len(w.out) < len(topo.addrs) {
+			w.out = append(w.out, nil)
+		}
+	}
+	return topo
+}
+
+func nodeFor(topo *topology, slot int) int {
+	if slot < 0 || topo.slots[slot] < 0 {
+		return 0
+	}
+	return int(topo.slots[slot])
+}
+
+// connTo returns the connection to addr, dialling it the first time.
+func (w *slotWorker) connTo(addr string) (*Conn, error) {
+	if c := w.conns[addr]; c != nil {
+		return c, nil
+	}
+	t := w.f.Target
+	t.Addr = addr
+	c, err := Dial(w.ctx, t)
+	if err != nil {
+		w.cs.reloadSoon(w.ctx)
+		return nil, &engine.ConnectError{Err: err}
+	}
+	w.conns[addr] = c
+	return c, nil
+}
+
+func (w *slotWorker) conn(node int) (*Conn, error) {
+	if c := w.nodeConns[node]; c != nil {
+		return c, nil
+	}
+	c, err := w.connTo(w.topo.addrs[node])
+	if err == nil {
+		w.nodeConns[node] = c
+	}
+	return c, err
+}
+
+// drop closes a failed connection; the next request dials again.
+func (w *slotWorker) drop(c *Conn) {
+	for a, x := range w.conns {
+		if x == c {
+			delete(w.conns, a)
+		}
+	}
+	for i, x := range w.nodeConns {
+		if x == c {
+			w.nodeConns[i] = nil
+		}
+	}
+	_ = c.Close()
+}
+
+func (w *slotWorker) read(c *Conn, s *engine.Step) error {
+	rx := c.BytesRead()
+	err := c.Read(&w.rep)
+	s.BytesIn += int(c.BytesRead() - rx)
+	if err != nil {
+		w.drop(c)
+	}
+	return err
+}
+
+func (w *slotWorker) write(c *Conn, b []byte, s *engine.Step) error {
+	s.BytesOut += len(b)
+	err := c.Write(b)
+	if err != nil {
+		w.drop(c)
+	}
+	return err
+}
+
+func (w *slotWorker) note(s *engine.Step, msg []byte) {
+	if s.Err == nil {
+		w.errBf = append(w.errBf[:0], msg...)
+		s.Err = w.errBf
+	}
+}
+
+// count records one command's reply.
+func (w *slotWorker) count(s *engine.Step) {
+	s.Ops++
+	switch {
+	case w.rep.IsError():
+		s.Failed++
+		w.note(s, w.rep.Err)
+	case Empty(&w.rep):
+		s.Misses++
+	}
+}
+
+func (w *slotWorker) Exec(ctx context.Context, s *engine.Step) error {
+	s.Op = w.op
+	w.bind()
+	switch w.f.Workload.Mode {
+	case Pipeline:
+		return w.pipeline(s)
+	case Batch:
+		return w.batch(s)
+	}
+	return w.one(s, 0)
+}
+
+// one sends command i alone, following redirections.
+func (w *slotWorker) one(s *engine.Step, i int) error {
+	topo := w.bind()
+	node := nodeFor(topo, w.slots[i])
+	askAddr := ""
+	for hop := 0; ; hop++ {
+		var c *Conn
+		var err error
+		if askAddr != "" {
+			if c, err = w.connTo(askAddr); err != nil {
+				return err
+			}
+			if err = w.write(c, asking, s); err == nil {
+				err = w.read(c, s)
+			}
+			if err != nil {
+				return err
+			}
+		} else if c, err = w.conn(node); err != nil {
+			return err
+		}
+		if err = w.write(c, w.cmd(i), s); err != nil {
+			return err
+		}
+		if err = w.read(c, s); err != nil {
+			return err
+		}
+		if w.rep.IsError() && hop < maxRedirects {
+			if ask, slot, addr, ok := redirect(w.rep.Err); ok {
+				if ask {
+					w.cs.Asked.Add(1)
+					askAddr = addr
+					continue
+				}
+				w.cs.moved(slot, addr)
+				topo = w.bind()
+				node, askAddr = topo.nodeOf(addr), ""
+				continue
+			}
+		}
+		w.count(s)
+		return nil
+	}
+}
+
+// pipeline sends one pipeline per node, then reads the replies in the
+// request's order; a redirected command is sent again alone.
+func (w *slotWorker) pipeline(s *engine.Step) error {
+	topo := w.topo
+	n := len(w.ends)
+	w.node = w.node[:0]
+	for k := range topo.addrs {
+		w.out[k] = w.out[k][:0]
+	}
+	for i := 0; i < n; i++ {
+		nd := nodeFor(topo, w.slots[i])
+		w.node = append(w.node, nd)
+		w.out[nd] = append(w.out[nd], w.cmd(i)...)
+	}
+	if err := w.flushNodes(s); err != nil {
+		return err
+	}
+	w.redo = w.redo[:0]
+	for i := 0; i < n; i++ {
+		c := w.nodeConns[w.node[i]]
+		if c == nil {
+			return errLostNode
+		}
+		if err := w.read(c, s); err != nil {
+			return err
+		}
+		if w.rep.IsError() {
+			if _, _, _, ok := redirect(w.rep.Err); ok {
+				w.redo = append(w.redo, i)
+				continue
+			}
+		}
+		w.count(s)
+	}
+	for _, i := range w.redo {
+		if err := w.one(s, i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// flushNodes writes each node's part of the request.
+func (w *slotWorker) flushNodes(s *engine.Step) error {
+	for k := range w.topo.addrs {
+		if len(w.out[k]) == 0 {
+			continue
+		}
+		c, err := w.conn(k)
+		if err != nil {
+			return err
+		}
+		if err := w.write(c, w.out[k], s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// batch sends one MULTI … EXEC per slot, pipelined per node.
+func (w *slotWorker) batch(s *engine.Step) error {
+	topo := w.topo
+	w.txns = w.txns[:0]
+	for i := range w.ends {
+		k := -1
+		for j := range w.txns {
+			if w.txns[j].slot == w.slots[i] {
+				k = j
+				break
+			}
+		}
+		if k < 0 {
+			w.txns = append(w.txns, txn{node: nodeFor(topo, w.slots[i]), slot: w.slots[i], cmds: w.txnCmds(len(w.txns))})
+			k = len(w.txns) - 1
+		}
+		w.txns[k].cmds = append(w.txns[k].cmds, i)
+	}
+	for k := range topo.addrs {
+		w.out[k] = w.out[k][:0]
+	}
+	for _, t := range w.txns {
+		w.out[t.node] = w.appendTxn(w.out[t.node], t)
+	}
+	if err := w.flushNodes(s); err != nil {
+		return err
+	}
+	for _, t := range w.txns {
+		c := w.nodeConns[t.node]
+		if c == nil {
+			return errLostNode
+		}
+		moved, err := w.readTxn(c, t, s, false)
+		if err != nil {
+			return err
+		}
+		if moved != "" {
+			if err := w.retryTxn(t, moved, s); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// txnCmds reuses the k-th transaction's index slice.
+func (w *slotWorker) txnCmds(k int) []int {
+	if k < cap(w.txns) {
+		return w.txns[:k+1][k].cmds[:0]
+	}
+	return nil
+}
+
+func (w *slotWorker) appendTxn(b []byte, t txn) []byte {
+	b = append(b, multi...)
+	for _, i := range t.cmds {
+		b = append(b, w.cmd(i)...)
+	}
+	return append(b, exec...)
+}
+
+// readTxn reads MULTI's, each queued command's and EXEC's replies. A
+// redirection of a queued command aborts the transaction; it then returns
+// the redirection to follow ("MOVED …" or "ASK …") instead of counting.
+func (w *slotWorker) readTxn(c *Conn, t txn, s *engine.Step, last bool) (string, error) {
+	if err := w.read(c, s); err != nil { // MULTI
+		return "", err
+	}
+	if w.rep.IsError() {
+		w.note(s, w.rep.Err)
+	}
+	queuedErr, redir := 0, ""
+	for range t.cmds {
+		if err := w.read(c, s); err != nil {
+			return "", err
+		}
+		if w.rep.IsError() {
+			if _, _, _, ok := redirect(w.rep.Err); (ok || bytes.HasPrefix(w.rep.Err, tryAgain)) && !last {
+				if redir == "" {
+					redir = string(w.rep.Err)
+				}
+				continue
+			}
+			queuedErr++
+			w.note(s, w.rep.Err)
+		}
+	}
+	if err := w.read(c, s); err != nil { // EXEC
+		return "", err
+	}
+	if redir != "" {
+		return redir, nil
+	}
+	n := len(t.cmds)
+	s.Ops += n
+	switch {
+	case w.rep.IsError():
+		w.note(s, w.rep.Err)
+		s.Failed, s.Aborted = s.Failed+n, true
+	case w.rep.Nil:
+		s.Failed, s.Aborted = s.Failed+n, true
+		if s.Err == nil {
+			s.Err = errNilExec
+		}
+	default:
+		s.Failed += w.rep.NestedErrors + queuedErr
+		if w.rep.NestedErrors > 0 {
+			w.note(s, w.rep.FirstNested)
+		}
+	}
+	return "", nil
+}
+
+// retryTxn sends a redirected transaction again: to the new owner after
+// MOVED, after ASKING to the importing node after ASK (ASKING before MULTI
+// holds for the whole transaction), and, after TRYAGAIN (a transaction
+// over keys split between the two nodes of a migrating slot), to the
+// slot's owner once more after a pause: the wait is the transaction's
+// latency, as it would be for the application.
+func (w *slotWorker) retryTxn(t txn, redir string, s *engine.Step) error {
+	for attempt := 1; ; attempt++ {
+		ask, slot, addr, ok := redirect([]byte(redir))
+		switch {
+		case ok && ask:
+			w.cs.Asked.Add(1)
+		case ok:
+			w.cs.moved(slot, addr)
+		default: // TRYAGAIN
+			w.cs.TryAgain.Add(1)
+			time.Sleep(tryAgainPause)
+			topo := w.cs.cur.Load()
+			addr = topo.addrs[nodeFor(topo, t.slot)]
+		}
+		c, err := w.connTo(addr)
+		if err != nil {
+			return err
+		}
+		b := w.out[0][:0]
+		if ask {
+			b = append(b, asking...)
+		}
+		b = w.appendTxn(b, t)
+		w.out[0] = b
+		if err := w.write(c, b, s); err != nil {
+			return err
+		}
+		if ask {
+			if err := w.read(c, s); err != nil {
+				return err
+			}
+		}
+		if redir, err = w.readTxn(c, t, s, attempt >= maxTxnRetries); err != nil || redir == "" {
+			return err
+		}
+	}
+}
+
+func (w *slotWorker) Close() error {
+	for _, c := range w.conns {
+		_ = c.Close()
+	}
+	w.conns = map[string]*Conn{}
+	return nil
+}

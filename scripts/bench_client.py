@@ -1,0 +1,270 @@
+#!/usr/bin/env python3
+"""Client CPU per command, side by side: tairbench, redis-benchmark,
+memtier_benchmark and resp-benchmark on the same workloads against one
+redis-server (server on core 0, every client on core 1 when there are two
+cores).
+
+CPU per command = the client's user+sys CPU (minus the tool's own start-up
+CPU, measured once by a 1,000-command run of the same line) divided by the
+commands the server processed (INFO total_commands_processed). Runs are
+interleaved (each repetition goes through every row and tool, the tools'
+order rotating), and each figure is the median of --reps runs.
+
+Usage: scripts/bench_client.py [--bin bin/tairbench] [--reps 3] [--rows set-p1,...]
+"""
+
+import argparse
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CACHE = os.path.join(ROOT, ".cache")
+MEMTIER = os.path.join(CACHE, "peers", "memtier_benchmark")
+RESP_DIR = os.path.join(CACHE, "respbench")
+RESP = os.path.join(RESP_DIR, "bin", "resp-benchmark")
+RESP_VERSION = "0.2.5"
+
+KEYS = 100_000  # SET and GET keys
+BITS = 10_000   # SETBIT: keys and offsets
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def pinned(cpu, argv):
+    return (["taskset", "-c", cpu] if cpu else []) + argv
+
+
+class Server:
+    def __init__(self, cpu):
+        self.port = free_port()
+        self.dir = tempfile.mkdtemp(prefix="bench-client-")
+        self.proc = subprocess.Popen(pinned(cpu, [
+            "redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+            "--dir", self.dir, "--maxclients", "10000", "--logfile", os.path.join(self.dir, "redis.log")]))
+        for _ in range(100):
+            if self.cli("PING") == "PONG":
+                return
+            time.sleep(0.05)
+        raise SystemExit("redis-server did not start")
+
+    def cli(self, *args):
+        r = subprocess.run(["redis-cli", "-p", str(self.port)] + list(args), capture_output=True, text=True)
+        return r.stdout.strip()
+
+    def processed(self):
+        for line in self.cli("INFO", "stats").splitlines():
+            if line.startswith("total_commands_processed:"):
+                return int(line.split(":")[1])
+        raise SystemExit("no total_commands_processed in INFO")
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+# Each row: name, description, and per tool a function (port, n) -> argv,
+# or None where the tool cannot express the workload.
+def rows(bin_path):
+    def tb(cmd, conns=50, pipeline=1, batching=0, r1=KEYS, r2=KEYS):
+        def argv(port, n):
+            a = [bin_path, "redis", "-port", str(port), "-p", str(conns), "-c", str(n), "-r", str(r1), "-r2", str(r2),
+                 "--data-size", "64", "-q", "--no-server-stats", "--allow-errors", "-command", cmd]
+            if pipeline > 1:
+                a += ["-P", str(pipeline)]
+            if batching:
+                a += ["--batching", str(batching)]
+            return a
+        return argv
+
+    def rb(args, conns=50, pipeline=1, r=KEYS):
+        return lambda port, n: ["redis-benchmark", "-p", str(port), "-c", str(conns), "-n", str(n), "-r", str(r),
+                                "-d", "64", "-P", str(pipeline), "-q"] + args
+
+    def mt(args, conns=50, pipeline=1, kmax=KEYS - 1):
+        # Arbitrary --command lines take their key pattern from --command-key-pattern (R by default).
+        pattern = [] if "--command" in args else ["--key-pattern", "R:R"]
+        return lambda port, n: [MEMTIER, "-s", "127.0.0.1", "-p", str(port), "-t", "1", "-c", str(conns),
+                                "-n", str(max(1, n // conns)), "--pipeline", str(pipeline), "-d", "64",
+                                "--key-minimum", "1", "--key-maximum", str(kmax), "--hide-histogram"] + pattern + args
+
+    def rs(cmd, conns=50, pipeline=1):
+        return lambda port, n: [sys.executable, RESP, "-p", str(port), "-c", str(conns), "-n", str(n), "-P", str(pipeline),
+                                "--cores", "1" if os.cpu_count() >= 2 else "0", cmd]
+
+    setbit_mt = ["--key-prefix", "", "--command", "SETBIT bit:__key__ __key__ 1"]
+    multi_mt = ["--command", "MULTI", "--command-ratio", "1", "--command", "SET __key__ __data__", "--command-ratio", "10",
+                "--command", "EXEC", "--command-ratio", "1"]
+    return [
+        ("set-p1", "SET, 50 connections, -P 1", 300_000, {
+            "tairbench": tb("SET key:__RAND__ __DATA__"), "redis-benchmark": rb(["-t", "set"]),
+            "memtier": mt(["--ratio", "1:0"]), "resp-benchmark": rs(f"SET {{key uniform {KEYS}}} {{value 64}}")}),
+        ("get-p1", "GET, 50 connections, -P 1", 300_000, {
+            "tairbench": tb("GET key:__RAND__"), "redis-benchmark": rb(["-t", "get"]),
+            "memtier": mt(["--ratio", "0:1"]), "resp-benchmark": rs(f"GET {{key uniform {KEYS}}}")}),
+        ("set-p16", "SET, 50 connections, -P 16", 2_000_000, {
+            "tairbench": tb("SET key:__RAND__ __DATA__", pipeline=16), "redis-benchmark": rb(["-t", "set"], pipeline=16),
+            "memtier": mt(["--ratio", "1:0"], pipeline=16),
+            "resp-benchmark": rs(f"SET {{key uniform {KEYS}}} {{value 64}}", pipeline=16)}),
+        ("get-p16", "GET, 50 connections, -P 16", 2_000_000, {
+            "tairbench": tb("GET key:__RAND__", pipeline=16), "redis-benchmark": rb(["-t", "get"], pipeline=16),
+            "memtier": mt(["--ratio", "0:1"], pipeline=16), "resp-benchmark": rs(f"GET {{key uniform {KEYS}}}", pipeline=16)}),
+        ("setbit", f"SETBIT KEY OFFSET 1, both random below {BITS:,}, 50 connections, -P 1", 300_000, {
+            "tairbench": tb("SETBIT bit:__RAND__ __RAND2__ 1", r1=BITS, r2=BITS),
+            "redis-benchmark": None,
+            "memtier": mt(setbit_mt, kmax=BITS - 1), "resp-benchmark": rs(f"SETBIT bit:{{key uniform {BITS}}} {{rand {BITS}}} 1")}),
+        ("multi10", "MULTI, 10 SET, EXEC, 50 connections", 360_000, {
+            "tairbench": tb("SET key:__RAND__ __DATA__", batching=10), "redis-benchmark": None,
+            "memtier": mt(multi_mt), "resp-benchmark": None}),
+        ("conns1000", "GET, 1,000 connections, -P 1", 300_000, {
+            "tairbench": tb("GET key:__RAND__", conns=1000), "redis-benchmark": rb(["-t", "get"], conns=1000),
+            "memtier": mt(["--ratio", "0:1"], conns=1000),
+            "resp-benchmark": rs(f"GET {{key uniform {KEYS}}}", conns=1000)}),
+    ]
+
+
+NOTES = {
+    ("setbit", "redis-benchmark"): "its __rand_int__ is zero-padded to 12 digits, which Redis refuses as a bit offset",
+    ("multi10", "memtier"): "MULTI, each SET and EXEC as separate round trips (its --command rotation)",
+    ("multi10", "redis-benchmark"): "cannot batch commands in MULTI/EXEC",
+    ("multi10", "resp-benchmark"): "cannot batch commands in MULTI/EXEC",
+}
+
+
+def ensure_peers():
+    missing = {}
+    if not os.access(MEMTIER, os.X_OK):
+        peers = os.environ.get("TAIRBENCH_PEERS", os.path.join(ROOT, "..", "shared", "peers"))
+        script = os.path.join(peers, "build-memtier.sh")
+        if os.path.exists(script):
+            print(f"building memtier_benchmark from {peers} …", file=sys.stderr)
+            subprocess.run(["bash", script, os.path.dirname(MEMTIER)], check=True, stdout=sys.stderr)
+        else:
+            missing["memtier"] = f"memtier_benchmark's source is not in {peers} (set TAIRBENCH_PEERS)"
+    if not os.path.exists(RESP):
+        print(f"installing resp-benchmark {RESP_VERSION} from PyPI into {RESP_DIR} …", file=sys.stderr)
+        r = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--target", RESP_DIR, f"resp-benchmark=={RESP_VERSION}"],
+                           stdout=sys.stderr)
+        if r.returncode != 0:
+            missing["resp-benchmark"] = "pip could not install resp-benchmark"
+    if not shutil.which("redis-benchmark"):
+        missing["redis-benchmark"] = "redis-benchmark is not installed (redis-tools)"
+    return missing
+
+
+def run_once(server, cpu, tool, argv):
+    """Runs argv pinned to cpu; returns (commands, seconds, cpu seconds, max RSS in MB)."""
+    env = dict(os.environ)
+    if tool == "resp-benchmark":
+        env["PYTHONPATH"] = RESP_DIR
+        cmd = argv  # it pins itself (--cores); under taskset it panics
+    else:
+        cmd = pinned(cpu, argv)
+    before = server.processed()
+    t0 = time.monotonic()
+    with tempfile.TemporaryFile("w+") as errf:  # a file, not a pipe: a chatty tool must not block on it
+        p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=errf)
+        _, status, ru = os.wait4(p.pid, 0)  # the client's own rusage, to the microsecond
+        p.returncode = os.waitstatus_to_exitcode(status)
+        secs = time.monotonic() - t0
+        errf.seek(0)
+        err = errf.read()
+    code = os.waitstatus_to_exitcode(status)
+    after = server.processed()
+    if code != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed ({code}): {err.strip()[-400:]}")
+    user, sys_, rss = ru.ru_utime, ru.ru_stime, ru.ru_maxrss
+    return after - before - 1, secs, user + sys_, rss / 1024
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--bin", default=os.path.join(ROOT, "bin", "tairbench"))
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--rows", default="", help="comma-separated row names (default all)")
+    ap.add_argument("--scale", type=float, default=1.0, help="multiply every row's command count")
+    args = ap.parse_args()
+    missing = ensure_peers()
+    two = (os.cpu_count() or 1) >= 2
+    srv_cpu, cli_cpu = ("0", "1") if two else ("", "")
+    server = Server(srv_cpu)
+    all_rows = rows(os.path.abspath(args.bin))
+    if args.rows:
+        wanted = args.rows.split(",")
+        all_rows = [r for r in all_rows if r[0] in wanted]
+    tools = ["tairbench", "redis-benchmark", "memtier", "resp-benchmark"]
+    samples = {}  # (row, tool) -> [(cpu per cmd µs, cmds/s, rss MB)]
+    startup = {}  # (row, tool) -> start-up CPU seconds
+    try:
+        for name, _, n, by_tool in all_rows:
+            for tool in tools:
+                mk = by_tool.get(tool)
+                if mk is None or tool in missing:
+                    continue
+                _, _, cpu_s, _ = run_once(server, cli_cpu, tool, mk(server.port, 1000))
+                startup[(name, tool)] = cpu_s
+        for rep in range(args.reps):
+            order = tools[rep % len(tools):] + tools[:rep % len(tools)]
+            for name, _, n, by_tool in all_rows:
+                n = int(n * args.scale)
+                for tool in order:
+                    mk = by_tool.get(tool)
+                    if mk is None or tool in missing:
+                        continue
+                    cmds, secs, cpu_s, rss = run_once(server, cli_cpu, tool, mk(server.port, n))
+                    us = max(cpu_s - startup[(name, tool)], 0) * 1e6 / max(cmds, 1)
+                    samples.setdefault((name, tool), []).append((us, cmds / secs, rss))
+                    print(f"rep {rep + 1} {name:9s} {tool:15s} {cmds:9d} cmds {cmds / secs:9.0f}/s {us:7.3f} µs CPU/cmd {rss:7.1f} MB",
+                          file=sys.stderr)
+    finally:
+        server.stop()
+
+    ver = subprocess.run(["redis-server", "--version"], capture_output=True, text=True).stdout.split()
+    print(f"Client CPU per command, medians of {args.reps} interleaved runs; redis-server {ver[2].split('=')[1] if len(ver) > 2 else '?'}"
+          f" on core 0, each client on core 1 ({os.cpu_count()} cores); start-up CPU subtracted.")
+    print()
+    print("| workload | " + " | ".join(f"{t} µs/cmd (cmds/s)" for t in tools) + " | tairbench ÷ best peer |")
+    print("|---|" + "---|" * (len(tools) + 1))
+    for name, desc, _, by_tool in all_rows:
+        cells, med = [], {}
+        for tool in tools:
+            s = samples.get((name, tool))
+            if by_tool.get(tool) is None:
+                cells.append("—")
+            elif not s:
+                cells.append("n/a")
+            else:
+                us = statistics.median(x[0] for x in s)
+                qps = statistics.median(x[1] for x in s)
+                med[tool] = us
+                cells.append(f"{us:.3f} ({qps / 1000:.0f} K)")
+        peers = [v for t, v in med.items() if t != "tairbench"]
+        ratio = f"{med['tairbench'] / min(peers):.2f}" if "tairbench" in med and peers else "—"
+        print(f"| {desc} | " + " | ".join(cells) + f" | {ratio} |")
+    mem = [r for r in all_rows if r[0] == "conns1000"]
+    if mem:
+        cells = []
+        for tool in tools:
+            s = samples.get(("conns1000", tool))
+            cells.append(f"{statistics.median(x[2] for x in s):.0f} MB" if s else "n/a")
+        print("| client memory (max RSS), 1,000 connections | " + " | ".join(cells) + " | |")
+    notes = [f"{t}, {r}: {v}" for (r, t), v in NOTES.items() if any(x[0] == r for x in all_rows)]
+    notes += [f"{t}: {why}" for t, why in missing.items()]
+    if notes:
+        print()
+        for n in notes:
+            print(f"- {n}")
+
+
+if __name__ == "__main__":
+    main()
