@@ -126,6 +126,9 @@ type Program struct {
 	opts    Options
 	samples [MaxRanges + 1]sampler
 	seq     [MaxRanges + 1]*atomic.Uint64
+	// data is the pool __DATA__ values are cut from, shared read-only by
+	// every Gen (one pool for all workers stays in the CPU's cache).
+	data []byte
 }
 
 // Compile checks that every range the template uses has a size and prepares
@@ -152,6 +155,9 @@ func Compile(t *Template, opts Options) (*Program, error) {
 	}
 	if t.data && max(opts.DataSize, opts.DataMax) > 512<<20 {
 		return nil, errors.New("data size above 512 MiB")
+	}
+	if t.data {
+		p.data = newDataPool(max(opts.DataSize, opts.DataMax) + dataPool)
 	}
 	return p, nil
 }
@@ -210,15 +216,19 @@ func (p *Program) NewGenPart(seed uint64, part, parts int) *Gen {
 		}
 	}
 	g.nextLen = p.opts.DataSize
-	if p.t.data {
-		n := max(p.opts.DataSize, p.opts.DataMax) + dataPool
-		g.data = make([]byte, n)
-		const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-		for i := range g.data {
-			g.data[i] = alphabet[g.rng.IntN(len(alphabet))]
-		}
-	}
+	g.data = p.data
 	return g
+}
+
+// newDataPool is size random alphanumerics.
+func newDataPool(size int) []byte {
+	const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	rng := rand.New(rand.NewPCG(0x64617461, 0x706f6f6c))
+	b := make([]byte, size)
+	for i := range b {
+		b[i] = alphabet[rng.IntN(len(alphabet))]
+	}
+	return b
 }
 
 func (g *Gen) draw(n int) uint64 {
@@ -326,6 +336,16 @@ func (g *Gen) AppendRESP(dst []byte) []byte {
 		a := &args[i]
 		if a.enc != nil {
 			dst = append(dst, a.enc...)
+			continue
+		}
+		if len(a.segs) == 1 && a.segs[0].kind == segData { // a whole value: no scratch copy
+			size := g.dataLen()
+			off := g.rng.IntN(len(g.data) - size + 1)
+			dst = append(dst, '$')
+			dst = strconv.AppendInt(dst, int64(size), 10)
+			dst = append(dst, '\r', '\n')
+			dst = append(dst, g.data[off:off+size]...)
+			dst = append(dst, '\r', '\n')
 			continue
 		}
 		g.scratch = g.appendArgValue(g.scratch[:0], a)
