@@ -8,7 +8,10 @@ CPU per command = the client's user+sys CPU (minus the tool's own start-up
 CPU, measured once by a 1,000-command run of the same line) divided by the
 commands the server processed (INFO total_commands_processed). Runs are
 interleaved (each repetition goes through every row and tool, the tools'
-order rotating), and each figure is the median of --reps runs.
+order rotating), and each figure is the median of --reps runs. The last
+column pairs the runs of each repetition: per peer, the median of
+tairbench's CPU per command over the peer's, for the peer where it is
+highest (the best peer).
 
 Usage: scripts/bench_client.py [--bin bin/tairbench] [--reps 3] [--rows set-p1,...]
 """
@@ -134,8 +137,8 @@ def rows(bin_path):
 
 
 NOTES = {
-    ("setbit", "redis-benchmark"): "its __rand_int__ is zero-padded to 12 digits, which Redis refuses as a bit offset",
-    ("multi10", "memtier"): "MULTI, each SET and EXEC as separate round trips (its --command rotation)",
+    ("setbit", "redis-benchmark"): "its `__rand_int__` is zero-padded to 12 digits, which Redis refuses as a bit offset",
+    ("multi10", "memtier"): "MULTI, each SET and EXEC as separate round trips (its `--command` rotation)",
     ("multi10", "redis-benchmark"): "cannot batch commands in MULTI/EXEC",
     ("multi10", "resp-benchmark"): "cannot batch commands in MULTI/EXEC",
 }
@@ -233,7 +236,7 @@ def main():
     print(f"Client CPU per command, medians of {args.reps} interleaved runs; redis-server {ver[2].split('=')[1] if len(ver) > 2 else '?'}"
           f" on core 0, each client on core 1 ({os.cpu_count()} cores); start-up CPU subtracted.")
     print()
-    print("| workload | " + " | ".join(f"{t} µs/cmd (cmds/s)" for t in tools) + " | tairbench ÷ best peer |")
+    print("| workload | " + " | ".join(f"{t} µs/cmd (cmds/s)" for t in tools) + " | tairbench ÷ best peer (paired) |")
     print("|---|" + "---|" * (len(tools) + 1))
     for name, desc, _, by_tool in all_rows:
         cells, med = [], {}
@@ -248,8 +251,16 @@ def main():
                 qps = statistics.median(x[1] for x in s)
                 med[tool] = us
                 cells.append(f"{us:.3f} ({qps / 1000:.0f} K)")
-        peers = [v for t, v in med.items() if t != "tairbench"]
-        ratio = f"{med['tairbench'] / min(peers):.2f}" if "tairbench" in med and peers else "—"
+        # The ratio pairs runs of the same repetition (run minutes apart at
+        # most), so that the machine's drift between repetitions cancels:
+        # per peer, the median over repetitions of tairbench's CPU per
+        # command over the peer's; the best peer is the one with the lowest.
+        ratios = []
+        for t in med:
+            if t != "tairbench" and "tairbench" in med:
+                pairs = zip(samples[(name, "tairbench")], samples[(name, t)])
+                ratios.append(statistics.median(a[0] / b[0] for a, b in pairs))
+        ratio = f"{max(ratios):.2f}" if ratios else "—"
         print(f"| {desc} | " + " | ".join(cells) + f" | {ratio} |")
     mem = [r for r in all_rows if r[0] == "conns1000"]
     if mem:
