@@ -45,6 +45,11 @@ func TestClusterRouting(t *testing.T) {
 	r := readResult(t, jsonPath)
 	assert.Zero(t, r.Totals.Errors)
 	assert.Equal(t, int64(400), r.Totals.Misses)
+	require.NotNil(t, r.Cluster, "a cluster run says what its routing followed")
+	assert.Equal(t, 3, r.Cluster.Nodes)
+	assert.Equal(t, int64(1), r.Cluster.MapLoads)
+	assert.Zero(t, r.Cluster.Moved+r.Cluster.Asked+r.Cluster.TryAgain)
+	assert.Positive(t, r.Totals.BytesIn, "bytes are counted on the cluster path too")
 
 	// YCSB through the cluster client (redis.cluster=true): every record on
 	// its node, read back with no NOT_FOUND.

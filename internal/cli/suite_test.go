@@ -117,13 +117,13 @@ func TestSuiteESSDAgainstRedisServer(t *testing.T) {
 func TestSuiteCapacity(t *testing.T) {
 	jsonPath := filepath.Join(t.TempDir(), "e.json")
 	res := run(context.Background(), "suite", "essd", "--embedded", "--records", "2000", "--threads", "4",
-		"--slo", "p99<100ms", "--slo-window", "0.5", "--slo-warmup", "0.1", "--slo-start", "500", "--slo-max-steps", "2", "--json", jsonPath)
+		"--slo", "p99<500ms", "--slo-window", "0.5", "--slo-warmup", "0.1", "--slo-start", "500", "--slo-max-steps", "2", "--json", jsonPath)
 	require.Equal(t, 0, res.code, res.err)
-	assert.Contains(t, res.out, "capacity at p99<100ms")
-	assert.Contains(t, res.out, "capacity searches (p99<100ms):")
+	assert.Contains(t, res.out, "capacity at p99<500ms")
+	assert.Contains(t, res.out, "capacity searches (p99<500ms):")
 	assert.Contains(t, res.out, "ESSD, Zipfian-Read: held 1000/s")
 	s := readSuite(t, jsonPath)
-	assert.Equal(t, "p99<100ms", s.SLO)
+	assert.Equal(t, "p99<500ms", s.SLO)
 	require.Len(t, s.Cases, 4)
 	assert.Nil(t, s.Cases[0].Capacity, "the load is not searched")
 	assert.Equal(t, int64(2000), s.Cases[0].Run.Totals.Ops)

@@ -97,6 +97,10 @@ func Warnings(r *result.Run) []string {
 		w = append(w, fmt.Sprintf("%d latencies exceeded the histogram's %s range and were recorded at its top: max and high percentiles are understated",
 			t.Overflow, fmtMS(float64(t.HistogramRangeUS))))
 	}
+	if c := r.Cluster; c != nil && c.TryAgain > 0 {
+		w = append(w, fmt.Sprintf("%d transactions were sent again after TRYAGAIN (their keys were split by a slot migration): their latency includes the waits",
+			c.TryAgain))
+	}
 	if r.Client.Saturated {
 		if r.Client.InProcessServer {
 			w = append(w, fmt.Sprintf("this process used %.2f of %d cores, and it also runs the embedded server: client and server compete for CPU",
@@ -176,6 +180,10 @@ func Text(w io.Writer, r *result.Run, hist *hdr.Histogram) error {
 		if len(a.SilentSeconds) > 0 {
 			fmt.Fprintf(&b, "             no reply in second(s) %s\n", seconds(a.SilentSeconds))
 		}
+	}
+	if c := r.Cluster; c != nil {
+		fmt.Fprintf(&b, "cluster      %d nodes; slot map read %d time(s); %d MOVED, %d ASK and %d TRYAGAIN followed\n",
+			c.Nodes, c.MapLoads, c.Moved, c.Asked, c.TryAgain)
 	}
 	if t.OpsPerRequest > 1 {
 		per := "requests"

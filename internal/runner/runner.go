@@ -41,6 +41,12 @@ type Spec struct {
 	Operations []result.Operation
 }
 
+// ClusterReporter is a factory that routes over a Redis Cluster and can
+// say what its routing followed.
+type ClusterReporter interface {
+	ClusterRouting() *result.ClusterRouting
+}
+
 // Run executes the spec. It returns the result and the merged histogram.
 func Run(ctx context.Context, s Spec) (*result.Run, *hdr.Histogram, error) {
 	var tl *timeline
@@ -126,6 +132,9 @@ func assemble(s Spec, res *engine.Result, server *result.ServerTimeline) *result
 		r.Operations = append(r.Operations, o)
 	}
 	r.Availability = res.Availability
+	if cr, ok := s.Factory.(ClusterReporter); ok {
+		r.Cluster = cr.ClusterRouting()
+	}
 	r.Server = server
 	if enc, err := snap.Histogram.Encode(hdr.V2CompressedEncodingCookieBase); err == nil {
 		r.Histogram = string(enc)

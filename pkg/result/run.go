@@ -20,6 +20,8 @@ type Run struct {
 	Client     Client       `json:"client"`
 	// Availability is how much of the run the target was unreachable or silent.
 	Availability Availability `json:"availability"`
+	// Cluster is what routing a Redis Cluster took (--cluster runs only).
+	Cluster *ClusterRouting `json:"cluster,omitempty"`
 	// Server is the server's own view, sampled once a second on a connection
 	// of its own (absent with --no-server-stats or when the server would not answer).
 	Server   *ServerTimeline `json:"server,omitempty"`
@@ -274,6 +276,21 @@ type Availability struct {
 	// SilentSeconds lists the whole seconds of the measured time in which no
 	// request got a reply.
 	SilentSeconds []int `json:"silent_seconds"`
+}
+
+// ClusterRouting counts what the slot-aware client followed during a run
+// against a Redis Cluster.
+type ClusterRouting struct {
+	// Nodes is how many primaries served slots at the end of the run.
+	Nodes int `json:"nodes"`
+	// MapLoads counts slot map reads (CLUSTER SLOTS or SHARDS): one at the
+	// start, more when a node could not be reached.
+	MapLoads int64 `json:"map_loads"`
+	// Moved and Asked count MOVED and ASK replies followed; TryAgain counts
+	// transactions sent again after TRYAGAIN (a slot mid-migration).
+	Moved    int64 `json:"moved"`
+	Asked    int64 `json:"asked"`
+	TryAgain int64 `json:"try_again"`
 }
 
 // Client describes the load generator's own resource use.

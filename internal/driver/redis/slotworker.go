@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/tairbench/tairbench/internal/engine"
@@ -345,7 +346,7 @@ func (w *slotWorker) batch(s *engine.Step) error {
 		if c == nil {
 			return errLostNode
 		}
-		moved, err := w.readTxn(c, t, s, false)
+		moved, err := w.readTxn(c, t, s)
 		if err != nil {
 			return err
 		}
@@ -375,9 +376,10 @@ func (w *slotWorker) appendTxn(b []byte, t txn) []byte {
 }
 
 // readTxn reads MULTI's, each queued command's and EXEC's replies. A
-// redirection of a queued command aborts the transaction; it then returns
-// the redirection to follow ("MOVED …" or "ASK …") instead of counting.
-func (w *slotWorker) readTxn(c *Conn, t txn, s *engine.Step, last bool) (string, error) {
+// redirection or TRYAGAIN (for a queued command, or for EXEC, where a
+// cluster checks the transaction's keys) aborts the transaction; it then
+// returns that reply to follow instead of counting.
+func (w *slotWorker) readTxn(c *Conn, t txn, s *engine.Step) (string, error) {
 	if err := w.read(c, s); err != nil { // MULTI
 		return "", err
 	}
@@ -390,7 +392,7 @@ func (w *slotWorker) readTxn(c *Conn, t txn, s *engine.Step, last bool) (string,
 			return "", err
 		}
 		if w.rep.IsError() {
-			if _, _, _, ok := redirect(w.rep.Err); (ok || bytes.HasPrefix(w.rep.Err, tryAgain)) && !last {
+			if retryable(w.rep.Err) {
 				if redir == "" {
 					redir = string(w.rep.Err)
 				}
@@ -402,6 +404,11 @@ func (w *slotWorker) readTxn(c *Conn, t txn, s *engine.Step, last bool) (string,
 	}
 	if err := w.read(c, s); err != nil { // EXEC
 		return "", err
+	}
+	if redir == "" && w.rep.IsError() && retryable(w.rep.Err) {
+		// A cluster checks a transaction's keys at EXEC: TRYAGAIN (or a
+		// redirection) comes here when the queued commands were accepted.
+		redir = string(w.rep.Err)
 	}
 	if redir != "" {
 		return redir, nil
@@ -424,6 +431,13 @@ func (w *slotWorker) readTxn(c *Conn, t txn, s *engine.Step, last bool) (string,
 		}
 	}
 	return "", nil
+}
+
+// retryable reports a reply that sends a transaction again: MOVED, ASK or
+// TRYAGAIN.
+func retryable(msg []byte) bool {
+	_, _, _, ok := redirect(msg)
+	return ok || bytes.HasPrefix(msg, tryAgain)
 }
 
 // retryTxn sends a redirected transaction again: to the new owner after
@@ -464,8 +478,17 @@ func (w *slotWorker) retryTxn(t txn, redir string, s *engine.Step) error {
 				return err
 			}
 		}
-		if redir, err = w.readTxn(c, t, s, attempt >= maxTxnRetries); err != nil || redir == "" {
+		if redir, err = w.readTxn(c, t, s); err != nil || redir == "" {
 			return err
+		}
+		if attempt >= maxTxnRetries {
+			n := len(t.cmds)
+			s.Ops, s.Failed, s.Aborted = s.Ops+n, s.Failed+n, true
+			if s.Err == nil {
+				w.errBf = fmt.Appendf(w.errBf[:0], "cluster: transaction given up after %d retries while its slot migrated (last reply: %s)", maxTxnRetries, redir)
+				s.Err = w.errBf
+			}
+			return nil
 		}
 	}
 }

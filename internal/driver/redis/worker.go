@@ -12,6 +12,7 @@ import (
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 	"github.com/tairbench/tairbench/pkg/resp"
+	"github.com/tairbench/tairbench/pkg/result"
 )
 
 // Mode is how commands are grouped into one request.
@@ -162,13 +163,18 @@ func (f *Factory) clusterState(ctx context.Context) (*clusterState, error) {
 	return f.cluster, f.clusterErr
 }
 
-// Redirects reports how many MOVED and ASK replies a cluster run followed
-// (0, 0 for a standalone target).
-func (f *Factory) Redirects() (moved, asked int64) {
-	if f.cluster == nil {
-		return 0, 0
+// ClusterRouting reports what a cluster run's routing followed (nil for a
+// standalone target). It implements runner.ClusterReporter.
+func (f *Factory) ClusterRouting() *result.ClusterRouting {
+	cs := f.cluster
+	if cs == nil {
+		return nil
 	}
-	return f.cluster.Moved.Load(), f.cluster.Asked.Load()
+	r := &result.ClusterRouting{MapLoads: cs.Refreshes.Load(), Moved: cs.Moved.Load(), Asked: cs.Asked.Load(), TryAgain: cs.TryAgain.Load()}
+	if topo := cs.cur.Load(); topo != nil {
+		r.Nodes = len(topo.addrs)
+	}
+	return r
 }
 
 // resolvedTarget asks the server once which login form it accepts, for
