@@ -18,6 +18,7 @@ Usage: scripts/bench_client.py [--bin bin/tairbench] [--reps 3] [--rows set-p1,.
 
 import argparse
 import os
+import re
 import shutil
 import socket
 import statistics
@@ -166,7 +167,12 @@ def ensure_peers():
 
 
 def run_once(server, cpu, tool, argv):
-    """Runs argv pinned to cpu; returns (commands, seconds, cpu seconds, max RSS in MB)."""
+    """Runs argv pinned to cpu; returns (commands, seconds, cpu seconds, max RSS in MB).
+
+    seconds is the wall time of the run, except for memtier_benchmark, whose
+    main loop ends the process on a whole second (a 1.1 s run takes 2 s),
+    and resp-benchmark, whose wall time includes Python's start: their time
+    is the commands over their own final rate (Totals Ops/sec; qps)."""
     env = dict(os.environ)
     if tool == "resp-benchmark":
         env["PYTHONPATH"] = RESP_DIR
@@ -175,19 +181,37 @@ def run_once(server, cpu, tool, argv):
         cmd = pinned(cpu, argv)
     before = server.processed()
     t0 = time.monotonic()
-    with tempfile.TemporaryFile("w+") as errf:  # a file, not a pipe: a chatty tool must not block on it
-        p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=errf)
+    # Files, not pipes: a chatty tool must not block on its output.
+    with tempfile.TemporaryFile("w+") as outf, tempfile.TemporaryFile("w+") as errf:
+        p = subprocess.Popen(cmd, env=env, stdout=outf, stderr=errf)
         _, status, ru = os.wait4(p.pid, 0)  # the client's own rusage, to the microsecond
         p.returncode = os.waitstatus_to_exitcode(status)
         secs = time.monotonic() - t0
+        outf.seek(0)
+        out = outf.read()
         errf.seek(0)
         err = errf.read()
     code = os.waitstatus_to_exitcode(status)
     after = server.processed()
     if code != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed ({code}): {err.strip()[-400:]}")
+    cmds = after - before - 1
+    if tool == "resp-benchmark":  # its own final rate, without Python's start
+        for line in reversed(out.splitlines()):
+            m = re.search(r"qps: (\d+), conn", line)
+            if m and int(m.group(1)) > 0:
+                secs = cmds / int(m.group(1))
+                break
+    if tool == "memtier":
+        for line in out.splitlines():
+            f = line.split()
+            if len(f) > 1 and f[0] == "Totals":
+                try:
+                    secs = cmds / float(f[1])
+                except (ValueError, ZeroDivisionError):
+                    pass
     user, sys_, rss = ru.ru_utime, ru.ru_stime, ru.ru_maxrss
-    return after - before - 1, secs, user + sys_, rss / 1024
+    return cmds, secs, user + sys_, rss / 1024
 
 
 def main():
