@@ -148,7 +148,7 @@ bench-client: deps build
 bench-cluster: deps build
 	@python3 scripts/bench_cluster.py --bin $(BIN)
 
-# Embedded server TR.GETBIT vs redis-server GETBIT (issue #3's bar: at least 70%).
+# Embedded server TR.GETBIT vs redis-server GETBIT (bar: at least 100%, issue #14).
 bench-serve: deps build
 	@BIN=$(BIN) bash scripts/bench-serve.sh
 

@@ -54,7 +54,7 @@ class Server:
         self.dir = tempfile.mkdtemp(prefix="bench-client-")
         self.proc = subprocess.Popen(pinned(cpu, [
             "redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-            "--dir", self.dir, "--maxclients", "10000", "--logfile", os.path.join(self.dir, "redis.log")]))
+            "--dir", self.dir, "--maxclients", "10100", "--logfile", os.path.join(self.dir, "redis.log")]))
         for _ in range(100):
             if self.cli("PING") == "PONG":
                 return
@@ -220,7 +220,10 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--rows", default="", help="comma-separated row names (default all)")
     ap.add_argument("--scale", type=float, default=1.0, help="multiply every row's command count")
+    ap.add_argument("--memory-only", action="store_true", help="only tairbench's memory check")
     args = ap.parse_args()
+    if args.memory_only:
+        sys.exit(memory_check(os.path.abspath(args.bin)))
     missing = ensure_peers()
     two = (os.cpu_count() or 1) >= 2
     srv_cpu, cli_cpu = ("0", "1") if two else ("", "")
@@ -262,6 +265,7 @@ def main():
     print()
     print("| workload | " + " | ".join(f"{t} µs/cmd (cmds/s)" for t in tools) + " | tairbench ÷ best peer (paired) |")
     print("|---|" + "---|" * (len(tools) + 1))
+    above = []
     for name, desc, _, by_tool in all_rows:
         cells, med = [], {}
         for tool in tools:
@@ -285,6 +289,8 @@ def main():
                 pairs = zip(samples[(name, "tairbench")], samples[(name, t)])
                 ratios.append(statistics.median(a[0] / b[0] for a, b in pairs))
         ratio = f"{max(ratios):.2f}" if ratios else "—"
+        if ratios and max(ratios) > 1.0:
+            above.append(desc)
         print(f"| {desc} | " + " | ".join(cells) + f" | {ratio} |")
     mem = [r for r in all_rows if r[0] == "conns1000"]
     if mem:
@@ -299,6 +305,35 @@ def main():
         print()
         for n in notes:
             print(f"- {n}")
+    print()
+    failed = memory_check(os.path.abspath(args.bin)) if not args.rows else 0
+    if above:
+        print(f"FAIL: tairbench used more client CPU per command than the best peer in: {'; '.join(above)}")
+        failed = 1
+    sys.exit(failed)
+
+
+# Client memory bars (issue #14): at most 100 MB at 1,000 connections and
+# 400 MB at 10,000, with a template that carries a 64-byte __DATA__ value.
+MEMORY_BARS = [(1000, 100), (10_000, 400)]
+
+
+def memory_check(bin_path):
+    """Runs tairbench alone at each connection count against a redis-server
+    that takes them, prints max RSS against the bar; returns 1 if one is over."""
+    server = Server("0" if (os.cpu_count() or 1) >= 2 else "")
+    failed = 0
+    try:
+        for conns, bar in MEMORY_BARS:
+            argv = [bin_path, "redis", "-port", str(server.port), "-p", str(conns), "-c", str(conns * 20), "-r", "100000",
+                    "--data-size", "64", "-q", "--no-server-stats", "--allow-errors", "-command", "SET key:__RAND__ __DATA__"]
+            cmds, _, _, rss = run_once(server, "", "tairbench", argv)
+            ok = rss <= bar and cmds >= conns * 20
+            failed |= not ok
+            print(f"tairbench client memory, {conns:,} connections: {rss:.0f} MB max RSS, {cmds} commands (bar {bar} MB) {'PASS' if ok else 'FAIL'}")
+    finally:
+        server.stop()
+    return int(failed)
 
 
 if __name__ == "__main__":

@@ -250,3 +250,38 @@ func BenchmarkCommandSlot(b *testing.B) {
 		_ = commandSlot(cmd)
 	}
 }
+
+// TestSlotWorkerDoesNotAllocate checks the cluster hot path: once warm, a
+// request (encoding, routing, writing and reading, split over the nodes or
+// not) allocates nothing.
+func TestSlotWorkerDoesNotAllocate(t *testing.T) {
+	cl := testenv.StartCluster(t, 3)
+	for _, tc := range []struct {
+		name               string
+		template           string
+		batching, pipeline int
+	}{
+		{"single", "SET k-__RAND__ v", 0, 0},
+		{"pipeline over nodes", "SET k-__RAND__ v", 0, 16},
+		{"pipeline on one tag", "SET {t}k-__RAND__ v", 0, 16},
+		{"batches over slots", "SET k-__RAND__ v", 10, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, _ := clusterRun(t, cl.Nodes[0].Addr, tc.template, tc.batching, tc.pipeline, engine.Config{Workers: 1})
+			w, err := f.NewWorker(context.Background(), 0, 1)
+			require.NoError(t, err)
+			defer w.Close()
+			var s engine.Step
+			req := func() {
+				s = engine.Step{}
+				w.Prepare()
+				require.NoError(t, w.Exec(context.Background(), &s))
+			}
+			for range 200 { // dial every node, grow the buffers
+				req()
+			}
+			assert.Zero(t, testing.AllocsPerRun(500, req))
+			assert.Zero(t, s.Failed)
+		})
+	}
+}

@@ -55,9 +55,11 @@ type slotWorker struct {
 	topo      *topology // the map nodeConns follows
 	nodeConns []*Conn
 
-	// Per request scratch.
+	// Per request scratch: each command's node, each node's part of the
+	// request, and a transaction sent again.
 	node  []int
 	out   [][]byte
+	retry []byte
 	redo  []int
 	txns  []txn
 	rep   resp.Reply
@@ -264,13 +266,27 @@ func (w *slotWorker) pipeline(s *engine.Step) error {
 	for k := range topo.addrs {
 		w.out[k] = w.out[k][:0]
 	}
+	one := true
 	for i := 0; i < n; i++ {
 		nd := nodeFor(topo, w.slots[i])
 		w.node = append(w.node, nd)
-		w.out[nd] = append(w.out[nd], w.cmd(i)...)
+		one = one && nd == w.node[0]
 	}
-	if err := w.flushNodes(s); err != nil {
-		return err
+	if one { // one node serves the whole request (a hash tag, or one node): no copy
+		c, err := w.conn(w.node[0])
+		if err != nil {
+			return err
+		}
+		if err := w.write(c, w.cmds, s); err != nil {
+			return err
+		}
+	} else {
+		for i := 0; i < n; i++ {
+			w.out[w.node[i]] = append(w.out[w.node[i]], w.cmd(i)...)
+		}
+		if err := w.flushNodes(s); err != nil {
+			return err
+		}
 	}
 	w.redo = w.redo[:0]
 	for i := 0; i < n; i++ {
@@ -326,9 +342,15 @@ func (w *slotWorker) batch(s *engine.Step) error {
 				break
 			}
 		}
-		if k < 0 {
-			w.txns = append(w.txns, txn{node: nodeFor(topo, w.slots[i]), slot: w.slots[i], cmds: w.txnCmds(len(w.txns))})
-			k = len(w.txns) - 1
+		if k < 0 { // a new transaction, reusing the index slice of an earlier request's
+			k = len(w.txns)
+			if k < cap(w.txns) {
+				w.txns = w.txns[:k+1]
+			} else {
+				w.txns = append(w.txns, txn{})
+			}
+			t := &w.txns[k]
+			t.node, t.slot, t.cmds = nodeFor(topo, w.slots[i]), w.slots[i], t.cmds[:0]
 		}
 		w.txns[k].cmds = append(w.txns[k].cmds, i)
 	}
@@ -355,14 +377,6 @@ func (w *slotWorker) batch(s *engine.Step) error {
 				return err
 			}
 		}
-	}
-	return nil
-}
-
-// txnCmds reuses the k-th transaction's index slice.
-func (w *slotWorker) txnCmds(k int) []int {
-	if k < cap(w.txns) {
-		return w.txns[:k+1][k].cmds[:0]
 	}
 	return nil
 }
@@ -464,12 +478,12 @@ func (w *slotWorker) retryTxn(t txn, redir string, s *engine.Step) error {
 		if err != nil {
 			return err
 		}
-		b := w.out[0][:0]
+		b := w.retry[:0]
 		if ask {
 			b = append(b, asking...)
 		}
 		b = w.appendTxn(b, t)
-		w.out[0] = b
+		w.retry = b
 		if err := w.write(c, b, s); err != nil {
 			return err
 		}
