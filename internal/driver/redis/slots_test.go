@@ -108,11 +108,7 @@ func TestSlotWorkerModes(t *testing.T) {
 		}
 		return n
 	}
-	for _, tc := range []struct {
-		name               string
-		template           string
-		batching, pipeline int
-	}{
+	for _, tc := range []clusterCase{
 		{"single", "SET k-__RAND__ v", 0, 0},
 		{"pipeline", "SET k-__RAND__ v", 0, 16},
 		{"batch one slot", "SET {t}k-__RAND__ v", 10, 0},
@@ -238,6 +234,13 @@ func followMigration(t *testing.T, batching, pipeline int) {
 	assert.Equal(t, "0", testenv.Do(t, src, "CLUSTER", "COUNTKEYSINSLOT", fmt.Sprint(slot)))
 }
 
+// clusterCase is a template run in one mode against the cluster.
+type clusterCase struct {
+	name               string
+	template           string
+	batching, pipeline int
+}
+
 type resultRun struct {
 	ops, errors, lastErrors int64
 	examples                []string
@@ -256,11 +259,7 @@ func BenchmarkCommandSlot(b *testing.B) {
 // not) allocates nothing.
 func TestSlotWorkerDoesNotAllocate(t *testing.T) {
 	cl := testenv.StartCluster(t, 3)
-	for _, tc := range []struct {
-		name               string
-		template           string
-		batching, pipeline int
-	}{
+	for _, tc := range []clusterCase{
 		{"single", "SET k-__RAND__ v", 0, 0},
 		{"pipeline over nodes", "SET k-__RAND__ v", 0, 16},
 		{"pipeline on one tag", "SET {t}k-__RAND__ v", 0, 16},
