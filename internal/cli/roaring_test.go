@@ -107,7 +107,7 @@ func TestTairStyleAuthFallback(t *testing.T) {
 func TestRoaringSuiteCapacity(t *testing.T) {
 	jsonPath := filepath.Join(t.TempDir(), "suite.json")
 	res := run(context.Background(), "roaring", "--embedded", "--cases", "single-read/getbit,batch/setbit-p20-b10",
-		"--slo", "p99<500ms", "--slo-window", "0.5", "--slo-warmup", "0.1", "--slo-start", "2000", "--slo-max-steps", "2", "--json", jsonPath)
+		"--slo", "p99<500ms", "--slo-window", "0.5", "--slo-warmup", "0.1", "--slo-start", "2000", "--slo-max-steps", "4", "--json", jsonPath)
 	require.Equal(t, 0, res.code, res.err)
 	assert.Contains(t, res.out, "Capacity at p99<500ms")
 	assert.Contains(t, res.out, "QPS@SLO")

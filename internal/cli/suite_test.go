@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -113,15 +114,18 @@ func TestSuiteESSDAgainstRedisServer(t *testing.T) {
 
 // TestSuiteCapacity runs the ESSD suite's run phases as capacity searches on
 // the embedded server: the load runs as published (no search), each run
-// phase's measured QPS is its search's answer, and the text lists them.
+// phase's measured QPS is its search's answer, and the text lists them. The
+// answer itself depends on the machine's load (a busy CI machine can miss
+// 99% of the first rate in a half-second window, and the search then
+// halves), so the test checks that text, JSON and search agree rather than
+// one figure.
 func TestSuiteCapacity(t *testing.T) {
 	jsonPath := filepath.Join(t.TempDir(), "e.json")
 	res := run(context.Background(), "suite", "essd", "--embedded", "--records", "2000", "--threads", "4",
-		"--slo", "p99<500ms", "--slo-window", "0.5", "--slo-warmup", "0.1", "--slo-start", "500", "--slo-max-steps", "2", "--json", jsonPath)
+		"--slo", "p99<500ms", "--slo-window", "0.5", "--slo-warmup", "0.1", "--slo-start", "500", "--slo-max-steps", "4", "--json", jsonPath)
 	require.Equal(t, 0, res.code, res.err)
 	assert.Contains(t, res.out, "capacity at p99<500ms")
 	assert.Contains(t, res.out, "capacity searches (p99<500ms):")
-	assert.Contains(t, res.out, "ESSD, Zipfian-Read: held 1000/s")
 	s := readSuite(t, jsonPath)
 	assert.Equal(t, "p99<500ms", s.SLO)
 	require.Len(t, s.Cases, 4)
@@ -129,7 +133,11 @@ func TestSuiteCapacity(t *testing.T) {
 	assert.Equal(t, int64(2000), s.Cases[0].Run.Totals.Ops)
 	for _, c := range s.Cases[1:] {
 		require.NotNil(t, c.Capacity, c.Name)
-		assert.Equal(t, 1000.0, c.Measured.QPS, c.Name)
+		require.Positive(t, c.Capacity.HighestHeld, "%s: %s", c.Name, res.out)
+		assert.Equal(t, c.Capacity.HighestHeld, c.Measured.QPS, c.Name)
+		assert.Equal(t, 500.0, c.Capacity.Steps[0].Rate, "%s: the search starts at --slo-start", c.Name)
+		assert.LessOrEqual(t, len(c.Capacity.Steps), 4+1, "%s: steps within --slo-max-steps (plus a confirmation)", c.Name)
 		assert.InDelta(t, c.Measured.QPS/c.Reference.QPS, c.Ratio, 1e-9)
+		assert.Contains(t, res.out, fmt.Sprintf("ESSD, %s: held %.0f/s", c.Name, c.Capacity.HighestHeld))
 	}
 }
