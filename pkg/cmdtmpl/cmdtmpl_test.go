@@ -263,6 +263,34 @@ func TestAppendRESPMatchesArgs(t *testing.T) {
 	}
 }
 
+// TestDrawMatchesAppendRESP checks the two-step expansion a cluster client
+// uses: Arg reads each drawn argument, and AppendDrawn encodes the same
+// command AppendRESP would (same seed, same commands), without allocating.
+func TestDrawMatchesAppendRESP(t *testing.T) {
+	tp, err := Parse(`HSET "h __RAND__" f-__RAND2{x}__ __DATA__ v-__RAND2{x}__ ""`)
+	require.NoError(t, err)
+	p, err := Compile(tp, opts(100, 100))
+	require.NoError(t, err)
+	g1, g2 := p.NewGen(7), p.NewGen(7)
+	var want, got []byte
+	for i := 0; i < 50; i++ {
+		want = g1.AppendRESP(want[:0])
+		g2.Draw()
+		args := readRESPArray(t, bufio.NewReader(bytes.NewReader(want)))
+		for j, a := range args {
+			assert.Equal(t, a, string(g2.Arg(j)), "argument %d", j)
+		}
+		got = g2.AppendDrawn(got[:0])
+		assert.Equal(t, string(want), string(got))
+	}
+	allocs := testing.AllocsPerRun(1000, func() {
+		g2.Draw()
+		_ = g2.Arg(1)
+		got = g2.AppendDrawn(got[:0])
+	})
+	assert.Zero(t, allocs)
+}
+
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		"TR.SETBIT foo-__RAND__ __RAND2__ 1",
@@ -292,30 +320,47 @@ func FuzzParse(f *testing.F) {
 		if len(got) != tp.NumArgs() {
 			t.Fatalf("got %d args, want %d", len(got), tp.NumArgs())
 		}
+		g.Draw()
+		for i := range got {
+			_ = g.Arg(i)
+		}
+		if buf2 := g.AppendDrawn(nil); len(readRESPArray(t, bufio.NewReader(bytes.NewReader(buf2)))) != tp.NumArgs() {
+			t.Fatalf("AppendDrawn: wrong argument count")
+		}
 	})
 }
 
+// BenchmarkAppendRESP encodes a command in one step (AppendRESP, the
+// standalone path) and in two (Draw, then AppendDrawn: the cluster path,
+// which reads the key in between).
 func BenchmarkAppendRESP(b *testing.B) {
 	for _, tmpl := range []string{
 		"TR.GETBIT foo-__RAND__ __RAND2__",
 		"SET key:__RAND__ __DATA__",
 		"TR.SETBITS foo " + strings.Repeat("__RAND__ ", 100),
 	} {
-		b.Run(strings.Fields(tmpl)[0], func(b *testing.B) {
-			tp, err := Parse(tmpl)
-			require.NoError(b, err)
-			o := opts(10_000_000, 100_000)
-			o.DataSize = 64
-			p, err := Compile(tp, o)
-			require.NoError(b, err)
-			g := p.NewGen(1)
-			buf := make([]byte, 0, 4096)
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				buf = g.AppendRESP(buf[:0])
-			}
-		})
+		for _, mode := range []string{"", "/draw"} {
+			b.Run(strings.Fields(tmpl)[0]+mode, func(b *testing.B) {
+				tp, err := Parse(tmpl)
+				require.NoError(b, err)
+				o := opts(10_000_000, 100_000)
+				o.DataSize = 64
+				p, err := Compile(tp, o)
+				require.NoError(b, err)
+				g := p.NewGen(1)
+				buf := make([]byte, 0, 4096)
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if mode == "" {
+						buf = g.AppendRESP(buf[:0])
+						continue
+					}
+					g.Draw()
+					buf = g.AppendDrawn(buf[:0])
+				}
+			})
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package cmdtmpl
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -187,7 +188,22 @@ type Gen struct {
 	slots   []uint64
 	have    []bool
 	ends    []int
+	// drawn holds where each argument of the drawn command is (Draw).
+	drawn []span
 }
+
+// span locates one drawn argument's value: the literal of the template, a
+// slice of the generator's buffer, or a slice of the __DATA__ pool.
+type span struct {
+	src    uint8
+	lo, hi int32
+}
+
+const (
+	srcLit uint8 = iota
+	srcBuf
+	srcData
+)
 
 const dataPool = 64 << 10
 
@@ -341,19 +357,78 @@ func (g *Gen) AppendRESP(dst []byte) []byte {
 		if len(a.segs) == 1 && a.segs[0].kind == segData { // a whole value: no scratch copy
 			size := g.dataLen()
 			off := g.rng.IntN(len(g.data) - size + 1)
-			dst = append(dst, '$')
-			dst = strconv.AppendInt(dst, int64(size), 10)
-			dst = append(dst, '\r', '\n')
-			dst = append(dst, g.data[off:off+size]...)
-			dst = append(dst, '\r', '\n')
+			dst = appendBulk(dst, g.data[off:off+size])
 			continue
 		}
 		g.scratch = g.appendArgValue(g.scratch[:0], a)
-		dst = append(dst, '$')
-		dst = strconv.AppendInt(dst, int64(len(g.scratch)), 10)
-		dst = append(dst, '\r', '\n')
-		dst = append(dst, g.scratch...)
-		dst = append(dst, '\r', '\n')
+		dst = appendBulk(dst, g.scratch)
+	}
+	return dst
+}
+
+// appendBulk appends v as a RESP bulk string.
+func appendBulk(dst, v []byte) []byte {
+	dst = append(dst, '$')
+	dst = strconv.AppendInt(dst, int64(len(v)), 10)
+	dst = append(dst, '\r', '\n')
+	dst = append(dst, v...)
+	return append(dst, '\r', '\n')
+}
+
+// Draw expands one command without encoding it: Arg reads its arguments
+// and AppendDrawn encodes it. A cluster client reads the key's slot this
+// way before choosing which node's buffer the command goes to.
+func (g *Gen) Draw() {
+	g.reset()
+	args := g.p.t.args
+	g.scratch, g.drawn = g.scratch[:0], g.drawn[:0]
+	for i := range args {
+		a := &args[i]
+		switch {
+		case a.enc != nil:
+			g.drawn = append(g.drawn, span{src: srcLit})
+		case len(a.segs) == 1 && a.segs[0].kind == segData: // a whole value: a slice of the pool, no copy
+			size := g.dataLen()
+			off := g.rng.IntN(len(g.data) - size + 1)
+			g.drawn = append(g.drawn, span{src: srcData, lo: int32(off), hi: int32(off + size)})
+		default:
+			lo := len(g.scratch)
+			g.scratch = g.appendArgValue(g.scratch, a)
+			g.drawn = append(g.drawn, span{src: srcBuf, lo: int32(lo), hi: int32(len(g.scratch))})
+		}
+	}
+}
+
+// Arg returns argument i (0 is the command name) of the command Draw
+// expanded; it stays valid until the next call of a method of g.
+func (g *Gen) Arg(i int) []byte {
+	sp := g.drawn[i]
+	switch sp.src {
+	case srcBuf:
+		return g.scratch[sp.lo:sp.hi]
+	case srcData:
+		return g.data[sp.lo:sp.hi]
+	}
+	enc := g.p.t.args[i].enc
+	return enc[bytes.IndexByte(enc, '\n')+1 : len(enc)-2]
+}
+
+// AppendDrawn appends the command Draw expanded, encoded as a RESP array of
+// bulk strings, to dst.
+func (g *Gen) AppendDrawn(dst []byte) []byte {
+	args := g.p.t.args
+	dst = append(dst, '*')
+	dst = strconv.AppendInt(dst, int64(len(args)), 10)
+	dst = append(dst, '\r', '\n')
+	for i := range args {
+		switch sp := g.drawn[i]; sp.src {
+		case srcLit:
+			dst = append(dst, args[i].enc...)
+		case srcBuf:
+			dst = appendBulk(dst, g.scratch[sp.lo:sp.hi])
+		default:
+			dst = appendBulk(dst, g.data[sp.lo:sp.hi])
+		}
 	}
 	return dst
 }

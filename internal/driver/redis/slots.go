@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tairbench/tairbench/internal/target"
+	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 )
 
 // SlotCount is the number of hash slots of a Redis Cluster.
@@ -31,10 +32,23 @@ var crcTable = func() (t [256]uint16) {
 	return t
 }()
 
+// crcTable2 is crcTable advanced through one more zero byte, so that crc16
+// takes two bytes a step with two independent lookups (CRC is linear: the
+// first byte's term is shifted through the second byte).
+var crcTable2 = func() (t [256]uint16) {
+	for i, c := range crcTable {
+		t[i] = c<<8 ^ crcTable[c>>8]
+	}
+	return t
+}()
+
 func crc16(b []byte) uint16 {
 	var c uint16
-	for _, x := range b {
-		c = c<<8 ^ crcTable[byte(c>>8)^x]
+	for ; len(b) >= 2; b = b[2:] {
+		c = crcTable2[byte(c>>8)^b[0]] ^ crcTable[byte(c)^b[1]]
+	}
+	if len(b) == 1 {
+		c = c<<8 ^ crcTable[byte(c>>8)^b[0]]
 	}
 	return c
 }
@@ -73,65 +87,63 @@ func keyArg(name []byte, nargs int) int {
 // scriptCommands take their keys after the script and the key count.
 var scriptCommands = [][]byte{[]byte("EVAL"), []byte("EVALSHA"), []byte("EVAL_RO"), []byte("EVALSHA_RO"), []byte("FCALL"), []byte("FCALL_RO")}
 
-// commandSlot reads one RESP-encoded command (an array of bulk strings) and
-// returns the slot of its key, or -1 for a command without one.
-func commandSlot(cmd []byte) int {
-	n, rest, ok := respHeader(cmd, '*')
-	if !ok {
+// drawnSlot is the slot of the command gen drew: of its argument ki, or,
+// when ki is keyDynamic, of the key argument its drawn name implies; -1
+// for a command without a key (ki -1).
+func drawnSlot(gen *cmdtmpl.Gen, ki, nargs int) int {
+	if ki == keyDynamic {
+		ki = keyArg(gen.Arg(0), nargs)
+	}
+	if ki < 0 {
 		return -1
 	}
-	var name []byte
-	ki := -1
-	for i := 0; i < n; i++ {
-		var arg []byte
-		if arg, rest, ok = respBulk(rest); !ok {
-			return -1
-		}
-		if i == 0 {
-			name = arg
-			if ki = keyArg(name, n); ki < 0 {
-				return -1
-			}
-		}
-		if i == ki {
-			return KeySlot(arg)
-		}
-	}
-	return -1
+	return KeySlot(gen.Arg(ki))
 }
 
-// respHeader reads "<kind><n>\r\n".
-func respHeader(b []byte, kind byte) (int, []byte, bool) {
-	if len(b) < 4 || b[0] != kind {
-		return 0, nil, false
+// keyArgOf is a template's key argument: fixed by a literal command name,
+// or keyDynamic when the name is drawn.
+func keyArgOf(t *cmdtmpl.Template) int {
+	if name := t.Name(); name != "" {
+		return keyArg([]byte(name), t.NumArgs())
 	}
-	n, i := 0, 1
-	for ; i < len(b) && b[i] != '\r'; i++ {
-		if b[i] < '0' || b[i] > '9' {
-			return 0, nil, false
-		}
-		n = n*10 + int(b[i]-'0')
-	}
-	if i+1 >= len(b) {
-		return 0, nil, false
-	}
-	return n, b[i+2:], true
-}
-
-// respBulk reads "$<n>\r\n<n bytes>\r\n".
-func respBulk(b []byte) ([]byte, []byte, bool) {
-	n, rest, ok := respHeader(b, '$')
-	if !ok || len(rest) < n+2 {
-		return nil, nil, false
-	}
-	return rest[:n], rest[n+2:], true
+	return keyDynamic
 }
 
 // topology maps each slot to a node; a new one replaces it whole.
 type topology struct {
-	slots [SlotCount]int32 // node index, -1 when no node serves the slot
+	slots [SlotCount]uint16 // node index, noNode when no node serves the slot
 	addrs []string
+	// The map as runs of slots with one owner (ends[i] is run i's last
+	// slot), set by index when there are at most maxRuns: a few bytes that
+	// stay in the CPU's first-level cache, where the 32 KB map is read
+	// from further away once the network stack has run (a quarter of the
+	// cluster path's own CPU went to that one read).
+	ends, owners []uint16
 }
+
+// maxRuns bounds the runs nodeFor scans; a map split finer (many single
+// slots migrated) is read directly.
+const maxRuns = 16
+
+// index sets the runs of the map (none past maxRuns).
+func (t *topology) index() {
+	t.ends, t.owners = nil, nil
+	var ends, owners []uint16
+	for s := 0; s < SlotCount; s++ {
+		if s == SlotCount-1 || t.slots[s+1] != t.slots[s] {
+			if len(ends) == maxRuns {
+				return
+			}
+			ends, owners = append(ends, uint16(s)), append(owners, t.slots[s])
+		}
+	}
+	t.ends, t.owners = ends, owners
+}
+
+// noNode marks a slot no node serves. The map holds 16-bit node indexes
+// (32 KB rather than 64): the lookup per command is the cluster path's
+// costliest line when the map falls out of the CPU's first-level cache.
+const noNode = 0xFFFF
 
 func (t *topology) nodeOf(addr string) int {
 	for i, a := range t.addrs {
@@ -197,14 +209,14 @@ func fetchTopology(ctx context.Context, t target.Target) (*topology, error) {
 	defer cl.Close()
 	topo := &topology{}
 	for i := range topo.slots {
-		topo.slots[i] = -1
+		topo.slots[i] = noNode
 	}
-	node := func(addr string) int32 {
+	node := func(addr string) uint16 {
 		if i := topo.nodeOf(addr); i >= 0 {
-			return int32(i)
+			return uint16(i)
 		}
 		topo.addrs = append(topo.addrs, addr)
-		return int32(len(topo.addrs) - 1)
+		return uint16(len(topo.addrs) - 1)
 	}
 	ranges, err := cl.ClusterSlots(ctx).Result()
 	if err == nil {
@@ -243,6 +255,7 @@ func fetchTopology(ctx context.Context, t target.Target) (*topology, error) {
 	if len(topo.addrs) == 0 {
 		return nil, errNoSlots
 	}
+	topo.index()
 	return topo, nil
 }
 
@@ -266,7 +279,7 @@ func (cs *clusterState) moved(slot int, addr string) {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	old := cs.cur.Load()
-	if i := old.nodeOf(addr); i >= 0 && old.slots[slot] == int32(i) {
+	if i := old.nodeOf(addr); i >= 0 && old.slots[slot] == uint16(i) {
 		return // another worker got there first
 	}
 	next := &topology{slots: old.slots, addrs: append([]string(nil), old.addrs...)}
@@ -275,7 +288,8 @@ func (cs *clusterState) moved(slot int, addr string) {
 		next.addrs = append(next.addrs, addr)
 		i = len(next.addrs) - 1
 	}
-	next.slots[slot] = int32(i)
+	next.slots[slot] = uint16(i)
+	next.index()
 	cs.cur.Store(next)
 }
 

@@ -15,7 +15,6 @@ import (
 	"github.com/tairbench/tairbench/internal/target"
 	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
-	"github.com/tairbench/tairbench/pkg/resp"
 )
 
 func TestKeySlot(t *testing.T) {
@@ -38,21 +37,105 @@ func TestKeySlot(t *testing.T) {
 	}
 }
 
-func TestCommandSlot(t *testing.T) {
+// TestDrawnSlot reads the key's slot from a drawn command: the first
+// argument, the first key of a script command, none for a command without
+// one; a name drawn from the template finds its key per command.
+func TestDrawnSlot(t *testing.T) {
 	tests := []struct {
-		args []string
-		slot int
+		template string
+		slot     int
 	}{
-		{[]string{"SET", "foo", "v"}, 12182},
-		{[]string{"get", "{foo}x"}, 12182},
-		{[]string{"EVALSHA", "abc", "1", "foo"}, 12182},
-		{[]string{"EVAL", "return 1", "0"}, -1},
-		{[]string{"PING"}, -1},
+		{"SET foo v", 12182},
+		{"get {foo}x", 12182},
+		{"EVALSHA abc 1 foo", 12182},
+		{"EVAL 'return 1' 0", -1},
+		{"PING", -1},
+		{"SET {t}k-__RAND__ __DATA__", KeySlot([]byte("t"))},
+		{"__RAND__ foo", 12182}, // a drawn name: the key is its first argument
 	}
 	for _, tc := range tests {
-		assert.Equal(t, tc.slot, commandSlot(resp.AppendCommand(nil, tc.args...)), "%v", tc.args)
+		tp, err := cmdtmpl.Parse(tc.template)
+		require.NoError(t, err)
+		var o cmdtmpl.Options
+		o.Ranges[1] = cmdtmpl.Range{Max: 100}
+		o.DataSize = 8
+		p, err := cmdtmpl.Compile(tp, o)
+		require.NoError(t, err, tc.template)
+		g := p.NewGen(1)
+		g.Draw()
+		assert.Equal(t, tc.slot, drawnSlot(g, keyArgOf(tp), tp.NumArgs()), tc.template)
 	}
-	assert.Equal(t, -1, commandSlot([]byte("*2\r\n$3\r\nGET\r\n$9\r\nfoo")), "truncated")
+}
+
+// TestNodeForRuns checks the lookup by runs against the map itself: for a
+// map cut into 3 runs (a new cluster), into 16 (the most nodeFor scans), a
+// map with slots no node serves, and one cut finer, which is read directly.
+func TestNodeForRuns(t *testing.T) {
+	cuts := func(bounds ...int) *topology {
+		topo := &topology{addrs: []string{"a", "b", "c"}}
+		nd, b := uint16(0), 0
+		for s := range topo.slots {
+			if b < len(bounds) && s == bounds[b] {
+				nd, b = (nd+1)%3, b+1
+			}
+			topo.slots[s] = nd
+		}
+		return topo
+	}
+	fifteen := make([]int, 15)
+	for i := range fifteen {
+		fifteen[i] = (i + 1) * 1000
+	}
+	gaps := cuts(5461, 10923)
+	for s := 100; s < 200; s++ {
+		gaps.slots[s] = noNode
+	}
+	fine := cuts(5461, 10923)
+	for s := 0; s < 40; s += 2 {
+		fine.slots[s] = 2
+	}
+	for _, tc := range []struct {
+		name string
+		topo *topology
+		runs int
+	}{
+		{"a new cluster", cuts(5461, 10923), 3},
+		{"16 runs", cuts(fifteen...), 16},
+		{"slots no node serves", gaps, 5},
+		{"cut finer", fine, 0},
+	} {
+		tc.topo.index()
+		assert.Len(t, tc.topo.ends, tc.runs, tc.name)
+		for s := 0; s < SlotCount; s++ {
+			want := int(tc.topo.slots[s])
+			if tc.topo.slots[s] == noNode {
+				want = 0
+			}
+			if got := nodeFor(tc.topo, s); got != want {
+				t.Fatalf("%s: slot %d: node %d, want %d", tc.name, s, got, want)
+			}
+		}
+		assert.Equal(t, 0, nodeFor(tc.topo, -1), "a command without a key")
+	}
+}
+
+// TestCRC16TwoBytesAStep checks the two-bytes-a-step CRC against the
+// byte-at-a-time definition, for every length up to 64.
+func TestCRC16TwoBytesAStep(t *testing.T) {
+	ref := func(b []byte) uint16 {
+		var c uint16
+		for _, x := range b {
+			c = c<<8 ^ crcTable[byte(c>>8)^x]
+		}
+		return c
+	}
+	b := make([]byte, 64)
+	for i := range b {
+		b[i] = byte(i*131 + 7)
+	}
+	for n := 0; n <= len(b); n++ {
+		assert.Equal(t, ref(b[:n]), crc16(b[:n]), "length %d", n)
+	}
 }
 
 func TestRedirect(t *testing.T) {
@@ -71,12 +154,12 @@ func TestRedirect(t *testing.T) {
 	}
 }
 
-func FuzzCommandSlot(f *testing.F) {
-	f.Add(resp.AppendCommand(nil, "SET", "foo", "bar"))
-	f.Add([]byte("*3\r\n$4\r\nEVAL\r\n$1\r\nx\r\n$1\r\n1\r\n"))
+func FuzzRedirect(f *testing.F) {
 	f.Add([]byte("MOVED 1 a:1"))
+	f.Add([]byte("ASK 16383 127.0.0.1:7000"))
+	f.Add([]byte("MOVED 99999 x"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if s := commandSlot(b); s < -1 || s >= SlotCount {
+		if s := KeySlot(b); s < 0 || s >= SlotCount {
 			t.Fatalf("slot %d", s)
 		}
 		if _, s, _, ok := redirect(b); ok && (s < 0 || s >= SlotCount) {
@@ -246,11 +329,11 @@ type resultRun struct {
 	examples                []string
 }
 
-func BenchmarkCommandSlot(b *testing.B) {
-	cmd := resp.AppendCommand(nil, "SET", "key:12345", "value")
+func BenchmarkKeySlot(b *testing.B) {
+	key := []byte("key:12345")
 	b.ReportAllocs()
 	for b.Loop() {
-		_ = commandSlot(cmd)
+		_ = KeySlot(key)
 	}
 }
 
@@ -283,4 +366,40 @@ func TestSlotWorkerDoesNotAllocate(t *testing.T) {
 			assert.Zero(t, s.Failed)
 		})
 	}
+}
+
+// TestSlotWorkerReroutesAPreparedPipeline changes the slot map between
+// Prepare (which encodes a pipeline into its nodes' buffers) and Exec: the
+// request goes to the new map's nodes, with no MOVED to follow. The new map
+// is the same cluster with its nodes listed in reverse, so each node's index
+// changes while the servers stay put.
+func TestSlotWorkerReroutesAPreparedPipeline(t *testing.T) {
+	cl := testenv.StartCluster(t, 3)
+	f, _ := clusterRun(t, cl.Nodes[0].Addr, "SET k-__RAND__ v", 0, 16, engine.Config{Workers: 1})
+	w, err := f.NewWorker(context.Background(), 0, 1)
+	require.NoError(t, err)
+	defer w.Close()
+	sw := w.(*slotWorker)
+	var s engine.Step
+	w.Prepare()
+	require.NoError(t, w.Exec(context.Background(), &s))
+
+	w.Prepare()
+	old := sw.cs.cur.Load()
+	n := len(old.addrs)
+	rev := &topology{addrs: make([]string, n)}
+	for i, a := range old.addrs {
+		rev.addrs[n-1-i] = a
+	}
+	for slot, nd := range old.slots {
+		rev.slots[slot] = uint16(n-1) - nd
+	}
+	rev.index()
+	sw.cs.cur.Store(rev)
+	s = engine.Step{}
+	require.NoError(t, w.Exec(context.Background(), &s))
+	assert.Equal(t, 16, s.Ops)
+	assert.Zero(t, s.Failed, "%s", s.Err)
+	assert.Zero(t, sw.cs.Moved.Load(), "no command went to a node that does not serve it")
+	assert.True(t, rev == sw.prep, "the request now follows the new map")
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/bits"
 	"time"
 
 	"github.com/tairbench/tairbench/internal/engine"
@@ -43,21 +44,25 @@ type slotWorker struct {
 	cs   *clusterState
 	ctx  context.Context
 	gens []*cmdtmpl.Gen
+	keys []int // per operation type: its key's argument, or keyDynamic / -1
+	args []int // per operation type: its argument count
 	pick *picker
 	op   int
 
-	// The request: commands back to back, each one's end and slot.
+	// The request: each command's bytes (at) and slot. A pipeline's
+	// commands are encoded straight into their nodes' buffers (out) under
+	// the slot map prep; other requests' into cmds.
 	cmds  []byte
-	ends  []int
+	at    []cmdAt
 	slots []int
+	prep  *topology
 
 	conns     map[string]*Conn
 	topo      *topology // the map nodeConns follows
 	nodeConns []*Conn
 
-	// Per request scratch: each command's node, each node's part of the
-	// request, and a transaction sent again.
-	node  []int
+	// Per request scratch: each node's part of the request, and a
+	// transaction sent again.
 	out   [][]byte
 	retry []byte
 	redo  []int
@@ -66,6 +71,14 @@ type slotWorker struct {
 	errBf []byte
 }
 
+// cmdAt locates one command of the request: bytes lo:hi of node buf's
+// part (out[buf]), or of cmds when buf is -1.
+type cmdAt struct{ buf, lo, hi int }
+
+// keyDynamic marks an operation whose command name is drawn: its key's
+// argument is found for each command.
+const keyDynamic = -2
+
 // txn is one transaction of a batch: the commands of one slot.
 type txn struct {
 	node, slot int
@@ -73,28 +86,79 @@ type txn struct {
 }
 
 func newSlotWorker(f *Factory, cs *clusterState, ctx context.Context, gens []*cmdtmpl.Gen, pick *picker) *slotWorker {
-	return &slotWorker{f: f, cs: cs, ctx: ctx, gens: gens, pick: pick, conns: map[string]*Conn{}}
+	w := &slotWorker{f: f, cs: cs, ctx: ctx, gens: gens, pick: pick, conns: map[string]*Conn{}}
+	progs := []*cmdtmpl.Program{f.Workload.Program}
+	if f.Workload.mixed() {
+		progs = progs[:0]
+		for _, o := range f.Workload.Ops {
+			progs = append(progs, o.Program)
+		}
+	}
+	for _, p := range progs {
+		w.keys, w.args = append(w.keys, keyArgOf(p.Template())), append(w.args, p.Template().NumArgs())
+	}
+	return w
 }
 
+// Prepare expands the request and reads each command's slot from its key
+// as drawn; a pipeline's commands go straight to their nodes' buffers.
 func (w *slotWorker) Prepare() {
 	w.op = w.pick.pick()
-	gen := w.gens[w.op]
+	gen, ki := w.gens[w.op], w.keys[w.op]
 	n := w.f.Workload.OpsPerRequest()
-	w.cmds, w.ends, w.slots = w.cmds[:0], w.ends[:0], w.slots[:0]
+	w.cmds, w.at, w.slots = w.cmds[:0], w.at[:0], w.slots[:0]
+	var topo *topology
+	if w.f.Workload.Mode == Pipeline {
+		topo = w.bind()
+		w.prep = topo
+		for k := range w.out {
+			w.out[k] = w.out[k][:0]
+		}
+	}
 	for i := 0; i < n; i++ {
-		start := len(w.cmds)
-		w.cmds = gen.AppendRESP(w.cmds)
-		w.ends = append(w.ends, len(w.cmds))
-		w.slots = append(w.slots, commandSlot(w.cmds[start:]))
+		gen.Draw()
+		slot := drawnSlot(gen, ki, w.args[w.op])
+		w.slots = append(w.slots, slot)
+		if topo != nil {
+			nd := nodeFor(topo, slot)
+			lo := len(w.out[nd])
+			w.out[nd] = gen.AppendDrawn(w.out[nd])
+			w.at = append(w.at, cmdAt{nd, lo, len(w.out[nd])})
+			continue
+		}
+		lo := len(w.cmds)
+		w.cmds = gen.AppendDrawn(w.cmds)
+		w.at = append(w.at, cmdAt{-1, lo, len(w.cmds)})
 	}
 }
 
 func (w *slotWorker) cmd(i int) []byte {
-	start := 0
-	if i > 0 {
-		start = w.ends[i-1]
+	a := w.at[i]
+	if a.buf < 0 {
+		return w.cmds[a.lo:a.hi]
 	}
-	return w.cmds[start:w.ends[i]]
+	return w.out[a.buf][a.lo:a.hi]
+}
+
+// reroute moves a pipeline prepared under an older slot map to the
+// current one's nodes (after a MOVED between Prepare and Exec).
+func (w *slotWorker) reroute(topo *topology) {
+	w.cmds = w.cmds[:0]
+	for i := range w.at {
+		lo := len(w.cmds)
+		w.cmds = append(w.cmds, w.cmd(i)...)
+		w.at[i] = cmdAt{-1, lo, len(w.cmds)}
+	}
+	for k := range w.out {
+		w.out[k] = w.out[k][:0]
+	}
+	for i := range w.at {
+		nd := nodeFor(topo, w.slots[i])
+		lo := len(w.out[nd])
+		w.out[nd] = append(w.out[nd], w.cmd(i)...)
+		w.at[i] = cmdAt{nd, lo, len(w.out[nd])}
+	}
+	w.prep = topo
 }
 
 // bind follows the current slot map.
@@ -113,11 +177,26 @@ func (w *slotWorker) bind() *topology {
 	return topo
 }
 
+// nodeFor is the node serving slot (the first node for a command without
+// a key, or a slot no node serves).
 func nodeFor(topo *topology, slot int) int {
-	if slot < 0 || topo.slots[slot] < 0 {
+	if slot < 0 {
 		return 0
 	}
-	return int(topo.slots[slot])
+	var nd uint16
+	if topo.ends != nil {
+		i := 0
+		for _, e := range topo.ends { // count the runs that end before slot, without a branch to mispredict
+			i += int(uint(int(e)-slot) >> (bits.UintSize - 1))
+		}
+		nd = topo.owners[i]
+	} else {
+		nd = topo.slots[slot]
+	}
+	if nd == noNode {
+		return 0
+	}
+	return int(nd)
 }
 
 // connTo returns the connection to addr, dialling it the first time.
@@ -257,53 +336,42 @@ func (w *slotWorker) one(s *engine.Step, i int) error {
 	}
 }
 
-// pipeline sends one pipeline per node, then reads the replies in the
-// request's order; a redirected command is sent again alone.
+// pipeline writes each node's part of the request (encoded there by
+// Prepare), then reads the replies node by node in the order it wrote them,
+// so that the replies read first are the ones that come back first (one
+// wait per request, rather than one per node in the request's order); a
+// redirected command is sent again alone.
 func (w *slotWorker) pipeline(s *engine.Step) error {
-	topo := w.topo
-	n := len(w.ends)
-	w.node = w.node[:0]
-	for k := range topo.addrs {
-		w.out[k] = w.out[k][:0]
+	if w.prep != w.topo {
+		w.reroute(w.topo)
 	}
-	one := true
-	for i := 0; i < n; i++ {
-		nd := nodeFor(topo, w.slots[i])
-		w.node = append(w.node, nd)
-		one = one && nd == w.node[0]
-	}
-	if one { // one node serves the whole request (a hash tag, or one node): no copy
-		c, err := w.conn(w.node[0])
-		if err != nil {
-			return err
-		}
-		if err := w.write(c, w.cmds, s); err != nil {
-			return err
-		}
-	} else {
-		for i := 0; i < n; i++ {
-			w.out[w.node[i]] = append(w.out[w.node[i]], w.cmd(i)...)
-		}
-		if err := w.flushNodes(s); err != nil {
-			return err
-		}
+	if err := w.flushNodes(s); err != nil {
+		return err
 	}
 	w.redo = w.redo[:0]
-	for i := 0; i < n; i++ {
-		c := w.nodeConns[w.node[i]]
+	for k := range w.topo.addrs {
+		if len(w.out[k]) == 0 {
+			continue
+		}
+		c := w.nodeConns[k]
 		if c == nil {
 			return errLostNode
 		}
-		if err := w.read(c, s); err != nil {
-			return err
-		}
-		if w.rep.IsError() {
-			if _, _, _, ok := redirect(w.rep.Err); ok {
-				w.redo = append(w.redo, i)
+		for i := range w.at {
+			if w.at[i].buf != k {
 				continue
 			}
+			if err := w.read(c, s); err != nil {
+				return err
+			}
+			if w.rep.IsError() {
+				if _, _, _, ok := redirect(w.rep.Err); ok {
+					w.redo = append(w.redo, i)
+					continue
+				}
+			}
+			w.count(s)
 		}
-		w.count(s)
 	}
 	for _, i := range w.redo {
 		if err := w.one(s, i); err != nil {
@@ -334,7 +402,7 @@ func (w *slotWorker) flushNodes(s *engine.Step) error {
 func (w *slotWorker) batch(s *engine.Step) error {
 	topo := w.topo
 	w.txns = w.txns[:0]
-	for i := range w.ends {
+	for i := range w.at {
 		k := -1
 		for j := range w.txns {
 			if w.txns[j].slot == w.slots[i] {
