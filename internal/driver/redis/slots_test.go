@@ -191,12 +191,7 @@ func TestSlotWorkerModes(t *testing.T) {
 		}
 		return n
 	}
-	for _, tc := range []clusterCase{
-		{"single", "SET k-__RAND__ v", 0, 0},
-		{"pipeline", "SET k-__RAND__ v", 0, 16},
-		{"batch one slot", "SET {t}k-__RAND__ v", 10, 0},
-		{"batch across slots", "SET k-__RAND__ v", 10, 0},
-	} {
+	for _, tc := range clusterModes {
 		t.Run(tc.name, func(t *testing.T) {
 			before, execs := calls("set"), calls("exec")
 			_, spec := clusterRun(t, cl.Nodes[0].Addr, tc.template, tc.batching, tc.pipeline, engine.Config{Workers: 3, Ops: 3000, Seed: 1})
@@ -324,6 +319,17 @@ type clusterCase struct {
 	batching, pipeline int
 }
 
+// clusterModes are the slot worker's request shapes: one command, a
+// pipeline split over the nodes or kept on one by a hash tag, a batch on
+// one slot and a batch over many.
+var clusterModes = []clusterCase{
+	{"single", "SET k-__RAND__ v", 0, 0},
+	{"pipeline over nodes", "SET k-__RAND__ v", 0, 16},
+	{"pipeline on one tag", "SET {t}k-__RAND__ v", 0, 16},
+	{"batch one slot", "SET {t}k-__RAND__ v", 10, 0},
+	{"batch across slots", "SET k-__RAND__ v", 10, 0},
+}
+
 type resultRun struct {
 	ops, errors, lastErrors int64
 	examples                []string
@@ -342,12 +348,7 @@ func BenchmarkKeySlot(b *testing.B) {
 // not) allocates nothing.
 func TestSlotWorkerDoesNotAllocate(t *testing.T) {
 	cl := testenv.StartCluster(t, 3)
-	for _, tc := range []clusterCase{
-		{"single", "SET k-__RAND__ v", 0, 0},
-		{"pipeline over nodes", "SET k-__RAND__ v", 0, 16},
-		{"pipeline on one tag", "SET {t}k-__RAND__ v", 0, 16},
-		{"batches over slots", "SET k-__RAND__ v", 10, 0},
-	} {
+	for _, tc := range clusterModes {
 		t.Run(tc.name, func(t *testing.T) {
 			f, _ := clusterRun(t, cl.Nodes[0].Addr, tc.template, tc.batching, tc.pipeline, engine.Config{Workers: 1})
 			w, err := f.NewWorker(context.Background(), 0, 1)
@@ -368,18 +369,25 @@ func TestSlotWorkerDoesNotAllocate(t *testing.T) {
 	}
 }
 
+// pipelineSlotWorker starts a 3-node cluster and returns one slot worker
+// that sends pipelines of 16 SETs over random keys.
+func pipelineSlotWorker(t *testing.T) *slotWorker {
+	cl := testenv.StartCluster(t, 3)
+	f, _ := clusterRun(t, cl.Nodes[0].Addr, "SET k-__RAND__ v", 0, 16, engine.Config{Workers: 1})
+	w, err := f.NewWorker(context.Background(), 0, 1)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = w.Close() })
+	return w.(*slotWorker)
+}
+
 // TestSlotWorkerReroutesAPreparedPipeline changes the slot map between
 // Prepare (which encodes a pipeline into its nodes' buffers) and Exec: the
 // request goes to the new map's nodes, with no MOVED to follow. The new map
 // is the same cluster with its nodes listed in reverse, so each node's index
 // changes while the servers stay put.
 func TestSlotWorkerReroutesAPreparedPipeline(t *testing.T) {
-	cl := testenv.StartCluster(t, 3)
-	f, _ := clusterRun(t, cl.Nodes[0].Addr, "SET k-__RAND__ v", 0, 16, engine.Config{Workers: 1})
-	w, err := f.NewWorker(context.Background(), 0, 1)
-	require.NoError(t, err)
-	defer w.Close()
-	sw := w.(*slotWorker)
+	sw := pipelineSlotWorker(t)
+	w := engine.Worker(sw)
 	var s engine.Step
 	w.Prepare()
 	require.NoError(t, w.Exec(context.Background(), &s))
@@ -402,4 +410,32 @@ func TestSlotWorkerReroutesAPreparedPipeline(t *testing.T) {
 	assert.Zero(t, s.Failed, "%s", s.Err)
 	assert.Zero(t, sw.cs.Moved.Load(), "no command went to a node that does not serve it")
 	assert.True(t, rev == sw.prep, "the request now follows the new map")
+}
+
+// TestSlotWorkerPipelineFollowsMovedOnce runs a pipeline under a stale map
+// that sends every command to one node: each command that node does not
+// serve gets MOVED and is sent once more, straight to its owner (it is
+// written twice in all, not three times), and every SET succeeds.
+func TestSlotWorkerPipelineFollowsMovedOnce(t *testing.T) {
+	sw := pipelineSlotWorker(t)
+	w := engine.Worker(sw)
+	real := sw.cs.cur.Load()
+	stale := &topology{addrs: real.addrs}
+	stale.index() // every slot at node 0
+	sw.cs.cur.Store(stale)
+
+	w.Prepare()
+	written, again := 0, 0
+	for i := range sw.at {
+		written += len(sw.cmd(i))
+		if nodeFor(real, sw.slots[i]) != 0 {
+			again += len(sw.cmd(i))
+		}
+	}
+	require.Positive(t, again, "some commands belong to other nodes")
+	var s engine.Step
+	require.NoError(t, w.Exec(context.Background(), &s))
+	assert.Equal(t, 16, s.Ops)
+	assert.Zero(t, s.Failed, "%s", s.Err)
+	assert.Equal(t, written+again, s.BytesOut, "each redirected command is sent once more")
 }

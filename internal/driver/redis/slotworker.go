@@ -50,22 +50,24 @@ type slotWorker struct {
 	op   int
 
 	// The request: each command's bytes (at) and slot. A pipeline's
-	// commands are encoded straight into their nodes' buffers (out) under
-	// the slot map prep; other requests' into cmds.
-	cmds  []byte
-	at    []cmdAt
-	slots []int
-	prep  *topology
+	// commands are encoded straight into their nodes' buffers (out, with
+	// each node's commands in byNode) under the slot map prep; other
+	// requests' into cmds.
+	cmds   []byte
+	at     []cmdAt
+	slots  []int
+	prep   *topology
+	byNode [][]int
 
 	conns     map[string]*Conn
 	topo      *topology // the map nodeConns follows
 	nodeConns []*Conn
 
-	// Per request scratch: each node's part of the request, and a
-	// transaction sent again.
+	// Per request scratch: each node's part of the request, the pipeline's
+	// redirected commands, and a transaction sent again.
 	out   [][]byte
 	retry []byte
-	redo  []int
+	redo  []redirected
 	txns  []txn
 	rep   resp.Reply
 	errBf []byte
@@ -74,6 +76,14 @@ type slotWorker struct {
 // cmdAt locates one command of the request: bytes lo:hi of node buf's
 // part (out[buf]), or of cmds when buf is -1.
 type cmdAt struct{ buf, lo, hi int }
+
+// redirected is a pipeline's command to send again: to the new owner after
+// MOVED (the slot map already follows it), or after ASKING to addr.
+type redirected struct {
+	i    int
+	ask  bool
+	addr string
+}
 
 // keyDynamic marks an operation whose command name is drawn: its key's
 // argument is found for each command.
@@ -111,9 +121,7 @@ func (w *slotWorker) Prepare() {
 	if w.f.Workload.Mode == Pipeline {
 		topo = w.bind()
 		w.prep = topo
-		for k := range w.out {
-			w.out[k] = w.out[k][:0]
-		}
+		w.clearNodes()
 	}
 	for i := 0; i < n; i++ {
 		gen.Draw()
@@ -123,7 +131,7 @@ func (w *slotWorker) Prepare() {
 			nd := nodeFor(topo, slot)
 			lo := len(w.out[nd])
 			w.out[nd] = gen.AppendDrawn(w.out[nd])
-			w.at = append(w.at, cmdAt{nd, lo, len(w.out[nd])})
+			w.placed(nd, lo)
 			continue
 		}
 		lo := len(w.cmds)
@@ -141,24 +149,40 @@ func (w *slotWorker) cmd(i int) []byte {
 }
 
 // reroute moves a pipeline prepared under an older slot map to the
-// current one's nodes (after a MOVED between Prepare and Exec).
+// current one's nodes (after a MOVED between Prepare and Exec): the
+// commands are copied aside in order, then placed again.
 func (w *slotWorker) reroute(topo *topology) {
+	n := len(w.at)
 	w.cmds = w.cmds[:0]
-	for i := range w.at {
+	for i := range n {
 		lo := len(w.cmds)
 		w.cmds = append(w.cmds, w.cmd(i)...)
 		w.at[i] = cmdAt{-1, lo, len(w.cmds)}
 	}
-	for k := range w.out {
-		w.out[k] = w.out[k][:0]
-	}
-	for i := range w.at {
+	w.clearNodes()
+	w.at = w.at[:0]
+	for i := range n {
+		src := w.at[:n][i] // placed overwrites entry i only after it is read
 		nd := nodeFor(topo, w.slots[i])
 		lo := len(w.out[nd])
-		w.out[nd] = append(w.out[nd], w.cmd(i)...)
-		w.at[i] = cmdAt{nd, lo, len(w.out[nd])}
+		w.out[nd] = append(w.out[nd], w.cmds[src.lo:src.hi]...)
+		w.placed(nd, lo)
 	}
 	w.prep = topo
+}
+
+// clearNodes empties each node's part of the request.
+func (w *slotWorker) clearNodes() {
+	for k := range w.out {
+		w.out[k], w.byNode[k] = w.out[k][:0], w.byNode[k][:0]
+	}
+}
+
+// placed records that the request's next command went to node nd's part,
+// from byte lo to its end.
+func (w *slotWorker) placed(nd, lo int) {
+	w.byNode[nd] = append(w.byNode[nd], len(w.at))
+	w.at = append(w.at, cmdAt{nd, lo, len(w.out[nd])})
 }
 
 // bind follows the current slot map.
@@ -171,7 +195,7 @@ func (w *slotWorker) bind() *topology {
 			w.nodeConns[i] = w.conns[a]
 		}
 		for len(w.out) < len(topo.addrs) {
-			w.out = append(w.out, nil)
+			w.out, w.byNode = append(w.out, nil), append(w.byNode, nil)
 		}
 	}
 	return topo
@@ -260,25 +284,6 @@ func (w *slotWorker) write(c *Conn, b []byte, s *engine.Step) error {
 	return err
 }
 
-func (w *slotWorker) note(s *engine.Step, msg []byte) {
-	if s.Err == nil {
-		w.errBf = append(w.errBf[:0], msg...)
-		s.Err = w.errBf
-	}
-}
-
-// count records one command's reply.
-func (w *slotWorker) count(s *engine.Step) {
-	s.Ops++
-	switch {
-	case w.rep.IsError():
-		s.Failed++
-		w.note(s, w.rep.Err)
-	case Empty(&w.rep):
-		s.Misses++
-	}
-}
-
 func (w *slotWorker) Exec(ctx context.Context, s *engine.Step) error {
 	s.Op = w.op
 	w.bind()
@@ -288,14 +293,14 @@ func (w *slotWorker) Exec(ctx context.Context, s *engine.Step) error {
 	case Batch:
 		return w.batch(s)
 	}
-	return w.one(s, 0)
+	return w.one(s, 0, "")
 }
 
-// one sends command i alone, following redirections.
-func (w *slotWorker) one(s *engine.Step, i int) error {
-	topo := w.bind()
+// one sends command i alone under the bound slot map, following
+// redirections; askAddr, when set, is an ASK the command already got.
+func (w *slotWorker) one(s *engine.Step, i int, askAddr string) error {
+	topo := w.topo
 	node := nodeFor(topo, w.slots[i])
-	askAddr := ""
 	for hop := 0; ; hop++ {
 		var c *Conn
 		var err error
@@ -331,7 +336,7 @@ func (w *slotWorker) one(s *engine.Step, i int) error {
 				continue
 			}
 		}
-		w.count(s)
+		countReply(s, &w.rep, &w.errBf)
 		return nil
 	}
 }
@@ -339,8 +344,9 @@ func (w *slotWorker) one(s *engine.Step, i int) error {
 // pipeline writes each node's part of the request (encoded there by
 // Prepare), then reads the replies node by node in the order it wrote them,
 // so that the replies read first are the ones that come back first (one
-// wait per request, rather than one per node in the request's order); a
-// redirected command is sent again alone.
+// wait per request, rather than one per node in the request's order). A
+// redirected command is sent again alone, straight to where its reply
+// pointed.
 func (w *slotWorker) pipeline(s *engine.Step) error {
 	if w.prep != w.topo {
 		w.reroute(w.topo)
@@ -350,31 +356,38 @@ func (w *slotWorker) pipeline(s *engine.Step) error {
 	}
 	w.redo = w.redo[:0]
 	for k := range w.topo.addrs {
-		if len(w.out[k]) == 0 {
+		if len(w.byNode[k]) == 0 {
 			continue
 		}
 		c := w.nodeConns[k]
 		if c == nil {
 			return errLostNode
 		}
-		for i := range w.at {
-			if w.at[i].buf != k {
-				continue
-			}
+		for _, i := range w.byNode[k] {
 			if err := w.read(c, s); err != nil {
 				return err
 			}
 			if w.rep.IsError() {
-				if _, _, _, ok := redirect(w.rep.Err); ok {
-					w.redo = append(w.redo, i)
+				if ask, slot, addr, ok := redirect(w.rep.Err); ok {
+					if ask {
+						w.cs.Asked.Add(1)
+					} else {
+						w.cs.moved(slot, addr)
+					}
+					w.redo = append(w.redo, redirected{i, ask, addr})
 					continue
 				}
 			}
-			w.count(s)
+			countReply(s, &w.rep, &w.errBf)
 		}
 	}
-	for _, i := range w.redo {
-		if err := w.one(s, i); err != nil {
+	for _, r := range w.redo {
+		w.bind() // follows the MOVED replies just read
+		askAddr := ""
+		if r.ask {
+			askAddr = r.addr
+		}
+		if err := w.one(s, r.i, askAddr); err != nil {
 			return err
 		}
 	}
@@ -466,7 +479,7 @@ func (w *slotWorker) readTxn(c *Conn, t txn, s *engine.Step) (string, error) {
 		return "", err
 	}
 	if w.rep.IsError() {
-		w.note(s, w.rep.Err)
+		noteErr(s, &w.errBf, w.rep.Err)
 	}
 	queuedErr, redir := 0, ""
 	for range t.cmds {
@@ -481,7 +494,7 @@ func (w *slotWorker) readTxn(c *Conn, t txn, s *engine.Step) (string, error) {
 				continue
 			}
 			queuedErr++
-			w.note(s, w.rep.Err)
+			noteErr(s, &w.errBf, w.rep.Err)
 		}
 	}
 	if err := w.read(c, s); err != nil { // EXEC
@@ -495,23 +508,7 @@ func (w *slotWorker) readTxn(c *Conn, t txn, s *engine.Step) (string, error) {
 	if redir != "" {
 		return redir, nil
 	}
-	n := len(t.cmds)
-	s.Ops += n
-	switch {
-	case w.rep.IsError():
-		w.note(s, w.rep.Err)
-		s.Failed, s.Aborted = s.Failed+n, true
-	case w.rep.Nil:
-		s.Failed, s.Aborted = s.Failed+n, true
-		if s.Err == nil {
-			s.Err = errNilExec
-		}
-	default:
-		s.Failed += w.rep.NestedErrors + queuedErr
-		if w.rep.NestedErrors > 0 {
-			w.note(s, w.rep.FirstNested)
-		}
-	}
+	countExec(s, &w.rep, len(t.cmds), queuedErr, &w.errBf)
 	return "", nil
 }
 

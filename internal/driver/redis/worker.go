@@ -291,77 +291,81 @@ func (w *rawWorker) exec(s *engine.Step) error {
 		return err
 	}
 	rep := &c.rep
-	note := func() {
-		if s.Err == nil {
-			w.errBuf = append(w.errBuf[:0], rep.Err...)
-			s.Err = w.errBuf
+	if w.f.Workload.Mode != Batch {
+		for range w.f.Workload.OpsPerRequest() {
+			if err := c.Read(rep); err != nil {
+				return err
+			}
+			countReply(s, rep, &w.errBuf)
 		}
+		return nil
 	}
-	switch w.f.Workload.Mode {
-	case Batch:
-		n := w.f.Workload.N
-		if err := c.Read(rep); err != nil { // MULTI
-			return err
-		}
-		if rep.IsError() {
-			note()
-		}
-		queuedErr := 0
-		for i := 0; i < n; i++ {
-			if err := c.Read(rep); err != nil {
-				return err
-			}
-			if rep.IsError() {
-				queuedErr++
-				note()
-			}
-		}
-		if err := c.Read(rep); err != nil { // EXEC
-			return err
-		}
-		s.Ops = n
-		switch {
-		case rep.IsError(): // EXECABORT: nothing ran
-			note()
-			s.Failed, s.Aborted = n, true
-		case rep.Nil: // WATCH failed: nothing ran
-			s.Failed, s.Aborted = n, true
-			if s.Err == nil {
-				s.Err = errNilExec
-			}
-		default:
-			s.Failed = rep.NestedErrors + queuedErr
-			if rep.NestedErrors > 0 && s.Err == nil {
-				w.errBuf = append(w.errBuf[:0], rep.FirstNested...)
-				s.Err = w.errBuf
-			}
-		}
-	case Pipeline:
-		for i := 0; i < w.f.Workload.N; i++ {
-			if err := c.Read(rep); err != nil {
-				return err
-			}
-			s.Ops++
-			if rep.IsError() {
-				s.Failed++
-				note()
-			} else if Empty(rep) {
-				s.Misses++
-			}
-		}
-	default:
+	n := w.f.Workload.N
+	if err := c.Read(rep); err != nil { // MULTI
+		return err
+	}
+	if rep.IsError() {
+		noteErr(s, &w.errBuf, rep.Err)
+	}
+	queuedErr := 0
+	for i := 0; i < n; i++ {
 		if err := c.Read(rep); err != nil {
 			return err
 		}
-		s.Ops = 1
 		if rep.IsError() {
-			s.Failed = 1
-			note()
-		} else if Empty(rep) {
-			s.Misses = 1
+			queuedErr++
+			noteErr(s, &w.errBuf, rep.Err)
 		}
 	}
+	if err := c.Read(rep); err != nil { // EXEC
+		return err
+	}
+	countExec(s, rep, n, queuedErr, &w.errBuf)
 	return nil
+}
+
+// noteErr keeps msg, copied into buf, as the step's first error.
+func noteErr(s *engine.Step, buf *[]byte, msg []byte) {
+	if s.Err == nil {
+		*buf = append((*buf)[:0], msg...)
+		s.Err = *buf
+	}
+}
+
+// countReply counts one command's reply into s: a failure (an error
+// reply) or a miss (nothing found).
+func countReply(s *engine.Step, rep *resp.Reply, buf *[]byte) {
+	s.Ops++
+	switch {
+	case rep.IsError():
+		s.Failed++
+		noteErr(s, buf, rep.Err)
+	case Empty(rep):
+		s.Misses++
+	}
+}
+
+// countExec counts a transaction of n commands from EXEC's reply, of which
+// queuedErr were refused when queued: EXECABORT or a nil reply (WATCH
+// failed) aborts all n, and otherwise each error inside the reply fails its
+// command.
+func countExec(s *engine.Step, rep *resp.Reply, n, queuedErr int, buf *[]byte) {
+	s.Ops += n
+	switch {
+	case rep.IsError():
+		noteErr(s, buf, rep.Err)
+		s.Failed, s.Aborted = s.Failed+n, true
+	case rep.Nil:
+		s.Failed, s.Aborted = s.Failed+n, true
+		if s.Err == nil {
+			s.Err = errNilExec
+		}
+	default:
+		s.Failed += rep.NestedErrors + queuedErr
+		if rep.NestedErrors > 0 {
+			noteErr(s, buf, rep.FirstNested)
+		}
+	}
 }
 
 func (w *rawWorker) Close() error {
