@@ -1,7 +1,6 @@
 package cmdtmpl
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -326,9 +325,8 @@ func (g *Gen) appendArgValue(dst []byte, a *arg) []byte {
 			}
 			dst = strconv.AppendUint(dst, v, 10)
 		case segData:
-			size := g.dataLen()
-			off := g.rng.IntN(len(g.data) - size + 1)
-			dst = append(dst, g.data[off:off+size]...)
+			lo, hi := g.dataSpan()
+			dst = append(dst, g.data[lo:hi]...)
 		}
 	}
 	return dst
@@ -354,16 +352,25 @@ func (g *Gen) AppendRESP(dst []byte) []byte {
 			dst = append(dst, a.enc...)
 			continue
 		}
-		if len(a.segs) == 1 && a.segs[0].kind == segData { // a whole value: no scratch copy
-			size := g.dataLen()
-			off := g.rng.IntN(len(g.data) - size + 1)
-			dst = appendBulk(dst, g.data[off:off+size])
+		if a.wholeData() { // no scratch copy
+			lo, hi := g.dataSpan()
+			dst = appendBulk(dst, g.data[lo:hi])
 			continue
 		}
 		g.scratch = g.appendArgValue(g.scratch[:0], a)
 		dst = appendBulk(dst, g.scratch)
 	}
 	return dst
+}
+
+// wholeData reports an argument that is __DATA__ alone.
+func (a *arg) wholeData() bool { return len(a.segs) == 1 && a.segs[0].kind == segData }
+
+// dataSpan draws the next __DATA__ value: bytes lo:hi of the pool.
+func (g *Gen) dataSpan() (lo, hi int) {
+	size := g.dataLen()
+	lo = g.rng.IntN(len(g.data) - size + 1)
+	return lo, lo + size
 }
 
 // appendBulk appends v as a RESP bulk string.
@@ -387,10 +394,9 @@ func (g *Gen) Draw() {
 		switch {
 		case a.enc != nil:
 			g.drawn = append(g.drawn, span{src: srcLit})
-		case len(a.segs) == 1 && a.segs[0].kind == segData: // a whole value: a slice of the pool, no copy
-			size := g.dataLen()
-			off := g.rng.IntN(len(g.data) - size + 1)
-			g.drawn = append(g.drawn, span{src: srcData, lo: int32(off), hi: int32(off + size)})
+		case a.wholeData(): // a slice of the pool, no copy
+			lo, hi := g.dataSpan()
+			g.drawn = append(g.drawn, span{src: srcData, lo: int32(lo), hi: int32(hi)})
 		default:
 			lo := len(g.scratch)
 			g.scratch = g.appendArgValue(g.scratch, a)
@@ -409,8 +415,7 @@ func (g *Gen) Arg(i int) []byte {
 	case srcData:
 		return g.data[sp.lo:sp.hi]
 	}
-	enc := g.p.t.args[i].enc
-	return enc[bytes.IndexByte(enc, '\n')+1 : len(enc)-2]
+	return g.p.t.args[i].segs[0].lit
 }
 
 // AppendDrawn appends the command Draw expanded, encoded as a RESP array of
