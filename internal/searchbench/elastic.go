@@ -248,7 +248,7 @@ func (e *elastic) Close() error { return nil }
 
 func (e *elastic) NewClient(context.Context) (Client, error) {
 	l := e.o.Target.Login()
-	h, err := newRawHTTP(e.base, l.User, l.Password, e.o.Target.Timeout)
+	h, err := newESConn(e.base, l.User, l.Password, e.o.Target.Timeout)
 	if err != nil {
 		return nil, err
 	}
@@ -264,7 +264,7 @@ func (e *elastic) NewClient(context.Context) (Client, error) {
 
 type esClient struct {
 	e   *elastic
-	h   *rawHTTP
+	h   *esConn
 	buf bytes.Buffer
 	// The request paths, made once.
 	docPath, refresh string

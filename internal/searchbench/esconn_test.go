@@ -1,8 +1,10 @@
 package searchbench
 
 import (
+	"bytes"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -66,4 +68,48 @@ func TestESConnReplies(t *testing.T) {
 	var ce *engine.ConnectError
 	require.True(t, errors.As(err, &ce), "a refused connection is a connect failure: %v", err)
 	assert.True(t, strings.Contains(err.Error(), "refused"), err.Error())
+}
+
+// TestESConnDoesNotAllocate checks the measured requests' hot path: once
+// the connection is up, a request and its reply allocate nothing. The
+// server is a bare socket loop answering each request (headers and a
+// 7-byte body) with a fixed reply, so that it allocates nothing itself.
+func TestESConnDoesNotAllocate(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		buf := make([]byte, 64<<10)
+		reply := []byte("HTTP/1.1 200 OK\r\nContent-Length: 20\r\nContent-Type: application/json\r\n\r\n{\"result\":\"created\"}")
+		have := 0
+		for {
+			n, err := c.Read(buf[have:])
+			if err != nil {
+				return
+			}
+			have += n
+			for {
+				i := bytes.Index(buf[:have], []byte("\r\n\r\n"))
+				if i < 0 || have < i+4+7 {
+					break
+				}
+				copy(buf, buf[i+4+7:have])
+				have -= i + 4 + 7
+				c.Write(reply)
+			}
+		}
+	}()
+	h, err := newESConn("http://"+ln.Addr().String(), "", "", 5*time.Second)
+	require.NoError(t, err)
+	body := []byte(`{"a":1}`)
+	path := []byte("/i/_doc/1")
+	for range 10 {
+		_, _, err := h.do("PUT", path, "application/json", body)
+		require.NoError(t, err)
+	}
+	assert.Zero(t, testing.AllocsPerRun(200, func() { _, _, _ = h.do("PUT", path, "application/json", body) }))
 }
