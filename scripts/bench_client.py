@@ -49,12 +49,17 @@ def pinned(cpu, argv):
 
 
 class Server:
-    def __init__(self, cpu):
+    """A redis-server on a free port (below max_port when given), with extra
+    arguments (a cluster node's, for example)."""
+
+    def __init__(self, cpu, extra=(), max_port=65535):
         self.port = free_port()
+        while self.port > max_port:
+            self.port = free_port()
         self.dir = tempfile.mkdtemp(prefix="bench-client-")
         self.proc = subprocess.Popen(pinned(cpu, [
             "redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-            "--dir", self.dir, "--maxclients", "10100", "--logfile", os.path.join(self.dir, "redis.log")]))
+            "--dir", self.dir, "--maxclients", "10100", "--logfile", os.path.join(self.dir, "redis.log")] + list(extra)))
         for _ in range(100):
             if self.cli("PING") == "PONG":
                 return

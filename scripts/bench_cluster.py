@@ -22,11 +22,10 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_client import Server, free_port, pinned, run_split  # noqa: E402
+from bench_client import Server, run_split  # noqa: E402
 
 SET = "SET key:__RAND__ __DATA__"
 
@@ -65,22 +64,11 @@ class ClusterNodes:
 
     def __init__(self, cpu, n=3):
         self.nodes = []
-        for i in range(n):
-            s = Server.__new__(Server)
-            s.port = free_port()
-            while s.port > 55000:  # the cluster bus listens on port + 10000
-                s.port = free_port()
-            s.dir = tempfile.mkdtemp(prefix="bench-cluster-")
-            s.proc = subprocess.Popen(pinned(cpu, [
-                "redis-server", "--port", str(s.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                "--dir", s.dir, "--cluster-enabled", "yes", "--cluster-config-file", f"nodes-{i}.conf",
-                "--logfile", os.path.join(s.dir, "redis.log")]))
-            self.nodes.append(s)
-            for _ in range(100):
-                if s.cli("PING") == "PONG":
-                    break
-                time.sleep(0.05)
         try:
+            for i in range(n):
+                # The cluster bus listens on port + 10000.
+                self.nodes.append(Server(cpu, ["--cluster-enabled", "yes", "--cluster-config-file", f"nodes-{i}.conf"],
+                                         max_port=55000))
             self.create()
         except BaseException:
             self.stop()
