@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/internal/testenv"
 )
 
 // TestESConnReplies checks the measured requests' connection against an
@@ -75,6 +76,7 @@ func TestESConnReplies(t *testing.T) {
 // server is a bare socket loop answering each request (headers and a
 // 7-byte body) with a fixed reply, so that it allocates nothing itself.
 func TestESConnDoesNotAllocate(t *testing.T) {
+	testenv.NoRaceForAllocs(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	defer ln.Close()

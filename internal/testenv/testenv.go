@@ -347,3 +347,14 @@ func Chromium(t testing.TB) string {
 	t.Fatalf("chromium not found: run 'make test' (scripts/install-deps.sh installs Debian's chromium) or set %s=1 to skip integration tests", SkipVar)
 	return ""
 }
+
+// NoRaceForAllocs skips an allocation count under the race detector, which
+// drops sync.Pool items on purpose, so that pooled buffers (fasthttp's)
+// allocate there as they never do in a normal build. make test runs the
+// allocation tests again without the race detector (-run Alloc).
+func NoRaceForAllocs(t *testing.T) {
+	t.Helper()
+	if Race {
+		t.Skip("allocation counts are checked without the race detector (make test's -run Alloc step)")
+	}
+}
