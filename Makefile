@@ -72,13 +72,13 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s ./pkg/cmdtmpl
 	$(GO) test -run '^$$' -fuzz FuzzParseRequest -fuzztime 20s ./internal/fulltext
 	$(GO) test -run '^$$' -fuzz FuzzReader -fuzztime 20s ./internal/wiki
-	$(GO) test -run '^$$' -fuzz FuzzParseStat -fuzztime 20s ./internal/workload/roaring
+	$(GO) test -run '^$$' -fuzz FuzzParseStat -fuzztime 20s ./internal/frontend/roaring
 	$(GO) test -run '^$$' -fuzz FuzzReadCommand -fuzztime 20s ./pkg/resp
 	$(GO) test -run '^$$' -fuzz FuzzReadReply -fuzztime 20s ./pkg/resp
 	$(GO) test -run '^$$' -fuzz FuzzNormalize -fuzztime 20s ./internal/stats
-	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s ./internal/compat/redisbenchmark
-	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s ./internal/compat/memtier
-	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s ./internal/compat/ycsb
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s ./internal/frontend/redisbenchmark
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s ./internal/frontend/memtier
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s ./internal/frontend/ycsb
 
 bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem ./pkg/... ./internal/...

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/tairbench/tairbench/internal/capacity"
+	"github.com/tairbench/tairbench/internal/run/capacity"
 	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/pkg/result"
 )

@@ -50,7 +50,7 @@ func TestWhitepaperLoginsAgainstServeUser(t *testing.T) {
 			args = append(args, a)
 		}
 		args = append(args, "-port", p, "-q")
-		res := run(context.Background(), args...)
+		res := runCLI(context.Background(), args...)
 		assert.NotContains(t, res.err, "authentication", line)
 		if strings.Contains(line, "bar-__RAND2__") {
 			assert.Equal(t, ExitRunFailed, res.code, line)
@@ -68,7 +68,7 @@ func TestWhitepaperLoginsAgainstServeUser(t *testing.T) {
 
 // TestEmbeddedWithTairLogin: --embedded with -a user:password gets that account.
 func TestEmbeddedWithTairLogin(t *testing.T) {
-	res := run(context.Background(), "redis", "--embedded", "-a", "user:password", "-c", "100", "-p", "2",
+	res := runCLI(context.Background(), "redis", "--embedded", "-a", "user:password", "-c", "100", "-p", "2",
 		"-command", "TR.SETBIT k __RAND__ 1", "-q")
 	require.Equal(t, 0, res.code, res.out+res.err)
 }

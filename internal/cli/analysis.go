@@ -9,9 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tairbench/tairbench/internal/analysis"
 	"github.com/tairbench/tairbench/internal/htmlreport"
 	"github.com/tairbench/tairbench/internal/report"
+	"github.com/tairbench/tairbench/internal/resultset"
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
@@ -59,7 +59,7 @@ workloads or schemas are refused.`,
 				}
 				runs = append(runs, r)
 			}
-			merged, err := analysis.Merge(runs)
+			merged, err := resultset.Merge(runs)
 			if err != nil {
 				return err
 			}
@@ -95,7 +95,7 @@ variation, so that "B is 3% faster" is not said when the runs cannot tell.`,
 			if ra.Command != rb.Command {
 				fmt.Fprintf(a.Err, "note: A ran %q, B ran %q\n", ra.Command, rb.Command)
 			}
-			return analysis.WriteCompare(a.Out, args[0], args[1], analysis.Compare(ra, rb))
+			return resultset.WriteCompare(a.Out, args[0], args[1], resultset.Compare(ra, rb))
 		},
 	}
 }

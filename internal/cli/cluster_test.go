@@ -15,7 +15,7 @@ import (
 func TestClusterRouting(t *testing.T) {
 	cl := testenv.StartCluster(t, 3)
 	seed := cl.Nodes[0]
-	res := run(context.Background(), "redis", "--cluster", "-port", port(seed), "-c", "3000", "-p", "4", "-r", "1000",
+	res := runCLI(context.Background(), "redis", "--cluster", "-port", port(seed), "-c", "3000", "-p", "4", "-r", "1000",
 		"-command", "SET k-__RAND__ v", "-q")
 	require.Equal(t, 0, res.code, res.out+res.err)
 	total := 0
@@ -28,7 +28,7 @@ func TestClusterRouting(t *testing.T) {
 	assert.InDelta(t, 950, total, 30)
 
 	// MULTI/EXEC batches whose keys share a hash tag stay on one node.
-	res = run(context.Background(), "redis", "--cluster", "-port", port(seed), "-c", "500", "-p", "2", "-batching", "10",
+	res = runCLI(context.Background(), "redis", "--cluster", "-port", port(seed), "-c", "500", "-p", "2", "-batching", "10",
 		"-command", "INCR {tag}c-__RAND__", "-r", "10", "-q")
 	require.Equal(t, 0, res.code, res.out+res.err)
 	var execs int64
@@ -39,7 +39,7 @@ func TestClusterRouting(t *testing.T) {
 
 	// A GET of a missing key is a miss, not a lost request.
 	jsonPath := filepath.Join(t.TempDir(), "g.json")
-	res = run(context.Background(), "redis", "--cluster", "-port", port(seed), "-c", "400", "-p", "2",
+	res = runCLI(context.Background(), "redis", "--cluster", "-port", port(seed), "-c", "400", "-p", "2",
 		"-command", "GET missing-__RAND__", "-q", "--json", jsonPath)
 	require.Equal(t, 0, res.code, res.out+res.err)
 	r := readResult(t, jsonPath)
@@ -54,7 +54,7 @@ func TestClusterRouting(t *testing.T) {
 	// YCSB through the cluster client (redis.cluster=true): every record on
 	// its node, read back with no NOT_FOUND.
 	for _, phase := range []string{"load", "run"} {
-		res = run(context.Background(), "ycsb", phase, "redis", "-P", "workloads/workloada", "-p", "redis.port="+port(seed),
+		res = runCLI(context.Background(), "ycsb", phase, "redis", "-P", "workloads/workloada", "-p", "redis.port="+port(seed),
 			"-p", "redis.cluster=true", "-p", "recordcount=500", "-p", "operationcount=1000", "-p", "redis.command_group=hash",
 			"-p", "fieldlengthdistribution=zipfian", "-threads", "4")
 		require.Equal(t, 0, res.code, res.out+res.err)

@@ -28,7 +28,7 @@ func TestRedisBenchmarkStdinAndLoop(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	res := run(ctx, "redis-benchmark", "-p", port(r), "-t", "set", "-n", "2000", "-q", "-l")
+	res := runCLI(ctx, "redis-benchmark", "-p", port(r), "-t", "set", "-n", "2000", "-q", "-l")
 	assert.GreaterOrEqual(t, strings.Count(res.out, "SET: "), 2, "the tests again and again: %s", res.out)
 }
 
@@ -37,7 +37,7 @@ func TestRedisBenchmarkStdinAndLoop(t *testing.T) {
 func TestMemtierHDRFiles(t *testing.T) {
 	r := testenv.StartRedis(t)
 	prefix := filepath.Join(t.TempDir(), "run")
-	res := run(context.Background(), "memtier", "-s", "127.0.0.1", "-p", port(r), "-c", "2", "-t", "1", "-n", "200",
+	res := runCLI(context.Background(), "memtier", "-s", "127.0.0.1", "-p", port(r), "-c", "2", "-t", "1", "-n", "200",
 		"--ratio=1:1", "--hide-histogram", "--hdr-file-prefix", prefix)
 	require.Equal(t, 0, res.code, res.err)
 	for name, count := range map[string]string{"SET": "200", "GET": "200", "TOTALS": "400"} {
@@ -54,11 +54,11 @@ func TestPeerRateOptionsAreOpenLoop(t *testing.T) {
 	r := testenv.StartRedis(t)
 	dir := t.TempDir()
 	mt := filepath.Join(dir, "m.json")
-	res := run(context.Background(), "memtier", "-s", "127.0.0.1", "-p", port(r), "-c", "2", "-t", "1", "--test-time=2",
+	res := runCLI(context.Background(), "memtier", "-s", "127.0.0.1", "-p", port(r), "-c", "2", "-t", "1", "--test-time=2",
 		"--rate-limiting=100", "--ratio=1:1", "--hide-histogram", "--json", mt)
 	require.Equal(t, 0, res.code, res.err)
 	yc := filepath.Join(dir, "y.json")
-	res = run(context.Background(), "ycsb", "run", "redis", "-P", "workloads/workloadc", "-p", "redis.port="+port(r),
+	res = runCLI(context.Background(), "ycsb", "run", "redis", "-P", "workloads/workloadc", "-p", "redis.port="+port(r),
 		"-p", "recordcount=100", "-p", "operationcount=300", "-target", "300", "--json", yc)
 	require.Equal(t, 0, res.code, res.err)
 	for path, rate := range map[string]float64{mt: 200, yc: 300} {

@@ -3,14 +3,14 @@ package cli
 import (
 	"fmt"
 
+	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/server"
-	"github.com/tairbench/tairbench/internal/target"
 )
 
 // startEmbedded starts the embedded server in this process on a free
 // loopback port, with the account t logs in with, and points t at it. It
 // returns the function that stops the server.
-func startEmbedded(t *target.Target, a *app) (func(), error) {
+func startEmbedded(t *endpoint.Target, a *app) (func(), error) {
 	cfg := server.Config{Addr: "127.0.0.1:0"}
 	if user, pw := t.ServerAccount(); user != "" {
 		cfg.Users = map[string]string{user: pw}
@@ -29,7 +29,7 @@ func startEmbedded(t *target.Target, a *app) (func(), error) {
 // frontEndTarget takes a peer tool front-end's target (and the error of
 // building it) and, with --embedded, starts the embedded server for it.
 // The stop function is never nil.
-func frontEndTarget(a *app, t target.Target, err error, embedded bool) (target.Target, func(), error) {
+func frontEndTarget(a *app, t endpoint.Target, err error, embedded bool) (endpoint.Target, func(), error) {
 	if err != nil {
 		return t, func() {}, err
 	}

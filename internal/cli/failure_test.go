@@ -42,7 +42,7 @@ func counter(t *testing.T, r *testenv.Redis) int64 {
 // exit code, the summary and the result.
 func incrRun(t *testing.T, r *testenv.Redis, secs int) (runOut, *result.Run) {
 	jsonPath := filepath.Join(t.TempDir(), "r.json")
-	res := run(context.Background(), "redis", "-port", port(r), "-d", strconv.Itoa(secs), "-p", "4", "--timeout", "2s",
+	res := runCLI(context.Background(), "redis", "-port", port(r), "-d", strconv.Itoa(secs), "-p", "4", "--timeout", "2s",
 		"-command", "INCR c", "-q", "--json", jsonPath)
 	return res, readResult(t, jsonPath)
 }
@@ -132,7 +132,7 @@ func TestServerPaused(t *testing.T) {
 	r := testenv.StartRedis(t)
 	time.AfterFunc(2*time.Second, func() { testenv.Do(t, r.Addr, "CLIENT", "PAUSE", "3000", "ALL") })
 	jsonPath := filepath.Join(t.TempDir(), "r.json")
-	res := run(context.Background(), "redis", "-port", port(r), "-d", "7", "-p", "4",
+	res := runCLI(context.Background(), "redis", "-port", port(r), "-d", "7", "-p", "4",
 		"-command", "INCR c", "-q", "--json", jsonPath)
 	run := readResult(t, jsonPath)
 	assert.Equal(t, ExitRunFailed, res.code, "whole seconds without a reply: "+res.err)
@@ -149,7 +149,7 @@ func TestServerPaused(t *testing.T) {
 func TestUnknownModuleCommandIsOneGroup(t *testing.T) {
 	r := testenv.StartRedis(t)
 	jsonPath := filepath.Join(t.TempDir(), "r.json")
-	res := run(context.Background(), "redis", "-port", port(r), "-c", "2000", "-p", "4",
+	res := runCLI(context.Background(), "redis", "-port", port(r), "-c", "2000", "-p", "4",
 		"-command", "TR.GETBIT foo __RAND__", "-q", "--json", jsonPath)
 	assert.Equal(t, ExitRunFailed, res.code)
 	run := readResult(t, jsonPath)
@@ -166,7 +166,7 @@ func TestUnknownModuleCommandIsOneGroup(t *testing.T) {
 func TestBatchErrorsAgreeWithTotals(t *testing.T) {
 	r := testenv.StartRedis(t)
 	jsonPath := filepath.Join(t.TempDir(), "r.json")
-	res := run(context.Background(), "redis", "-port", port(r), "-c", "1000", "-p", "2", "-batching", "10",
+	res := runCLI(context.Background(), "redis", "-port", port(r), "-c", "1000", "-p", "2", "-batching", "10",
 		"-command", "NOSUCH k-__RAND__", "-q", "--json", jsonPath)
 	assert.Equal(t, ExitRunFailed, res.code)
 	run := readResult(t, jsonPath)
@@ -181,7 +181,7 @@ func TestBatchErrorsAgreeWithTotals(t *testing.T) {
 
 func TestRoaringSuiteOnPlainRedisStopsAtOnce(t *testing.T) {
 	r := testenv.StartRedis(t)
-	res := run(context.Background(), "roaring", "-port", port(r), "--duration-per-case", "1")
+	res := runCLI(context.Background(), "roaring", "-port", port(r), "--duration-per-case", "1")
 	assert.Equal(t, ExitError1, res.code)
 	first := strings.SplitN(res.err, "\n", 2)[0]
 	assert.Contains(t, first, "TR.SETBITS")
@@ -193,7 +193,7 @@ func TestRoaringSuiteOnPlainRedisStopsAtOnce(t *testing.T) {
 
 func TestJSONToStdoutIsOnlyJSON(t *testing.T) {
 	r := testenv.StartRedis(t)
-	res := run(context.Background(), "redis", "-port", port(r), "-c", "100", "-p", "2", "-command", "PING", "-q", "--json", "-")
+	res := runCLI(context.Background(), "redis", "-port", port(r), "-c", "100", "-p", "2", "-command", "PING", "-q", "--json", "-")
 	require.Equal(t, 0, res.code, res.err)
 	got, err := result.DecodeRun(strings.NewReader(res.out))
 	require.NoError(t, err, "standard output is the JSON alone")
@@ -202,7 +202,7 @@ func TestJSONToStdoutIsOnlyJSON(t *testing.T) {
 }
 
 func TestVersionCommand(t *testing.T) {
-	res := run(context.Background(), "version")
+	res := runCLI(context.Background(), "version")
 	require.Equal(t, 0, res.code)
 	assert.Contains(t, res.out, "tairbench version")
 }
@@ -210,7 +210,7 @@ func TestVersionCommand(t *testing.T) {
 func TestSearchWriteToUnreachableElasticsearch(t *testing.T) {
 	closed := testenv.FreePort(t)
 	start := time.Now()
-	res := run(context.Background(), "search", "-t", "write", "-e", "elasticsearch", "-f", testenv.WikiFile(t, 100, 1), "-c", "2",
+	res := runCLI(context.Background(), "search", "-t", "write", "-e", "elasticsearch", "-f", testenv.WikiFile(t, 100, 1), "-c", "2",
 		"-a", "http://127.0.0.1:"+strconv.Itoa(closed), "--quiet")
 	assert.Less(t, time.Since(start), 5*time.Second)
 	assert.Equal(t, ExitError1, res.code)
@@ -245,7 +245,7 @@ func TestSearchWriteStopsWhenElasticsearchDies(t *testing.T) {
 	died := make(chan time.Time, 1)
 	url := dyingElasticsearch(t, 200, died)
 	jsonPath := filepath.Join(t.TempDir(), "w.json")
-	res := run(context.Background(), "search", "-t", "write", "-e", "elasticsearch", "-f", testenv.WikiFile(t, 20000, 1), "-n", "20000",
+	res := runCLI(context.Background(), "search", "-t", "write", "-e", "elasticsearch", "-f", testenv.WikiFile(t, 20000, 1), "-n", "20000",
 		"-c", "2", "-a", url, "--quiet", "--json", jsonPath)
 	assert.Less(t, time.Since(<-died), 5*time.Second, "the run stops within 5 s of the engine's death")
 	assert.Equal(t, ExitRunFailed, res.code, res.err)
@@ -262,7 +262,7 @@ func TestSearchCompareChecksBothEnginesFirst(t *testing.T) {
 	require.NoError(t, err)
 	defer srv.Close()
 	closed := testenv.FreePort(t)
-	res := run(context.Background(), "search", "compare", "-f", testenv.WikiFile(t, 100, 1), "-c", "2", "--tair", srv.Addr(),
+	res := runCLI(context.Background(), "search", "compare", "-f", testenv.WikiFile(t, 100, 1), "-c", "2", "--tair", srv.Addr(),
 		"--es", "http://127.0.0.1:"+strconv.Itoa(closed), "--queries", "10")
 	assert.Equal(t, ExitError1, res.code)
 	assert.Contains(t, res.err, "connection refused")
@@ -273,7 +273,7 @@ func TestSearchWriteToAFreshServer(t *testing.T) {
 	srv, err := server.Start(server.Config{Addr: "127.0.0.1:0"})
 	require.NoError(t, err)
 	defer srv.Close()
-	res := run(context.Background(), "search", "-t", "write", "-f", testenv.WikiFile(t, 500, 1), "-n", "500", "-c", "4",
+	res := runCLI(context.Background(), "search", "-t", "write", "-f", testenv.WikiFile(t, 500, 1), "-n", "500", "-c", "4",
 		"-a", srv.Addr(), "--quiet")
 	require.Equal(t, 0, res.code, res.out+res.err)
 	assert.Equal(t, "500", testenv.Do(t, srv.Addr(), "TFT.DOCNUM", "wiki"))
@@ -288,7 +288,7 @@ func TestSearchWriteRejectionsNamedByTheEngine(t *testing.T) {
 	// are strings of digits, so they parse; make title a long instead.
 	testenv.Do(t, srv.Addr(), "TFT.CREATEINDEX", "wiki", `{"mappings":{"properties":{"title":{"type":"long"}}}}`)
 	jsonPath := filepath.Join(t.TempDir(), "w.json")
-	res := run(context.Background(), "search", "-t", "write", "-f", testenv.WikiFile(t, 50, 1), "-n", "50", "-c", "2",
+	res := runCLI(context.Background(), "search", "-t", "write", "-f", testenv.WikiFile(t, 50, 1), "-n", "50", "-c", "2",
 		"-a", srv.Addr(), "--quiet", "--keep-index", "--json", jsonPath)
 	assert.Equal(t, ExitRunFailed, res.code)
 	run := readResult(t, jsonPath)

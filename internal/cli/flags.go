@@ -7,20 +7,20 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tairbench/tairbench/internal/flagx"
+	"github.com/tairbench/tairbench/internal/flagval"
 
 	"github.com/spf13/pflag"
 
+	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
-	"github.com/tairbench/tairbench/internal/target"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 )
 
 // seconds is a duration flag on d that takes whole seconds or a duration.
-func seconds(d *time.Duration) flagx.Seconds { return flagx.Seconds{D: d} }
+func seconds(d *time.Duration) flagval.Seconds { return flagval.Seconds{D: d} }
 
 // targetFlags are the connection flags of every command that talks to a
-// RESP server; resolve turns them into one target.Target.
+// RESP server; resolve turns them into one endpoint.Target.
 type targetFlags struct {
 	host, auth, user, password string
 	port, db, resp             int
@@ -62,39 +62,39 @@ func (t *targetFlags) registerConn(fs *pflag.FlagSet) {
 }
 
 // build returns the target the flags describe, without starting anything.
-func (t *targetFlags) build() (target.Target, error) {
-	addr, err := target.HostPort(t.host, t.port)
+func (t *targetFlags) build() (endpoint.Target, error) {
+	addr, err := endpoint.HostPort(t.host, t.port)
 	if err != nil {
-		return target.Target{}, err
+		return endpoint.Target{}, err
 	}
 	pw := t.password
 	if pw == "" {
 		pw = os.Getenv("TAIRBENCH_PASSWORD")
 	}
-	tg := target.Target{Addr: addr, Auth: t.auth, User: t.user, Password: pw, DB: t.db, Protocol: t.resp, Timeout: t.timeout,
+	tg := endpoint.Target{Addr: addr, Auth: t.auth, User: t.user, Password: pw, DB: t.db, Protocol: t.resp, Timeout: t.timeout,
 		Cluster: t.cluster}
 	if t.tls || t.tlsCA != "" || t.tlsInsecure || t.tlsCert != "" {
-		tg.TLS = &target.TLS{CAFile: t.tlsCA, CertFile: t.tlsCert, KeyFile: t.tlsKey, Insecure: t.tlsInsecure, ServerName: t.tlsServerName}
+		tg.TLS = &endpoint.TLS{CAFile: t.tlsCA, CertFile: t.tlsCert, KeyFile: t.tlsKey, Insecure: t.tlsInsecure, ServerName: t.tlsServerName}
 	}
 	if err := tg.Validate(); err != nil {
-		return target.Target{}, err
+		return endpoint.Target{}, err
 	}
 	return tg, nil
 }
 
 // resolve builds the target and, with --embedded, starts the embedded
 // server and points the target at it. The stop function is never nil.
-func (t *targetFlags) resolve(a *app) (target.Target, func(), error) {
+func (t *targetFlags) resolve(a *app) (endpoint.Target, func(), error) {
 	tg, err := t.build()
 	if err != nil {
-		return target.Target{}, func() {}, err
+		return endpoint.Target{}, func() {}, err
 	}
 	if !t.embedded {
 		return tg, func() {}, nil
 	}
 	stop, err := startEmbedded(&tg, a)
 	if err != nil {
-		return target.Target{}, func() {}, err
+		return endpoint.Target{}, func() {}, err
 	}
 	return tg, stop, nil
 }

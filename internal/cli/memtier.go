@@ -10,12 +10,12 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/spf13/cobra"
 
-	"github.com/tairbench/tairbench/internal/compat/memtier"
+	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/internal/frontend/memtier"
 	"github.com/tairbench/tairbench/internal/report"
-	"github.com/tairbench/tairbench/internal/runner"
+	"github.com/tairbench/tairbench/internal/run"
 	"github.com/tairbench/tairbench/internal/stats"
-	"github.com/tairbench/tairbench/internal/target"
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
@@ -65,7 +65,7 @@ func runMemtier(ctx context.Context, args []string, a *app) error {
 	}
 	spec.Log = a.Err
 	fmt.Fprintf(a.Err, "tairbench memtier → %s: %d threads × %d connections, %s, seed %d\n", tg.Addr, o.Threads, o.Clients, spec.Config.Mode, seed)
-	run, hist, err := runner.Run(ctx, spec)
+	run, hist, err := run.Run(ctx, spec)
 	if err != nil {
 		return err
 	}
@@ -103,7 +103,7 @@ func runMemtier(ctx context.Context, args []string, a *app) error {
 // memtierCapacity searches the highest rate at which the memtier line meets
 // --slo; --rate-limiting, if given, is the first rate tried (per connection,
 // as memtier counts it) unless --slo-start says otherwise.
-func memtierCapacity(ctx context.Context, a *app, o memtier.Options, tg target.Target, seed uint64) error {
+func memtierCapacity(ctx context.Context, a *app, o memtier.Options, tg endpoint.Target, seed uint64) error {
 	opts, err := o.SLO.Options()
 	if err != nil {
 		return err
@@ -111,7 +111,7 @@ func memtierCapacity(ctx context.Context, a *app, o memtier.Options, tg target.T
 	if o.RateLimiting > 0 && !o.SLO.StartGiven() {
 		opts.Start = float64(o.RateLimiting * o.Connections())
 	}
-	mk := func() (runner.Spec, error) {
+	mk := func() (run.Spec, error) {
 		spec, err := o.RunSpec("memtier", a.version, tg, seed, nil)
 		spec.Log = a.Err
 		return spec, err

@@ -18,7 +18,7 @@ func TestMixedWorkloadPerOperation(t *testing.T) {
 	r := testenv.StartRedis(t)
 	jsonPath := filepath.Join(t.TempDir(), "r.json")
 	const n = 20000
-	res := run(context.Background(), "redis", "-port", port(r), "-c", "20000", "-p", "4", "-r", "2000",
+	res := runCLI(context.Background(), "redis", "-port", port(r), "-c", "20000", "-p", "4", "-r", "2000",
 		"-command", "SET k__RAND__ __DATA__", "-command", "GET k__RAND__", "--ratio", "1:3", "--json", jsonPath)
 	require.Equal(t, 0, res.code, res.err)
 	run := readResult(t, jsonPath)
@@ -58,7 +58,7 @@ func TestMixedWorkloadBadRatio(t *testing.T) {
 		{"-command", "GET a", "-command", "GET b", "--ratio", "1:x"},
 		{"-command", "GET a", "-command", "GET b", "--ratio", "0:0"},
 	} {
-		res := run(context.Background(), append([]string{"redis", "--embedded", "-c", "10"}, args...)...)
+		res := runCLI(context.Background(), append([]string{"redis", "--embedded", "-c", "10"}, args...)...)
 		assert.Equal(t, 1, res.code, "%v: %s", args, res.err)
 		assert.Contains(t, res.err, "ratio", "%v", args)
 	}

@@ -8,16 +8,16 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tairbench/tairbench/internal/target"
+	"github.com/tairbench/tairbench/internal/endpoint"
 
-	"github.com/tairbench/tairbench/internal/capacity"
+	"github.com/tairbench/tairbench/internal/run/capacity"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/engine"
-	"github.com/tairbench/tairbench/internal/runner"
+	"github.com/tairbench/tairbench/internal/run"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 )
 
@@ -153,7 +153,7 @@ type redisRun struct {
 	a    *app
 	ts   redis.TemplateSpec
 	w    redis.Workload
-	tg   target.Target
+	tg   endpoint.Target
 	seed uint64
 	// startAt and shard: one client of several (--start-at, --shard).
 	startAt time.Time
@@ -161,7 +161,7 @@ type redisRun struct {
 }
 
 // spec is one run against the target with the given engine settings.
-func (r *redisRun) spec(name string, cfg engine.Config) runner.Spec {
+func (r *redisRun) spec(name string, cfg engine.Config) run.Spec {
 	cfg.Workers, cfg.Seed, cfg.Arrivals, cfg.MaxErrors = r.o.parallel, r.seed, r.o.arrivals, r.o.maxErrors
 	cfg.StartAt = r.startAt
 	spec := r.ts.Spec(name, r.a.version, r.tg, r.w, cfg)
@@ -230,7 +230,7 @@ func runRedis(ctx context.Context, fs *pflag.FlagSet, o *redisOptions, a *app) e
 	if !o.out.quiet {
 		spec.Engine.Progress = progressPrinter(a)
 	}
-	run, hist, err := runner.Run(ctx, spec)
+	run, hist, err := run.Run(ctx, spec)
 	if err != nil {
 		return err
 	}
@@ -283,7 +283,7 @@ func describeMix(commands []string, mix []redis.MixEntry) string {
 
 // runCapacity searches the highest rate that meets --slo.
 func runCapacity(ctx context.Context, r *redisRun, opts capacity.Options) error {
-	return searchCapacity(ctx, r.a, opts, r.o.out.json, func() (runner.Spec, error) {
+	return searchCapacity(ctx, r.a, opts, r.o.out.json, func() (run.Spec, error) {
 		return r.spec("", engine.Config{}), nil
 	})
 }

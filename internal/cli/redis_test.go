@@ -27,7 +27,7 @@ type runOut struct {
 	out, err string
 }
 
-func run(ctx context.Context, args ...string) runOut {
+func runCLI(ctx context.Context, args ...string) runOut {
 	var out, errb bytes.Buffer
 	code := Execute(ctx, args, Streams{Out: &out, Err: &errb})
 	return runOut{code, out.String(), errb.String()}
@@ -38,7 +38,7 @@ func port(r *testenv.Redis) string { return strconv.Itoa(r.Port) }
 func TestRandomSpreadReachesServer(t *testing.T) {
 	r := testenv.StartRedis(t)
 	const n = 3000
-	res := run(context.Background(), "redis", "-port", port(r), "-c", strconv.Itoa(n), "-p", "4", "-r", "1000",
+	res := runCLI(context.Background(), "redis", "-port", port(r), "-c", strconv.Itoa(n), "-p", "4", "-r", "1000",
 		"-command", "SET k-__RAND__ v", "-q")
 	require.Equal(t, 0, res.code, res.err)
 	dbsize, err := strconv.Atoi(testenv.Do(t, r.Addr, "DBSIZE"))
@@ -51,7 +51,7 @@ func TestRandomSpreadReachesServer(t *testing.T) {
 func TestBatchingSendsMultiExec(t *testing.T) {
 	r := testenv.StartRedis(t)
 	jsonPath := filepath.Join(t.TempDir(), "r.json")
-	res := run(context.Background(), "redis", "-port", port(r), "-c", "1000", "-p", "3", "-batching", "10",
+	res := runCLI(context.Background(), "redis", "-port", port(r), "-c", "1000", "-p", "3", "-batching", "10",
 		"-command", "SET k-__RAND__ __DATA__", "-q", "--json", jsonPath)
 	require.Equal(t, 0, res.code, res.err)
 	assert.Equal(t, int64(100), testenv.CommandCalls(t, r.Addr, "exec"))
@@ -67,7 +67,7 @@ func TestBatchingCountsExecAbort(t *testing.T) {
 	r := testenv.StartRedis(t)
 	jsonPath := filepath.Join(t.TempDir(), "r.json")
 	// GET with a missing argument is rejected while queued, so EXEC aborts.
-	res := run(context.Background(), "redis", "-port", port(r), "-c", "50", "-p", "1", "-batching", "5",
+	res := runCLI(context.Background(), "redis", "-port", port(r), "-c", "50", "-p", "1", "-batching", "5",
 		"-command", "GET", "-q", "--json", jsonPath)
 	assert.Equal(t, ExitRunFailed, res.code)
 	run := readResult(t, jsonPath)
@@ -80,7 +80,7 @@ func TestBatchingCountsExecAbort(t *testing.T) {
 func TestPipelining(t *testing.T) {
 	r := testenv.StartRedis(t)
 	before, _ := strconv.ParseInt(testenv.InfoField(t, r.Addr, "stats", "total_reads_processed"), 10, 64)
-	res := run(context.Background(), "redis", "-port", port(r), "-c", "16000", "-p", "1", "-P", "16",
+	res := runCLI(context.Background(), "redis", "-port", port(r), "-c", "16000", "-p", "1", "-P", "16",
 		"-command", "INCR counter", "-q")
 	require.Equal(t, 0, res.code, res.err)
 	after, _ := strconv.ParseInt(testenv.InfoField(t, r.Addr, "stats", "total_reads_processed"), 10, 64)
@@ -92,7 +92,7 @@ func TestPipelining(t *testing.T) {
 func TestACLUserColonPassword(t *testing.T) {
 	r := testenv.StartRedis(t)
 	assert.Equal(t, "OK", testenv.Do(t, r.Addr, "ACL", "SETUSER", "bench", "on", ">s3cret", "~*", "+@all"))
-	res := run(context.Background(), "redis", "-port", port(r), "-a", "bench:s3cret", "-c", "100", "-p", "2",
+	res := runCLI(context.Background(), "redis", "-port", port(r), "-a", "bench:s3cret", "-c", "100", "-p", "2",
 		"-command", "SET k __DATA__", "-q")
 	require.Equal(t, 0, res.code, res.err)
 	assert.Equal(t, int64(100), testenv.CommandCalls(t, r.Addr, "set"))
@@ -118,7 +118,7 @@ func TestBadInputFailsCleanly(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res := run(context.Background(), append([]string{"redis", "-c", "10", "-q"}, tc.args...)...)
+			res := runCLI(context.Background(), append([]string{"redis", "-c", "10", "-q"}, tc.args...)...)
 			assert.Equal(t, ExitError1, res.code)
 			lines := strings.Split(strings.TrimSpace(res.err), "\n")
 			last := lines[len(lines)-1]
@@ -132,13 +132,13 @@ func TestWhitepaperLineRunsAndShowsErrors(t *testing.T) {
 	r := testenv.StartRedis(t)
 	// The whitepaper's own line: "bar-N" is not an offset, so every reply is an
 	// error (and plain Redis has no TR.* at all). The run must say so loudly.
-	res := run(context.Background(), "redis", "-h", "127.0.0.1", "-port", port(r), "-d", "1", "-r", "100000",
+	res := runCLI(context.Background(), "redis", "-h", "127.0.0.1", "-port", port(r), "-d", "1", "-r", "100000",
 		"-r2", "10000000", "-command", "TR.SETBIT foo-__RAND__ bar-__RAND2__", "-p", "2", "-c", "200")
 	assert.Equal(t, ExitRunFailed, res.code)
 	assert.Contains(t, res.err, "-c (total commands) wins")
 	assert.Contains(t, res.out, "!! WARNING: 100.0% of commands failed")
 	assert.Contains(t, res.out, "unknown command")
-	res = run(context.Background(), "redis", "-port", port(r), "-command", "PING", "-p", "20", "-c", "1", "-q")
+	res = runCLI(context.Background(), "redis", "-port", port(r), "-command", "PING", "-p", "20", "-c", "1", "-q")
 	require.Equal(t, 0, res.code, res.err)
 	assert.Contains(t, res.err, "warning: -c 1 is smaller than -p 20: only 1 command(s) will run")
 	assert.Contains(t, res.out, "commands     1 in 1 requests")
@@ -149,7 +149,7 @@ func TestInterruptPrintsPartialResult(t *testing.T) {
 	jsonPath := filepath.Join(t.TempDir(), "r.json")
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(500*time.Millisecond, cancel)
-	res := run(ctx, "redis", "-port", port(r), "-d", "60", "-p", "2", "-command", "PING", "-q", "--json", jsonPath)
+	res := runCLI(ctx, "redis", "-port", port(r), "-d", "60", "-p", "2", "-command", "PING", "-q", "--json", jsonPath)
 	require.Equal(t, 0, res.code, res.err)
 	run := readResult(t, jsonPath)
 	assert.Equal(t, "interrupted", run.StopReason)
@@ -223,7 +223,7 @@ func normalize(v any, key string) any {
 func TestJSONGolden(t *testing.T) {
 	r := testenv.StartRedis(t)
 	jsonPath := filepath.Join(t.TempDir(), "r.json")
-	res := run(context.Background(), "redis", "-port", port(r), "-c", "2000", "-p", "2", "-r", "100",
+	res := runCLI(context.Background(), "redis", "-port", port(r), "-c", "2000", "-p", "2", "-r", "100",
 		"-command", "SET k-__RAND__ __DATA__", "--data-size", "16", "--seed", "7", "-q", "--json", jsonPath)
 	require.Equal(t, 0, res.code, res.err)
 	raw, err := os.ReadFile(jsonPath)
@@ -241,7 +241,7 @@ func TestJSONGolden(t *testing.T) {
 func TestPasswordRedactedInJSON(t *testing.T) {
 	r := testenv.StartRedis(t, "--requirepass", "topsecret")
 	jsonPath := filepath.Join(t.TempDir(), "r.json")
-	res := run(context.Background(), "redis", "-port", port(r), "-a", "topsecret", "-c", "10", "-p", "1",
+	res := runCLI(context.Background(), "redis", "-port", port(r), "-a", "topsecret", "-c", "10", "-p", "1",
 		"-command", "PING", "-q", "--json", jsonPath)
 	require.Equal(t, 0, res.code, res.err)
 	raw, err := os.ReadFile(jsonPath)

@@ -11,12 +11,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tairbench/tairbench/internal/compat/redisbenchmark"
 	"github.com/tairbench/tairbench/internal/driver/redis"
+	"github.com/tairbench/tairbench/internal/endpoint"
+	"github.com/tairbench/tairbench/internal/frontend/redisbenchmark"
 	"github.com/tairbench/tairbench/internal/report"
-	"github.com/tairbench/tairbench/internal/runner"
+	"github.com/tairbench/tairbench/internal/run"
 	"github.com/tairbench/tairbench/internal/stats"
-	"github.com/tairbench/tairbench/internal/target"
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
@@ -85,7 +85,7 @@ func runRedisBenchmark(ctx context.Context, args []string, a *app, stdin io.Read
 				return err
 			}
 			spec.Log = a.Err
-			run, hist, err := runner.Run(ctx, spec)
+			run, hist, err := run.Run(ctx, spec)
 			if err != nil {
 				return fmt.Errorf("test %s: %w", t.Name, err)
 			}
@@ -166,7 +166,7 @@ func benchmarkProgress(w io.Writer, name string) func(stats.Progress) {
 // hostConfig reads the server's "save" and "appendonly" settings as
 // redis-benchmark prints them; a server that refuses CONFIG GET (a cloud
 // proxy, the embedded server) gets no such lines.
-func hostConfig(ctx context.Context, t target.Target) redisbenchmark.HostConfig {
+func hostConfig(ctx context.Context, t endpoint.Target) redisbenchmark.HostConfig {
 	var hc redisbenchmark.HostConfig
 	if t.Cluster {
 		return hc

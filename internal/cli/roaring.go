@@ -10,9 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tairbench/tairbench/internal/capacity"
+	"github.com/tairbench/tairbench/internal/run/capacity"
 
-	"github.com/tairbench/tairbench/internal/workload/roaring"
+	"github.com/tairbench/tairbench/internal/frontend/roaring"
 )
 
 // statFlags are the TR.STAT sampling flags, shared by 'roaring --stat' and 'roaring stat'.

@@ -17,7 +17,7 @@ import (
 
 func TestRoaringSuiteCommand(t *testing.T) {
 	jsonPath := filepath.Join(t.TempDir(), "suite.json")
-	res := run(context.Background(), "roaring", "--embedded", "--cases", "single-read/getbit,batch/setbit-p20-b10,cluster/setbit",
+	res := runCLI(context.Background(), "roaring", "--embedded", "--cases", "single-read/getbit,batch/setbit-p20-b10,cluster/setbit",
 		"--duration-per-case", "0.3", "--stat", "--stat-max-card", "20000", "--stat-universe", "1048576", "--stat-steps", "2",
 		"--json", jsonPath)
 	require.Equal(t, 0, res.code, res.err)
@@ -45,24 +45,24 @@ func TestRoaringSuiteCommand(t *testing.T) {
 }
 
 func TestRoaringListAndBadInput(t *testing.T) {
-	res := run(context.Background(), "roaring", "--list")
+	res := runCLI(context.Background(), "roaring", "--list")
 	require.Equal(t, 0, res.code)
 	assert.Contains(t, res.out, "set-ops/bitop-and")
 	assert.NotContains(t, res.out, "cluster/", "the cluster group needs --cluster against a standalone target")
-	res = run(context.Background(), "roaring", "--list", "--cluster")
+	res = runCLI(context.Background(), "roaring", "--list", "--cluster")
 	assert.Contains(t, res.out, "cluster/getbit")
 	assert.NotContains(t, res.out, "single-read/")
 
-	res = run(context.Background(), "roaring", "--cases", "nope")
+	res = runCLI(context.Background(), "roaring", "--cases", "nope")
 	assert.Equal(t, ExitError1, res.code)
 	assert.Contains(t, res.err, `no case matches "nope"`)
-	res = run(context.Background(), "roaring", "stat", "--embedded", "--stat-dist", "weird")
+	res = runCLI(context.Background(), "roaring", "stat", "--embedded", "--stat-dist", "weird")
 	assert.Equal(t, ExitError1, res.code)
 	assert.Contains(t, res.err, "unknown --stat-dist")
 }
 
 func TestRoaringStatCommand(t *testing.T) {
-	res := run(context.Background(), "roaring", "stat", "--embedded", "--stat-max-card", "30000", "--stat-universe", "1048576",
+	res := runCLI(context.Background(), "roaring", "stat", "--embedded", "--stat-max-card", "30000", "--stat-universe", "1048576",
 		"--stat-steps", "2", "--stat-dist", "random,runs")
 	require.Equal(t, 0, res.code, res.err)
 	assert.Contains(t, res.out, "TR.STAT memory, random")
@@ -76,12 +76,12 @@ func TestRoaringAgainstAnInstance(t *testing.T) {
 	require.NoError(t, err)
 	defer srv.Close()
 	host, port, _ := net.SplitHostPort(srv.Addr())
-	res := run(context.Background(), "roaring", "--host", host, "--port", port, "-a", "default:s3cret", "--flush",
+	res := runCLI(context.Background(), "roaring", "--host", host, "--port", port, "-a", "default:s3cret", "--flush",
 		"--cases", "single-read/getbit,batch/getbit-p2-b100", "--duration-per-case", "0.3")
 	require.Equal(t, 0, res.code, res.err)
 	assert.Contains(t, res.out, "TR.GETBIT")
 	assert.NotContains(t, res.out, "not Tair", "a real instance's figures are not labelled as the embedded server's")
-	res = run(context.Background(), "roaring", "--host", host, "--port", port, "-a", "wrong", "--cases", "single-read/getbit",
+	res = runCLI(context.Background(), "roaring", "--host", host, "--port", port, "-a", "wrong", "--cases", "single-read/getbit",
 		"--duration-per-case", "0.3")
 	assert.Equal(t, ExitError1, res.code)
 	assert.Contains(t, res.err, "WRONGPASS")
@@ -96,7 +96,7 @@ func TestTairStyleAuthFallback(t *testing.T) {
 	require.NoError(t, err)
 	defer srv.Close()
 	host, port, _ := net.SplitHostPort(srv.Addr())
-	res := run(context.Background(), "redis", "-h", host, "-port", port, "-a", "tairuser:pw", "-c", "20", "-command", "PING", "-q")
+	res := runCLI(context.Background(), "redis", "-h", host, "-port", port, "-a", "tairuser:pw", "-c", "20", "-command", "PING", "-q")
 	require.Equal(t, 0, res.code, res.err)
 }
 
@@ -106,7 +106,7 @@ func TestTairStyleAuthFallback(t *testing.T) {
 // of 10 can do here, so that search halves down until the SLO holds.
 func TestRoaringSuiteCapacity(t *testing.T) {
 	jsonPath := filepath.Join(t.TempDir(), "suite.json")
-	res := run(context.Background(), "roaring", "--embedded", "--cases", "single-read/getbit,batch/setbit-p20-b10",
+	res := runCLI(context.Background(), "roaring", "--embedded", "--cases", "single-read/getbit,batch/setbit-p20-b10",
 		"--slo", "p99<500ms", "--slo-window", "0.5", "--slo-warmup", "0.1", "--slo-start", "2000", "--slo-max-steps", "4", "--json", jsonPath)
 	require.Equal(t, 0, res.code, res.err)
 	assert.Contains(t, res.out, "Capacity at p99<500ms")
@@ -130,7 +130,7 @@ func TestRoaringSuiteCapacity(t *testing.T) {
 // 10/s within the step limit, for a loaded CI machine).
 func TestRoaringSuiteCapacityHalves(t *testing.T) {
 	jsonPath := filepath.Join(t.TempDir(), "suite.json")
-	res := run(context.Background(), "roaring", "--embedded", "--cases", "batch/setbit-p3-b500",
+	res := runCLI(context.Background(), "roaring", "--embedded", "--cases", "batch/setbit-p3-b500",
 		"--slo", "p99<200ms", "--slo-window", "0.5", "--slo-warmup", "0.1", "--slo-start", "20000", "--slo-max-steps", "16", "--slo-precision", "0.5", "--json", jsonPath)
 	require.Equal(t, 0, res.code, res.err)
 	c := readDoc(t, jsonPath).(*result.RoaringSuite).Cases[0].Capacity

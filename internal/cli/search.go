@@ -10,9 +10,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/internal/searchbench"
-	"github.com/tairbench/tairbench/internal/target"
 )
 
 // searchFlags are the flags 'search' and 'search compare' share: how
@@ -47,17 +47,17 @@ func (f *searchFlags) register(fs *pflag.FlagSet) {
 }
 
 // tairTarget resolves TairSearch's target at addr, or the embedded server.
-func (f *searchFlags) tairTarget(a *app, addr string) (target.Target, func(), error) {
+func (f *searchFlags) tairTarget(a *app, addr string) (endpoint.Target, func(), error) {
 	if addr != "" {
 		f.target.host = addr
 	}
 	if !f.target.embedded && addr == "" {
-		return target.Target{}, func() {}, errors.New("TairSearch's address is required, or --embedded")
+		return endpoint.Target{}, func() {}, errors.New("TairSearch's address is required, or --embedded")
 	}
 	return f.target.resolve(a)
 }
 
-func (f *searchFlags) engine(name string, t target.Target) (searchbench.Engine, error) {
+func (f *searchFlags) engine(name string, t endpoint.Target) (searchbench.Engine, error) {
 	return searchbench.New(name, searchbench.Options{Target: t, Index: f.index, RefreshInterval: f.refresh,
 		Realtime: f.realtime, Connections: f.concurrency})
 }
@@ -125,7 +125,7 @@ func runSearch(ctx context.Context, o *searchOptions, a *app) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	var tg target.Target
+	var tg endpoint.Target
 	stop := func() {}
 	if o.target.embedded || o.engine == "tairsearch" {
 		var err error
@@ -137,7 +137,7 @@ func runSearch(ctx context.Context, o *searchOptions, a *app) error {
 		if o.addr == "" {
 			return errors.New("-a (the engine's address) is required")
 		}
-		tg = target.Target{Addr: o.addr, Auth: o.target.auth}
+		tg = endpoint.Target{Addr: o.addr, Auth: o.target.auth}
 	}
 	defer stop()
 	e, err := o.searchFlags.engine(o.engine, tg)
@@ -244,7 +244,7 @@ func runCompare(ctx context.Context, o *compareOptions, a *app) error {
 	if err != nil {
 		return err
 	}
-	es, err := o.engine("elasticsearch", target.Target{Addr: o.esAddr, Auth: o.esAuth})
+	es, err := o.engine("elasticsearch", endpoint.Target{Addr: o.esAddr, Auth: o.esAuth})
 	if err != nil {
 		return err
 	}

@@ -18,7 +18,7 @@ func TestEveryCommandHasHelp(t *testing.T) {
 	for _, args := range [][]string{{"--help"}, {"redis", "--help"}, {"serve", "--help"}, {"roaring", "--help"},
 		{"roaring", "stat", "--help"}, {"search", "--help"}, {"search", "compare", "--help"}, {"wiki", "gen", "--help"},
 		{"wiki", "count", "--help"}, {"--version"}} {
-		res := run(context.Background(), args...)
+		res := runCLI(context.Background(), args...)
 		assert.Equal(t, 0, res.code, "%v: %s", args, res.err)
 		assert.NotEmpty(t, res.out, "%v", args)
 	}
@@ -26,22 +26,22 @@ func TestEveryCommandHasHelp(t *testing.T) {
 
 func TestWikiGenAndCount(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "w.xml")
-	res := run(context.Background(), "wiki", "gen", "--docs", "500", "--out", out)
+	res := runCLI(context.Background(), "wiki", "gen", "--docs", "500", "--out", out)
 	require.Equal(t, 0, res.code, res.err)
-	res = run(context.Background(), "wiki", "count", out)
+	res = runCLI(context.Background(), "wiki", "count", out)
 	require.Equal(t, 0, res.code, res.err)
 	assert.Equal(t, "500 documents\n", res.out)
 	require.NoError(t, os.WriteFile(out, []byte("<feed><doc><title>x</title>"), 0o644))
-	res = run(context.Background(), "wiki", "count", out)
+	res = runCLI(context.Background(), "wiki", "count", out)
 	assert.Equal(t, ExitError1, res.code)
 	assert.Contains(t, res.err, "line 1 (byte 6): truncated input")
 }
 
 func TestSearchWriteAndQueryEmbedded(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "w.xml")
-	require.Equal(t, 0, run(context.Background(), "wiki", "gen", "--docs", "2000", "--out", out).code)
+	require.Equal(t, 0, runCLI(context.Background(), "wiki", "gen", "--docs", "2000", "--out", out).code)
 	jsonPath := filepath.Join(t.TempDir(), "r.json")
-	res := run(context.Background(), "search", "-t", "write", "--embedded", "-f", out, "-c", "4", "-n", "1500", "--quiet", "--json", jsonPath)
+	res := runCLI(context.Background(), "search", "-t", "write", "--embedded", "-f", out, "-c", "4", "-n", "1500", "--quiet", "--json", jsonPath)
 	require.Equal(t, 0, res.code, res.err)
 	assert.Contains(t, res.out, "commands     1500 in 1500 requests")
 	assert.Contains(t, res.out, "memory ")
@@ -49,12 +49,12 @@ func TestSearchWriteAndQueryEmbedded(t *testing.T) {
 	assert.Equal(t, "input-exhausted", r.StopReason)
 	assert.Equal(t, int64(1500), r.Totals.Ops, "every one of -n documents is written")
 
-	res = run(context.Background(), "search", "-t", "search", "--embedded", "-c", "2", "-n", "50", "-q", `{"query":{"term":{"abstract":"x"}}}`, "--quiet")
+	res = runCLI(context.Background(), "search", "-t", "search", "--embedded", "-c", "2", "-n", "50", "-q", `{"query":{"term":{"abstract":"x"}}}`, "--quiet")
 	assert.Equal(t, ExitRunFailed, res.code, "the embedded server starts empty: every query fails")
 	assert.Contains(t, res.out, "tairsearch index not exists")
 
 	for _, bad := range [][]string{{"-t", "nope", "--embedded"}, {"-t", "write", "--embedded"}, {"-t", "search", "--embedded", "-q", "x"}, {"-t", "write"}} {
-		res = run(context.Background(), append([]string{"search"}, bad...)...)
+		res = runCLI(context.Background(), append([]string{"search"}, bad...)...)
 		assert.Equal(t, ExitError1, res.code, "%v", bad)
 		assert.True(t, strings.HasPrefix(res.err, "tairbench: ") || strings.Contains(res.err, "\ntairbench: "), res.err)
 	}
@@ -63,9 +63,9 @@ func TestSearchWriteAndQueryEmbedded(t *testing.T) {
 func TestSearchCompareCommand(t *testing.T) {
 	url := testenv.ElasticsearchURL(t)
 	out := filepath.Join(t.TempDir(), "w.xml")
-	require.Equal(t, 0, run(context.Background(), "wiki", "gen", "--docs", "1500", "--out", out).code)
+	require.Equal(t, 0, runCLI(context.Background(), "wiki", "gen", "--docs", "1500", "--out", out).code)
 	jsonPath := filepath.Join(t.TempDir(), "cmp.json")
-	res := run(context.Background(), "search", "compare", "--embedded", "--es", url, "-f", out, "-c", "4", "--bulk", "100",
+	res := runCLI(context.Background(), "search", "compare", "--embedded", "--es", url, "-f", out, "-c", "4", "--bulk", "100",
 		"--queries", "100", "--index", "clicmp", "--term-query", `{"query":{"term":{"abstract":"world"}}}`,
 		"--agg-query", `{"size":0,"query":{"term":{"abstract":"world"}},"aggs":{"a1":{"terms":{"field":"id","order":{"_key":"asc"}}}}}`,
 		"--json", jsonPath)

@@ -14,7 +14,7 @@ import (
 func TestServerTimelineAndReconciliation(t *testing.T) {
 	r := testenv.StartRedis(t)
 	jsonPath := filepath.Join(t.TempDir(), "r.json")
-	res := run(context.Background(), "redis", "-port", port(r), "-d", "3", "-p", "4", "--warmup", "1",
+	res := runCLI(context.Background(), "redis", "-port", port(r), "-d", "3", "-p", "4", "--warmup", "1",
 		"-command", "SET k-__RAND__ v", "-r", "1000", "-q", "--json", jsonPath)
 	require.Equal(t, 0, res.code, res.err)
 	got := readResult(t, jsonPath)
@@ -43,7 +43,7 @@ func TestServerTimelineAndReconciliation(t *testing.T) {
 	assert.Contains(t, res.out, "reconcile    SET:")
 	assert.Contains(t, res.out, ": match")
 
-	res = run(context.Background(), "redis", "-port", port(r), "-c", "100", "-p", "1", "-command", "PING", "-q",
+	res = runCLI(context.Background(), "redis", "-port", port(r), "-c", "100", "-p", "1", "-command", "PING", "-q",
 		"--json", jsonPath, "--no-server-stats")
 	require.Equal(t, 0, res.code, res.err)
 	assert.Nil(t, readResult(t, jsonPath).Server)
@@ -52,7 +52,7 @@ func TestServerTimelineAndReconciliation(t *testing.T) {
 func TestMissingServerFiguresAreNull(t *testing.T) {
 	// The embedded server gives no CPU figures: they are reported missing, not 0.
 	jsonPath := filepath.Join(t.TempDir(), "r.json")
-	res := run(context.Background(), "redis", "--embedded", "-d", "2", "-p", "2", "-command", "TR.SETBIT k __RAND__ 1",
+	res := runCLI(context.Background(), "redis", "--embedded", "-d", "2", "-p", "2", "-command", "TR.SETBIT k __RAND__ 1",
 		"-q", "--json", jsonPath)
 	require.Equal(t, 0, res.code, res.err)
 	got := readResult(t, jsonPath)
@@ -73,7 +73,7 @@ func TestOpenLoopWithPipelinesAndBatches(t *testing.T) {
 		jsonPath := filepath.Join(t.TempDir(), "r.json")
 		args := append([]string{"redis", "-port", port(r), "-d", "2", "-p", "4", "--rate", "500",
 			"-command", "SET k-__RAND__ v", "-r", "1000", "-q", "--json", jsonPath}, mode...)
-		res := run(context.Background(), args...)
+		res := runCLI(context.Background(), args...)
 		require.Equal(t, 0, res.code, res.err)
 		got := readResult(t, jsonPath)
 		n := int64(8)

@@ -9,9 +9,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/tairbench/tairbench/internal/capacity"
+	"github.com/tairbench/tairbench/internal/frontend/whitepaper"
 	"github.com/tairbench/tairbench/internal/report"
-	"github.com/tairbench/tairbench/internal/workload/whitepaper"
+	"github.com/tairbench/tairbench/internal/run/capacity"
 	"github.com/tairbench/tairbench/pkg/result"
 )
 

@@ -29,7 +29,7 @@ func readSuite(t *testing.T, path string) *result.WhitepaperSuite {
 
 func TestSuiteEnhancedAgainstEmbedded(t *testing.T) {
 	jsonPath := filepath.Join(t.TempDir(), "e.json")
-	res := run(context.Background(), "suite", "enhanced", "--requests", "20000", "--sizes", "64", "--json", jsonPath)
+	res := runCLI(context.Background(), "suite", "enhanced", "--requests", "20000", "--sizes", "64", "--json", jsonPath)
 	require.Equal(t, 0, res.code, res.err)
 	assert.Contains(t, res.out, "QPS published")
 	assert.Contains(t, res.out, "scaled: -n 20000 per case instead of the published 3000000")
@@ -53,7 +53,7 @@ func TestSuiteEnhancedAgainstEmbedded(t *testing.T) {
 
 func TestSuiteClusterAgainstEmbedded(t *testing.T) {
 	jsonPath := filepath.Join(t.TempDir(), "c.json")
-	res := run(context.Background(), "suite", "cluster", "--test-time", "2", "--json", jsonPath)
+	res := runCLI(context.Background(), "suite", "cluster", "--test-time", "2", "--json", jsonPath)
 	require.Equal(t, 0, res.code, res.err)
 	assert.Contains(t, res.out, "16 GB cluster, 8 nodes")
 	s := readSuite(t, jsonPath)
@@ -69,7 +69,7 @@ func TestSuiteClusterAgainstEmbedded(t *testing.T) {
 func TestSuitePMemAgainstRedisServer(t *testing.T) {
 	testenv.Integration(t)
 	jsonPath := filepath.Join(t.TempDir(), "p.json")
-	res := run(context.Background(), "suite", "pmem", "--records", "300", "--threads", "4", "--groups", "string,zset", "--sizes", "128,4096", "--json", jsonPath)
+	res := runCLI(context.Background(), "suite", "pmem", "--records", "300", "--threads", "4", "--groups", "string,zset", "--sizes", "128,4096", "--json", jsonPath)
 	require.Equal(t, 0, res.code, res.err)
 	assert.Contains(t, res.err, "redis-server started on")
 	assert.Contains(t, res.out, "Workload A, zset")
@@ -97,7 +97,7 @@ func TestSuitePMemAgainstRedisServer(t *testing.T) {
 func TestSuiteESSDAgainstRedisServer(t *testing.T) {
 	testenv.Integration(t)
 	jsonPath := filepath.Join(t.TempDir(), "e.json")
-	res := run(context.Background(), "suite", "essd", "--records", "2000", "--threads", "4", "--json", jsonPath)
+	res := runCLI(context.Background(), "suite", "essd", "--records", "2000", "--threads", "4", "--json", jsonPath)
 	require.Equal(t, 0, res.code, res.err)
 	assert.Contains(t, res.out, "Zipfian-Read (memory > data)")
 	assert.Contains(t, res.out, `"data larger than memory" table needs an ESSD instance`)
@@ -121,7 +121,7 @@ func TestSuiteESSDAgainstRedisServer(t *testing.T) {
 // one figure.
 func TestSuiteCapacity(t *testing.T) {
 	jsonPath := filepath.Join(t.TempDir(), "e.json")
-	res := run(context.Background(), "suite", "essd", "--embedded", "--records", "2000", "--threads", "4",
+	res := runCLI(context.Background(), "suite", "essd", "--embedded", "--records", "2000", "--threads", "4",
 		"--slo", "p99<500ms", "--slo-window", "0.5", "--slo-warmup", "0.1", "--slo-start", "500", "--slo-max-steps", "4", "--json", jsonPath)
 	require.Equal(t, 0, res.code, res.err)
 	assert.Contains(t, res.out, "capacity at p99<500ms")

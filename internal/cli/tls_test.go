@@ -17,16 +17,16 @@ import (
 func TestTLS(t *testing.T) {
 	r, f := testenv.StartRedisTLS(t)
 	tp := strconv.Itoa(r.TLSPort)
-	res := run(context.Background(), "redis", "-port", tp, "--tls", "--tls-ca", f.CA, "-c", "200", "-p", "2", "-command", "SET k __DATA__", "-q")
+	res := runCLI(context.Background(), "redis", "-port", tp, "--tls", "--tls-ca", f.CA, "-c", "200", "-p", "2", "-command", "SET k __DATA__", "-q")
 	require.Equal(t, 0, res.code, res.err)
 	assert.Equal(t, int64(200), testenv.CommandCalls(t, r.Addr, "set"))
 
-	res = run(context.Background(), "redis", "-port", tp, "--tls", "-c", "10", "-command", "PING", "-q")
+	res = runCLI(context.Background(), "redis", "-port", tp, "--tls", "-c", "10", "-command", "PING", "-q")
 	assert.Equal(t, ExitError1, res.code)
 	assert.Contains(t, res.err, "TLS handshake with 127.0.0.1:"+tp+" failed")
 	assert.Contains(t, res.err, "unknown authority")
 
-	res = run(context.Background(), "redis", "-port", tp, "--tls-insecure", "-c", "10", "-command", "PING", "-q")
+	res = runCLI(context.Background(), "redis", "-port", tp, "--tls-insecure", "-c", "10", "-command", "PING", "-q")
 	assert.Equal(t, 0, res.code, res.err)
 }
 
@@ -34,7 +34,7 @@ func TestRESP3DBAndOutputFiles(t *testing.T) {
 	r := testenv.StartRedis(t)
 	dir := t.TempDir()
 	csvPath, hgrmPath := filepath.Join(dir, "s.csv"), filepath.Join(dir, "l.hgrm")
-	res := run(context.Background(), "redis", "-port", port(r), "--resp", "3", "--db", "3", "-c", "500", "-p", "2",
+	res := runCLI(context.Background(), "redis", "-port", port(r), "--resp", "3", "--db", "3", "-c", "500", "-p", "2",
 		"-command", "HSET h f-__RAND__ v", "-r", "50", "-q", "--csv", csvPath, "--hgrm", hgrmPath)
 	require.Equal(t, 0, res.code, res.err)
 	assert.Contains(t, testenv.Do(t, r.Addr, "INFO", "keyspace"), "db3:keys=1")

@@ -16,13 +16,13 @@ import (
 func TestUnixSocket(t *testing.T) {
 	sock := filepath.Join(t.TempDir(), "redis.sock")
 	r := testenv.StartRedis(t, "--unixsocket", sock, "--unixsocketperm", "700")
-	res := run(context.Background(), "redis-benchmark", "-s", sock, "-t", "set", "-n", "2000", "-c", "4", "-q")
+	res := runCLI(context.Background(), "redis-benchmark", "-s", sock, "-t", "set", "-n", "2000", "-c", "4", "-q")
 	require.Equal(t, 0, res.code, res.err)
 	assert.Contains(t, res.out, "server counted 2000: match")
-	res = run(context.Background(), "memtier", "--unix-socket", sock, "-c", "2", "-t", "1", "-n", "500", "--ratio=1:1", "--hide-histogram")
+	res = runCLI(context.Background(), "memtier", "--unix-socket", sock, "-c", "2", "-t", "1", "-n", "500", "--ratio=1:1", "--hide-histogram")
 	require.Equal(t, 0, res.code, res.err)
 	assert.Equal(t, int64(2000+500), testenv.CommandCalls(t, r.Addr, "set"))
-	res = run(context.Background(), "redis", "-h", "unix:"+sock, "-c", "100", "-command", "SET k v", "-q")
+	res = runCLI(context.Background(), "redis", "-h", "unix:"+sock, "-c", "100", "-command", "SET k v", "-q")
 	require.Equal(t, 0, res.code, res.err)
 	assert.Equal(t, int64(2600), testenv.CommandCalls(t, r.Addr, "set"), "tairbench redis -h unix:PATH too")
 }

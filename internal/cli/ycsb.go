@@ -9,12 +9,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tairbench/tairbench/internal/capacity"
-	"github.com/tairbench/tairbench/internal/compat/ycsb"
+	"github.com/tairbench/tairbench/internal/endpoint"
+	"github.com/tairbench/tairbench/internal/frontend/ycsb"
 	"github.com/tairbench/tairbench/internal/report"
-	"github.com/tairbench/tairbench/internal/runner"
+	"github.com/tairbench/tairbench/internal/run"
+	"github.com/tairbench/tairbench/internal/run/capacity"
 	"github.com/tairbench/tairbench/internal/stats"
-	"github.com/tairbench/tairbench/internal/target"
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
@@ -65,7 +65,7 @@ func runYCSB(ctx context.Context, args []string, a *app) error {
 		progress = ycsb.Status(a.Err, f.OpNames())
 	}
 	seed := shardSeed(seedOrNew(c.Seed), shard, shards)
-	build := func(f *ycsb.Factory) runner.Spec {
+	build := func(f *ycsb.Factory) run.Spec {
 		spec := ycsb.RunSpec(c, wl, f, tg, seed, a.version, progress)
 		spec.Engine.StartAt = startAt
 		if shards > 1 {
@@ -77,11 +77,11 @@ func runYCSB(ctx context.Context, args []string, a *app) error {
 	}
 	spec := build(f)
 	if c.SLO.Given() {
-		return ycsbCapacity(ctx, a, c, wl, spec, func() (runner.Spec, error) { return build(ycsb.NewFactory(tg, wl, false)), nil })
+		return ycsbCapacity(ctx, a, c, wl, spec, func() (run.Spec, error) { return build(ycsb.NewFactory(tg, wl, false)), nil })
 	}
 	fmt.Fprintf(a.Err, "YCSB %s, %s, %d threads against %s; properties from %s\n", c.Phase, spec.Config.Mode, wl.Threads, tg.Addr,
 		strings.Join(c.Sources, ", "))
-	run, hist, err := runner.Run(ctx, spec)
+	run, hist, err := run.Run(ctx, spec)
 	if err != nil {
 		return err
 	}
@@ -105,7 +105,7 @@ func runYCSB(ctx context.Context, args []string, a *app) error {
 // ycsbCapacity searches the highest -target at which the run phase meets
 // --slo; -target, if given, is the first rate tried unless --slo-start says
 // otherwise. Each step gets a fresh factory (its own insert sequence).
-func ycsbCapacity(ctx context.Context, a *app, c *ycsb.Command, wl *ycsb.Workload, first runner.Spec, mk capacity.MakeSpec) error {
+func ycsbCapacity(ctx context.Context, a *app, c *ycsb.Command, wl *ycsb.Workload, first run.Spec, mk capacity.MakeSpec) error {
 	opts, err := c.SLO.Options()
 	if err != nil {
 		return err
@@ -140,7 +140,7 @@ func redactYCSB(args []string) []string {
 	out := slices.Clone(args)
 	for i, a := range out {
 		if k, v, ok := strings.Cut(a, "="); ok && strings.TrimSpace(k) == "redis.password" {
-			out[i] = k + "=" + target.RedactAuth(v)
+			out[i] = k + "=" + endpoint.RedactAuth(v)
 		}
 	}
 	return out

@@ -36,7 +36,7 @@ func TestYCSBSeedLinesEveryCommandGroup(t *testing.T) {
 			for _, step := range []struct{ line, workload, ops string }{{seedYCSBLoad, "a", "2000"}, {seedYCSBRun, "c", "3000"}, {seedYCSBRun, "a", "3000"}} {
 				line := strings.NewReplacer("${workload}", step.workload, "${operationcount}", step.ops).Replace(vars.Replace(step.line))
 				jsonPath := filepath.Join(dir, step.workload+".json")
-				res := run(context.Background(), append(append([]string{"ycsb"}, splitLine(line)...), "--json", jsonPath)...)
+				res := runCLI(context.Background(), append(append([]string{"ycsb"}, splitLine(line)...), "--json", jsonPath)...)
 				require.Equal(t, 0, res.code, "%s\n%s", line, res.err)
 				assert.Contains(t, res.out, "[OVERALL], RunTime(ms), ")
 				assert.Contains(t, res.out, "[OVERALL], Throughput(ops/sec), ")
@@ -83,7 +83,7 @@ func TestYCSBSeedLinesESSD(t *testing.T) {
 		"${run_operationcount}", "5000", "${timeout}", "30000", "${command_group}", "string", "${fieldcount}", "1",
 		"${fieldlength}", "100", "${threads}", "8")
 	for i, line := range seedESSD {
-		res := run(context.Background(), append([]string{"ycsb"}, splitLine(vars.Replace(line))...)...)
+		res := runCLI(context.Background(), append([]string{"ycsb"}, splitLine(vars.Replace(line))...)...)
 		require.Equal(t, 0, res.code, "line %d: %s", i, res.err)
 		assert.Contains(t, res.out, "server counted 5000: match", "line %d", i)
 		assert.NotContains(t, res.out, "NOT_FOUND", "line %d", i)

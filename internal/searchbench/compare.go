@@ -13,7 +13,7 @@ import (
 
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/report"
-	"github.com/tairbench/tairbench/internal/runner"
+	"github.com/tairbench/tairbench/internal/run"
 	"github.com/tairbench/tairbench/internal/stats"
 	"github.com/tairbench/tairbench/internal/wiki"
 	"github.com/tairbench/tairbench/pkg/result"
@@ -62,12 +62,12 @@ func RunWrite(ctx context.Context, e Engine, o WriteOptions) (*result.Run, *hdr.
 		Duration: 365 * 24 * time.Hour, GiveUp: GiveUp}
 	rc := runConfig(e, modeOf(bulk))
 	rc.Search.File, rc.Search.Docs, rc.Search.Bulk = o.File, o.Docs, bulk
-	spec := runner.Spec{Name: e.Name() + " write", Command: fmt.Sprintf("write %s", o.File), Version: o.Version,
+	spec := run.Spec{Name: e.Name() + " write", Command: fmt.Sprintf("write %s", o.File), Version: o.Version,
 		Config: rc, Engine: cfg, Factory: &WriteFactory{Engine: e, Source: src, Bulk: bulk}}
 	if !o.NoServerStats {
 		spec.Sampler = e.Sampler()
 	}
-	run, h, err := runner.Run(ctx, spec)
+	run, h, err := run.Run(ctx, spec)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -124,12 +124,12 @@ func RunSearch(ctx context.Context, e Engine, o SearchOptions) (*result.Run, *hd
 	}
 	rc := runConfig(e, "one query per request, cache "+cache)
 	rc.Search.Queries, rc.Search.Cache = o.Queries, o.Cache
-	spec := runner.Spec{Name: e.Name() + " search", Command: o.Query, Version: o.Version,
+	spec := run.Spec{Name: e.Name() + " search", Command: o.Query, Version: o.Version,
 		Config: rc, Engine: cfg, Factory: &SearchFactory{Engine: e, Query: []byte(o.Query), Cache: o.Cache}}
 	if !o.NoServerStats {
 		spec.Sampler = e.Sampler()
 	}
-	return runner.Run(ctx, spec)
+	return run.Run(ctx, spec)
 }
 
 // CompareOptions configure a comparison.

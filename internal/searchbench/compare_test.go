@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/server"
-	"github.com/tairbench/tairbench/internal/target"
 	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/pkg/result"
 )
@@ -25,9 +25,9 @@ func TestCompareBothEngines(t *testing.T) {
 	srv, err := server.Start(server.Config{})
 	require.NoError(t, err)
 	defer srv.Close()
-	ts, err := New("tairsearch", Options{Target: target.Target{Addr: srv.Addr(), InProcess: true}, Index: "cmp"})
+	ts, err := New("tairsearch", Options{Target: endpoint.Target{Addr: srv.Addr(), InProcess: true}, Index: "cmp"})
 	require.NoError(t, err)
-	es, err := New("elasticsearch", Options{Target: target.Target{Addr: testenv.ElasticsearchURL(t)}, Index: "cmp", Connections: 4})
+	es, err := New("elasticsearch", Options{Target: endpoint.Target{Addr: testenv.ElasticsearchURL(t)}, Index: "cmp", Connections: 4})
 	require.NoError(t, err)
 	file := genFile(t, 3000)
 	term := `{"query":{"term":{"abstract":"world"}}}`
@@ -62,7 +62,7 @@ func TestCompareBothEngines(t *testing.T) {
 
 func TestElasticsearchBulkItemFailuresAreCounted(t *testing.T) {
 	url := testenv.ElasticsearchURL(t)
-	e, err := New("elasticsearch", Options{Target: target.Target{Addr: url}, Index: "conflict"})
+	e, err := New("elasticsearch", Options{Target: endpoint.Target{Addr: url}, Index: "conflict"})
 	require.NoError(t, err)
 	el := e.(*elastic)
 	ctx := context.Background()
@@ -92,7 +92,7 @@ func TestElasticsearchStoppedMidRun(t *testing.T) {
 	t.Setenv("TAIRBENCH_ES_URL", "")
 	url := testenv.ElasticsearchURL(t)
 	port := url[strings.LastIndex(url, ":")+1:]
-	e, err := New("elasticsearch", Options{Target: target.Target{Addr: url}, Index: "stop"})
+	e, err := New("elasticsearch", Options{Target: endpoint.Target{Addr: url}, Index: "stop"})
 	require.NoError(t, err)
 	ctx := context.Background()
 	require.NoError(t, e.Reset(ctx))
@@ -124,7 +124,7 @@ func createIndex(name, body string) esapi.IndicesCreateRequest {
 }
 
 func TestElasticsearchRealtimeRefresh(t *testing.T) {
-	e, err := New("elasticsearch", Options{Target: target.Target{Addr: testenv.ElasticsearchURL(t)}, Index: "realtime", Realtime: true})
+	e, err := New("elasticsearch", Options{Target: endpoint.Target{Addr: testenv.ElasticsearchURL(t)}, Index: "realtime", Realtime: true})
 	require.NoError(t, err)
 	ctx := context.Background()
 	require.NoError(t, e.Reset(ctx))
@@ -138,7 +138,7 @@ func TestElasticsearchRealtimeRefresh(t *testing.T) {
 
 func TestElasticsearchTimelineHasHeapAndIndexing(t *testing.T) {
 	url := testenv.ElasticsearchURL(t)
-	e, err := New("elasticsearch", Options{Target: target.Target{Addr: url}, Index: "timeline", Connections: 4})
+	e, err := New("elasticsearch", Options{Target: endpoint.Target{Addr: url}, Index: "timeline", Connections: 4})
 	require.NoError(t, err)
 	ctx := context.Background()
 	require.NoError(t, e.Reset(ctx))

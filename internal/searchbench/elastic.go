@@ -13,11 +13,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tairbench/tairbench/internal/runner"
+	"github.com/tairbench/tairbench/internal/run"
 
 	es "github.com/elastic/go-elasticsearch/v8"
 	"github.com/elastic/go-elasticsearch/v8/esapi"
-	"github.com/tairbench/tairbench/internal/target"
+	"github.com/tairbench/tairbench/internal/endpoint"
 )
 
 func init() { Register("elasticsearch", newElastic) }
@@ -240,7 +240,7 @@ func (e *elastic) Memory(ctx context.Context) (Memory, error) {
 	if err != nil {
 		return Memory{}, err
 	}
-	return Memory{Used: int64(nodes.Gauges[runner.GaugeHeapUsed]), Store: st.All.Primaries.Store.Size,
+	return Memory{Used: int64(nodes.Gauges[run.GaugeHeapUsed]), Store: st.All.Primaries.Store.Size,
 		Detail: "JVM heap used (node stats), index store size (index stats)"}, nil
 }
 
@@ -370,6 +370,6 @@ func (c *esClient) Close() error {
 	return nil
 }
 
-func (e *elastic) Target() target.Target { return e.o.Target }
+func (e *elastic) Target() endpoint.Target { return e.o.Target }
 
-func (e *elastic) Sampler() runner.Sampler { return esSampler{e: e} }
+func (e *elastic) Sampler() run.Sampler { return esSampler{e: e} }

@@ -12,9 +12,9 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/tairbench/tairbench/internal/runner"
+	"github.com/tairbench/tairbench/internal/run"
 
-	"github.com/tairbench/tairbench/internal/target"
+	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/pkg/result"
 
 	"github.com/tairbench/tairbench/internal/wiki"
@@ -30,7 +30,7 @@ type Options struct {
 	// Target is where the engine is: TairSearch's RESP target (TLS, ACL
 	// login, database, in-process), or Elasticsearch's URL in Target.Addr
 	// with its basic-auth login in Target.Auth ("user:password").
-	Target target.Target
+	Target endpoint.Target
 	Index  string
 	// RefreshInterval is Elasticsearch's refresh interval ("1s"); Realtime refreshes on every write.
 	RefreshInterval string
@@ -52,7 +52,7 @@ type Memory = result.Memory
 type Engine interface {
 	Name() string
 	// Target is where the engine is.
-	Target() target.Target
+	Target() endpoint.Target
 	// Check tells, before anything is written, whether the engine can run
 	// the workload: reachable, and (TairSearch) with the TFT.* commands.
 	Check(ctx context.Context) error
@@ -70,7 +70,7 @@ type Engine interface {
 	Probe(ctx context.Context, query []byte) (Hits, error)
 	Memory(ctx context.Context) (Memory, error)
 	// Sampler reads the engine's own counters for the run's server timeline.
-	Sampler() runner.Sampler
+	Sampler() run.Sampler
 	Close() error
 }
 

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/server"
-	"github.com/tairbench/tairbench/internal/target"
 	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/internal/wiki"
 )
@@ -40,9 +40,9 @@ func engines(t *testing.T, docs []wiki.Doc, index string) (Engine, Engine) {
 	srv, err := server.Start(server.Config{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = srv.Close() })
-	ts, err := New("tairsearch", Options{Target: target.Target{Addr: srv.Addr(), InProcess: true}, Index: index})
+	ts, err := New("tairsearch", Options{Target: endpoint.Target{Addr: srv.Addr(), InProcess: true}, Index: index})
 	require.NoError(t, err)
-	el, err := New("elasticsearch", Options{Target: target.Target{Addr: testenv.ElasticsearchURL(t)}, Index: index})
+	el, err := New("elasticsearch", Options{Target: endpoint.Target{Addr: testenv.ElasticsearchURL(t)}, Index: index})
 	require.NoError(t, err)
 	for _, e := range []Engine{ts, el} {
 		require.NoError(t, e.Reset(ctx))

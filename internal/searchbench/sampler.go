@@ -8,7 +8,7 @@ import (
 
 	"github.com/elastic/go-elasticsearch/v8/esapi"
 
-	"github.com/tairbench/tairbench/internal/runner"
+	"github.com/tairbench/tairbench/internal/run"
 )
 
 // esSampler reads Elasticsearch's node stats: JVM heap, indexing and
@@ -18,13 +18,13 @@ type esSampler struct{ e *elastic }
 func (s esSampler) Source() string { return "_nodes/stats" }
 
 func (s esSampler) Expected() []string {
-	return []string{runner.GaugeHeapUsed, runner.CounterIndexed, runner.CounterQueries, runner.CounterCPUSeconds}
+	return []string{run.GaugeHeapUsed, run.CounterIndexed, run.CounterQueries, run.CounterCPUSeconds}
 }
 
-func (s esSampler) Read(ctx context.Context) (runner.Reading, error) {
+func (s esSampler) Read(ctx context.Context) (run.Reading, error) {
 	body, err := do(ctx, s.e.es, esapi.NodesStatsRequest{Metric: []string{"jvm", "indices", "process"}})
 	if err != nil {
-		return runner.Reading{}, fmt.Errorf("elasticsearch: node stats: %w", describeHTTP(err))
+		return run.Reading{}, fmt.Errorf("elasticsearch: node stats: %w", describeHTTP(err))
 	}
 	var ns struct {
 		Nodes map[string]struct {
@@ -49,14 +49,14 @@ func (s esSampler) Read(ctx context.Context) (runner.Reading, error) {
 		} `json:"nodes"`
 	}
 	if err := json.Unmarshal(body, &ns); err != nil {
-		return runner.Reading{}, fmt.Errorf("elasticsearch: node stats: %w", err)
+		return run.Reading{}, fmt.Errorf("elasticsearch: node stats: %w", err)
 	}
-	r := runner.Reading{At: time.Now(), Counters: map[string]float64{}, Gauges: map[string]float64{}}
+	r := run.Reading{At: time.Now(), Counters: map[string]float64{}, Gauges: map[string]float64{}}
 	for _, n := range ns.Nodes {
-		r.Gauges[runner.GaugeHeapUsed] += float64(n.JVM.Mem.HeapUsed)
-		r.Counters[runner.CounterIndexed] += float64(n.Indices.Indexing.Total)
-		r.Counters[runner.CounterQueries] += float64(n.Indices.Search.Total)
-		r.Counters[runner.CounterCPUSeconds] += float64(n.Process.CPU.TotalMS) / 1000
+		r.Gauges[run.GaugeHeapUsed] += float64(n.JVM.Mem.HeapUsed)
+		r.Counters[run.CounterIndexed] += float64(n.Indices.Indexing.Total)
+		r.Counters[run.CounterQueries] += float64(n.Indices.Search.Total)
+		r.Counters[run.CounterCPUSeconds] += float64(n.Process.CPU.TotalMS) / 1000
 	}
 	return r, nil
 }

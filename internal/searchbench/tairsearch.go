@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tairbench/tairbench/internal/runner"
+	"github.com/tairbench/tairbench/internal/run"
 
 	"github.com/tairbench/tairbench/internal/driver/redis"
-	"github.com/tairbench/tairbench/internal/target"
+	"github.com/tairbench/tairbench/internal/endpoint"
 
 	goredis "github.com/redis/go-redis/v9"
 )
@@ -172,6 +172,6 @@ func (c *tairClient) Search(ctx context.Context, query []byte, cache bool) error
 
 func (c *tairClient) Close() error { return c.c.Close() }
 
-func (e *tairSearch) Target() target.Target { return e.o.Target }
+func (e *tairSearch) Target() endpoint.Target { return e.o.Target }
 
-func (e *tairSearch) Sampler() runner.Sampler { return redis.NewInfoSampler(e.o.Target) }
+func (e *tairSearch) Sampler() run.Sampler { return redis.NewInfoSampler(e.o.Target) }

@@ -70,29 +70,28 @@ func (cmd *Command) keys(args [][]byte, l *lockSet) {
 	}
 }
 
-var (
-	commandTable map[string]*Command
-	commandList  []*Command
-)
-
-// register builds the command table from the modules' commands.
-func register() {
-	var cmds []*Command
-	loaded = loaded[:0]
-	for _, m := range modules {
-		mod := m()
-		loaded = append(loaded, mod)
-		cmds = append(cmds, mod.Commands...)
-	}
-	t := map[string]*Command{}
-	for i, c := range cmds {
-		c.id = i
-		t[c.Name] = c
-	}
-	commandTable, commandList = t, cmds
+// registry is a server's command table, built from the module list
+// (module.go) when the server is made.
+type registry struct {
+	table   map[string]*Command
+	list    []*Command
+	modules []Module
 }
 
-func init() { register() }
+// newRegistry builds the command table from the modules' commands.
+func newRegistry() *registry {
+	r := &registry{table: map[string]*Command{}}
+	for _, m := range modules {
+		mod := m()
+		r.modules = append(r.modules, mod)
+		r.list = append(r.list, mod.Commands...)
+	}
+	for i, c := range r.list {
+		c.id = i
+		r.table[c.Name] = c
+	}
+	return r
+}
 
 // genericModule holds the connection, server and keyspace commands.
 func genericModule() Module {
@@ -270,15 +269,15 @@ func cmdCommand(c *conn, a [][]byte) {
 		c.out = resp.AppendArray(c.out, 0)
 	}
 	if len(a) == 1 {
-		c.out = resp.AppendArray(c.out, len(commandTable))
-		for _, cmd := range commandTable {
+		c.out = resp.AppendArray(c.out, len(c.s.reg.table))
+		for _, cmd := range c.s.reg.table {
 			entry(cmd)
 		}
 		return
 	}
 	switch strings.ToLower(string(a[1])) {
 	case "count":
-		c.out = resp.AppendInt(c.out, int64(len(commandTable)))
+		c.out = resp.AppendInt(c.out, int64(len(c.s.reg.table)))
 	case "info":
 		c.out = resp.AppendArray(c.out, len(a)-2)
 		for _, n := range a[2:] {

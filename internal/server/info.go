@@ -54,7 +54,7 @@ func cmdInfo(c *conn, a [][]byte) {
 			fmt.Fprintf(&b, "# Memory\r\nused_memory:%d\r\nused_memory_human:%s\r\nused_memory_dataset:%d\r\n"+
 				"used_memory_go_heap:%d\r\nused_memory_rss:%d\r\npending_request_bytes:%d\r\n",
 				dataset, human(dataset), dataset, ms.HeapAlloc, rss(ms.Sys), s.pending.used.Load())
-			for _, mod := range loaded {
+			for _, mod := range c.s.reg.modules {
 				if mod.InfoKeys != "" {
 					fmt.Fprintf(&b, "%s:%d\r\n", mod.InfoKeys, types[mod.TypeName])
 				}
@@ -68,7 +68,7 @@ func cmdInfo(c *conn, a [][]byte) {
 	}
 	if show("commandstats", false) {
 		b.WriteString("# Commandstats\r\n")
-		for _, cmd := range commandList {
+		for _, cmd := range c.s.reg.list {
 			st := &s.stats[cmd.id]
 			if n := st.calls.Load(); n > 0 {
 				fmt.Fprintf(&b, "cmdstat_%s:calls=%d,usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls=%d\r\n", cmd.Name, n, st.failed.Load())

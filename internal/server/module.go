@@ -27,9 +27,6 @@ var modules = []func() Module{
 	searchModule,
 }
 
-// loaded are the modules as register built them.
-var loaded []Module
-
 // lookup returns the value at key as a T. found is false for a missing
 // key; ok is false, after replying WRONGTYPE, when the key holds another type.
 func lookup[T Value](c *conn, key []byte) (v T, found, ok bool) {

@@ -43,6 +43,7 @@ type Config struct {
 
 // Server is a running server.
 type Server struct {
+	reg     *registry
 	cfg     Config
 	ln      net.Listener
 	dbs     []*db
@@ -90,7 +91,8 @@ func Start(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: listen %s: %w", cfg.Addr, err)
 	}
-	s := &Server{cfg: cfg, ln: ln, started: time.Now(), conns: map[*conn]struct{}{}, stats: make([]cmdStat, len(commandList))}
+	reg := newRegistry()
+	s := &Server{cfg: cfg, ln: ln, started: time.Now(), conns: map[*conn]struct{}{}, reg: reg, stats: make([]cmdStat, len(reg.list))}
 	s.pending.max = cfg.MaxPending
 	s.accounts = newAccounts(cfg)
 	for i := 0; i < cfg.Databases; i++ {
@@ -287,7 +289,7 @@ func (c *conn) lookup(name []byte) *Command {
 		}
 		b[i] = ch
 	}
-	return commandTable[string(b)]
+	return c.s.reg.table[string(b)]
 }
 
 func (c *conn) errorf(format string, a ...any) {

@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-
-	"github.com/tairbench/tairbench/pkg/dist"
 )
 
 // Dist is the distribution a range draws from.
@@ -145,7 +143,7 @@ func Compile(t *Template, opts Options) (*Program, error) {
 		}
 		switch r.Dist {
 		case Zipf:
-			p.samples[n] = dist.NewZipfian(r.Max, r.Theta)
+			p.samples[n] = NewZipfian(r.Max, r.Theta)
 		case Seq:
 			p.seq[n] = new(atomic.Uint64)
 		}

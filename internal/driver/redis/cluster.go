@@ -7,16 +7,17 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
-	"github.com/tairbench/tairbench/internal/target"
+	"github.com/tairbench/tairbench/internal/endpoint"
 )
 
 // NewClusterClient returns a go-redis cluster client of one connection per
 // node for t (already resolved with ResolveLogin), checked with a PING.
-func NewClusterClient(ctx context.Context, t target.Target) (*goredis.ClusterClient, error) {
+func NewClusterClient(ctx context.Context, t endpoint.Target) (*goredis.ClusterClient, error) {
 	o, err := clusterOptionsFor(t)
 	if err != nil {
 		return nil, err
 	}
+	quiet()
 	cl := goredis.NewClusterClient(o)
 	if err := cl.Ping(ctx).Err(); err != nil {
 		cl.Close()
@@ -25,7 +26,7 @@ func NewClusterClient(ctx context.Context, t target.Target) (*goredis.ClusterCli
 	return cl, nil
 }
 
-func clusterOptionsFor(t target.Target) (*goredis.ClusterOptions, error) {
+func clusterOptionsFor(t endpoint.Target) (*goredis.ClusterOptions, error) {
 	l := t.Login()
 	o := &goredis.ClusterOptions{
 		Addrs:        t.ClusterAddrs,

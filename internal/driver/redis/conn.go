@@ -17,7 +17,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/tairbench/tairbench/internal/target"
+	"github.com/tairbench/tairbench/internal/endpoint"
 
 	"github.com/tairbench/tairbench/pkg/resp"
 )
@@ -60,7 +60,7 @@ func (e *ReplyError) Error() string { return e.Msg }
 
 // Dial connects, upgrades to TLS if asked, and logs in. When ctx ends, any
 // blocked read or write returns at once.
-func Dial(ctx context.Context, t target.Target) (*Conn, error) {
+func Dial(ctx context.Context, t endpoint.Target) (*Conn, error) {
 	timeout := t.Timeout
 	if timeout <= 0 {
 		timeout = 10 * time.Second
@@ -125,7 +125,7 @@ func (c *Conn) Do(args ...string) (resp.Reply, error) {
 	return c.rep, nil
 }
 
-func (c *Conn) handshake(t target.Target) error {
+func (c *Conn) handshake(t endpoint.Target) error {
 	l := t.Login()
 	login := func(creds ...string) error {
 		var args []string
@@ -233,9 +233,9 @@ func (c *Conn) Close() error {
 }
 
 // ResolveLogin connects once and returns t set to the login form the
-// server accepts (target.AuthForm), for clients that cannot fall back by
+// server accepts (endpoint.AuthForm), for clients that cannot fall back by
 // themselves (go-redis). A target whose form is known is returned as it is.
-func ResolveLogin(ctx context.Context, t target.Target) (target.Target, error) {
+func ResolveLogin(ctx context.Context, t endpoint.Target) (endpoint.Target, error) {
 	if t.Login().Fallback == "" {
 		return t, nil
 	}
@@ -243,9 +243,9 @@ func ResolveLogin(ctx context.Context, t target.Target) (target.Target, error) {
 	if err != nil {
 		return t, err
 	}
-	t.AuthForm = target.AuthACL
+	t.AuthForm = endpoint.AuthACL
 	if c.tairAuth {
-		t.AuthForm = target.AuthTair
+		t.AuthForm = endpoint.AuthTair
 	}
 	return t, c.Close()
 }

@@ -2,18 +2,20 @@ package redis
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
 
-	"github.com/tairbench/tairbench/internal/target"
+	"github.com/tairbench/tairbench/internal/endpoint"
 )
 
 // NewClient returns a go-redis client for t with a pool of pool
 // connections, for drivers that need go-redis's API rather than the raw hot
 // path (the TairSearch engine's admin and worker connections). It logs in
 // as Dial does, falling back to Tair's single-argument AUTH.
-func NewClient(ctx context.Context, t target.Target, pool int) (*goredis.Client, error) {
+func NewClient(ctx context.Context, t endpoint.Target, pool int) (*goredis.Client, error) {
+	quiet()
 	t, err := ResolveLogin(ctx, t)
 	if err != nil {
 		return nil, err
@@ -45,4 +47,7 @@ type quietLogger struct{}
 
 func (quietLogger) Printf(context.Context, string, ...any) {}
 
-func init() { goredis.SetLogger(quietLogger{}) }
+var quietOnce sync.Once
+
+// quiet silences go-redis's logger before the first go-redis client is made.
+func quiet() { quietOnce.Do(func() { goredis.SetLogger(quietLogger{}) }) }

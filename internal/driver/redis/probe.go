@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/tairbench/tairbench/internal/target"
+	"github.com/tairbench/tairbench/internal/endpoint"
 )
 
 // UnsupportedError says that the target does not know a command a
@@ -25,7 +25,7 @@ func (e *UnsupportedError) Error() string {
 // names (in order), and returns an *UnsupportedError for the first it does
 // not. A target that cannot answer COMMAND INFO (a proxy may refuse it) is
 // not judged: the run will tell.
-func RequireCommands(ctx context.Context, t target.Target, module string, names ...string) error {
+func RequireCommands(ctx context.Context, t endpoint.Target, module string, names ...string) error {
 	c, err := NewClient(ctx, t, 1)
 	if err != nil {
 		return err

@@ -4,19 +4,19 @@ import (
 	"context"
 	"time"
 
-	"github.com/tairbench/tairbench/internal/runner"
-	"github.com/tairbench/tairbench/internal/target"
+	"github.com/tairbench/tairbench/internal/endpoint"
+	"github.com/tairbench/tairbench/internal/run"
 )
 
 // InfoSampler reads INFO on a connection of its own, for the server's
-// timeline (runner.Sampler). It reconnects after a failure.
+// timeline (run.Sampler). It reconnects after a failure.
 type InfoSampler struct {
-	t    target.Target
+	t    endpoint.Target
 	conn *Conn
 }
 
 // NewInfoSampler returns a sampler of t's INFO.
-func NewInfoSampler(t target.Target) *InfoSampler {
+func NewInfoSampler(t endpoint.Target) *InfoSampler {
 	t.Timeout = min(max(t.Timeout, 0), time.Second)
 	if t.Timeout == 0 {
 		t.Timeout = time.Second
@@ -24,22 +24,22 @@ func NewInfoSampler(t target.Target) *InfoSampler {
 	return &InfoSampler{t: t}
 }
 
-// Source implements runner.Sampler.
+// Source implements run.Sampler.
 func (s *InfoSampler) Source() string { return "INFO" }
 
-// Expected implements runner.Sampler.
+// Expected implements run.Sampler.
 func (s *InfoSampler) Expected() []string {
-	return []string{runner.CounterCommands, runner.CounterCPUSeconds, runner.GaugeUsedMemory, runner.GaugeClients}
+	return []string{run.CounterCommands, run.CounterCPUSeconds, run.GaugeUsedMemory, run.GaugeClients}
 }
 
-// Read implements runner.Sampler.
-func (s *InfoSampler) Read(ctx context.Context) (runner.Reading, error) {
+// Read implements run.Sampler.
+func (s *InfoSampler) Read(ctx context.Context) (run.Reading, error) {
 	if s.conn == nil {
 		// Not tied to ctx: an interrupted run still takes its final
 		// reading, for the reconciliation (the timeout bounds it).
 		c, err := Dial(context.WithoutCancel(ctx), s.t)
 		if err != nil {
-			return runner.Reading{}, err
+			return run.Reading{}, err
 		}
 		s.conn = c
 	}
@@ -47,12 +47,12 @@ func (s *InfoSampler) Read(ctx context.Context) (runner.Reading, error) {
 	if err != nil {
 		_ = s.conn.Close()
 		s.conn = nil
-		return runner.Reading{}, err
+		return run.Reading{}, err
 	}
-	return runner.ParseInfo(time.Now(), info), nil
+	return run.ParseInfo(time.Now(), info), nil
 }
 
-// Close implements runner.Sampler.
+// Close implements run.Sampler.
 func (s *InfoSampler) Close() error {
 	if s.conn == nil {
 		return nil

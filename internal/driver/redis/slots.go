@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/tairbench/tairbench/internal/target"
+	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 )
 
@@ -158,7 +158,7 @@ func (t *topology) nodeOf(addr string) int {
 // locks on every request, replaced (copy on write) after a MOVED reply or a
 // refresh.
 type clusterState struct {
-	t   target.Target
+	t   endpoint.Target
 	cur atomic.Pointer[topology]
 	mu  sync.Mutex // serialises updates only
 
@@ -201,7 +201,7 @@ func (cs *clusterState) load(ctx context.Context) error {
 	return lastErr
 }
 
-func fetchTopology(ctx context.Context, t target.Target) (*topology, error) {
+func fetchTopology(ctx context.Context, t endpoint.Target) (*topology, error) {
 	cl, err := NewClient(ctx, t, 1)
 	if err != nil {
 		return nil, err

@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
-	"github.com/tairbench/tairbench/internal/runner"
-	"github.com/tairbench/tairbench/internal/target"
+	"github.com/tairbench/tairbench/internal/run"
 	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 )
@@ -169,14 +169,14 @@ func FuzzRedirect(f *testing.F) {
 }
 
 // clusterRun runs template against the cluster seeded at addr.
-func clusterRun(t *testing.T, addr, template string, batching, pipeline int, cfg engine.Config) (*Factory, *runner.Spec) {
+func clusterRun(t *testing.T, addr, template string, batching, pipeline int, cfg engine.Config) (*Factory, *run.Spec) {
 	t.Helper()
 	var opts cmdtmpl.Options
 	opts.Ranges[1] = cmdtmpl.Range{Max: 5_000}
 	ts := TemplateSpec{Template: template, Options: opts, Batching: batching, Pipeline: pipeline}
 	w, err := ts.Workload()
 	require.NoError(t, err)
-	spec := ts.Spec("cluster", "test", target.Target{Addr: addr, Cluster: true, Timeout: 5 * time.Second}, w, cfg)
+	spec := ts.Spec("cluster", "test", endpoint.Target{Addr: addr, Cluster: true, Timeout: 5 * time.Second}, w, cfg)
 	return spec.Factory.(*Factory), &spec
 }
 
@@ -195,7 +195,7 @@ func TestSlotWorkerModes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			before, execs := calls("set"), calls("exec")
 			_, spec := clusterRun(t, cl.Nodes[0].Addr, tc.template, tc.batching, tc.pipeline, engine.Config{Workers: 3, Ops: 3000, Seed: 1})
-			run, _, err := runner.Run(context.Background(), *spec)
+			run, _, err := run.Run(context.Background(), *spec)
 			require.NoError(t, err)
 			assert.Zero(t, run.Totals.Errors)
 			assert.Equal(t, run.Totals.Ops, calls("set")-before, "the nodes executed every SET once")
@@ -225,7 +225,7 @@ func followMigration(t *testing.T, batching, pipeline int) {
 	cl := testenv.StartCluster(t, 3)
 	seed := cl.Nodes[0].Addr
 	slot := KeySlot([]byte("m"))
-	topo, err := fetchTopology(context.Background(), target.Target{Addr: seed, Timeout: 5 * time.Second})
+	topo, err := fetchTopology(context.Background(), endpoint.Target{Addr: seed, Timeout: 5 * time.Second})
 	require.NoError(t, err)
 	src := topo.addrs[topo.slots[slot]]
 	dst := ""
@@ -245,7 +245,7 @@ func followMigration(t *testing.T, batching, pipeline int) {
 	done := make(chan outcome, 1)
 	start := time.Now()
 	go func() {
-		run, _, err := runner.Run(context.Background(), *spec)
+		run, _, err := run.Run(context.Background(), *spec)
 		if err != nil {
 			done <- outcome{nil, err}
 			return

@@ -7,9 +7,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
-	"github.com/tairbench/tairbench/internal/runner"
-	"github.com/tairbench/tairbench/internal/target"
+	"github.com/tairbench/tairbench/internal/run"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 	"github.com/tairbench/tairbench/pkg/result"
 )
@@ -137,14 +137,14 @@ func (w Workload) ModeName() string {
 
 // Spec is the runner spec that runs the template spec's workload w against
 // t with the engine settings cfg (its OpsPerRequest is set from w).
-func (ts TemplateSpec) Spec(name, version string, t target.Target, w Workload, cfg engine.Config) runner.Spec {
+func (ts TemplateSpec) Spec(name, version string, t endpoint.Target, w Workload, cfg engine.Config) run.Spec {
 	cfg.OpsPerRequest = w.OpsPerRequest()
 	cfg.Operations = w.OpNames()
 	ranges := w.Program.RangeSpecs()
 	for _, o := range w.Ops[min(1, len(w.Ops)):] {
 		maps.Copy(ranges, o.Program.RangeSpecs())
 	}
-	spec := runner.Spec{
+	spec := run.Spec{
 		Name:    name,
 		Command: strings.Join(ts.Templates(), " | "),
 		Version: version,

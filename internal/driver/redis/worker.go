@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 	"sync"
 
-	"github.com/tairbench/tairbench/internal/target"
+	"github.com/tairbench/tairbench/internal/endpoint"
 
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
@@ -137,14 +137,14 @@ func (w Workload) OpsPerRequest() int {
 // engine.Factory. A cluster target (Target.Cluster) routes each command to
 // the node serving its key's slot (slotWorker).
 type Factory struct {
-	Target   target.Target
+	Target   endpoint.Target
 	Workload Workload
 	// Workers is how many workers the run has (for ranges that split
 	// between them); 0 counts as 1.
 	Workers int
 
 	loginOnce sync.Once
-	login     target.Target
+	login     endpoint.Target
 	loginErr  error
 
 	clusterOnce sync.Once
@@ -179,7 +179,7 @@ func (f *Factory) ClusterRouting() *result.ClusterRouting {
 
 // resolvedTarget asks the server once which login form it accepts, for
 // every worker's go-redis client.
-func (f *Factory) resolvedTarget(ctx context.Context) (target.Target, error) {
+func (f *Factory) resolvedTarget(ctx context.Context) (endpoint.Target, error) {
 	f.loginOnce.Do(func() { f.login, f.loginErr = ResolveLogin(ctx, f.Target) })
 	return f.login, f.loginErr
 }

@@ -11,23 +11,23 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/server"
-	"github.com/tairbench/tairbench/internal/target"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 )
 
-func embedded(t *testing.T) (*server.Server, target.Target) {
+func embedded(t *testing.T) (*server.Server, endpoint.Target) {
 	t.Helper()
 	srv, err := server.Start(server.Config{Addr: "127.0.0.1:0"})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = srv.Close() })
-	return srv, target.Target{Addr: srv.Addr(), Timeout: 2 * time.Second}
+	return srv, endpoint.Target{Addr: srv.Addr(), Timeout: 2 * time.Second}
 }
 
 // worker compiles tmpl (with __RAND__ walking 0, 1, 2, … below r1) and
 // connects one worker.
-func worker(t *testing.T, tg target.Target, tmpl string, r1 uint64, batching, pipeline int) engine.Worker {
+func worker(t *testing.T, tg endpoint.Target, tmpl string, r1 uint64, batching, pipeline int) engine.Worker {
 	t.Helper()
 	var opts cmdtmpl.Options
 	opts.Ranges[1] = cmdtmpl.Range{Max: r1, Dist: cmdtmpl.Seq}
@@ -89,7 +89,7 @@ func TestNilExecIsAnAbort(t *testing.T) {
 	// The embedded server has no WATCH, so a scripted server answers the
 	// transaction with a nil EXEC, as Redis does when a watched key changed.
 	addr := scripted(t, "+OK\r\n+QUEUED\r\n+QUEUED\r\n*-1\r\n")
-	w := worker(t, target.Target{Addr: addr, Timeout: 2 * time.Second}, "SET k v", 1, 2, 0)
+	w := worker(t, endpoint.Target{Addr: addr, Timeout: 2 * time.Second}, "SET k v", 1, 2, 0)
 	s, err := step(t, w)
 	require.NoError(t, err)
 	assert.Equal(t, 2, s.Ops)
@@ -124,10 +124,10 @@ func TestTairAuthFallback(t *testing.T) {
 	srv, err := server.Start(server.Config{Addr: "127.0.0.1:0", Password: "user:secret"})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = srv.Close() })
-	tg := target.Target{Addr: srv.Addr(), Auth: "user:secret", Timeout: 2 * time.Second}
+	tg := endpoint.Target{Addr: srv.Addr(), Auth: "user:secret", Timeout: 2 * time.Second}
 	resolved, err := ResolveLogin(context.Background(), tg)
 	require.NoError(t, err)
-	assert.Equal(t, target.AuthTair, resolved.AuthForm, "the ACL form is refused, Tair's single argument works")
+	assert.Equal(t, endpoint.AuthTair, resolved.AuthForm, "the ACL form is refused, Tair's single argument works")
 	c, err := NewClient(context.Background(), tg, 1)
 	require.NoError(t, err)
 	defer c.Close()
@@ -135,7 +135,7 @@ func TestTairAuthFallback(t *testing.T) {
 }
 
 // doOnce runs one command on a fresh connection.
-func doOnce(tg target.Target, args ...string) error {
+func doOnce(tg endpoint.Target, args ...string) error {
 	c, err := Dial(context.Background(), tg)
 	if err != nil {
 		return err

@@ -1,0 +1,183 @@
+package resultset
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+// Row is one compared figure.
+type Row struct {
+	Metric string
+	A, B   float64
+	// Change is (B − A) / A.
+	Change float64
+	// P is the Mann-Whitney two-sided p-value of the per-second series (NaN
+	// when the figure has no per-second series or too few seconds).
+	P float64
+	// Noise is the larger per-second coefficient of variation of A and B.
+	Noise float64
+	// Verdict is "significant", "within noise" or why it cannot tell.
+	Verdict string
+}
+
+// MinSeconds is the fewest whole seconds per run for a test.
+const MinSeconds = 5
+
+// Compare sets B's figures against A's. A difference is significant when
+// the per-second series differ (Mann-Whitney, p < 0.01) and the change is
+// larger than the run-to-run noise of those series.
+func Compare(a, b *result.Run) []Row {
+	qps := func(r *result.Run) []float64 {
+		return perSecond(r, func(iv result.Interval) (float64, bool) { return float64(iv.Ops), iv.Requests > 0 })
+	}
+	p50 := func(r *result.Run) []float64 {
+		return perSecond(r, func(iv result.Interval) (float64, bool) { return deref(iv.P50US), iv.P50US != nil })
+	}
+	p99 := func(r *result.Run) []float64 {
+		return perSecond(r, func(iv result.Interval) (float64, bool) { return deref(iv.P99US), iv.P99US != nil })
+	}
+	ta, tb := a.Totals, b.Totals
+	rows := []Row{
+		row("QPS (commands/s)", ta.OpsPerSec, tb.OpsPerSec, qps(a), qps(b)),
+		row("p50 latency (µs)", ta.Latency.P50, tb.Latency.P50, p50(a), p50(b)),
+		row("p99 latency (µs)", ta.Latency.P99, tb.Latency.P99, p99(a), p99(b)),
+		row("p99.9 latency (µs)", ta.Latency.P999, tb.Latency.P999, nil, nil),
+		row("max latency (µs)", ta.Latency.Max, tb.Latency.Max, nil, nil),
+		row("errors", float64(ta.Errors), float64(tb.Errors), nil, nil),
+		row("client CPU per command (µs)", a.Client.CPUPerOpUS, b.Client.CPUPerOpUS, nil, nil),
+	}
+	return rows
+}
+
+func deref(p *float64) float64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// perSecond is a figure of every whole second of the run (the last,
+// partial one left out) that has it.
+func perSecond(r *result.Run, f func(result.Interval) (float64, bool)) []float64 {
+	var out []float64
+	whole := int(r.DurationMS / 1000)
+	for _, iv := range r.Series {
+		if iv.Second >= whole {
+			break
+		}
+		if v, ok := f(iv); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func row(name string, a, b float64, sa, sb []float64) Row {
+	r := Row{Metric: name, A: a, B: b, P: math.NaN()}
+	if a != 0 {
+		r.Change = (b - a) / a
+	}
+	switch {
+	case sa == nil:
+		r.Verdict = "no per-second series to test"
+	case len(sa) < MinSeconds || len(sb) < MinSeconds:
+		r.Verdict = fmt.Sprintf("too few seconds to tell (%d and %d; %d needed)", len(sa), len(sb), MinSeconds)
+	default:
+		r.P = MannWhitney(sa, sb)
+		r.Noise = math.Max(cv(sa), cv(sb))
+		switch {
+		case r.P < 0.01 && math.Abs(r.Change) > r.Noise:
+			r.Verdict = "significant"
+		case r.P < 0.01:
+			r.Verdict = "within noise (the series differ, by less than their own variation)"
+		default:
+			r.Verdict = "within noise"
+		}
+	}
+	return r
+}
+
+// cv is the coefficient of variation (standard deviation over mean).
+func cv(xs []float64) float64 {
+	var sum, sq float64
+	for _, x := range xs {
+		sum += x
+	}
+	mean := sum / float64(len(xs))
+	for _, x := range xs {
+		sq += (x - mean) * (x - mean)
+	}
+	if mean == 0 || len(xs) < 2 {
+		return 0
+	}
+	return math.Sqrt(sq/float64(len(xs)-1)) / math.Abs(mean)
+}
+
+// MannWhitney returns the two-sided p-value of the Mann-Whitney U test of
+// two samples (normal approximation with tie correction and continuity).
+func MannWhitney(a, b []float64) float64 {
+	type obs struct {
+		v     float64
+		first bool
+	}
+	all := make([]obs, 0, len(a)+len(b))
+	for _, v := range a {
+		all = append(all, obs{v, true})
+	}
+	for _, v := range b {
+		all = append(all, obs{v, false})
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].v < all[j].v })
+	n1, n2 := float64(len(a)), float64(len(b))
+	n := n1 + n2
+	var r1, ties float64
+	for i := 0; i < len(all); {
+		j := i
+		for j < len(all) && all[j].v == all[i].v {
+			j++
+		}
+		rank := float64(i+j+1) / 2 // average rank of the tie group (1-based)
+		t := float64(j - i)
+		ties += t*t*t - t
+		for k := i; k < j; k++ {
+			if all[k].first {
+				r1 += rank
+			}
+		}
+		i = j
+	}
+	u := r1 - n1*(n1+1)/2
+	mu := n1 * n2 / 2
+	sigma := math.Sqrt(n1 * n2 / 12 * ((n + 1) - ties/(n*(n-1))))
+	if sigma == 0 {
+		return 1
+	}
+	z := (math.Abs(u-mu) - 0.5) / sigma
+	if z < 0 {
+		z = 0
+	}
+	return math.Erfc(z / math.Sqrt2)
+}
+
+// WriteCompare prints the comparison table.
+func WriteCompare(w io.Writer, nameA, nameB string, rows []Row) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "A: %s\nB: %s\n\n", nameA, nameB)
+	fmt.Fprintf(&b, "%-30s %14s %14s %9s %9s %7s  %s\n", "figure", "A", "B", "B vs A", "p", "noise", "verdict")
+	for _, r := range rows {
+		p, noise := "-", "-"
+		if !math.IsNaN(r.P) {
+			p, noise = fmt.Sprintf("%.4f", r.P), fmt.Sprintf("%.1f%%", 100*r.Noise)
+		}
+		fmt.Fprintf(&b, "%-30s %14.2f %14.2f %+8.1f%% %9s %7s  %s\n", r.Metric, r.A, r.B, 100*r.Change, p, noise, r.Verdict)
+	}
+	b.WriteString("\np: Mann-Whitney on the per-second series (whole seconds); noise: the larger per-second coefficient of variation.\n")
+	b.WriteString("A difference is significant when p < 0.01 and it is larger than the noise.\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,85 @@
+package resultset
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tairbench/tairbench/internal/stats"
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+func TestMannWhitney(t *testing.T) {
+	// Completely separated samples of 5: U = 0, z = (12.5 − 0.5) / 4.787.
+	assert.InDelta(t, 0.0122, MannWhitney([]float64{1, 2, 3, 4, 5}, []float64{6, 7, 8, 9, 10}), 0.0005)
+	assert.InDelta(t, 1, MannWhitney([]float64{1, 2, 3}, []float64{1, 2, 3}), 0.2, "the same sample")
+	assert.Equal(t, 1.0, MannWhitney([]float64{4, 4, 4}, []float64{4, 4, 4}), "all tied")
+}
+
+// fakeRun is a run of n seconds at qps commands per second, latency lat µs.
+func fakeRun(t *testing.T, start time.Time, n int, qps []float64, lat int64, cmd string) *result.Run {
+	h := stats.NewHistogram()
+	r := &result.Run{Header: result.Header{Schema: result.SchemaRun, StartedAt: start}, Command: cmd,
+		Config: result.RunConfig{Mode: "one command per round trip", Connections: 2}, DurationMS: float64(n) * 1000,
+		Seeds: result.Seeds{Base: uint64(start.UnixNano()), Workers: []uint64{1, 2}}}
+	for i := range n {
+		q := qps[i%len(qps)]
+		for range int(q) {
+			require.NoError(t, h.RecordValue(lat))
+		}
+		mean, p := float64(lat), float64(lat)
+		r.Series = append(r.Series, result.Interval{Second: i, Ops: int64(q), Requests: int64(q), OpsPerSec: q, MeanUS: &mean, P50US: &p, P99US: &p, MaxUS: &p})
+		r.Totals.Ops += int64(q)
+		r.Totals.Requests += int64(q)
+	}
+	r.Totals.OpsPerRequest = 1
+	r.Totals.OpsPerSec = float64(r.Totals.Ops) / float64(n)
+	r.Totals.Latency = result.Latency{Min: float64(lat), Mean: float64(lat), P50: float64(lat), P99: float64(lat), Max: float64(lat)}
+	enc, err := h.Encode(hdr.V2CompressedEncodingCookieBase)
+	require.NoError(t, err)
+	r.Histogram = string(enc)
+	return r
+}
+
+func TestMergeAlignsSecondsAndAddsExactly(t *testing.T) {
+	t0 := time.Unix(1_800_000_000, 0)
+	a := fakeRun(t, t0, 4, []float64{100}, 200, "SET k v")
+	b := fakeRun(t, t0.Add(time.Second), 4, []float64{50}, 400, "SET k v") // started one second later
+	m, err := Merge([]*result.Run{a, b})
+	require.NoError(t, err)
+	assert.Equal(t, int64(600), m.Totals.Ops)
+	assert.Equal(t, 5000.0, m.DurationMS, "from the first start to the last end")
+	require.Len(t, m.Series, 5)
+	assert.Equal(t, []int64{100, 150, 150, 150, 50}, []int64{m.Series[0].Ops, m.Series[1].Ops, m.Series[2].Ops, m.Series[3].Ops, m.Series[4].Ops})
+	assert.InDelta(t, (100*200.0+50*400)/150, *m.Series[1].MeanUS, 1e-9, "a second's mean weighs each client's requests")
+	assert.Equal(t, 400.0, m.Totals.Latency.Max)
+	assert.InDelta(t, (400*200.0+200*400)/600, m.Totals.Latency.Mean, 1e-9)
+	assert.Equal(t, 4, m.Config.Connections)
+	assert.Len(t, m.Sources, 2)
+	assert.Len(t, m.Seeds.Workers, 4)
+
+	c := fakeRun(t, t0, 4, []float64{100}, 200, "GET k")
+	_, err = Merge([]*result.Run{a, c})
+	assert.ErrorContains(t, err, "only results of one workload merge")
+	_, err = Merge([]*result.Run{a})
+	assert.Error(t, err)
+}
+
+func TestCompareVerdicts(t *testing.T) {
+	t0 := time.Unix(1_800_000_000, 0)
+	a := fakeRun(t, t0, 8, []float64{1000, 1100, 900, 1050, 950}, 100, "SET k v")
+	same := fakeRun(t, t0, 8, []float64{1020, 980, 1080, 920, 1000}, 100, "SET k v")
+	faster := fakeRun(t, t0, 8, []float64{5000, 5100, 4900}, 100, "SET k v")
+	rows := Compare(a, same)
+	assert.Equal(t, "within noise", rows[0].Verdict, "%+v", rows[0])
+	rows = Compare(a, faster)
+	assert.Equal(t, "significant", rows[0].Verdict, "%+v", rows[0])
+	assert.InDelta(t, 4.0, rows[0].Change, 0.1)
+	short := fakeRun(t, t0, 3, []float64{1000}, 100, "SET k v")
+	assert.Contains(t, Compare(short, faster)[0].Verdict, "too few seconds")
+	assert.True(t, math.IsNaN(Compare(a, faster)[3].P), "p99.9 has no per-second series")
+}

@@ -1,0 +1,228 @@
+package capacity
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"io"
+	"math"
+	"time"
+
+	"github.com/tairbench/tairbench/internal/report"
+	"github.com/tairbench/tairbench/internal/run"
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+// Defaults of the search's settings.
+const (
+	DefaultWindow    = 10 * time.Second
+	DefaultWarmup    = 2 * time.Second
+	DefaultPrecision = 0.02
+	DefaultStart     = 1000
+	DefaultMaxSteps  = 20
+)
+
+// RunAt runs one fixed-rate, open-loop step: warm-up, then window.
+type RunAt func(ctx context.Context, rate float64, window, warmup time.Duration) (*result.Run, error)
+
+// Options configure a search.
+type Options struct {
+	SLO SLO
+	// Window is how long each step measures, after Warmup.
+	Window, Warmup time.Duration
+	// Precision ends the bisection when the bracket is this narrow
+	// (0.02: within 2% of the rate that held).
+	Precision float64
+	// Start is the first rate tried; the ramp doubles it until the SLO
+	// breaks (or halves it until the SLO holds).
+	Start float64
+	// MaxSteps bounds the search (default 20).
+	MaxSteps int
+	// Log receives one line per step.
+	Log     io.Writer
+	Version string
+}
+
+// Search finds the highest rate that meets the SLO.
+func Search(ctx context.Context, o Options, run RunAt) (*result.CapacitySearch, error) {
+	if o.Start <= 0 || o.Window <= 0 || o.Precision <= 0 || len(o.SLO) == 0 {
+		return nil, errors.New("capacity: need an SLO, a start rate, a window and a precision")
+	}
+	if o.MaxSteps <= 0 {
+		o.MaxSteps = DefaultMaxSteps
+	}
+	log := o.Log
+	if log == nil {
+		log = io.Discard
+	}
+	c := &result.CapacitySearch{Header: result.NewHeader(result.SchemaCapacity, o.Version), SLO: o.SLO.String(),
+		WindowS: o.Window.Seconds(), WarmupS: o.Warmup.Seconds(), Precision: o.Precision, Steps: []result.CapacityStep{}, Warnings: []string{}}
+	step := func(rate float64) (result.CapacityStep, error) {
+		r, err := run(ctx, rate, o.Window, o.Warmup)
+		if err != nil {
+			return result.CapacityStep{}, fmt.Errorf("step at %.0f/s: %w", rate, err)
+		}
+		st := result.CapacityStep{Rate: rate, Run: r, Why: o.SLO.Check(r, rate)}
+		st.Held = len(st.Why) == 0
+		if sc := r.Totals.Schedule; sc != nil && r.Totals.Requests > 0 &&
+			float64(sc.ClientLags) > report.ClientLagThreshold*float64(r.Totals.Requests) || r.Client.Saturated {
+			c.ClientBound = true
+		}
+		state := "held"
+		if !st.Held {
+			state = fmt.Sprintf("broke: %v", st.Why)
+		}
+		fmt.Fprintf(log, "step %2d  %10.0f/s  %s\n", len(c.Steps)+1, rate, state)
+		return st, nil
+	}
+	good, bad := 0.0, 0.0
+	rate := o.Start
+	// Ramp: double until the SLO breaks or, when the first rate already
+	// breaks it, halve until one holds.
+	for len(c.Steps) < o.MaxSteps && ctx.Err() == nil && rate >= minRate {
+		st, err := step(rate)
+		if err != nil {
+			return c, err
+		}
+		c.Steps = append(c.Steps, st)
+		if st.Held {
+			good = rate
+			if bad > 0 {
+				break
+			}
+			rate *= 2
+			continue
+		}
+		bad = rate
+		if good > 0 {
+			break
+		}
+		rate = math.Round(rate / 2)
+	}
+	// Bisect between the last rate that held and the first that broke.
+	for bad > 0 && good > 0 && (bad-good)/good > o.Precision && len(c.Steps) < o.MaxSteps && ctx.Err() == nil {
+		mid := math.Round((good + bad) / 2)
+		st, err := step(mid)
+		if err != nil {
+			return c, err
+		}
+		c.Steps = append(c.Steps, st)
+		if st.Held {
+			good = mid
+		} else {
+			bad = mid
+		}
+	}
+	c.HighestHeld, c.BrokeAt = good, bad
+	switch {
+	case ctx.Err() != nil:
+		c.Warnings = append(c.Warnings, "interrupted: the search did not finish")
+	case good == 0:
+		c.Warnings = append(c.Warnings, fmt.Sprintf("no rate tried held the SLO, down to %.0f/s", bad))
+	case bad == 0:
+		c.Warnings = append(c.Warnings, fmt.Sprintf("the SLO held up to %.0f/s, the last rate tried: the search stopped at its step limit", good))
+	case (bad-good)/good > o.Precision:
+		c.Warnings = append(c.Warnings, "the step limit stopped the bisection before the set precision")
+	}
+	if c.ClientBound {
+		c.Warnings = append(c.Warnings, "at some step the client, not the server, was the limit: the answer is a lower bound")
+	}
+	// Confirm: run the answer again, to show the run-to-run noise.
+	if good > 0 && ctx.Err() == nil {
+		st, err := step(good)
+		if err != nil {
+			return c, err
+		}
+		c.Confirm = &st
+		first := stepAt(c, good)
+		c.Noise = math.Abs(o.SLO.margin(st.Run) - o.SLO.margin(first.Run))
+		if !st.Held {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("the confirming run at %.0f/s did not hold (%v): the run-to-run noise is larger than the precision; widen --slo-window", good, st.Why))
+		}
+	}
+	return c, nil
+}
+
+// minRate is the lowest rate the search tries (requests per second).
+const minRate = 1
+
+// MakeSpec returns the runner spec of one step. Each call makes a fresh
+// spec, since a spec's factory and server sampler belong to one run.
+type MakeSpec func() (run.Spec, error)
+
+// SearchSpecs searches with each step a run of mk's spec made open-loop at
+// the step's rate for the window after the warm-up; the spec's own budget
+// (a count or a duration) and progress printer are dropped.
+func SearchSpecs(ctx context.Context, o Options, mk MakeSpec) (*result.CapacitySearch, error) {
+	return Search(ctx, o, func(ctx context.Context, rate float64, window, warmup time.Duration) (*result.Run, error) {
+		spec, err := mk()
+		if err != nil {
+			return nil, err
+		}
+		spec.Name = fmt.Sprintf("rate %.0f", rate)
+		e := &spec.Engine
+		e.Rate, e.Duration, e.Warmup = rate, window, warmup
+		e.Ops, e.OpsPerWorker, e.Progress = 0, 0, nil
+		run, _, err := run.Run(ctx, spec)
+		return run, err
+	})
+}
+
+// Answer is the step that gives the search's answer: the confirming run,
+// or else the last step at the highest rate that held (nil when none held).
+func Answer(c *result.CapacitySearch) *result.CapacityStep {
+	if c == nil || c.HighestHeld == 0 {
+		return nil
+	}
+	if c.Confirm != nil && c.Confirm.Held {
+		return c.Confirm
+	}
+	st := stepAt(c, c.HighestHeld)
+	return &st
+}
+
+// stepAt is the last step of the search run at rate.
+func stepAt(c *result.CapacitySearch, rate float64) result.CapacityStep {
+	for i := len(c.Steps) - 1; i >= 0; i-- {
+		if c.Steps[i].Rate == rate {
+			return c.Steps[i]
+		}
+	}
+	return result.CapacityStep{}
+}
+
+// Case runs one case of a suite: once as mk's spec says when o is nil, or
+// else as a capacity search for o's SLO. The run returned is then the
+// answer's (the first step's when no rate held) and the histogram its
+// latency from the intended start.
+func Case(ctx context.Context, o *Options, mk MakeSpec) (*result.Run, *hdr.Histogram, *result.CapacitySearch, error) {
+	if o == nil {
+		spec, err := mk()
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		run, h, err := run.Run(ctx, spec)
+		return run, h, nil, err
+	}
+	c, err := SearchSpecs(ctx, *o, mk)
+	if err != nil || len(c.Steps) == 0 {
+		if err == nil {
+			err = errors.New("capacity: the search ran no step")
+		}
+		return nil, nil, c, err
+	}
+	st := Answer(c)
+	if st == nil {
+		st = &c.Steps[0]
+	}
+	enc := st.Run.HistogramCorrected
+	if enc == "" {
+		enc = st.Run.Histogram
+	}
+	h, err := hdr.Decode([]byte(enc))
+	if err != nil {
+		return nil, nil, c, fmt.Errorf("capacity: the answer's histogram: %w", err)
+	}
+	return st.Run, h, c, nil
+}

@@ -1,0 +1,159 @@
+// Package run runs one benchmark through the engine and turns its
+// statistics into a result.Run with its warnings.
+package run
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/internal/report"
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+// Spec is one run: what to measure and how.
+type Spec struct {
+	// Name names the run within a suite; Command is what it sends.
+	Name    string
+	Command string
+	// Version is the tool version recorded in the result.
+	Version string
+	// Config describes the target and workload; Run fills in the engine's
+	// part (connections, duration, count, warm-up, error budget).
+	Config  result.RunConfig
+	Engine  engine.Config
+	Factory engine.Factory
+	// Sampler, when set, reads the server's own counters once a second
+	// during the run; Reconcile names the commands (lower case) whose
+	// server-side calls must equal the client's count of commands.
+	Sampler   Sampler
+	Reconcile []string
+	// Log receives a line when the server's statistics cannot be read.
+	Log io.Writer
+	// Operations describes a mixed workload's operation types (name,
+	// command, weight), in the order of Engine.Operations; nil otherwise.
+	Operations []result.Operation
+}
+
+// ClusterReporter is a factory that routes over a Redis Cluster and can
+// say what its routing followed.
+type ClusterReporter interface {
+	ClusterRouting() *result.ClusterRouting
+}
+
+// Run executes the spec. It returns the result and the merged histogram.
+func Run(ctx context.Context, s Spec) (*result.Run, *hdr.Histogram, error) {
+	var tl *timeline
+	if s.Sampler != nil {
+		defer s.Sampler.Close()
+		var err error
+		if tl, err = startTimeline(ctx, s.Sampler); err != nil && s.Log != nil {
+			fmt.Fprintf(s.Log, "server statistics unavailable (%v): the run goes on without them\n", err)
+		}
+	}
+	res, err := engine.Run(ctx, s.Engine, s.Factory)
+	if err != nil {
+		if tl != nil {
+			tl.finish(context.Background(), time.Now(), 0)
+		}
+		return nil, nil, err
+	}
+	var server *result.ServerTimeline
+	if tl != nil {
+		server = tl.finish(context.WithoutCancel(ctx), res.StartedAt.Add(s.Engine.Warmup), res.Elapsed)
+		if len(s.Reconcile) > 0 {
+			t := res.Snapshot.Totals
+			server.Reconciliation = tl.reconcile(s.Reconcile, t.Ops+t.WarmupOps+t.AfterDeadlineOps)
+			if server.Reconciliation == nil {
+				server.Missing = append(server.Missing, "commandstats")
+			}
+		}
+	}
+	return assemble(s, res, server), res.Snapshot.Histogram, nil
+}
+
+// assemble converts an engine result and the server's timeline (nil when
+// not sampled) into a result.Run with its warnings.
+func assemble(s Spec, res *engine.Result, server *result.ServerTimeline) *result.Run {
+	snap := res.Snapshot
+	cfg := s.Config
+	cfg.Connections = s.Engine.Workers
+	cfg.DurationS = s.Engine.Duration.Seconds()
+	cfg.Count = s.Engine.Ops
+	cfg.WarmupS = s.Engine.Warmup.Seconds()
+	cfg.MaxErrors = s.Engine.MaxErrors
+	r := &result.Run{
+		Header:     result.Header{Schema: result.SchemaRun, Version: s.Version, StartedAt: res.StartedAt.UTC()},
+		Name:       s.Name,
+		Command:    s.Command,
+		Config:     cfg,
+		Seeds:      res.Seeds,
+		DurationMS: float64(res.Elapsed) / float64(time.Millisecond),
+		WarmupMS:   float64(s.Engine.Warmup) / float64(time.Millisecond),
+		StopReason: res.StopReason,
+		Totals:     snap.Totals,
+		Errors:     snap.Errors,
+		Series:     snap.Series,
+	}
+	if r.Errors == nil {
+		r.Errors = []result.ErrorCount{}
+	}
+	if r.Series == nil {
+		r.Series = []result.Interval{}
+	}
+	r.Totals.LatencyPerOp = r.Totals.OpsPerRequest == 1
+	cores := runtime.NumCPU()
+	c := result.Client{
+		CPUUserMS:       float64(res.CPU.User) / 1e6,
+		CPUSysMS:        float64(res.CPU.Sys) / 1e6,
+		Cores:           cores,
+		InProcessServer: cfg.Target != nil && cfg.Target.InProcess,
+	}
+	c.Host, _ = os.Hostname()
+	if total := snap.Totals.Ops + snap.Totals.WarmupOps; total > 0 {
+		c.CPUPerOpUS = float64(res.CPU.Total()) / 1e3 / float64(total)
+	}
+	if res.CPU.Wall > 0 {
+		c.CPUUtil = float64(res.CPU.Total()) / float64(res.CPU.Wall)
+		// A client using nearly all cores cannot tell its own limits from the server's.
+		c.Saturated = c.CPUUtil >= 0.9*float64(cores) && res.CPU.Wall > 200*time.Millisecond
+	}
+	r.Client = c
+	for i, o := range snap.Operations {
+		if i < len(s.Operations) {
+			o.Command, o.Weight = s.Operations[i].Command, s.Operations[i].Weight
+		}
+		r.Operations = append(r.Operations, o)
+	}
+	r.Availability = res.Availability
+	if cr, ok := s.Factory.(ClusterReporter); ok {
+		r.Cluster = cr.ClusterRouting()
+	}
+	r.Server = server
+	if enc, err := snap.Histogram.Encode(hdr.V2CompressedEncodingCookieBase); err == nil {
+		r.Histogram = string(enc)
+	}
+	if snap.Corrected != nil {
+		if enc, err := snap.Corrected.Encode(hdr.V2CompressedEncodingCookieBase); err == nil {
+			r.HistogramCorrected = string(enc)
+		}
+	}
+	if sc := r.Totals.Schedule; sc != nil {
+		sc.Rate, sc.Arrivals = s.Engine.Rate, s.Engine.Arrivals
+		if sc.Arrivals == "" {
+			sc.Arrivals = engine.ArrivalsConstant
+		}
+		sc.AchievedRate = r.Totals.RequestsPerSec
+	}
+	r.Warnings = report.Warnings(r)
+	if r.Warnings == nil {
+		r.Warnings = []string{}
+	}
+	return r
+}
