@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tairbench/tairbench/internal/flagval"
 	"strconv"
 	"strings"
 	"time"
@@ -42,7 +43,7 @@ type redisOptions struct {
 	rate       float64
 	arrivals   string
 	noServer   bool
-	slo        capacity.Flags
+	slo        flagval.Capacity
 	dist       distFlags
 }
 
@@ -164,7 +165,7 @@ type redisRun struct {
 func (r *redisRun) spec(name string, cfg engine.Config) run.Spec {
 	cfg.Workers, cfg.Seed, cfg.Arrivals, cfg.MaxErrors = r.o.parallel, r.seed, r.o.arrivals, r.o.maxErrors
 	cfg.StartAt = r.startAt
-	spec := r.ts.Spec(name, r.a.version, r.tg, r.w, cfg)
+	spec := run.FromTemplate(r.ts, name, r.a.version, r.tg, r.w, cfg)
 	spec.Config.Shard = r.shard
 	spec.Log = r.a.Err
 	return spec

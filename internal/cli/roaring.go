@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tairbench/tairbench/internal/flagval"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
-
-	"github.com/tairbench/tairbench/internal/run/capacity"
 
 	"github.com/tairbench/tairbench/internal/frontend/roaring"
 )
@@ -66,7 +65,7 @@ type roaringOptions struct {
 	seed     uint64
 	flush    bool
 	withStat bool
-	slo      capacity.Flags
+	slo      flagval.Capacity
 }
 
 func newRoaringCmd(a *app) *cobra.Command {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tairbench/tairbench/internal/flagval"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -11,7 +12,6 @@ import (
 
 	"github.com/tairbench/tairbench/internal/frontend/whitepaper"
 	"github.com/tairbench/tairbench/internal/report"
-	"github.com/tairbench/tairbench/internal/run/capacity"
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
@@ -28,7 +28,7 @@ type suiteOptions struct {
 	records, operations int64
 	threads             int
 	groups              []string
-	slo                 capacity.Flags
+	slo                 flagval.Capacity
 }
 
 func newSuiteCmd(a *app) *cobra.Command {

@@ -4,46 +4,18 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/tairbench/tairbench/internal/serverstat"
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
-// Reading is one reading of a server's own counters.
-type Reading struct {
-	At time.Time
-	// Counters are cumulative; the timeline takes their differences:
-	// CounterCommands, CounterCPUSeconds, CounterIndexed, CounterQueries.
-	Counters map[string]float64
-	// Gauges are read as they are: GaugeUsedMemory, GaugeClients, GaugeHeapUsed.
-	Gauges map[string]float64
-	// Calls are the calls per command (lower case), from INFO commandstats.
-	Calls map[string]int64
-}
+// Sampler reads a server's own counters; drivers implement it.
+type Sampler = serverstat.Sampler
 
-// Counter and gauge names a Sampler may fill.
-const (
-	CounterCommands   = "commands"
-	CounterCPUSeconds = "cpu_seconds"
-	CounterIndexed    = "indexed"
-	CounterQueries    = "queries"
-	GaugeUsedMemory   = "used_memory"
-	GaugeClients      = "connected_clients"
-	GaugeHeapUsed     = "heap_used"
-)
-
-// Sampler reads a server's own counters on a connection of its own.
-type Sampler interface {
-	// Source names what is read ("INFO", "_nodes/stats").
-	Source() string
-	// Expected lists the counters and gauges this kind of server should give.
-	Expected() []string
-	Read(ctx context.Context) (Reading, error)
-	Close() error
-}
+// Reading is one reading of a sampler.
+type Reading = serverstat.Reading
 
 // timeline samples once a second while a run goes.
 type timeline struct {
@@ -102,14 +74,10 @@ func (tl *timeline) finish(ctx context.Context, start time.Time, measured time.D
 	defer tl.mu.Unlock()
 	out := &result.ServerTimeline{Source: tl.s.Source(), Samples: []result.ServerSample{}, Missing: []string{}}
 	last := tl.readings[len(tl.readings)-1]
-	for _, name := range tl.s.Expected() {
-		if _, ok := last.Counters[name]; ok {
-			continue
+	for _, m := range tl.s.Expected() {
+		if _, ok := last.Get(m); !ok {
+			out.Missing = append(out.Missing, m.String())
 		}
-		if _, ok := last.Gauges[name]; ok {
-			continue
-		}
-		out.Missing = append(out.Missing, name)
 	}
 	out.Unanswered = len(tl.errs)
 	rows := int(math.Ceil(measured.Seconds()))
@@ -136,26 +104,26 @@ func (tl *timeline) finish(ctx context.Context, start time.Time, measured time.D
 
 func sample(sec int, prev, cur Reading) result.ServerSample {
 	dt := cur.At.Sub(prev.At).Seconds()
-	rate := func(name string) *float64 {
-		a, ok1 := prev.Counters[name]
-		b, ok2 := cur.Counters[name]
+	rate := func(m serverstat.Metric) *float64 {
+		a, ok1 := prev.Get(m)
+		b, ok2 := cur.Get(m)
 		if !ok1 || !ok2 || dt <= 0 {
 			return nil
 		}
 		v := (b - a) / dt
 		return &v
 	}
-	gauge := func(name string) *int64 {
-		v, ok := cur.Gauges[name]
+	gauge := func(m serverstat.Metric) *int64 {
+		v, ok := cur.Get(m)
 		if !ok {
 			return nil
 		}
 		n := int64(v)
 		return &n
 	}
-	return result.ServerSample{Second: sec, At: cur.At.UTC(), OpsPerSec: rate(CounterCommands), CPUCores: rate(CounterCPUSeconds),
-		UsedMemory: gauge(GaugeUsedMemory), ConnectedClients: gauge(GaugeClients), HeapUsed: gauge(GaugeHeapUsed),
-		IndexingPerSec: rate(CounterIndexed), QueriesPerSec: rate(CounterQueries)}
+	return result.ServerSample{Second: sec, At: cur.At.UTC(), OpsPerSec: rate(serverstat.Commands), CPUCores: rate(serverstat.CPUSeconds),
+		UsedMemory: gauge(serverstat.UsedMemory), ConnectedClients: gauge(serverstat.Clients), HeapUsed: gauge(serverstat.HeapUsed),
+		IndexingPerSec: rate(serverstat.Indexed), QueriesPerSec: rate(serverstat.Queries)}
 }
 
 // reconcile compares the server's calls of the commands between the first
@@ -191,47 +159,4 @@ func moreOrFewer(d int64) string {
 		return "more than"
 	}
 	return "fewer than"
-}
-
-// ParseInfo reads INFO's "name:value" lines into a Reading: the commands
-// processed, CPU seconds, used memory, connected clients and commandstats.
-func ParseInfo(at time.Time, info string) Reading {
-	r := Reading{At: at, Counters: map[string]float64{}, Gauges: map[string]float64{}, Calls: map[string]int64{}}
-	var cpu float64
-	cpuParts := 0
-	for _, line := range strings.Split(info, "\n") {
-		k, v, ok := strings.Cut(strings.TrimSpace(line), ":")
-		if !ok {
-			continue
-		}
-		if name, ok := strings.CutPrefix(k, "cmdstat_"); ok {
-			for _, kv := range strings.Split(v, ",") {
-				if f, n, ok := strings.Cut(kv, "="); ok && f == "calls" {
-					if c, err := strconv.ParseInt(n, 10, 64); err == nil {
-						r.Calls[strings.ToLower(name)] = c
-					}
-				}
-			}
-			continue
-		}
-		x, err := strconv.ParseFloat(v, 64)
-		if err != nil {
-			continue
-		}
-		switch k {
-		case "total_commands_processed":
-			r.Counters[CounterCommands] = x
-		case "used_cpu_user", "used_cpu_sys":
-			cpu += x
-			cpuParts++
-		case "used_memory":
-			r.Gauges[GaugeUsedMemory] = x
-		case "connected_clients":
-			r.Gauges[GaugeClients] = x
-		}
-	}
-	if cpuParts == 2 {
-		r.Counters[CounterCPUSeconds] = cpu
-	}
-	return r
 }

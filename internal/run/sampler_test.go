@@ -7,23 +7,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tairbench/tairbench/internal/serverstat"
 )
-
-func TestParseInfo(t *testing.T) {
-	info := "# Stats\r\ntotal_commands_processed:1500\r\n# CPU\r\nused_cpu_sys:1.25\r\nused_cpu_user:2.75\r\n" +
-		"# Memory\r\nused_memory:1048576\r\n# Clients\r\nconnected_clients:5\r\n" +
-		"# Commandstats\r\ncmdstat_set:calls=1000,usec=1200,usec_per_call=1.20\r\ncmdstat_TR.GETBIT:calls=7,usec=1\r\n"
-	r := ParseInfo(time.Unix(10, 0), info)
-	assert.Equal(t, 1500.0, r.Counters[CounterCommands])
-	assert.Equal(t, 4.0, r.Counters[CounterCPUSeconds])
-	assert.Equal(t, 1048576.0, r.Gauges[GaugeUsedMemory])
-	assert.Equal(t, 5.0, r.Gauges[GaugeClients])
-	assert.Equal(t, map[string]int64{"set": 1000, "tr.getbit": 7}, r.Calls)
-
-	noCPU := ParseInfo(time.Unix(10, 0), "total_commands_processed:3\r\nused_cpu_user:1\r\n")
-	_, ok := noCPU.Counters[CounterCPUSeconds]
-	assert.False(t, ok, "half the CPU figures is no CPU figure")
-}
 
 // fakeSampler gives 1,000 more commands and 0.5 CPU seconds per reading.
 type fakeSampler struct {
@@ -32,13 +18,15 @@ type fakeSampler struct {
 	calls bool
 }
 
-func (f *fakeSampler) Source() string     { return "fake" }
-func (f *fakeSampler) Expected() []string { return []string{CounterCommands, GaugeUsedMemory} }
-func (f *fakeSampler) Close() error       { return nil }
+func (f *fakeSampler) Source() string { return "fake" }
+func (f *fakeSampler) Expected() []serverstat.Metric {
+	return []serverstat.Metric{serverstat.Commands, serverstat.UsedMemory}
+}
+func (f *fakeSampler) Close() error { return nil }
 func (f *fakeSampler) Read(context.Context) (Reading, error) {
-	r := Reading{At: f.start.Add(time.Duration(f.n) * time.Second),
-		Counters: map[string]float64{CounterCommands: float64(1000 * f.n), CounterCPUSeconds: 0.5 * float64(f.n)},
-		Gauges:   map[string]float64{}}
+	r := Reading{At: f.start.Add(time.Duration(f.n) * time.Second)}
+	r.Set(serverstat.Commands, float64(1000*f.n))
+	r.Set(serverstat.CPUSeconds, 0.5*float64(f.n))
 	if f.calls {
 		r.Calls = map[string]int64{"set": int64(900 * f.n)}
 	}
@@ -66,7 +54,7 @@ func TestTimelineBucketsAndReconciles(t *testing.T) {
 		assert.InDelta(t, 0.5, *s.CPUCores, 1e-9)
 		assert.Nil(t, s.UsedMemory, "not given: null")
 	}
-	assert.Equal(t, []string{GaugeUsedMemory}, out.Missing)
+	assert.Equal(t, []string{"used_memory"}, out.Missing)
 	rc := tl.reconcile([]string{"set"}, 3600)
 	require.NotNil(t, rc)
 	assert.True(t, rc.Match)

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tairbench/tairbench/internal/run"
+	"github.com/tairbench/tairbench/internal/serverstat"
 
 	es "github.com/elastic/go-elasticsearch/v8"
 	"github.com/elastic/go-elasticsearch/v8/esapi"
@@ -240,7 +240,7 @@ func (e *elastic) Memory(ctx context.Context) (Memory, error) {
 	if err != nil {
 		return Memory{}, err
 	}
-	return Memory{Used: int64(nodes.Gauges[run.GaugeHeapUsed]), Store: st.All.Primaries.Store.Size,
+	return Memory{Used: heapUsed(nodes), Store: st.All.Primaries.Store.Size,
 		Detail: "JVM heap used (node stats), index store size (index stats)"}, nil
 }
 
@@ -372,4 +372,4 @@ func (c *esClient) Close() error {
 
 func (e *elastic) Target() endpoint.Target { return e.o.Target }
 
-func (e *elastic) Sampler() run.Sampler { return esSampler{e: e} }
+func (e *elastic) Sampler() serverstat.Sampler { return esSampler{e: e} }

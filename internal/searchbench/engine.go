@@ -12,7 +12,7 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/tairbench/tairbench/internal/run"
+	"github.com/tairbench/tairbench/internal/serverstat"
 
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/pkg/result"
@@ -70,7 +70,7 @@ type Engine interface {
 	Probe(ctx context.Context, query []byte) (Hits, error)
 	Memory(ctx context.Context) (Memory, error)
 	// Sampler reads the engine's own counters for the run's server timeline.
-	Sampler() run.Sampler
+	Sampler() serverstat.Sampler
 	Close() error
 }
 

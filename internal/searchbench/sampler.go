@@ -8,7 +8,7 @@ import (
 
 	"github.com/elastic/go-elasticsearch/v8/esapi"
 
-	"github.com/tairbench/tairbench/internal/run"
+	"github.com/tairbench/tairbench/internal/serverstat"
 )
 
 // esSampler reads Elasticsearch's node stats: JVM heap, indexing and
@@ -17,14 +17,14 @@ type esSampler struct{ e *elastic }
 
 func (s esSampler) Source() string { return "_nodes/stats" }
 
-func (s esSampler) Expected() []string {
-	return []string{run.GaugeHeapUsed, run.CounterIndexed, run.CounterQueries, run.CounterCPUSeconds}
+func (s esSampler) Expected() []serverstat.Metric {
+	return []serverstat.Metric{serverstat.HeapUsed, serverstat.Indexed, serverstat.Queries, serverstat.CPUSeconds}
 }
 
-func (s esSampler) Read(ctx context.Context) (run.Reading, error) {
+func (s esSampler) Read(ctx context.Context) (serverstat.Reading, error) {
 	body, err := do(ctx, s.e.es, esapi.NodesStatsRequest{Metric: []string{"jvm", "indices", "process"}})
 	if err != nil {
-		return run.Reading{}, fmt.Errorf("elasticsearch: node stats: %w", describeHTTP(err))
+		return serverstat.Reading{}, fmt.Errorf("elasticsearch: node stats: %w", describeHTTP(err))
 	}
 	var ns struct {
 		Nodes map[string]struct {
@@ -49,16 +49,22 @@ func (s esSampler) Read(ctx context.Context) (run.Reading, error) {
 		} `json:"nodes"`
 	}
 	if err := json.Unmarshal(body, &ns); err != nil {
-		return run.Reading{}, fmt.Errorf("elasticsearch: node stats: %w", err)
+		return serverstat.Reading{}, fmt.Errorf("elasticsearch: node stats: %w", err)
 	}
-	r := run.Reading{At: time.Now(), Counters: map[string]float64{}, Gauges: map[string]float64{}}
+	r := serverstat.Reading{At: time.Now()}
 	for _, n := range ns.Nodes {
-		r.Gauges[run.GaugeHeapUsed] += float64(n.JVM.Mem.HeapUsed)
-		r.Counters[run.CounterIndexed] += float64(n.Indices.Indexing.Total)
-		r.Counters[run.CounterQueries] += float64(n.Indices.Search.Total)
-		r.Counters[run.CounterCPUSeconds] += float64(n.Process.CPU.TotalMS) / 1000
+		r.Add(serverstat.HeapUsed, float64(n.JVM.Mem.HeapUsed))
+		r.Add(serverstat.Indexed, float64(n.Indices.Indexing.Total))
+		r.Add(serverstat.Queries, float64(n.Indices.Search.Total))
+		r.Add(serverstat.CPUSeconds, float64(n.Process.CPU.TotalMS)/1000)
 	}
 	return r, nil
 }
 
 func (s esSampler) Close() error { return nil }
+
+// heapUsed is a reading's JVM heap in bytes (0 when absent).
+func heapUsed(r serverstat.Reading) int64 {
+	v, _ := r.Get(serverstat.HeapUsed)
+	return int64(v)
+}

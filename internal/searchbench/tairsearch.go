@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tairbench/tairbench/internal/run"
+	"github.com/tairbench/tairbench/internal/serverstat"
 
 	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/endpoint"
@@ -174,4 +174,4 @@ func (c *tairClient) Close() error { return c.c.Close() }
 
 func (e *tairSearch) Target() endpoint.Target { return e.o.Target }
 
-func (e *tairSearch) Sampler() run.Sampler { return redis.NewInfoSampler(e.o.Target) }
+func (e *tairSearch) Sampler() serverstat.Sampler { return redis.NewInfoSampler(e.o.Target) }

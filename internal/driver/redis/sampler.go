@@ -2,14 +2,16 @@ package redis
 
 import (
 	"context"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tairbench/tairbench/internal/endpoint"
-	"github.com/tairbench/tairbench/internal/run"
+	"github.com/tairbench/tairbench/internal/serverstat"
 )
 
 // InfoSampler reads INFO on a connection of its own, for the server's
-// timeline (run.Sampler). It reconnects after a failure.
+// timeline (serverstat.Sampler). It reconnects after a failure.
 type InfoSampler struct {
 	t    endpoint.Target
 	conn *Conn
@@ -24,22 +26,22 @@ func NewInfoSampler(t endpoint.Target) *InfoSampler {
 	return &InfoSampler{t: t}
 }
 
-// Source implements run.Sampler.
+// Source implements serverstat.Sampler.
 func (s *InfoSampler) Source() string { return "INFO" }
 
-// Expected implements run.Sampler.
-func (s *InfoSampler) Expected() []string {
-	return []string{run.CounterCommands, run.CounterCPUSeconds, run.GaugeUsedMemory, run.GaugeClients}
+// Expected implements serverstat.Sampler.
+func (s *InfoSampler) Expected() []serverstat.Metric {
+	return []serverstat.Metric{serverstat.Commands, serverstat.CPUSeconds, serverstat.UsedMemory, serverstat.Clients}
 }
 
-// Read implements run.Sampler.
-func (s *InfoSampler) Read(ctx context.Context) (run.Reading, error) {
+// Read implements serverstat.Sampler.
+func (s *InfoSampler) Read(ctx context.Context) (serverstat.Reading, error) {
 	if s.conn == nil {
 		// Not tied to ctx: an interrupted run still takes its final
 		// reading, for the reconciliation (the timeout bounds it).
 		c, err := Dial(context.WithoutCancel(ctx), s.t)
 		if err != nil {
-			return run.Reading{}, err
+			return serverstat.Reading{}, err
 		}
 		s.conn = c
 	}
@@ -47,15 +49,58 @@ func (s *InfoSampler) Read(ctx context.Context) (run.Reading, error) {
 	if err != nil {
 		_ = s.conn.Close()
 		s.conn = nil
-		return run.Reading{}, err
+		return serverstat.Reading{}, err
 	}
-	return run.ParseInfo(time.Now(), info), nil
+	return ParseInfo(time.Now(), info), nil
 }
 
-// Close implements run.Sampler.
+// Close implements serverstat.Sampler.
 func (s *InfoSampler) Close() error {
 	if s.conn == nil {
 		return nil
 	}
 	return s.conn.Close()
+}
+
+// ParseInfo reads INFO's "name:value" lines into a Reading: the commands
+// processed, CPU seconds, used memory, connected clients and commandstats.
+func ParseInfo(at time.Time, info string) serverstat.Reading {
+	r := serverstat.Reading{At: at, Calls: map[string]int64{}}
+	var cpu float64
+	cpuParts := 0
+	for _, line := range strings.Split(info, "\n") {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok {
+			continue
+		}
+		if name, ok := strings.CutPrefix(k, "cmdstat_"); ok {
+			for _, kv := range strings.Split(v, ",") {
+				if f, n, ok := strings.Cut(kv, "="); ok && f == "calls" {
+					if c, err := strconv.ParseInt(n, 10, 64); err == nil {
+						r.Calls[strings.ToLower(name)] = c
+					}
+				}
+			}
+			continue
+		}
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			continue
+		}
+		switch k {
+		case "total_commands_processed":
+			r.Set(serverstat.Commands, x)
+		case "used_cpu_user", "used_cpu_sys":
+			cpu += x
+			cpuParts++
+		case "used_memory":
+			r.Set(serverstat.UsedMemory, x)
+		case "connected_clients":
+			r.Set(serverstat.Clients, x)
+		}
+	}
+	if cpuParts == 2 {
+		r.Set(serverstat.CPUSeconds, cpu)
+	}
+	return r
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
-	"github.com/tairbench/tairbench/internal/run"
 	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 )
@@ -169,15 +168,15 @@ func FuzzRedirect(f *testing.F) {
 }
 
 // clusterRun runs template against the cluster seeded at addr.
-func clusterRun(t *testing.T, addr, template string, batching, pipeline int, cfg engine.Config) (*Factory, *run.Spec) {
+func clusterRun(t *testing.T, addr, template string, batching, pipeline int, cfg engine.Config) (*Factory, engine.Config) {
 	t.Helper()
 	var opts cmdtmpl.Options
 	opts.Ranges[1] = cmdtmpl.Range{Max: 5_000}
 	ts := TemplateSpec{Template: template, Options: opts, Batching: batching, Pipeline: pipeline}
 	w, err := ts.Workload()
 	require.NoError(t, err)
-	spec := ts.Spec("cluster", "test", endpoint.Target{Addr: addr, Cluster: true, Timeout: 5 * time.Second}, w, cfg)
-	return spec.Factory.(*Factory), &spec
+	cfg.OpsPerRequest, cfg.Operations = w.OpsPerRequest(), w.OpNames()
+	return &Factory{Target: endpoint.Target{Addr: addr, Cluster: true, Timeout: 5 * time.Second}, Workload: w, Workers: cfg.Workers}, cfg
 }
 
 // TestSlotWorkerModes checks every mode against a real 3-node cluster: the
@@ -194,9 +193,10 @@ func TestSlotWorkerModes(t *testing.T) {
 	for _, tc := range clusterModes {
 		t.Run(tc.name, func(t *testing.T) {
 			before, execs := calls("set"), calls("exec")
-			_, spec := clusterRun(t, cl.Nodes[0].Addr, tc.template, tc.batching, tc.pipeline, engine.Config{Workers: 3, Ops: 3000, Seed: 1})
-			run, _, err := run.Run(context.Background(), *spec)
+			f, cfg := clusterRun(t, cl.Nodes[0].Addr, tc.template, tc.batching, tc.pipeline, engine.Config{Workers: 3, Ops: 3000, Seed: 1})
+			res, err := engine.Run(context.Background(), cfg, f)
 			require.NoError(t, err)
+			run := res.Snapshot
 			assert.Zero(t, run.Totals.Errors)
 			assert.Equal(t, run.Totals.Ops, calls("set")-before, "the nodes executed every SET once")
 			switch tc.name {
@@ -237,7 +237,7 @@ func followMigration(t *testing.T, batching, pipeline int) {
 	}
 	srcID, dstID := testenv.Do(t, src, "CLUSTER", "MYID"), testenv.Do(t, dst, "CLUSTER", "MYID")
 
-	f, spec := clusterRun(t, seed, "SET {m}k-__RAND__ v", batching, pipeline, engine.Config{Workers: 4, Duration: 6 * time.Second, Seed: 2})
+	f, cfg := clusterRun(t, seed, "SET {m}k-__RAND__ v", batching, pipeline, engine.Config{Workers: 4, Duration: 6 * time.Second, Seed: 2})
 	type outcome struct {
 		r   *resultRun
 		err error
@@ -245,11 +245,12 @@ func followMigration(t *testing.T, batching, pipeline int) {
 	done := make(chan outcome, 1)
 	start := time.Now()
 	go func() {
-		run, _, err := run.Run(context.Background(), *spec)
+		res, err := engine.Run(context.Background(), cfg, f)
 		if err != nil {
 			done <- outcome{nil, err}
 			return
 		}
+		run := res.Snapshot
 		// Requests in flight at the deadline complete and count apart.
 		rr := &resultRun{ops: run.Totals.Ops + run.Totals.AfterDeadlineOps, errors: run.Totals.Errors}
 		if n := len(run.Series); n > 0 {

@@ -98,7 +98,7 @@ type txn struct {
 func newSlotWorker(f *Factory, cs *clusterState, ctx context.Context, gens []*cmdtmpl.Gen, pick *picker) *slotWorker {
 	w := &slotWorker{f: f, cs: cs, ctx: ctx, gens: gens, pick: pick, conns: map[string]*Conn{}}
 	progs := []*cmdtmpl.Program{f.Workload.Program}
-	if f.Workload.mixed() {
+	if f.Workload.Mixed() {
 		progs = progs[:0]
 		for _, o := range f.Workload.Ops {
 			progs = append(progs, o.Program)

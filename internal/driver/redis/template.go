@@ -3,15 +3,9 @@ package redis
 import (
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
-	"github.com/tairbench/tairbench/internal/endpoint"
-	"github.com/tairbench/tairbench/internal/engine"
-	"github.com/tairbench/tairbench/internal/run"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
-	"github.com/tairbench/tairbench/pkg/result"
 )
 
 // TemplateSpec is a command template with its ranges and how commands are
@@ -133,43 +127,4 @@ func (w Workload) ModeName() string {
 	default:
 		return "one command per round trip"
 	}
-}
-
-// Spec is the runner spec that runs the template spec's workload w against
-// t with the engine settings cfg (its OpsPerRequest is set from w).
-func (ts TemplateSpec) Spec(name, version string, t endpoint.Target, w Workload, cfg engine.Config) run.Spec {
-	cfg.OpsPerRequest = w.OpsPerRequest()
-	cfg.Operations = w.OpNames()
-	ranges := w.Program.RangeSpecs()
-	for _, o := range w.Ops[min(1, len(w.Ops)):] {
-		maps.Copy(ranges, o.Program.RangeSpecs())
-	}
-	spec := run.Spec{
-		Name:    name,
-		Command: strings.Join(ts.Templates(), " | "),
-		Version: version,
-		Config: result.RunConfig{
-			Target: t.Result(),
-			Mode:   w.ModeName(),
-			Template: &result.TemplateConfig{Ranges: ranges, DataSize: ts.Options.DataSize,
-				Batching: ts.Batching, Pipeline: ts.Pipeline},
-		},
-		Engine:  cfg,
-		Factory: &Factory{Target: t, Workload: w, Workers: cfg.Workers},
-	}
-	for _, o := range w.Ops {
-		if w.mixed() {
-			spec.Operations = append(spec.Operations, result.Operation{Name: o.Name, Command: o.Template, Weight: o.Weight})
-		}
-	}
-	if ts.ServerStats && !t.Cluster {
-		spec.Sampler = NewInfoSampler(t)
-		for _, tmpl := range ts.Templates() {
-			name, _, _ := strings.Cut(strings.TrimSpace(tmpl), " ")
-			if name = strings.ToLower(name); !slices.Contains(spec.Reconcile, name) {
-				spec.Reconcile = append(spec.Reconcile, name)
-			}
-		}
-	}
-	return spec
 }

@@ -55,12 +55,12 @@ type Op struct {
 	Program  *cmdtmpl.Program
 }
 
-// mixed reports whether requests draw their operation type.
-func (w Workload) mixed() bool { return len(w.Ops) > 1 }
+// Mixed says whether the workload draws among several operation types.
+func (w Workload) Mixed() bool { return len(w.Ops) > 1 }
 
 // OpNames names the operation types (nil for a single one).
 func (w Workload) OpNames() []string {
-	if !w.mixed() {
+	if !w.Mixed() {
 		return nil
 	}
 	names := make([]string, len(w.Ops))
@@ -115,7 +115,7 @@ func (p *picker) pick() int {
 // gens returns one generator per operation type, seeded from seed, for
 // worker part of parts (for ranges that split between workers).
 func (w Workload) gens(seed uint64, part, parts int) []*cmdtmpl.Gen {
-	if !w.mixed() {
+	if !w.Mixed() {
 		return []*cmdtmpl.Gen{w.Program.NewGenPart(seed, part, parts)}
 	}
 	out := make([]*cmdtmpl.Gen, len(w.Ops))

@@ -7,14 +7,13 @@ package memtier
 import (
 	"errors"
 	"fmt"
+	"github.com/tairbench/tairbench/internal/flagval"
 	"io"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
-
-	"github.com/tairbench/tairbench/internal/run/capacity"
 
 	"github.com/tairbench/tairbench/internal/endpoint"
 )
@@ -73,7 +72,7 @@ type Options struct {
 	NoServerStats bool
 	Timeout       time.Duration
 	// SLO is tairbench's capacity search (--slo and its settings).
-	SLO capacity.Flags
+	SLO flagval.Capacity
 }
 
 // flagSet binds every option to o.

@@ -178,5 +178,5 @@ func (o Options) RunSpec(name, version string, tg endpoint.Target, seed uint64, 
 	total, perClient := o.Budget()
 	cfg := engine.Config{Workers: o.Connections(), Ops: total, OpsPerWorker: perClient, Duration: time.Duration(o.TestTime) * time.Second,
 		Seed: seed, Rate: float64(o.RateLimiting * o.Connections()), Progress: progress}
-	return ts.Spec(name, version, tg, w, cfg), nil
+	return run.FromTemplate(ts, name, version, tg, w, cfg), nil
 }

@@ -152,5 +152,5 @@ func (o Options) Spec(t Test, version string, tg endpoint.Target, progress func(
 		return run.Spec{}, fmt.Errorf("test %s: %w", t.Name, err)
 	}
 	cfg := engine.Config{Workers: o.Clients, Ops: o.Requests, Seed: o.Seed, Progress: progress}
-	return ts.Spec(t.Name, version, tg, w, cfg), nil
+	return run.FromTemplate(ts, t.Name, version, tg, w, cfg), nil
 }

@@ -263,7 +263,7 @@ func runCase(ctx context.Context, o Options, c Case) (CaseResult, error) {
 		fmt.Fprintf(o.Log, "%s: capacity search for %s\n", c.ID, so.SLO)
 	}
 	run, _, search, err := capacity.Case(ctx, slo, func() (run.Spec, error) {
-		return ts.Spec(c.ID, o.Version, t, w, engine.Config{Workers: c.Parallel, Duration: o.CaseDuration, Seed: seed}), nil
+		return run.FromTemplate(ts, c.ID, o.Version, t, w, engine.Config{Workers: c.Parallel, Duration: o.CaseDuration, Seed: seed}), nil
 	})
 	if err != nil {
 		return CaseResult{}, err

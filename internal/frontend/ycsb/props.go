@@ -9,6 +9,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/tairbench/tairbench/internal/flagval"
 	"io"
 	"os"
 	"path/filepath"
@@ -20,7 +21,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/tairbench/tairbench/internal/endpoint"
-	"github.com/tairbench/tairbench/internal/run/capacity"
 )
 
 // coreWorkloads are YCSB's workloads A–F (workloads/workloadX), built in.
@@ -60,7 +60,7 @@ type Command struct {
 	// ShardIndex and Shards, once set (SetShard), split a load's records.
 	ShardIndex, Shards int
 	// SLO is tairbench's capacity search (--slo and its settings).
-	SLO capacity.Flags
+	SLO flagval.Capacity
 }
 
 // Parse reads `load|run redis [-s] [-P file]… [-p k=v]… [-threads N]

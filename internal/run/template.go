@@ -1,0 +1,51 @@
+package run
+
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/tairbench/tairbench/internal/driver/redis"
+	"github.com/tairbench/tairbench/internal/endpoint"
+	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+// FromTemplate is the spec that runs the template spec ts's workload w
+// against t with the engine settings cfg (its OpsPerRequest is set from w).
+func FromTemplate(ts redis.TemplateSpec, name, version string, t endpoint.Target, w redis.Workload, cfg engine.Config) Spec {
+	cfg.OpsPerRequest = w.OpsPerRequest()
+	cfg.Operations = w.OpNames()
+	ranges := w.Program.RangeSpecs()
+	for _, o := range w.Ops[min(1, len(w.Ops)):] {
+		maps.Copy(ranges, o.Program.RangeSpecs())
+	}
+	spec := Spec{
+		Name:    name,
+		Command: strings.Join(ts.Templates(), " | "),
+		Version: version,
+		Config: result.RunConfig{
+			Target: t.Result(),
+			Mode:   w.ModeName(),
+			Template: &result.TemplateConfig{Ranges: ranges, DataSize: ts.Options.DataSize,
+				Batching: ts.Batching, Pipeline: ts.Pipeline},
+		},
+		Engine:  cfg,
+		Factory: &redis.Factory{Target: t, Workload: w, Workers: cfg.Workers},
+	}
+	for _, o := range w.Ops {
+		if w.Mixed() {
+			spec.Operations = append(spec.Operations, result.Operation{Name: o.Name, Command: o.Template, Weight: o.Weight})
+		}
+	}
+	if ts.ServerStats && !t.Cluster {
+		spec.Sampler = redis.NewInfoSampler(t)
+		for _, tmpl := range ts.Templates() {
+			name, _, _ := strings.Cut(strings.TrimSpace(tmpl), " ")
+			if name = strings.ToLower(name); !slices.Contains(spec.Reconcile, name) {
+				spec.Reconcile = append(spec.Reconcile, name)
+			}
+		}
+	}
+	return spec
+}

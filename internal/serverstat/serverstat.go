@@ -1,0 +1,77 @@
+// Package serverstat is the typed reading of a server's own counters that
+// drivers take (driver/redis from INFO, driver/elastic from node stats)
+// and the run layer turns into a result's server timeline. It sits below
+// both, so that neither imports the other.
+package serverstat
+
+import (
+	"context"
+	"time"
+)
+
+// Metric names one counter or gauge a server may report.
+type Metric uint8
+
+// The metrics a Sampler may fill. Counters are cumulative (the timeline
+// takes their rate); gauges are read as they are.
+const (
+	// Commands is the commands processed (counter).
+	Commands Metric = iota
+	// CPUSeconds is the server process's CPU time (counter).
+	CPUSeconds
+	// Indexed is the documents indexed (counter).
+	Indexed
+	// Queries is the queries run (counter).
+	Queries
+	// UsedMemory is the memory the server reports in use (gauge, bytes).
+	UsedMemory
+	// Clients is the connected clients (gauge).
+	Clients
+	// HeapUsed is a JVM's heap in use (gauge, bytes).
+	HeapUsed
+	numMetrics
+)
+
+var metricNames = [numMetrics]string{"commands", "cpu_seconds", "indexed", "queries", "used_memory", "connected_clients", "heap_used"}
+
+// String is the metric's name in results ("missing" lists).
+func (m Metric) String() string {
+	if m < numMetrics {
+		return metricNames[m]
+	}
+	return "unknown"
+}
+
+// Counter says whether the metric is cumulative.
+func (m Metric) Counter() bool { return m <= Queries }
+
+// Reading is one reading of a server's own counters.
+type Reading struct {
+	At     time.Time
+	values [numMetrics]float64
+	has    [numMetrics]bool
+	// Calls are the calls per command (lower case), from INFO commandstats;
+	// nil when the server gives none.
+	Calls map[string]int64
+}
+
+// Set stores v for m.
+func (r *Reading) Set(m Metric, v float64) { r.values[m], r.has[m] = v, true }
+
+// Add adds v to m (a sum over nodes).
+func (r *Reading) Add(m Metric, v float64) { r.values[m] += v; r.has[m] = true }
+
+// Get returns m's value, and whether the reading has it.
+func (r *Reading) Get(m Metric) (float64, bool) { return r.values[m], r.has[m] }
+
+// Sampler reads a server's own counters on a connection of its own.
+type Sampler interface {
+	// Source names what is read ("INFO", "_nodes/stats").
+	Source() string
+	// Expected lists the metrics this kind of server should give.
+	Expected() []Metric
+	// Read takes one reading.
+	Read(ctx context.Context) (Reading, error)
+	// Close releases the sampler's connection.
+	Close() error
+}
