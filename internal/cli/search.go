@@ -10,9 +10,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/tairbench/tairbench/internal/driver/fts"
 	"github.com/tairbench/tairbench/internal/endpoint"
+	"github.com/tairbench/tairbench/internal/frontend/search"
 	"github.com/tairbench/tairbench/internal/report"
-	"github.com/tairbench/tairbench/internal/searchbench"
 )
 
 // searchFlags are the flags 'search' and 'search compare' share: how
@@ -57,8 +58,8 @@ func (f *searchFlags) tairTarget(a *app, addr string) (endpoint.Target, func(), 
 	return f.target.resolve(a)
 }
 
-func (f *searchFlags) engine(name string, t endpoint.Target) (searchbench.Engine, error) {
-	return searchbench.New(name, searchbench.Options{Target: t, Index: f.index, RefreshInterval: f.refresh,
+func (f *searchFlags) engine(name string, t endpoint.Target) (fts.Engine, error) {
+	return search.New(name, fts.Options{Target: t, Index: f.index, RefreshInterval: f.refresh,
 		Realtime: f.realtime, Connections: f.concurrency})
 }
 
@@ -150,12 +151,12 @@ func runSearch(ctx context.Context, o *searchOptions, a *app) error {
 	}
 	out := &outputFlags{json: o.jsonPath}
 	if o.typ == "search" {
-		so := searchbench.SearchOptions{Query: o.query, Queries: int64(o.n), Concurrency: o.concurrency, Cache: !o.noCache,
+		so := search.SearchOptions{Query: o.query, Queries: int64(o.n), Concurrency: o.concurrency, Cache: !o.noCache,
 			Seed: seedOrNew(o.seed), Version: a.version, NoServerStats: o.noServer}
 		if !o.quiet {
 			so.Progress = progressPrinter(a)
 		}
-		run, h, err := searchbench.RunSearch(ctx, e, so)
+		run, h, err := search.RunSearch(ctx, e, so)
 		if err != nil {
 			return err
 		}
@@ -168,12 +169,12 @@ func runSearch(ctx context.Context, o *searchOptions, a *app) error {
 	if err := prepare(ctx); err != nil {
 		return err
 	}
-	wo := searchbench.WriteOptions{File: o.file, Docs: int64(o.n), Concurrency: o.concurrency, Bulk: o.bulk,
+	wo := search.WriteOptions{File: o.file, Docs: int64(o.n), Concurrency: o.concurrency, Bulk: o.bulk,
 		Seed: seedOrNew(o.seed), Version: a.version, NoServerStats: o.noServer}
 	if !o.quiet {
 		wo.Progress = progressPrinter(a)
 	}
-	run, h, err := searchbench.RunWrite(ctx, e, wo)
+	run, h, err := search.RunWrite(ctx, e, wo)
 	if err != nil && run == nil {
 		return err
 	}
@@ -218,8 +219,8 @@ func newCompareCmd(a *app) *cobra.Command {
 	fs.StringVar(&o.esAuth, "es-auth", "", `Elasticsearch basic auth "user:password"`)
 	fs.Int64Var(&o.queries, "queries", 100000, "queries per run")
 	fs.Int64Var(&o.noCacheN, "no-cache-queries", 0, "queries for the cache-off aggregation runs (default: --queries/10, as the whitepaper)")
-	fs.StringVar(&o.term, "term-query", searchbench.TermQuery, "the term query")
-	fs.StringVar(&o.agg, "agg-query", searchbench.AggQuery, "the aggregation query")
+	fs.StringVar(&o.term, "term-query", search.TermQuery, "the term query")
+	fs.StringVar(&o.agg, "agg-query", search.AggQuery, "the aggregation query")
 	fs.BoolVar(&o.skip, "skip-parity", false, "time the queries even if the engines disagree on hits")
 	o.register(fs)
 	return cmd
@@ -248,8 +249,8 @@ func runCompare(ctx context.Context, o *compareOptions, a *app) error {
 	if err != nil {
 		return err
 	}
-	cmp, err := searchbench.Compare(ctx, searchbench.CompareOptions{
-		Engines: []searchbench.Engine{ts, es}, File: o.file, Docs: o.docs, Concurrency: o.concurrency, Bulk: o.bulk,
+	cmp, err := search.Compare(ctx, search.CompareOptions{
+		Engines: []fts.Engine{ts, es}, File: o.file, Docs: o.docs, Concurrency: o.concurrency, Bulk: o.bulk,
 		Queries: o.queries, NoCacheQueries: o.noCacheN, TermQuery: o.term, AggQuery: o.agg, SkipParity: o.skip,
 		Seed: seedOrNew(o.seed), Log: a.Err, Version: a.version,
 	})
@@ -258,7 +259,7 @@ func runCompare(ctx context.Context, o *compareOptions, a *app) error {
 		label += "\nTairSearch here is tairbench's embedded server, not Tair; the whitepaper columns are the published figures."
 	}
 	if cmp != nil && len(cmp.Engines) > 0 {
-		_ = searchbench.WriteTables(summaryTo(a, o.jsonPath), cmp, label)
+		_ = search.WriteTables(summaryTo(a, o.jsonPath), cmp, label)
 		if werr := writeDocument(a, o.jsonPath, cmp); werr != nil {
 			return werr
 		}

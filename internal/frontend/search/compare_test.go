@@ -1,15 +1,17 @@
-package searchbench
+package search
 
 import (
 	"bytes"
 	"context"
+	"github.com/tairbench/tairbench/internal/driver/fts"
+	"io"
+	"net/http"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/elastic/go-elasticsearch/v8/esapi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -25,15 +27,15 @@ func TestCompareBothEngines(t *testing.T) {
 	srv, err := server.Start(server.Config{})
 	require.NoError(t, err)
 	defer srv.Close()
-	ts, err := New("tairsearch", Options{Target: endpoint.Target{Addr: srv.Addr(), InProcess: true}, Index: "cmp"})
+	ts, err := New("tairsearch", fts.Options{Target: endpoint.Target{Addr: srv.Addr(), InProcess: true}, Index: "cmp"})
 	require.NoError(t, err)
-	es, err := New("elasticsearch", Options{Target: endpoint.Target{Addr: testenv.ElasticsearchURL(t)}, Index: "cmp", Connections: 4})
+	es, err := New("elasticsearch", fts.Options{Target: endpoint.Target{Addr: testenv.ElasticsearchURL(t)}, Index: "cmp", Connections: 4})
 	require.NoError(t, err)
 	file := genFile(t, 3000)
 	term := `{"query":{"term":{"abstract":"world"}}}`
 	agg := `{"size":0,"query":{"term":{"abstract":"world"}},"aggs":{"a1":{"terms":{"field":"id","order":{"_key":"asc"}}}}}`
 	for _, bulk := range []int{1, 100} {
-		c, err := Compare(context.Background(), CompareOptions{Engines: []Engine{ts, es}, File: file, Concurrency: 4, Bulk: bulk,
+		c, err := Compare(context.Background(), CompareOptions{Engines: []fts.Engine{ts, es}, File: file, Concurrency: 4, Bulk: bulk,
 			Queries: 200, TermQuery: term, AggQuery: agg, Seed: 1})
 		require.NoError(t, err)
 		for _, p := range c.Parity {
@@ -62,14 +64,12 @@ func TestCompareBothEngines(t *testing.T) {
 
 func TestElasticsearchBulkItemFailuresAreCounted(t *testing.T) {
 	url := testenv.ElasticsearchURL(t)
-	e, err := New("elasticsearch", Options{Target: endpoint.Target{Addr: url}, Index: "conflict"})
+	e, err := New("elasticsearch", fts.Options{Target: endpoint.Target{Addr: url}, Index: "conflict"})
 	require.NoError(t, err)
-	el := e.(*elastic)
 	ctx := context.Background()
-	_, _ = do(ctx, el.es, deleteIndex("conflict"))
+	esRequest(t, http.MethodDelete, url+"/conflict?ignore_unavailable=true", "")
 	// abstract mapped as a number: every document is rejected item by item.
-	_, err = do(ctx, el.es, createIndex("conflict", `{"mappings":{"properties":{"abstract":{"type":"long"}}}}`))
-	require.NoError(t, err)
+	esRequest(t, http.MethodPut, url+"/conflict", `{"mappings":{"properties":{"abstract":{"type":"long"}}}}`)
 	file := genFile(t, 300)
 	run, _, err := RunWrite(ctx, e, WriteOptions{File: file, Concurrency: 2, Bulk: 50})
 	require.NoError(t, err)
@@ -92,7 +92,7 @@ func TestElasticsearchStoppedMidRun(t *testing.T) {
 	t.Setenv("TAIRBENCH_ES_URL", "")
 	url := testenv.ElasticsearchURL(t)
 	port := url[strings.LastIndex(url, ":")+1:]
-	e, err := New("elasticsearch", Options{Target: endpoint.Target{Addr: url}, Index: "stop"})
+	e, err := New("elasticsearch", fts.Options{Target: endpoint.Target{Addr: url}, Index: "stop"})
 	require.NoError(t, err)
 	ctx := context.Background()
 	require.NoError(t, e.Reset(ctx))
@@ -115,16 +115,21 @@ func TestElasticsearchStoppedMidRun(t *testing.T) {
 	assert.Contains(t, run.Errors[0].Example, "connection refused", "the cause is named")
 }
 
-func deleteIndex(name string) esapi.IndicesDeleteRequest {
-	return esapi.IndicesDeleteRequest{Index: []string{name}, IgnoreUnavailable: boolPtr(true)}
-}
-
-func createIndex(name, body string) esapi.IndicesCreateRequest {
-	return esapi.IndicesCreateRequest{Index: name, Body: strings.NewReader(body)}
+// esRequest sends one request to Elasticsearch and requires a 2xx answer.
+func esRequest(t *testing.T, method, url, body string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	require.Less(t, res.StatusCode, 300, "%s %s: %s", method, url, b)
 }
 
 func TestElasticsearchRealtimeRefresh(t *testing.T) {
-	e, err := New("elasticsearch", Options{Target: endpoint.Target{Addr: testenv.ElasticsearchURL(t)}, Index: "realtime", Realtime: true})
+	e, err := New("elasticsearch", fts.Options{Target: endpoint.Target{Addr: testenv.ElasticsearchURL(t)}, Index: "realtime", Realtime: true})
 	require.NoError(t, err)
 	ctx := context.Background()
 	require.NoError(t, e.Reset(ctx))
@@ -138,7 +143,7 @@ func TestElasticsearchRealtimeRefresh(t *testing.T) {
 
 func TestElasticsearchTimelineHasHeapAndIndexing(t *testing.T) {
 	url := testenv.ElasticsearchURL(t)
-	e, err := New("elasticsearch", Options{Target: endpoint.Target{Addr: url}, Index: "timeline", Connections: 4})
+	e, err := New("elasticsearch", fts.Options{Target: endpoint.Target{Addr: url}, Index: "timeline", Connections: 4})
 	require.NoError(t, err)
 	ctx := context.Background()
 	require.NoError(t, e.Reset(ctx))

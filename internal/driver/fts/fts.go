@@ -1,9 +1,8 @@
-// Package searchbench compares full-text engines on Wikipedia abstracts:
-// the whitepaper's schema, ingest (one document per request or in bulk),
-// term and aggregation queries with caches on and off, hit-count parity
-// and memory. Engines implement Engine; adding one touches this package's
-// registry only.
-package searchbench
+// Package fts is what a full-text search driver implements (Engine, a
+// worker's Client) and the engine workers that write and query through
+// it; driver/tairsearch and driver/elastic are its drivers. The whitepaper's
+// schema and document encoding live here, below every driver.
+package fts
 
 import (
 	"context"
@@ -86,31 +85,6 @@ type Client interface {
 	Close() error
 }
 
-// registry holds the engines by name.
-var registry = map[string]func(Options) (Engine, error){}
-
-// Register adds an engine constructor.
-func Register(name string, f func(Options) (Engine, error)) { registry[name] = f }
-
-// New returns the named engine.
-func New(name string, o Options) (Engine, error) {
-	f, ok := registry[name]
-	if !ok {
-		return nil, fmt.Errorf("unknown engine %q (%s)", name, Names())
-	}
-	return f(o)
-}
-
-// Names lists the registered engines.
-func Names() string {
-	var n []string
-	for k := range registry {
-		n = append(n, k)
-	}
-	sort.Strings(n)
-	return fmt.Sprint(n)
-}
-
 // Encoded is a document ready to send: its id and its JSON in the schema's fields.
 type Encoded struct {
 	ID   string
@@ -137,9 +111,9 @@ func EncodeAll(docs []wiki.Doc) []Encoded {
 	return out
 }
 
-// parseHits reads total hits and the first aggregation's buckets from a
+// ParseHits reads total hits and the first aggregation's buckets from a
 // search reply (TairSearch and Elasticsearch share this shape).
-func parseHits(body []byte) (Hits, error) {
+func ParseHits(body []byte) (Hits, error) {
 	var r struct {
 		Hits struct {
 			Total struct {

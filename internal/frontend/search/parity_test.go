@@ -1,8 +1,9 @@
-package searchbench
+package search
 
 import (
 	"context"
 	"errors"
+	"github.com/tairbench/tairbench/internal/driver/fts"
 	"io"
 	"testing"
 
@@ -33,22 +34,22 @@ func loadSample(t testing.TB) []wiki.Doc {
 	}
 }
 
-// engines returns the embedded TairSearch and a real Elasticsearch, both
+// bothEngines returns the embedded TairSearch and a real Elasticsearch, both
 // reset and loaded with docs.
-func engines(t *testing.T, docs []wiki.Doc, index string) (Engine, Engine) {
+func bothEngines(t *testing.T, docs []wiki.Doc, index string) (fts.Engine, fts.Engine) {
 	ctx := context.Background()
 	srv, err := server.Start(server.Config{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = srv.Close() })
-	ts, err := New("tairsearch", Options{Target: endpoint.Target{Addr: srv.Addr(), InProcess: true}, Index: index})
+	ts, err := New("tairsearch", fts.Options{Target: endpoint.Target{Addr: srv.Addr(), InProcess: true}, Index: index})
 	require.NoError(t, err)
-	el, err := New("elasticsearch", Options{Target: endpoint.Target{Addr: testenv.ElasticsearchURL(t)}, Index: index})
+	el, err := New("elasticsearch", fts.Options{Target: endpoint.Target{Addr: testenv.ElasticsearchURL(t)}, Index: index})
 	require.NoError(t, err)
-	for _, e := range []Engine{ts, el} {
+	for _, e := range []fts.Engine{ts, el} {
 		require.NoError(t, e.Reset(ctx))
 		c, err := e.NewClient(ctx)
 		require.NoError(t, err)
-		failed, _, err := c.Write(ctx, EncodeAll(docs), true)
+		failed, _, err := c.Write(ctx, fts.EncodeAll(docs), true)
 		require.NoError(t, err)
 		require.Zero(t, failed, e.Name())
 		require.NoError(t, e.Refresh(ctx))
@@ -86,7 +87,7 @@ var parityQueries = []string{
 func TestParityWithElasticsearch(t *testing.T) {
 	docs := loadSample(t)
 	require.Len(t, docs, 368)
-	ts, el := engines(t, docs, "parity")
+	ts, el := bothEngines(t, docs, "parity")
 	ctx := context.Background()
 	nonzero := 0
 	for _, q := range parityQueries {

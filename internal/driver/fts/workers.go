@@ -1,4 +1,4 @@
-package searchbench
+package fts
 
 import (
 	"context"
@@ -153,7 +153,7 @@ func (w *searchWorker) Exec(ctx context.Context, s *engine.Step) error {
 	s.Ops = 1
 	switch {
 	case err == nil:
-	case isReply(err) || isHTTPError(err):
+	case IsReply(err):
 		s.Failed = 1
 		w.errBuf = append(w.errBuf[:0], err.Error()...)
 		s.Err = w.errBuf
@@ -164,3 +164,23 @@ func (w *searchWorker) Exec(ctx context.Context, s *engine.Step) error {
 }
 
 func (w *searchWorker) Close() error { return w.c.Close() }
+
+// ReplyError wraps an engine's error reply: the request reached the engine
+// and was refused, so it counts as a failed command, not a lost request.
+type ReplyError struct{ Err error }
+
+// Error returns the reply's message.
+func (e *ReplyError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the driver's error.
+func (e *ReplyError) Unwrap() error { return e.Err }
+
+// Replied marks the error as the engine's answer.
+func (e *ReplyError) Replied() {}
+
+// IsReply tells an engine's error reply (any error with a Replied method,
+// such as ReplyError) from a lost request.
+func IsReply(err error) bool {
+	var r interface{ Replied() }
+	return errors.As(err, &r)
+}

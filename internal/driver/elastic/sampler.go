@@ -1,4 +1,4 @@
-package searchbench
+package elastic
 
 import (
 	"context"

@@ -1,4 +1,6 @@
-package searchbench
+// Package elastic is the Elasticsearch driver of fts.Engine: its admin
+// calls through go-elasticsearch, its measured requests through fasthttp.
+package elastic
 
 import (
 	"bytes"
@@ -6,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tairbench/tairbench/internal/driver/fts"
 	"io"
 	"net"
 	"net/http"
@@ -20,16 +23,14 @@ import (
 	"github.com/tairbench/tairbench/internal/endpoint"
 )
 
-func init() { Register("elasticsearch", newElastic) }
-
 type elastic struct {
-	o  Options
+	o  fts.Options
 	es *es.Client
 	// base is the engine's URL, for the workers' own connections.
 	base string
 }
 
-func newElastic(o Options) (Engine, error) {
+func New(o fts.Options) (fts.Engine, error) {
 	if o.Index == "" {
 		o.Index = "wiki"
 	}
@@ -88,6 +89,10 @@ type HTTPError struct {
 }
 
 // Error returns the status and Elasticsearch's reason (or the start of the body).
+// Replied marks the error as the engine's answer (fts.IsReply).
+func (e *HTTPError) Replied() {}
+
+// Error returns the status and Elasticsearch's reason.
 func (e *HTTPError) Error() string {
 	if e.Reason != "" {
 		return fmt.Sprintf("HTTP %d: %s", e.Status, e.Reason)
@@ -134,7 +139,7 @@ func (e *elastic) settings() string {
 		refresh = "-1" // each write asks for a refresh itself
 	}
 	return fmt.Sprintf(`{"settings":{"number_of_shards":1,"number_of_replicas":0,"refresh_interval":%q,"index.queries.cache.enabled":false},`, refresh) +
-		strings.TrimPrefix(Schema, "{")
+		strings.TrimPrefix(fts.Schema, "{")
 }
 
 func (e *elastic) Check(ctx context.Context) error {
@@ -212,19 +217,19 @@ func withTotal(query []byte) []byte {
 	return b
 }
 
-func (e *elastic) Probe(ctx context.Context, query []byte) (Hits, error) {
+func (e *elastic) Probe(ctx context.Context, query []byte) (fts.Hits, error) {
 	body, err := do(ctx, e.es, esapi.SearchRequest{Index: []string{e.o.Index}, Body: bytes.NewReader(withTotal(query)),
 		RequestCache: boolPtr(false)})
 	if err != nil {
-		return Hits{}, fmt.Errorf("elasticsearch: search: %w", err)
+		return fts.Hits{}, fmt.Errorf("elasticsearch: search: %w", err)
 	}
-	return parseHits(body)
+	return fts.ParseHits(body)
 }
 
-func (e *elastic) Memory(ctx context.Context) (Memory, error) {
+func (e *elastic) Memory(ctx context.Context) (fts.Memory, error) {
 	body, err := do(ctx, e.es, esapi.IndicesStatsRequest{Index: []string{e.o.Index}, Metric: []string{"store"}})
 	if err != nil {
-		return Memory{}, fmt.Errorf("elasticsearch: index stats: %w", err)
+		return fts.Memory{}, fmt.Errorf("elasticsearch: index stats: %w", err)
 	}
 	var st struct {
 		All struct {
@@ -238,15 +243,15 @@ func (e *elastic) Memory(ctx context.Context) (Memory, error) {
 	_ = json.Unmarshal(body, &st)
 	nodes, err := esSampler{e}.Read(ctx) // the node stats the timeline reads
 	if err != nil {
-		return Memory{}, err
+		return fts.Memory{}, err
 	}
-	return Memory{Used: heapUsed(nodes), Store: st.All.Primaries.Store.Size,
+	return fts.Memory{Used: heapUsed(nodes), Store: st.All.Primaries.Store.Size,
 		Detail: "JVM heap used (node stats), index store size (index stats)"}, nil
 }
 
 func (e *elastic) Close() error { return nil }
 
-func (e *elastic) NewClient(context.Context) (Client, error) {
+func (e *elastic) NewClient(context.Context) (fts.Client, error) {
 	l := e.o.Target.Login()
 	h, err := newESConn(e.base, l.User, l.Password, e.o.Target.Timeout)
 	if err != nil {
@@ -278,7 +283,7 @@ func httpError(status int, body []byte) error {
 	return &HTTPError{Status: status, Body: clip(body), Reason: reason(body)}
 }
 
-func (c *esClient) Write(ctx context.Context, docs []Encoded, bulk bool) (int, string, error) {
+func (c *esClient) Write(ctx context.Context, docs []fts.Encoded, bulk bool) (int, string, error) {
 	if !bulk {
 		failed, why := 0, ""
 		for _, d := range docs {

@@ -1,9 +1,10 @@
-package searchbench
+package search
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tairbench/tairbench/internal/driver/fts"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -47,13 +48,13 @@ type WriteOptions struct {
 type Progress = stats.Progress
 
 // RunWrite ingests documents from a file into e and returns the result.
-func RunWrite(ctx context.Context, e Engine, o WriteOptions) (*result.Run, *hdr.Histogram, error) {
+func RunWrite(ctx context.Context, e fts.Engine, o WriteOptions) (*result.Run, *hdr.Histogram, error) {
 	r, closer, err := wiki.Open(o.File)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer closer.Close()
-	src := NewDocSource(r, o.Docs)
+	src := fts.NewDocSource(r, o.Docs)
 	bulk := max(o.Bulk, 1)
 	// The document source alone bounds the run (o.Docs, or the end of the
 	// file): a request budget in the engine could run out while workers still
@@ -63,7 +64,7 @@ func RunWrite(ctx context.Context, e Engine, o WriteOptions) (*result.Run, *hdr.
 	rc := runConfig(e, modeOf(bulk))
 	rc.Search.File, rc.Search.Docs, rc.Search.Bulk = o.File, o.Docs, bulk
 	spec := run.Spec{Name: e.Name() + " write", Command: fmt.Sprintf("write %s", o.File), Version: o.Version,
-		Config: rc, Engine: cfg, Factory: &WriteFactory{Engine: e, Source: src, Bulk: bulk}}
+		Config: rc, Engine: cfg, Factory: &fts.WriteFactory{Engine: e, Source: src, Bulk: bulk}}
 	if !o.NoServerStats {
 		spec.Sampler = e.Sampler()
 	}
@@ -78,7 +79,7 @@ func RunWrite(ctx context.Context, e Engine, o WriteOptions) (*result.Run, *hdr.
 }
 
 // runConfig describes a run against e: its RESP target, or its URL.
-func runConfig(e Engine, mode string) result.RunConfig {
+func runConfig(e fts.Engine, mode string) result.RunConfig {
 	rc := result.RunConfig{Mode: mode, Search: &result.SearchRunConfig{Engine: e.Name()}}
 	if t := e.Target(); strings.Contains(t.Addr, "://") {
 		rc.Search.URL = t.Addr
@@ -112,7 +113,7 @@ type SearchOptions struct {
 }
 
 // RunSearch runs o.Queries queries against e.
-func RunSearch(ctx context.Context, e Engine, o SearchOptions) (*result.Run, *hdr.Histogram, error) {
+func RunSearch(ctx context.Context, e fts.Engine, o SearchOptions) (*result.Run, *hdr.Histogram, error) {
 	cfg := engine.Config{Workers: max(o.Concurrency, 1), Ops: max(o.Queries, 1), OpsPerRequest: 1, Seed: o.Seed, Progress: o.Progress,
 		GiveUp: GiveUp}
 	if o.Duration > 0 {
@@ -125,7 +126,7 @@ func RunSearch(ctx context.Context, e Engine, o SearchOptions) (*result.Run, *hd
 	rc := runConfig(e, "one query per request, cache "+cache)
 	rc.Search.Queries, rc.Search.Cache = o.Queries, o.Cache
 	spec := run.Spec{Name: e.Name() + " search", Command: o.Query, Version: o.Version,
-		Config: rc, Engine: cfg, Factory: &SearchFactory{Engine: e, Query: []byte(o.Query), Cache: o.Cache}}
+		Config: rc, Engine: cfg, Factory: &fts.SearchFactory{Engine: e, Query: []byte(o.Query), Cache: o.Cache}}
 	if !o.NoServerStats {
 		spec.Sampler = e.Sampler()
 	}
@@ -134,7 +135,7 @@ func RunSearch(ctx context.Context, e Engine, o SearchOptions) (*result.Run, *hd
 
 // CompareOptions configure a comparison.
 type CompareOptions struct {
-	Engines     []Engine
+	Engines     []fts.Engine
 	File        string
 	Docs        int64
 	Concurrency int
@@ -226,8 +227,8 @@ func Compare(ctx context.Context, o CompareOptions) (*Comparison, error) {
 	// Parity before timing.
 	agree := true
 	for _, q := range []string{o.TermQuery, o.AggQuery} {
-		pc := ParityCheck{Query: q, Hits: map[string]Hits{}, Agree: true}
-		var first *Hits
+		pc := ParityCheck{Query: q, Hits: map[string]fts.Hits{}, Agree: true}
+		var first *fts.Hits
 		for _, e := range o.Engines {
 			h, err := e.Probe(ctx, []byte(q))
 			if err != nil {

@@ -1,9 +1,11 @@
-package searchbench
+// Package tairsearch is the TairSearch driver (TFT.* over RESP) of fts.Engine.
+package tairsearch
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tairbench/tairbench/internal/driver/fts"
 	"strconv"
 	"strings"
 	"time"
@@ -16,14 +18,12 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 )
 
-func init() { Register("tairsearch", newTairSearch) }
-
 type tairSearch struct {
-	o     Options
+	o     fts.Options
 	admin *goredis.Client
 }
 
-func newTairSearch(o Options) (Engine, error) {
+func New(o fts.Options) (fts.Engine, error) {
 	if o.Index == "" {
 		o.Index = "wiki"
 	}
@@ -48,7 +48,7 @@ func (e *tairSearch) Reset(ctx context.Context) error {
 	if err := e.admin.Del(ctx, e.o.Index).Err(); err != nil {
 		return fmt.Errorf("tairsearch: %w", err)
 	}
-	if err := e.admin.Do(ctx, "TFT.CREATEINDEX", e.o.Index, Schema).Err(); err != nil {
+	if err := e.admin.Do(ctx, "TFT.CREATEINDEX", e.o.Index, fts.Schema).Err(); err != nil {
 		return fmt.Errorf("tairsearch: create index: %w", err)
 	}
 	return nil
@@ -66,7 +66,7 @@ func (e *tairSearch) Ensure(ctx context.Context) error {
 	if n > 0 {
 		return nil
 	}
-	if err := e.admin.Do(ctx, "TFT.CREATEINDEX", e.o.Index, Schema).Err(); err != nil {
+	if err := e.admin.Do(ctx, "TFT.CREATEINDEX", e.o.Index, fts.Schema).Err(); err != nil {
 		return fmt.Errorf("tairsearch: create index: %w", err)
 	}
 	return nil
@@ -82,31 +82,31 @@ func (e *tairSearch) Count(ctx context.Context) (int64, error) {
 	return n, nil
 }
 
-func (e *tairSearch) Probe(ctx context.Context, query []byte) (Hits, error) {
+func (e *tairSearch) Probe(ctx context.Context, query []byte) (fts.Hits, error) {
 	s, err := e.admin.Do(ctx, "TFT.SEARCH", e.o.Index, string(query)).Text()
 	if err != nil {
-		return Hits{}, fmt.Errorf("tairsearch: search: %w", err)
+		return fts.Hits{}, fmt.Errorf("tairsearch: search: %w", err)
 	}
-	return parseHits([]byte(s))
+	return fts.ParseHits([]byte(s))
 }
 
-func (e *tairSearch) Memory(ctx context.Context) (Memory, error) {
+func (e *tairSearch) Memory(ctx context.Context) (fts.Memory, error) {
 	info, err := e.admin.Info(ctx, "memory").Result()
 	if err != nil {
-		return Memory{}, fmt.Errorf("tairsearch: info memory: %w", err)
+		return fts.Memory{}, fmt.Errorf("tairsearch: info memory: %w", err)
 	}
 	for _, l := range strings.Split(info, "\n") {
 		if v, ok := strings.CutPrefix(strings.TrimSpace(l), "used_memory:"); ok {
 			n, _ := strconv.ParseInt(v, 10, 64)
-			return Memory{Used: n, Detail: "INFO memory used_memory"}, nil
+			return fts.Memory{Used: n, Detail: "INFO memory used_memory"}, nil
 		}
 	}
-	return Memory{}, errors.New("tairsearch: INFO memory has no used_memory")
+	return fts.Memory{}, errors.New("tairsearch: INFO memory has no used_memory")
 }
 
 func (e *tairSearch) Close() error { return e.admin.Close() }
 
-func (e *tairSearch) NewClient(ctx context.Context) (Client, error) {
+func (e *tairSearch) NewClient(ctx context.Context) (fts.Client, error) {
 	c, err := redis.NewClient(ctx, e.o.Target, 1)
 	if err != nil {
 		return nil, fmt.Errorf("tairsearch %s: %w", e.o.Target.Addr, err)
@@ -129,7 +129,7 @@ func isReply(err error) bool {
 	return errors.As(err, &re) && !errors.Is(err, goredis.Nil)
 }
 
-func (c *tairClient) Write(ctx context.Context, docs []Encoded, bulk bool) (int, string, error) {
+func (c *tairClient) Write(ctx context.Context, docs []fts.Encoded, bulk bool) (int, string, error) {
 	if !bulk {
 		failed, reason := 0, ""
 		for _, d := range docs {
@@ -166,6 +166,9 @@ func (c *tairClient) Search(ctx context.Context, query []byte, cache bool) error
 		err = c.c.Do(ctx, "TFT.SEARCH", c.index, query, "use_cache").Err()
 	} else {
 		err = c.c.Do(ctx, "TFT.SEARCH", c.index, query).Err()
+	}
+	if isReply(err) {
+		return &fts.ReplyError{Err: err}
 	}
 	return err
 }
