@@ -1,7 +1,13 @@
-// Package engine runs a closed-loop load: N workers, each with its own
-// connection, repeat prepare (untimed) and exec (timed) until a duration, a
-// request count, an error budget or the context ends. It knows nothing of
-// any protocol; drivers supply workers.
+// Package engine runs a load: N workers, each with its own connection,
+// repeat prepare (untimed) and exec (timed) until a duration, a request
+// count, an error budget or the context ends; closed-loop (each worker
+// sends when its last reply came) or open-loop (each request has an
+// intended start from a Pacer, and latency is also measured from it). It
+// knows nothing of any protocol; drivers supply workers.
+//
+// Run (this file) sets a run up and collects its result; loop.go is one
+// worker's loop; schedule.go the clock-free pacers; stats are recorded
+// worker-locally and merged on a tick (internal/stats).
 package engine
 
 import (
@@ -9,8 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/tairbench/tairbench/internal/stats"
@@ -145,11 +149,34 @@ func NewSeed() uint64 { return rand.Uint64() }
 // A cancelled ctx ends the run early; the partial result is still returned
 // with result.StopInterrupted.
 func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Seeds: result.Seeds{Base: cfg.Seed}}
+	workers, err := connect(ctx, cfg, f, &res.Seeds)
+	defer closeAll(workers)
+	if err != nil {
+		return nil, err
+	}
+	if err := waitForStart(ctx, cfg.StartAt); err != nil {
+		return nil, err
+	}
+	r := newRunState(ctx, cfg, len(workers))
+	defer r.cancel()
+	done := r.start(workers, res.Seeds.Workers)
+	r.supervise(ctx, done)
+	r.collect(ctx, res)
+	return res, nil
+}
+
+// withDefaults checks the configuration and fills in its defaults.
+func (cfg Config) withDefaults() (Config, error) {
 	if cfg.Workers <= 0 {
-		return nil, errors.New("engine: workers must be at least 1")
+		return cfg, errors.New("engine: workers must be at least 1")
 	}
 	if cfg.Duration <= 0 && cfg.Ops <= 0 && cfg.OpsPerWorker <= 0 {
-		return nil, errors.New("engine: need a duration or an op count")
+		return cfg, errors.New("engine: need a duration or an op count")
 	}
 	if cfg.OpsPerRequest <= 0 {
 		cfg.OpsPerRequest = 1
@@ -160,234 +187,62 @@ func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
 	if cfg.Backoff <= 0 {
 		cfg.Backoff = 20 * time.Millisecond
 	}
-	res := &Result{Seeds: result.Seeds{Base: cfg.Seed}}
+	return cfg, nil
+}
+
+// connect makes the workers, recording each one's seed.
+func connect(ctx context.Context, cfg Config, f Factory, seeds *result.Seeds) ([]Worker, error) {
 	workers := make([]Worker, cfg.Workers)
-	defer func() {
-		for _, w := range workers {
-			if w != nil {
-				_ = w.Close()
-			}
-		}
-	}()
 	for i := range workers {
 		seed := WorkerSeed(cfg.Seed, i)
-		res.Seeds.Workers = append(res.Seeds.Workers, seed)
+		seeds.Workers = append(seeds.Workers, seed)
 		w, err := f.NewWorker(ctx, i, seed)
 		if err != nil {
-			return nil, fmt.Errorf("worker %d: %w", i, err)
+			return workers, fmt.Errorf("worker %d: %w", i, err)
 		}
 		workers[i] = w
 	}
+	return workers, nil
+}
 
-	if !cfg.StartAt.IsZero() {
-		if wait := time.Until(cfg.StartAt); wait > 0 {
-			t := time.NewTimer(wait)
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				t.Stop()
-				return nil, fmt.Errorf("engine: interrupted while waiting for the start at %s", cfg.StartAt.Format(time.RFC3339))
-			}
+func closeAll(workers []Worker) {
+	for _, w := range workers {
+		if w != nil {
+			_ = w.Close()
 		}
 	}
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var stopReason atomic.Value
-	// stop ends the run at once: requests in flight are abandoned
-	// (interrupt, error budget, unreachable target).
-	stop := func(reason string) {
-		stopReason.CompareAndSwap(nil, reason)
-		cancel()
-	}
-	// finish ends the run when the requests in flight complete: at the
-	// deadline they are counted as completed after it, so that the server's
-	// count and the client's agree.
-	var finishing atomic.Bool
-	halt := make(chan struct{})
-	var haltOnce sync.Once
-	finish := func(reason string) {
-		stopReason.CompareAndSwap(nil, reason)
-		finishing.Store(true)
-		haltOnce.Do(func() { close(halt) })
-	}
+}
 
-	cpu0 := readCPU()
-	begin := time.Now()
-	res.StartedAt = begin
-	agg := stats.NewAggregator(begin.Add(cfg.Warmup), cfg.Tick)
-	if cfg.Rate > 0 {
-		agg.EnableCorrected()
+// waitForStart holds the start until at (--start-at), once connected.
+func waitForStart(ctx context.Context, at time.Time) error {
+	if at.IsZero() {
+		return nil
 	}
-	agg.SetOperations(cfg.Operations)
-	var deadline time.Time
-	if cfg.Duration > 0 {
-		deadline = agg.Start().Add(cfg.Duration)
+	wait := time.Until(at)
+	if wait <= 0 {
+		return nil
 	}
-	var steps int64 = -1
-	if cfg.Ops > 0 {
-		steps = (cfg.Ops + int64(cfg.OpsPerRequest) - 1) / int64(cfg.OpsPerRequest)
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("engine: interrupted while waiting for the start at %s", at.Format(time.RFC3339))
 	}
-	var workerSteps int64 = -1
-	if cfg.OpsPerWorker > 0 {
-		workerSteps = (cfg.OpsPerWorker + int64(cfg.OpsPerRequest) - 1) / int64(cfg.OpsPerRequest)
-	}
-	var claimed, errCount atomic.Int64
-	avail := newAvailability(agg.Start(), len(workers))
-	stillDown := make([]bool, len(workers))
+}
 
-	var wg sync.WaitGroup
-	for id, w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			down := false
-			defer func() { stillDown[id] = down }()
-			rec := agg.NewRecorder()
-			defer rec.Flush()
-			var sched *schedule
-			var timer *time.Timer
-			sleepShort := time.Sleep
-			if cfg.Rate > 0 {
-				sched = newSchedule(begin, cfg.Rate, len(workers), id, cfg.Arrivals == ArrivalsPoisson, res.Seeds.Workers[id])
-				timer = time.NewTimer(time.Hour)
-				defer timer.Stop()
-				if preciseSleep {
-					sl := newSleeper()
-					defer sl.close()
-					sleepShort = sl.sleep
-				}
-			}
-			var st Step
-			var intended, prevDone time.Time
-			var mine int64
-			for runCtx.Err() == nil && !finishing.Load() {
-				if workerSteps >= 0 {
-					if mine >= workerSteps {
-						stopReason.CompareAndSwap(nil, result.StopCount)
-						return
-					}
-					mine++
-				}
-				if steps >= 0 && claimed.Add(1) > steps {
-					// The budget is spent: this worker stops, the others
-					// finish the requests they claimed (cancelling them
-					// would drop requests the server may have run).
-					stopReason.CompareAndSwap(nil, result.StopCount)
-					return
-				}
-				if sched != nil {
-					intended = sched.take()
-					if !deadline.IsZero() && !intended.Before(deadline) {
-						finish(result.StopDuration) // nothing more is scheduled inside the run
-						return
-					}
-					if wait := time.Until(intended); wait > 0 {
-						// A timer for all but the last 2 ms, then a precise sleep.
-						if wait > 2*time.Millisecond {
-							timer.Reset(wait - 2*time.Millisecond)
-							select {
-							case <-timer.C:
-							case <-runCtx.Done():
-								return
-							case <-halt:
-								return
-							}
-						}
-						if rest := time.Until(intended); rest > 0 {
-							sleepShort(rest)
-						}
-						if woke := time.Now(); woke.Sub(intended) > lateAfter {
-							rec.ClientLag(woke, woke.Sub(intended))
-						}
-					} else if late := -wait; late > lateAfter {
-						if prevDone.Sub(intended) > lateAfter {
-							rec.Behind(intended, late) // the previous reply held this worker up
-						} else {
-							rec.ClientLag(intended.Add(late), late) // the worker was free but not running
-						}
-					}
-				}
-				w.Prepare()
-				st = Step{}
-				t0 := time.Now()
-				err := w.Exec(runCtx, &st)
-				t1 := time.Now()
-				if err != nil {
-					if errors.Is(err, ErrDone) {
-						stopReason.CompareAndSwap(nil, result.StopExhausted)
-						return
-					}
-					if runCtx.Err() != nil {
-						return // interrupted mid-request: not an error of the target
-					}
-					if !deadline.IsZero() && t1.After(deadline) {
-						finish(result.StopDuration) // past the measured time
-						return
-					}
-					var ce *ConnectError
-					if errors.As(err, &ce) {
-						rec.Error(t1, stats.Connect, []byte(err.Error()), 0)
-					} else {
-						rec.Error(t1, stats.Lost, []byte(err.Error()), cfg.OpsPerRequest)
-						rec.LostOp(t1, st.Op, cfg.OpsPerRequest)
-					}
-					if !down {
-						down = true
-						avail.markDown(id, t1)
-					}
-					if cfg.MaxErrors > 0 && errCount.Add(1) >= cfg.MaxErrors {
-						stop(result.StopMaxErrors)
-					}
-					select {
-					case <-runCtx.Done():
-					case <-halt:
-					case <-time.After(cfg.Backoff):
-					}
-					continue
-				}
-				if down {
-					down = false
-					avail.markUp(id, t1)
-				}
-				if !deadline.IsZero() && t1.After(deadline) {
-					rec.Late(st.Ops)
-					finish(result.StopDuration)
-					return
-				}
-				rec.Record(t1, t1.Sub(t0), st.Ops, st.Failed)
-				var corrected time.Duration
-				if sched != nil {
-					corrected = t1.Sub(intended)
-					rec.RecordCorrected(corrected)
-					prevDone = t1
-				}
-				rec.RecordOp(st.Op, t1.Sub(t0), corrected, st.Ops, st.Failed, st.Misses)
-				rec.Bytes(st.Op, st.BytesOut, st.BytesIn)
-				if st.Aborted {
-					rec.Aborted()
-				}
-				if st.Failed > 0 || st.Err != nil {
-					rec.Error(t1, stats.Reply, st.Err, st.Failed)
-					if cfg.MaxErrors > 0 && errCount.Add(int64(max(st.Failed, 1))) >= cfg.MaxErrors {
-						stop(result.StopMaxErrors)
-					}
-				}
-			}
-		}()
-	}
-
-	// The ticker closes interval k shortly after it ends, once workers had a
-	// chance to flush it, and reports progress.
-	done := make(chan struct{})
-	go func() {
-		wg.Wait()
-		close(done)
-	}()
-	var timer <-chan time.Time
-	if !deadline.IsZero() {
-		t := time.NewTimer(time.Until(deadline))
+// supervise runs until every worker has returned: it closes each tick's
+// interval (shortly after it ends, once workers had a chance to flush it)
+// and reports progress, ends the run at the deadline, on interruption or
+// when the target stays unreachable.
+func (r *runState) supervise(ctx context.Context, done <-chan struct{}) {
+	cfg := &r.cfg
+	var deadline <-chan time.Time
+	if !r.deadline.IsZero() {
+		t := time.NewTimer(time.Until(r.deadline))
 		defer t.Stop()
-		timer = t.C
+		deadline = t.C
 	}
 	var giveUp <-chan time.Time
 	if cfg.GiveUp > 0 {
@@ -397,52 +252,52 @@ func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
 	}
 	grace := cfg.Tick / 10
 	next := 0
-	tick := time.NewTimer(time.Until(agg.Start().Add(cfg.Tick + grace)))
+	tick := time.NewTimer(time.Until(r.agg.Start().Add(cfg.Tick + grace)))
 	defer tick.Stop()
-loop:
 	for {
 		select {
 		case <-done:
-			break loop
+			return
 		case <-ctx.Done():
-			stop(result.StopInterrupted)
-		case <-timer:
-			finish(result.StopDuration)
+			r.stop(result.StopInterrupted)
+		case <-deadline:
+			r.finish(result.StopDuration)
 		case now := <-giveUp:
-			if avail.unreachableFor(now) >= cfg.GiveUp {
-				stop(result.StopUnreachable)
+			if r.avail.unreachableFor(now) >= cfg.GiveUp {
+				r.stop(result.StopUnreachable)
 			}
 		case <-tick.C:
-			p := agg.Tick(next)
+			p := r.agg.Tick(next)
 			if cfg.Progress != nil {
 				cfg.Progress(p)
 			}
 			next++
-			tick.Reset(time.Until(agg.Start().Add(time.Duration(next+1)*cfg.Tick + grace)))
+			tick.Reset(time.Until(r.agg.Start().Add(time.Duration(next+1)*cfg.Tick + grace)))
 		}
 	}
+}
+
+// collect fills res once every worker has returned.
+func (r *runState) collect(ctx context.Context, res *Result) {
 	end := time.Now()
-	res.CPU = readCPU().Sub(cpu0)
-	res.CPU.Wall = end.Sub(begin)
-	if r, ok := stopReason.Load().(string); ok {
-		res.StopReason = r
-	} else {
-		res.StopReason = result.StopDuration
+	res.StartedAt = r.begin
+	res.CPU = readCPU().Sub(r.cpu0)
+	res.CPU.Wall = end.Sub(r.begin)
+	res.StopReason = result.StopDuration
+	if reason, ok := r.stopReason.Load().(string); ok {
+		res.StopReason = reason
 	}
 	if ctx.Err() != nil {
 		res.StopReason = result.StopInterrupted
 	}
-	measured := end.Sub(agg.Start())
-	if !deadline.IsZero() && end.After(deadline) {
-		measured = cfg.Duration
+	measured := end.Sub(r.agg.Start())
+	if !r.deadline.IsZero() && end.After(r.deadline) {
+		measured = r.cfg.Duration
 	}
-	if measured < 0 {
-		measured = 0
-	}
+	measured = max(measured, 0)
 	res.Elapsed = measured
-	res.Snapshot = agg.Snapshot(measured)
-	res.Availability = avail.finish(agg.Start().Add(measured), measured, stillDown)
+	res.Snapshot = r.agg.Snapshot(measured)
+	res.Availability = r.avail.finish(r.agg.Start().Add(measured), measured, r.stillDown)
 	res.Availability.SilentSeconds = append(res.Availability.SilentSeconds, res.Snapshot.Silent...)
-	res.Snapshot.Totals.OpsPerRequest = cfg.OpsPerRequest
-	return res, nil
+	res.Snapshot.Totals.OpsPerRequest = r.cfg.OpsPerRequest
 }

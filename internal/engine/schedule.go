@@ -17,33 +17,95 @@ const (
 // sleeping worker may wake, before it counts as late.
 const lateAfter = time.Millisecond
 
-// schedule gives one worker's intended start times: the run's rate split
-// over the workers, staggered so that the workers' sends interleave.
-type schedule struct {
-	next    time.Time
-	gap     float64 // mean gap in nanoseconds
-	poisson bool
-	rng     *rand.Rand
-	carry   float64 // fractional nanoseconds not yet added
+// Pacer is one worker's open-loop schedule. It never reads a clock: the
+// same calls give the same answers, so tables test it and the worker loop
+// alone turns its answers into waits.
+type Pacer interface {
+	// Pace says, for a worker that has sent `sent` requests when `elapsed`
+	// has passed since the run's start, how long to wait before the next
+	// one (0 when it is due or late) and whether the schedule has ended.
+	// It is vegeta's Pacer contract.
+	Pace(elapsed time.Duration, sent uint64) (wait time.Duration, stop bool)
+	// Due is request n's intended start (n counts from 0), as an offset
+	// from the run's start: what corrected latency is measured from.
+	Due(n uint64) time.Duration
 }
 
-func newSchedule(start time.Time, rate float64, workers, id int, poisson bool, seed uint64) *schedule {
+// NewPacer returns worker id's share of an open-loop schedule of rate
+// requests per second over workers workers, ending at end (0: no end):
+// each worker sends every workers/rate seconds, staggered by id so that
+// the workers' sends interleave. With poisson the gaps are exponential,
+// drawn from seed.
+func NewPacer(rate float64, workers, id int, poisson bool, seed uint64, end time.Duration) Pacer {
 	gap := float64(workers) * 1e9 / rate
-	s := &schedule{gap: gap, poisson: poisson, rng: rand.New(rand.NewPCG(seed, seed^0x5851f42d4c957f2d))}
-	s.next = start.Add(time.Duration(float64(id) * gap / float64(workers)))
-	return s
+	offset := float64(id) * gap / float64(workers)
+	if poisson {
+		return newPoissonPacer(gap, offset, end, seed)
+	}
+	return constantPacer{gap: gap, offset: offset, end: end}
 }
 
-// take returns the next intended start and moves past it.
-func (s *schedule) take() time.Time {
-	t := s.next
-	g := s.gap
-	if s.poisson {
-		g = s.rng.ExpFloat64() * s.gap
+// pace is the Pace of a pacer whose next request is due at due.
+func pace(due, elapsed, end time.Duration) (time.Duration, bool) {
+	if end > 0 && due >= end {
+		return 0, true
 	}
-	g += s.carry
-	whole := time.Duration(g)
-	s.carry = g - float64(whole)
-	s.next = s.next.Add(whole)
-	return t
+	return max(due-elapsed, 0), false
+}
+
+// constantPacer spaces one worker's requests gap nanoseconds apart.
+type constantPacer struct {
+	gap, offset float64 // nanoseconds
+	end         time.Duration
+}
+
+// Due implements Pacer.
+func (p constantPacer) Due(n uint64) time.Duration {
+	return time.Duration(p.offset + float64(n)*p.gap)
+}
+
+// Pace implements Pacer.
+func (p constantPacer) Pace(elapsed time.Duration, sent uint64) (time.Duration, bool) {
+	return pace(p.Due(sent), elapsed, p.end)
+}
+
+// poissonPacer draws exponential gaps from a seeded generator. Its state
+// only remembers how far the draws have gone: asking for request n again,
+// or for a later one, gives the same times whatever the order of calls.
+type poissonPacer struct {
+	gap, offset float64 // nanoseconds
+	end         time.Duration
+	seed        uint64
+	rng         *rand.Rand
+	n           uint64  // the request whose start is at
+	at          float64 // nanoseconds since the run's start
+}
+
+func newPoissonPacer(gap, offset float64, end time.Duration, seed uint64) *poissonPacer {
+	p := &poissonPacer{gap: gap, offset: offset, end: end, seed: seed}
+	p.restart()
+	return p
+}
+
+// restart goes back to request 0 (only a caller that goes backwards pays for it).
+func (p *poissonPacer) restart() {
+	p.rng = rand.New(rand.NewPCG(p.seed, p.seed^0x5851f42d4c957f2d))
+	p.n, p.at = 0, p.offset
+}
+
+// Due implements Pacer.
+func (p *poissonPacer) Due(n uint64) time.Duration {
+	if n < p.n {
+		p.restart()
+	}
+	for p.n < n {
+		p.at += p.rng.ExpFloat64() * p.gap
+		p.n++
+	}
+	return time.Duration(p.at)
+}
+
+// Pace implements Pacer.
+func (p *poissonPacer) Pace(elapsed time.Duration, sent uint64) (time.Duration, bool) {
+	return pace(p.Due(sent), elapsed, p.end)
 }

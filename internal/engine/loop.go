@@ -1,0 +1,305 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tairbench/tairbench/internal/stats"
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+// runState is what a run's worker loops share: the budgets, the ways the
+// run ends, the statistics they record into and the availability they
+// report. Loops touch it only through atomics and their own slots.
+type runState struct {
+	cfg    Config
+	ctx    context.Context // the loops' context: cancelled by stop
+	cancel context.CancelFunc
+	// stopReason is the first reason given to stop or finish.
+	stopReason atomic.Value
+	// finishing and halt end the run when the requests in flight complete.
+	finishing atomic.Bool
+	halt      chan struct{}
+	haltOnce  sync.Once
+
+	cpu0     CPUUsage
+	begin    time.Time
+	agg      *stats.Aggregator
+	deadline time.Time // zero without a duration
+	end      time.Duration
+	// steps and workerSteps are the request budgets (-1: none).
+	steps, workerSteps int64
+	claimed, errCount  atomic.Int64
+	avail              *availability
+	stillDown          []bool
+}
+
+func newRunState(ctx context.Context, cfg Config, workers int) *runState {
+	r := &runState{cfg: cfg, halt: make(chan struct{}), steps: -1, workerSteps: -1, stillDown: make([]bool, workers)}
+	r.ctx, r.cancel = context.WithCancel(ctx)
+	r.cpu0 = readCPU()
+	r.begin = time.Now()
+	r.agg = stats.NewAggregator(r.begin.Add(cfg.Warmup), cfg.Tick)
+	if cfg.Rate > 0 {
+		r.agg.EnableCorrected()
+	}
+	r.agg.SetOperations(cfg.Operations)
+	if cfg.Duration > 0 {
+		r.deadline = r.agg.Start().Add(cfg.Duration)
+		r.end = cfg.Warmup + cfg.Duration
+	}
+	perRequest := int64(cfg.OpsPerRequest)
+	if cfg.Ops > 0 {
+		r.steps = (cfg.Ops + perRequest - 1) / perRequest
+	}
+	if cfg.OpsPerWorker > 0 {
+		r.workerSteps = (cfg.OpsPerWorker + perRequest - 1) / perRequest
+	}
+	r.avail = newAvailability(r.agg.Start(), workers)
+	return r
+}
+
+// stop ends the run at once: requests in flight are abandoned (interrupt,
+// error budget, unreachable target).
+func (r *runState) stop(reason string) {
+	r.stopReason.CompareAndSwap(nil, reason)
+	r.cancel()
+}
+
+// finish ends the run when the requests in flight complete: at the deadline
+// they are counted as completed after it, so that the server's count and
+// the client's agree.
+func (r *runState) finish(reason string) {
+	r.stopReason.CompareAndSwap(nil, reason)
+	r.finishing.Store(true)
+	r.haltOnce.Do(func() { close(r.halt) })
+}
+
+// start runs one loop per worker; the channel closes when all have returned.
+func (r *runState) start(workers []Worker, seeds []uint64) <-chan struct{} {
+	var wg sync.WaitGroup
+	for id, w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l := r.newLoop(id, w, seeds[id])
+			defer l.close()
+			l.run()
+		}()
+	}
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	return done
+}
+
+// loop is one worker's loop: it paces (open loop), prepares, sends and
+// records into its own recorder, which the aggregator merges on its tick.
+type loop struct {
+	r   *runState
+	id  int
+	w   Worker
+	rec *stats.Recorder
+	// pacer is nil in a closed loop.
+	pacer      Pacer
+	timer      *time.Timer
+	sleeper    *sleeper
+	sleepShort func(time.Duration)
+	// sent counts the requests taken from the pacer; mine the worker's own
+	// budget (OpsPerWorker).
+	sent, mine         int64
+	down               bool
+	intended, prevDone time.Time
+	st                 Step
+}
+
+func (r *runState) newLoop(id int, w Worker, seed uint64) *loop {
+	l := &loop{r: r, id: id, w: w, rec: r.agg.NewRecorder(), sleepShort: time.Sleep}
+	if r.cfg.Rate > 0 {
+		l.pacer = NewPacer(r.cfg.Rate, len(r.stillDown), id, r.cfg.Arrivals == ArrivalsPoisson, seed, r.end)
+		l.timer = time.NewTimer(time.Hour)
+		if preciseSleep {
+			l.sleeper = newSleeper()
+			l.sleepShort = l.sleeper.sleep
+		}
+	}
+	return l
+}
+
+func (l *loop) close() {
+	l.r.stillDown[l.id] = l.down
+	l.rec.Flush()
+	if l.timer != nil {
+		l.timer.Stop()
+	}
+	if l.sleeper != nil {
+		l.sleeper.close()
+	}
+}
+
+// run sends requests until the run ends or this worker's budget is spent.
+func (l *loop) run() {
+	r := l.r
+	for r.ctx.Err() == nil && !r.finishing.Load() {
+		if !l.claim() {
+			return
+		}
+		if l.pacer != nil && !l.pace() {
+			return
+		}
+		l.w.Prepare()
+		l.st = Step{}
+		t0 := time.Now()
+		err := l.w.Exec(r.ctx, &l.st)
+		t1 := time.Now()
+		if err != nil {
+			if !l.failed(err, t1) {
+				return
+			}
+			continue
+		}
+		if !l.replied(t0, t1) {
+			return
+		}
+	}
+}
+
+// claim takes one request from the budgets; false when they are spent.
+func (l *loop) claim() bool {
+	r := l.r
+	if r.workerSteps >= 0 {
+		if l.mine >= r.workerSteps {
+			r.stopReason.CompareAndSwap(nil, result.StopCount)
+			return false
+		}
+		l.mine++
+	}
+	if r.steps >= 0 && r.claimed.Add(1) > r.steps {
+		// The budget is spent: this worker stops, the others finish the
+		// requests they claimed (cancelling them would drop requests the
+		// server may have run).
+		r.stopReason.CompareAndSwap(nil, result.StopCount)
+		return false
+	}
+	return true
+}
+
+// pace waits for the next request's intended start and records lateness:
+// the worker's own (it woke late, or was free but not running) apart from
+// the server's (the previous reply held it up). False when the run ends.
+func (l *loop) pace() bool {
+	r := l.r
+	elapsed := time.Since(r.begin)
+	wait, stop := l.pacer.Pace(elapsed, uint64(l.sent))
+	if stop {
+		r.finish(result.StopDuration) // nothing more is scheduled inside the run
+		return false
+	}
+	due := l.pacer.Due(uint64(l.sent))
+	l.sent++
+	l.intended = r.begin.Add(due)
+	if wait == 0 {
+		if late := elapsed - due; late > lateAfter {
+			if l.prevDone.Sub(l.intended) > lateAfter {
+				l.rec.Behind(l.intended, late)
+			} else {
+				l.rec.ClientLag(l.intended.Add(late), late)
+			}
+		}
+		return true
+	}
+	// A timer for all but the last 2 ms, then a precise sleep.
+	if wait > 2*time.Millisecond {
+		l.timer.Reset(wait - 2*time.Millisecond)
+		select {
+		case <-l.timer.C:
+		case <-r.ctx.Done():
+			return false
+		case <-r.halt:
+			return false
+		}
+	}
+	if rest := time.Until(l.intended); rest > 0 {
+		l.sleepShort(rest)
+	}
+	if woke := time.Now(); woke.Sub(l.intended) > lateAfter {
+		l.rec.ClientLag(woke, woke.Sub(l.intended))
+	}
+	return true
+}
+
+// failed counts a request that failed as a whole and backs off; false when
+// the loop should end.
+func (l *loop) failed(err error, t1 time.Time) bool {
+	r := l.r
+	if errors.Is(err, ErrDone) {
+		r.stopReason.CompareAndSwap(nil, result.StopExhausted)
+		return false
+	}
+	if r.ctx.Err() != nil {
+		return false // interrupted mid-request: not an error of the target
+	}
+	if !r.deadline.IsZero() && t1.After(r.deadline) {
+		r.finish(result.StopDuration) // past the measured time
+		return false
+	}
+	var ce *ConnectError
+	if errors.As(err, &ce) {
+		l.rec.Error(t1, stats.Connect, []byte(err.Error()), 0)
+	} else {
+		l.rec.Error(t1, stats.Lost, []byte(err.Error()), r.cfg.OpsPerRequest)
+		l.rec.LostOp(t1, l.st.Op, r.cfg.OpsPerRequest)
+	}
+	if !l.down {
+		l.down = true
+		r.avail.markDown(l.id, t1)
+	}
+	if r.cfg.MaxErrors > 0 && r.errCount.Add(1) >= r.cfg.MaxErrors {
+		r.stop(result.StopMaxErrors)
+	}
+	select {
+	case <-r.ctx.Done():
+	case <-r.halt:
+	case <-time.After(r.cfg.Backoff):
+	}
+	return true
+}
+
+// replied records a request that got its replies; false when it completed
+// after the deadline (it is counted apart and the run finishes).
+func (l *loop) replied(t0, t1 time.Time) bool {
+	r, st := l.r, &l.st
+	if l.down {
+		l.down = false
+		r.avail.markUp(l.id, t1)
+	}
+	if !r.deadline.IsZero() && t1.After(r.deadline) {
+		l.rec.Late(st.Ops)
+		r.finish(result.StopDuration)
+		return false
+	}
+	l.rec.Record(t1, t1.Sub(t0), st.Ops, st.Failed)
+	var corrected time.Duration
+	if l.pacer != nil {
+		corrected = t1.Sub(l.intended)
+		l.rec.RecordCorrected(corrected)
+		l.prevDone = t1
+	}
+	l.rec.RecordOp(st.Op, t1.Sub(t0), corrected, st.Ops, st.Failed, st.Misses)
+	l.rec.Bytes(st.Op, st.BytesOut, st.BytesIn)
+	if st.Aborted {
+		l.rec.Aborted()
+	}
+	if st.Failed > 0 || st.Err != nil {
+		l.rec.Error(t1, stats.Reply, st.Err, st.Failed)
+		if r.cfg.MaxErrors > 0 && r.errCount.Add(int64(max(st.Failed, 1))) >= r.cfg.MaxErrors {
+			r.stop(result.StopMaxErrors)
+		}
+	}
+	return true
+}
