@@ -2,6 +2,9 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
+	"github.com/tairbench/tairbench/pkg/result"
+	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -51,15 +54,27 @@ func TestClusterRouting(t *testing.T) {
 	assert.Zero(t, r.Cluster.Moved+r.Cluster.Asked+r.Cluster.TryAgain)
 	assert.Positive(t, r.Totals.BytesIn, "bytes are counted on the cluster path too")
 
-	// YCSB through the cluster client (redis.cluster=true): every record on
-	// its node, read back with no NOT_FOUND.
+	// YCSB on the slot-aware path (redis.cluster=true): every record on
+	// its node, read back with no NOT_FOUND, bytes counted and the routing
+	// reported as for every other cluster run.
 	for _, phase := range []string{"load", "run"} {
+		jsonPath := filepath.Join(t.TempDir(), phase+".json")
 		res = runCLI(context.Background(), "ycsb", phase, "redis", "-P", "workloads/workloada", "-p", "redis.port="+port(seed),
 			"-p", "redis.cluster=true", "-p", "recordcount=500", "-p", "operationcount=1000", "-p", "redis.command_group=hash",
-			"-p", "fieldlengthdistribution=zipfian", "-threads", "4")
+			"-p", "fieldlengthdistribution=zipfian", "-threads", "4", "--json", jsonPath)
 		require.Equal(t, 0, res.code, res.out+res.err)
 		assert.NotContains(t, res.out, "NOT_FOUND")
 		assert.NotContains(t, res.out, "Return=ERROR")
+		var doc result.Compat
+		raw, err := os.ReadFile(jsonPath)
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(raw, &doc))
+		require.Len(t, doc.Tests, 1)
+		r := doc.Tests[0].Run
+		assert.Positive(t, r.Totals.BytesIn, phase)
+		assert.Positive(t, r.Totals.BytesOut, phase)
+		require.NotNil(t, r.Cluster, phase)
+		assert.Equal(t, 3, r.Cluster.Nodes, phase)
 	}
 	keys := 0
 	for _, n := range cl.Nodes {

@@ -2,6 +2,7 @@ package redis
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -51,3 +52,13 @@ var quietOnce sync.Once
 
 // quiet silences go-redis's logger before the first go-redis client is made.
 func quiet() { quietOnce.Do(func() { goredis.SetLogger(quietLogger{}) }) }
+
+// isReplyErr tells a server's error reply from go-redis's nil and from a
+// failure of the connection.
+func isReplyErr(err error) bool {
+	if errors.Is(err, goredis.Nil) {
+		return false
+	}
+	var re goredis.Error
+	return errors.As(err, &re)
+}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
-	"github.com/tairbench/tairbench/pkg/resp"
 )
 
 // errLostNode is returned when a node's connection failed while the
@@ -40,9 +39,8 @@ const (
 // pipelined per node. MOVED updates the shared slot map and resends; ASK
 // resends once to the importing node after ASKING.
 type slotWorker struct {
+	router
 	f    *Factory
-	cs   *clusterState
-	ctx  context.Context
 	gens []*cmdtmpl.Gen
 	keys []int // per operation type: its key's argument, or keyDynamic / -1
 	args []int // per operation type: its argument count
@@ -59,17 +57,12 @@ type slotWorker struct {
 	prep   *topology
 	byNode [][]int
 
-	conns     map[string]*Conn
-	topo      *topology // the map nodeConns follows
-	nodeConns []*Conn
-
 	// Per request scratch: each node's part of the request, the pipeline's
 	// redirected commands, and a transaction sent again.
 	out   [][]byte
 	retry []byte
 	redo  []redirected
 	txns  []txn
-	rep   resp.Reply
 	errBf []byte
 }
 
@@ -96,7 +89,7 @@ type txn struct {
 }
 
 func newSlotWorker(f *Factory, cs *clusterState, ctx context.Context, gens []*cmdtmpl.Gen, pick *picker) *slotWorker {
-	w := &slotWorker{f: f, cs: cs, ctx: ctx, gens: gens, pick: pick, conns: map[string]*Conn{}}
+	w := &slotWorker{router: newRouter(ctx, f.Target, cs), f: f, gens: gens, pick: pick}
 	progs := []*cmdtmpl.Program{f.Workload.Program}
 	if f.Workload.Mixed() {
 		progs = progs[:0]
@@ -185,18 +178,12 @@ func (w *slotWorker) placed(nd, lo int) {
 	w.at = append(w.at, cmdAt{nd, lo, len(w.out[nd])})
 }
 
-// bind follows the current slot map.
+// bind follows the current slot map, with a part of the request for
+// each of its nodes.
 func (w *slotWorker) bind() *topology {
-	topo := w.cs.cur.Load()
-	if topo != w.topo {
-		w.topo = topo
-		w.nodeConns = append(w.nodeConns[:0], make([]*Conn, len(topo.addrs))...)
-		for i, a := range topo.addrs {
-			w.nodeConns[i] = w.conns[a]
-		}
-		for len(w.out) < len(topo.addrs) {
-			w.out, w.byNode = append(w.out, nil), append(w.byNode, nil)
-		}
+	topo := w.router.bind()
+	for len(w.out) < len(topo.addrs) {
+		w.out, w.byNode = append(w.out, nil), append(w.byNode, nil)
 	}
 	return topo
 }
@@ -223,67 +210,6 @@ func nodeFor(topo *topology, slot int) int {
 	return int(nd)
 }
 
-// connTo returns the connection to addr, dialling it the first time.
-func (w *slotWorker) connTo(addr string) (*Conn, error) {
-	if c := w.conns[addr]; c != nil {
-		return c, nil
-	}
-	t := w.f.Target
-	t.Addr = addr
-	c, err := Dial(w.ctx, t)
-	if err != nil {
-		w.cs.reloadSoon(w.ctx)
-		return nil, &engine.ConnectError{Err: err}
-	}
-	w.conns[addr] = c
-	return c, nil
-}
-
-func (w *slotWorker) conn(node int) (*Conn, error) {
-	if c := w.nodeConns[node]; c != nil {
-		return c, nil
-	}
-	c, err := w.connTo(w.topo.addrs[node])
-	if err == nil {
-		w.nodeConns[node] = c
-	}
-	return c, err
-}
-
-// drop closes a failed connection; the next request dials again.
-func (w *slotWorker) drop(c *Conn) {
-	for a, x := range w.conns {
-		if x == c {
-			delete(w.conns, a)
-		}
-	}
-	for i, x := range w.nodeConns {
-		if x == c {
-			w.nodeConns[i] = nil
-		}
-	}
-	_ = c.Close()
-}
-
-func (w *slotWorker) read(c *Conn, s *engine.Step) error {
-	rx := c.BytesRead()
-	err := c.Read(&w.rep)
-	s.BytesIn += int(c.BytesRead() - rx)
-	if err != nil {
-		w.drop(c)
-	}
-	return err
-}
-
-func (w *slotWorker) write(c *Conn, b []byte, s *engine.Step) error {
-	s.BytesOut += len(b)
-	err := c.Write(b)
-	if err != nil {
-		w.drop(c)
-	}
-	return err
-}
-
 func (w *slotWorker) Exec(ctx context.Context, s *engine.Step) error {
 	s.Op = w.op
 	w.bind()
@@ -299,46 +225,11 @@ func (w *slotWorker) Exec(ctx context.Context, s *engine.Step) error {
 // one sends command i alone under the bound slot map, following
 // redirections; askAddr, when set, is an ASK the command already got.
 func (w *slotWorker) one(s *engine.Step, i int, askAddr string) error {
-	topo := w.topo
-	node := nodeFor(topo, w.slots[i])
-	for hop := 0; ; hop++ {
-		var c *Conn
-		var err error
-		if askAddr != "" {
-			if c, err = w.connTo(askAddr); err != nil {
-				return err
-			}
-			if err = w.write(c, asking, s); err == nil {
-				err = w.read(c, s)
-			}
-			if err != nil {
-				return err
-			}
-		} else if c, err = w.conn(node); err != nil {
-			return err
-		}
-		if err = w.write(c, w.cmd(i), s); err != nil {
-			return err
-		}
-		if err = w.read(c, s); err != nil {
-			return err
-		}
-		if w.rep.IsError() && hop < maxRedirects {
-			if ask, slot, addr, ok := redirect(w.rep.Err); ok {
-				if ask {
-					w.cs.Asked.Add(1)
-					askAddr = addr
-					continue
-				}
-				w.cs.moved(slot, addr)
-				topo = w.bind()
-				node, askAddr = topo.nodeOf(addr), ""
-				continue
-			}
-		}
-		countReply(s, &w.rep, &w.errBf)
-		return nil
+	if err := w.send(s, w.slots[i], w.cmd(i), askAddr); err != nil {
+		return err
 	}
+	countReply(s, &w.rep, &w.errBf)
+	return nil
 }
 
 // pipeline writes each node's part of the request (encoded there by
@@ -539,7 +430,7 @@ func (w *slotWorker) retryTxn(t txn, redir string, s *engine.Step) error {
 			topo := w.cs.cur.Load()
 			addr = topo.addrs[nodeFor(topo, t.slot)]
 		}
-		c, err := w.connTo(addr)
+		c, err := w.links.To(addr)
 		if err != nil {
 			return err
 		}
@@ -572,10 +463,4 @@ func (w *slotWorker) retryTxn(t txn, redir string, s *engine.Step) error {
 	}
 }
 
-func (w *slotWorker) Close() error {
-	for _, c := range w.conns {
-		_ = c.Close()
-	}
-	w.conns = map[string]*Conn{}
-	return nil
-}
+func (w *slotWorker) Close() error { return w.links.Close() }

@@ -143,10 +143,6 @@ type Factory struct {
 	// between them); 0 counts as 1.
 	Workers int
 
-	loginOnce sync.Once
-	login     endpoint.Target
-	loginErr  error
-
 	clusterOnce sync.Once
 	cluster     *clusterState
 	clusterErr  error
@@ -155,9 +151,9 @@ type Factory struct {
 // clusterState loads the slot map once, for every worker of the run.
 func (f *Factory) clusterState(ctx context.Context) (*clusterState, error) {
 	f.clusterOnce.Do(func() {
-		cs := &clusterState{t: f.Target}
-		if f.clusterErr = cs.load(ctx); f.clusterErr == nil {
-			f.cluster = cs
+		var m *ClusterMap
+		if m, f.clusterErr = LoadClusterMap(ctx, f.Target); f.clusterErr == nil {
+			f.cluster = m.cs
 		}
 	})
 	return f.cluster, f.clusterErr
@@ -166,22 +162,19 @@ func (f *Factory) clusterState(ctx context.Context) (*clusterState, error) {
 // ClusterRouting reports what a cluster run's routing followed (nil for a
 // standalone target). It implements runner.ClusterReporter.
 func (f *Factory) ClusterRouting() *result.ClusterRouting {
-	cs := f.cluster
-	if cs == nil {
+	if f.cluster == nil {
 		return nil
 	}
+	return f.cluster.routing()
+}
+
+// routing reports what the routing followed.
+func (cs *clusterState) routing() *result.ClusterRouting {
 	r := &result.ClusterRouting{MapLoads: cs.Refreshes.Load(), Moved: cs.Moved.Load(), Asked: cs.Asked.Load(), TryAgain: cs.TryAgain.Load()}
 	if topo := cs.cur.Load(); topo != nil {
 		r.Nodes = len(topo.addrs)
 	}
 	return r
-}
-
-// resolvedTarget asks the server once which login form it accepts, for
-// every worker's go-redis client.
-func (f *Factory) resolvedTarget(ctx context.Context) (endpoint.Target, error) {
-	f.loginOnce.Do(func() { f.login, f.loginErr = ResolveLogin(ctx, f.Target) })
-	return f.login, f.loginErr
 }
 
 // NewWorker connects one worker.
@@ -198,11 +191,11 @@ func (f *Factory) NewWorker(ctx context.Context, id int, seed uint64) (engine.Wo
 		}
 		return newSlotWorker(f, cs, ctx, gens, pk), nil
 	}
-	c, err := Dial(ctx, f.Target)
-	if err != nil {
+	links := NewLinks(ctx, f.Target)
+	if _, err := links.Main(); err != nil {
 		return nil, err
 	}
-	return &rawWorker{f: f, gens: gens, pick: pk, conn: c, ctx: ctx}, nil
+	return &rawWorker{f: f, gens: gens, pick: pk, links: links}, nil
 }
 
 // rawWorker sends pre-encoded requests on one connection.
@@ -211,8 +204,7 @@ type rawWorker struct {
 	gens   []*cmdtmpl.Gen
 	pick   *picker
 	op     int
-	conn   *Conn
-	ctx    context.Context
+	links  *Links
 	req    []byte
 	errBuf []byte
 }
@@ -266,27 +258,22 @@ func Empty(r *resp.Reply) bool {
 
 func (w *rawWorker) Exec(ctx context.Context, s *engine.Step) error {
 	s.Op = w.op
-	if w.conn == nil {
-		c, err := Dial(w.ctx, w.f.Target)
-		if err != nil {
-			return &engine.ConnectError{Err: err}
-		}
-		w.conn = c
+	c, err := w.links.Main()
+	if err != nil {
+		return err
 	}
 	s.BytesOut = len(w.req)
-	rx := w.conn.BytesRead()
-	err := w.exec(s)
-	s.BytesIn = int(w.conn.BytesRead() - rx)
+	rx := c.BytesRead()
+	err = w.exec(c, s)
+	s.BytesIn = int(c.BytesRead() - rx)
 	if err != nil {
-		_ = w.conn.Close()
-		w.conn = nil
+		w.links.Drop(c)
 		return err
 	}
 	return nil
 }
 
-func (w *rawWorker) exec(s *engine.Step) error {
-	c := w.conn
+func (w *rawWorker) exec(c *Conn, s *engine.Step) error {
 	if err := c.Write(w.req); err != nil {
 		return err
 	}
@@ -368,14 +355,7 @@ func countExec(s *engine.Step, rep *resp.Reply, n, queuedErr int, buf *[]byte) {
 	}
 }
 
-func (w *rawWorker) Close() error {
-	if w.conn == nil {
-		return nil
-	}
-	err := w.conn.Close()
-	w.conn = nil
-	return err
-}
+func (w *rawWorker) Close() error { return w.links.Close() }
 
 // errNoProgram is returned when a factory is used without a workload.
 var errNoProgram = errors.New("redis: no command template")

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"sync"
 
-	goredis "github.com/redis/go-redis/v9"
-
 	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
@@ -34,13 +32,13 @@ type Factory struct {
 	// (it takes one power per record); each worker copies it.
 	latestOnce sync.Once
 	latest     *cmdtmpl.Zipfian
-	// loginOnce resolves the cluster's login form once.
-	loginOnce sync.Once
-	login     endpoint.Target
-	loginErr  error
-	cum       []float64
-	opIndex   []int
-	rangeArg  [][]byte
+	// clusterOnce loads a cluster's slot map once, for every worker.
+	clusterOnce sync.Once
+	cluster     *redis.ClusterMap
+	clusterErr  error
+	cum         []float64
+	opIndex     []int
+	rangeArg    [][]byte
 	// fields and scores are "field0"… and "0"…, made once.
 	fields, scores [][]byte
 }
@@ -76,26 +74,30 @@ func NewFactory(t endpoint.Target, w *Workload, load bool) *Factory {
 // OpNames are the operation types with a share of the run.
 func (f *Factory) OpNames() []string { return f.Ops }
 
-// NewWorker connects one worker: a connection, or with redis.cluster a
-// cluster client that routes each key to its node.
+// ClusterRouting reports what a cluster run's routing followed (nil for a
+// standalone target): the run layer's ClusterReporter.
+func (f *Factory) ClusterRouting() *result.ClusterRouting {
+	if f.cluster == nil {
+		return nil
+	}
+	return f.cluster.Routing()
+}
+
+// NewWorker connects one worker: a connection, or with redis.cluster the
+// slot-aware path that sends each key's command to its node.
 func (f *Factory) NewWorker(ctx context.Context, id int, seed uint64) (engine.Worker, error) {
-	w := &worker{f: f, ctx: ctx, rng: rand.New(rand.NewPCG(seed, 0x79637362))}
+	w := &worker{f: f, rng: rand.New(rand.NewPCG(seed, 0x79637362))}
 	if f.Target.Cluster {
-		f.loginOnce.Do(func() { f.login, f.loginErr = redis.ResolveLogin(ctx, f.Target) })
-		if f.loginErr != nil {
-			return nil, f.loginErr
+		f.clusterOnce.Do(func() { f.cluster, f.clusterErr = redis.LoadClusterMap(ctx, f.Target) })
+		if f.clusterErr != nil {
+			return nil, f.clusterErr
 		}
-		cl, err := redis.NewClusterClient(ctx, f.login)
-		if err != nil {
-			return nil, err
-		}
-		w.cl = cl
+		w.cluster = f.cluster.NewSender(ctx)
 	} else {
-		c, err := redis.Dial(ctx, f.Target)
-		if err != nil {
+		w.links = redis.NewLinks(ctx, f.Target)
+		if _, err := w.links.Main(); err != nil {
 			return nil, err
 		}
-		w.conn = c
 	}
 	wl := f.Workload
 	lo, hi := wl.InsertStart, wl.InsertStart+wl.InsertCount-1
@@ -120,15 +122,13 @@ func (f *Factory) NewWorker(ctx context.Context, id int, seed uint64) (engine.Wo
 }
 
 type worker struct {
-	f    *Factory
-	conn *redis.Conn
-	cl   *goredis.ClusterClient // with redis.cluster
-	// readCmd and writeCmd are the prepared commands as arguments (the
-	// cluster client's form).
-	readCmd, writeCmd []any
-	ctx               context.Context
-	rng               *rand.Rand
-	choose            chooser
+	f *Factory
+	// links is a standalone target's connection; cluster, with
+	// redis.cluster, the slot-aware path.
+	links   *redis.Links
+	cluster *redis.ClusterSender
+	rng     *rand.Rand
+	choose  chooser
 	// lengths draws zipfian field lengths.
 	lengths *cmdtmpl.Zipfian
 	values  []byte
@@ -258,15 +258,8 @@ func (w *worker) nextKeynum() int64 {
 	}
 }
 
-// encode appends a command in the worker's form: RESP for its connection,
-// arguments for the cluster client (which copies them into strings).
-func (w *worker) encode(dst []byte, cmd *[]any, args [][]byte) []byte {
-	if w.cl != nil {
-		for _, a := range args {
-			*cmd = append(*cmd, string(a))
-		}
-		return dst
-	}
+// encode appends a command in RESP.
+func (w *worker) encode(dst []byte, args [][]byte) []byte {
 	dst = resp.AppendArray(dst, len(args))
 	for _, a := range args {
 		dst = resp.AppendBulk(dst, a)
@@ -276,11 +269,10 @@ func (w *worker) encode(dst []byte, cmd *[]any, args [][]byte) []byte {
 
 func (w *worker) Prepare() {
 	w.read, w.write, w.inserts = w.read[:0], w.write[:0], false
-	w.readCmd, w.writeCmd = w.readCmd[:0], w.writeCmd[:0]
 	if w.f.Load {
 		w.op, w.keynum, w.inserts = 0, w.f.insert.take(), true
 		w.setKey(w.keynum)
-		w.write = w.encode(w.write, &w.writeCmd, w.insertArgs())
+		w.write = w.encode(w.write, w.insertArgs())
 		return
 	}
 	x := w.rng.Float64() * w.f.cum[len(w.f.cum)-1]
@@ -295,54 +287,38 @@ func (w *worker) Prepare() {
 	case "INSERT":
 		w.keynum, w.inserts = w.f.insert.take(), true
 		w.setKey(w.keynum)
-		w.write = w.encode(w.write, &w.writeCmd, w.insertArgs())
+		w.write = w.encode(w.write, w.insertArgs())
 	case "READ":
 		w.setKey(w.nextKeynum())
-		w.read = w.encode(w.read, &w.readCmd, w.readArgs())
+		w.read = w.encode(w.read, w.readArgs())
 	case "UPDATE":
 		w.setKey(w.nextKeynum())
-		w.write = w.encode(w.write, &w.writeCmd, w.updateArgs())
+		w.write = w.encode(w.write, w.updateArgs())
 	case "READ-MODIFY-WRITE":
 		w.setKey(w.nextKeynum())
-		w.read = w.encode(w.read, &w.readCmd, w.readArgs())
-		w.write = w.encode(w.write, &w.writeCmd, w.updateArgs())
+		w.read = w.encode(w.read, w.readArgs())
+		w.write = w.encode(w.write, w.updateArgs())
 	}
 }
 
-func (w *worker) Exec(ctx context.Context, s *engine.Step) error {
+func (w *worker) Exec(_ context.Context, s *engine.Step) error {
 	s.Op, s.Ops = w.op, 1
-	if w.cl != nil {
-		return w.execCluster(ctx, s)
-	}
-	if w.conn == nil {
-		c, err := redis.Dial(w.ctx, w.f.Target)
-		if err != nil {
-			return &engine.ConnectError{Err: err}
-		}
-		w.conn = c
-	}
-	for i, req := range [][]byte{w.read, w.write} {
+	for i, req := range [2][]byte{w.read, w.write} {
 		if len(req) == 0 {
 			continue
 		}
-		isRead := i == 0
-		s.BytesOut += len(req)
-		rx := w.conn.BytesRead()
-		if err := w.conn.Write(req); err != nil {
-			return w.lost(err)
+		rep, err := w.send(s, req)
+		if err != nil {
+			return err
 		}
-		if err := w.conn.Read(&w.rep); err != nil {
-			return w.lost(err)
-		}
-		s.BytesIn += int(w.conn.BytesRead() - rx)
 		switch {
-		case w.rep.IsError():
+		case rep.IsError():
 			s.Failed = 1
 			if s.Err == nil {
-				s.Err = append([]byte(nil), w.rep.Err...)
+				s.Err = append([]byte(nil), rep.Err...)
 			}
 			return nil
-		case isRead && redis.Empty(&w.rep):
+		case i == 0 && redis.Empty(rep):
 			s.Misses = 1 // NOT_FOUND
 			return nil
 		}
@@ -351,26 +327,27 @@ func (w *worker) Exec(ctx context.Context, s *engine.Step) error {
 	return nil
 }
 
-// execCluster sends the prepared commands through the cluster client.
-func (w *worker) execCluster(ctx context.Context, s *engine.Step) error {
-	for i, args := range [][]any{w.readCmd, w.writeCmd} {
-		if len(args) == 0 {
-			continue
-		}
-		miss, reply, lost := redis.Outcome(w.cl.Do(ctx, args...))
-		switch {
-		case lost != nil:
-			return lost
-		case reply != nil:
-			s.Failed, s.Err = 1, []byte(reply.Error())
-			return nil
-		case miss && i == 0:
-			s.Misses = 1
-			return nil
-		}
+// send sends one encoded command of the prepared key and returns its reply.
+func (w *worker) send(s *engine.Step, req []byte) (*resp.Reply, error) {
+	if w.cluster != nil {
+		return w.cluster.Send(s, w.key, req)
 	}
-	w.acknowledge()
-	return nil
+	c, err := w.links.Main()
+	if err != nil {
+		return nil, err
+	}
+	s.BytesOut += len(req)
+	rx := c.BytesRead()
+	if err := c.Write(req); err != nil {
+		w.links.Drop(c)
+		return nil, err
+	}
+	if err := c.Read(&w.rep); err != nil {
+		w.links.Drop(c)
+		return nil, err
+	}
+	s.BytesIn += int(c.BytesRead() - rx)
+	return &w.rep, nil
 }
 
 // acknowledge marks the prepared insert done, for the run's choosers
@@ -381,20 +358,11 @@ func (w *worker) acknowledge() {
 	}
 }
 
-func (w *worker) lost(err error) error {
-	_ = w.conn.Close()
-	w.conn = nil
-	return err
-}
-
 func (w *worker) Close() error {
-	if w.cl != nil {
-		return w.cl.Close()
+	if w.cluster != nil {
+		return w.cluster.Close()
 	}
-	if w.conn == nil {
-		return nil
-	}
-	return w.conn.Close()
+	return w.links.Close()
 }
 
 // commandFor names the command group's insert and read commands.

@@ -1,0 +1,109 @@
+package redis
+
+import (
+	"context"
+
+	"github.com/tairbench/tairbench/internal/endpoint"
+	"github.com/tairbench/tairbench/internal/engine"
+)
+
+// Links is one worker's connections and their life-cycle, the same for
+// every RESP worker (the raw, slot-aware and YCSB workers): an address is
+// dialled on first use and again after a loss, logging in as Dial does
+// (AUTH or HELLO, SELECT, TLS); a failed dial is an engine.ConnectError, so
+// that the engine counts a failed connect rather than a lost request, backs
+// off and accounts the time the target was unreachable; a connection that
+// failed mid-request is closed and forgotten (Drop).
+type Links struct {
+	ctx context.Context
+	t   endpoint.Target
+	// main is the connection to t.Addr, kept apart so that a standalone
+	// worker's request finds it without a map lookup.
+	main  *Conn
+	nodes map[string]*Conn
+	// onDialFail, when set, is called after a failed dial (a cluster
+	// reloads its slot map).
+	onDialFail func()
+}
+
+// NewLinks returns the life-cycle of connections to t's address (and, for
+// a cluster, to its nodes) for a worker whose run context is ctx.
+func NewLinks(ctx context.Context, t endpoint.Target) *Links {
+	return &Links{ctx: ctx, t: t}
+}
+
+// Main returns the connection to the target's own address, dialling it
+// when there is none.
+func (l *Links) Main() (*Conn, error) {
+	if l.main != nil {
+		return l.main, nil
+	}
+	c, err := l.dial(l.t)
+	if err != nil {
+		return nil, err
+	}
+	l.main = c
+	return c, nil
+}
+
+// To returns the connection to addr (a cluster node), dialling it the
+// first time and after a Drop.
+func (l *Links) To(addr string) (*Conn, error) {
+	if c := l.nodes[addr]; c != nil {
+		return c, nil
+	}
+	t := l.t
+	t.Addr = addr
+	c, err := l.dial(t)
+	if err != nil {
+		return nil, err
+	}
+	if l.nodes == nil {
+		l.nodes = map[string]*Conn{}
+	}
+	l.nodes[addr] = c
+	return c, nil
+}
+
+func (l *Links) dial(t endpoint.Target) (*Conn, error) {
+	c, err := Dial(l.ctx, t)
+	if err != nil {
+		if l.onDialFail != nil {
+			l.onDialFail()
+		}
+		return nil, &engine.ConnectError{Err: err}
+	}
+	return c, nil
+}
+
+// Drop closes a connection that failed; the next request dials again.
+func (l *Links) Drop(c *Conn) {
+	if c == nil {
+		return
+	}
+	if l.main == c {
+		l.main = nil
+	}
+	for a, x := range l.nodes {
+		if x == c {
+			delete(l.nodes, a)
+		}
+	}
+	_ = c.Close()
+}
+
+// Close closes every connection.
+func (l *Links) Close() error {
+	var first error
+	if l.main != nil {
+		first = l.main.Close()
+		l.main = nil
+	}
+	for a, c := range l.nodes {
+		if err := c.Close(); err != nil && first == nil {
+			first = err
+		}
+		delete(l.nodes, a)
+	}
+	return first
+}
