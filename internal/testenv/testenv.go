@@ -358,3 +358,14 @@ func NoRaceForAllocs(t *testing.T) {
 		t.Skip("allocation counts are checked without the race detector (make test's -run Alloc step)")
 	}
 }
+
+// RepoPath is path (slash-separated, from the repository's root) as an
+// absolute path, wherever the test's package sits in the tree.
+func RepoPath(t testing.TB, path string) string {
+	t.Helper()
+	root, err := repoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(root, filepath.FromSlash(path))
+}

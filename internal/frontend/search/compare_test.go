@@ -96,7 +96,7 @@ func TestElasticsearchStoppedMidRun(t *testing.T) {
 	require.NoError(t, err)
 	ctx := context.Background()
 	require.NoError(t, e.Reset(ctx))
-	root, _ := filepath.Abs("../..")
+	root := testenv.RepoPath(t, ".")
 	stoppedAt := make(chan time.Time, 1)
 	time.AfterFunc(1500*time.Millisecond, func() {
 		_ = exec.Command("bash", filepath.Join(root, "scripts", "elasticsearch.sh"), "stop", port).Run()

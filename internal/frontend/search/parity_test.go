@@ -16,10 +16,9 @@ import (
 	"github.com/tairbench/tairbench/internal/wiki"
 )
 
-const sample = "../../testdata/wiki/enwiki-abstract-sample-2019.xml"
 
 func loadSample(t testing.TB) []wiki.Doc {
-	r, c, err := wiki.Open(sample)
+	r, c, err := wiki.Open(testenv.RepoPath(t, "testdata/wiki/enwiki-abstract-sample-2019.xml"))
 	require.NoError(t, err)
 	defer c.Close()
 	var docs []wiki.Doc
