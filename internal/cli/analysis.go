@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/htmlreport"
 	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/internal/resultset"
@@ -63,10 +64,10 @@ workloads or schemas are refused.`,
 			if err != nil {
 				return err
 			}
-			if err := report.Text(summaryTo(a, out), merged, nil); err != nil {
+			if err := report.Text(harness.SummaryTo(a.io(), out), merged, nil); err != nil {
 				return err
 			}
-			return writeDocument(a, out, merged)
+			return harness.WriteDocument(a.io(), out, merged)
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the merged result (tairbench.run/v2) to this file (- for stdout)")
@@ -130,7 +131,7 @@ offered rate.`,
 			if out == "" {
 				return errors.New("give the output file with -o report.html (- for stdout)")
 			}
-			if err := writeFile(a, out, func(w io.Writer) error { return htmlreport.Write(w, inputs) }); err != nil {
+			if err := harness.WriteFile(a.io(), out, func(w io.Writer) error { return htmlreport.Write(w, inputs) }); err != nil {
 				return err
 			}
 			if out != "-" {

@@ -20,9 +20,8 @@ import (
 func TestRedisBenchmarkStdinAndLoop(t *testing.T) {
 	r := testenv.StartRedis(t)
 	var out, errb bytes.Buffer
-	a := &app{Streams: Streams{Out: &out, Err: &errb}, version: "test"}
-	err := runRedisBenchmark(context.Background(), []string{"-p", port(r), "-n", "100", "-q", "-x", "set", "fromstdin"}, a,
-		strings.NewReader("the value"))
+	a := &app{Streams: Streams{Out: &out, Err: &errb, In: strings.NewReader("the value")}, version: "test"}
+	err := runRedisBenchmark(context.Background(), []string{"-p", port(r), "-n", "100", "-q", "-x", "set", "fromstdin"}, a)
 	require.NoError(t, err, errb.String())
 	assert.Equal(t, "the value", testenv.Do(t, r.Addr, "GET", "fromstdin"))
 

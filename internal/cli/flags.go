@@ -1,19 +1,15 @@
 package cli
 
 import (
-	"fmt"
 	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/tairbench/tairbench/internal/flagval"
+	"github.com/tairbench/tairbench/internal/frontend/harness"
 
 	"github.com/spf13/pflag"
 
 	"github.com/tairbench/tairbench/internal/endpoint"
-	"github.com/tairbench/tairbench/internal/engine"
-	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 )
 
 // seconds is a duration flag on d that takes whole seconds or a duration.
@@ -92,32 +88,11 @@ func (t *targetFlags) resolve(a *app) (endpoint.Target, func(), error) {
 	if !t.embedded {
 		return tg, func() {}, nil
 	}
-	stop, err := startEmbedded(&tg, a)
+	stop, err := harness.StartEmbedded(a.io(), &tg)
 	if err != nil {
 		return endpoint.Target{}, func() {}, err
 	}
 	return tg, stop, nil
-}
-
-// outputFlags select the result files of a single run.
-type outputFlags struct {
-	json, csv, hgrm string
-	quiet           bool
-}
-
-func (o *outputFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&o.json, "json", "", "write the result as JSON to this file (- for stdout)")
-	fs.StringVar(&o.csv, "csv", "", "write the per-second series as CSV to this file")
-	fs.StringVar(&o.hgrm, "hgrm", "", "write the latency percentile distribution (.hgrm) to this file")
-	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no per-second progress lines")
-}
-
-// seedOrNew returns seed, or a new random base seed when it is 0.
-func seedOrNew(seed uint64) uint64 {
-	if seed == 0 {
-		return engine.NewSeed()
-	}
-	return seed
 }
 
 // distFlags run one client of several: --shard and --start-at.
@@ -129,61 +104,4 @@ type distFlags struct {
 func (d *distFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&d.shard, "shard", "", "this client's part of a load from several machines, as i/N (0 ≤ i < N): a distinct seed stream and its own slice of sequential ranges")
 	fs.StringVar(&d.startAt, "start-at", "", "start measuring at this wall-clock time (RFC 3339, or Unix seconds), once connected, so that several clients measure the same seconds")
-}
-
-// parse returns the shard (i, n; 0, 1 without --shard) and the start time.
-func (d *distFlags) parse() (i, n int, at time.Time, err error) {
-	n = 1
-	if d.shard != "" {
-		a, b, ok := strings.Cut(d.shard, "/")
-		i, err1 := strconv.Atoi(a)
-		n, err2 := strconv.Atoi(b)
-		if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
-			return 0, 1, at, fmt.Errorf("--shard %q: want i/N with 0 ≤ i < N", d.shard)
-		}
-		return d.withStart(i, n)
-	}
-	return d.withStart(0, 1)
-}
-
-func (d *distFlags) withStart(i, n int) (int, int, time.Time, error) {
-	if d.startAt == "" {
-		return i, n, time.Time{}, nil
-	}
-	if secs, err := strconv.ParseFloat(d.startAt, 64); err == nil {
-		return i, n, time.Unix(0, int64(secs*1e9)), nil
-	}
-	at, err := time.Parse(time.RFC3339Nano, d.startAt)
-	if err != nil {
-		return i, n, at, fmt.Errorf("--start-at %q: want RFC 3339 (2026-11-23T15:00:00Z) or Unix seconds", d.startAt)
-	}
-	return i, n, at, nil
-}
-
-// shardSeed is shard i's base seed: a stream of its own, derived from base.
-func shardSeed(base uint64, i, n int) uint64 {
-	if n <= 1 {
-		return base
-	}
-	return engine.WorkerSeed(base, 1_000_000+i)
-}
-
-// shardRanges gives shard i of n its own slice of every sequential range.
-func shardRanges(o *cmdtmpl.Options, i, n int) {
-	if n <= 1 {
-		return
-	}
-	for k := range o.Ranges {
-		r := &o.Ranges[k]
-		if r.Dist != cmdtmpl.Seq || r.Max == 0 {
-			continue
-		}
-		size := r.Max / uint64(n)
-		lo := uint64(i) * size
-		if i == n-1 {
-			size = r.Max - lo
-		}
-		r.Offset += lo
-		r.Max = max(size, 1)
-	}
 }

@@ -2,24 +2,16 @@ package cli
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"github.com/tairbench/tairbench/internal/flagval"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/tairbench/tairbench/internal/endpoint"
-
-	"github.com/tairbench/tairbench/internal/run/capacity"
+	"github.com/tairbench/tairbench/internal/flagval"
+	"github.com/tairbench/tairbench/internal/frontend/harness"
+	redisfront "github.com/tairbench/tairbench/internal/frontend/redis"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/engine"
-	"github.com/tairbench/tairbench/internal/run"
-	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 )
 
 // redisOptions are 'tairbench redis' flags.
@@ -99,214 +91,24 @@ run completed but at least half of its commands failed.`,
 	return cmd
 }
 
-// templateOptions returns the template's ranges and data size.
-func (o *redisOptions) templateOptions() (cmdtmpl.Options, error) {
-	var opts cmdtmpl.Options
-	if o.r1 == 0 || o.r2 == 0 {
-		return opts, errors.New("-r and -r2 must be above 0")
-	}
-	opts.Ranges[1] = cmdtmpl.Range{Max: o.r1}
-	opts.Ranges[2] = cmdtmpl.Range{Max: o.r2}
-	for _, spec := range o.rands {
-		k, v, ok := strings.Cut(spec, "=")
-		n, err := strconv.Atoi(k)
-		if !ok || err != nil || n < 1 || n > cmdtmpl.MaxRanges {
-			return opts, fmt.Errorf("--rand %q: want N=SIZE[:dist] with N from 1 to 9", spec)
-		}
-		r, err := cmdtmpl.ParseRange(v)
-		if err != nil {
-			return opts, fmt.Errorf("--rand: %w", err)
-		}
-		opts.Ranges[n] = r
-	}
-	if o.dataSize < 0 {
-		return opts, errors.New("--data-size must not be negative")
-	}
-	opts.DataSize = o.dataSize
-	return opts, nil
-}
-
-// budget checks -c and -d and returns the duration to run (0 when -c bounds the run).
-func (o *redisOptions) budget(fs *pflag.FlagSet, a *app) (time.Duration, error) {
-	dur := o.duration
-	switch {
-	case o.count < 0:
-		return 0, errors.New("-c must not be negative")
-	case fs.Changed("count") && o.count > 0:
-		if fs.Changed("duration") {
-			fmt.Fprintf(a.Err, "warning: -c %d and -d were both given: -c (total commands) wins and -d is ignored, as in the whitepaper's tool\n", o.count)
-		}
-		if o.count < int64(o.parallel) {
-			fmt.Fprintf(a.Err, "warning: -c %d is smaller than -p %d: only %d command(s) will run; the whitepaper's '-c 1' means a one-request run\n",
-				o.count, o.parallel, o.count)
-		}
-		dur = 0
-	}
-	if dur <= 0 && o.count <= 0 {
-		return 0, errors.New("need -d above 0 or -c above 0")
-	}
-	return dur, nil
-}
-
-// redisRun is what a 'tairbench redis' run and each capacity-search step share.
-type redisRun struct {
-	o    *redisOptions
-	a    *app
-	ts   redis.TemplateSpec
-	w    redis.Workload
-	tg   endpoint.Target
-	seed uint64
-	// startAt and shard: one client of several (--start-at, --shard).
-	startAt time.Time
-	shard   string
-}
-
-// spec is one run against the target with the given engine settings.
-func (r *redisRun) spec(name string, cfg engine.Config) run.Spec {
-	cfg.Workers, cfg.Seed, cfg.Arrivals, cfg.MaxErrors = r.o.parallel, r.seed, r.o.arrivals, r.o.maxErrors
-	cfg.StartAt = r.startAt
-	spec := run.FromTemplate(r.ts, name, r.a.version, r.tg, r.w, cfg)
-	spec.Config.Shard = r.shard
-	spec.Log = r.a.Err
-	return spec
-}
-
 func runRedis(ctx context.Context, fs *pflag.FlagSet, o *redisOptions, a *app) error {
-	if o.parallel < 1 {
-		return errors.New("-p must be at least 1")
-	}
-	if o.rate < 0 || o.arrivals != engine.ArrivalsConstant && o.arrivals != engine.ArrivalsPoisson {
-		return errors.New("--rate must not be negative and --arrivals must be constant or poisson")
-	}
-	opts, err := o.templateOptions()
+	shard, err := harness.ParseShard(o.dist.shard, o.dist.startAt)
 	if err != nil {
 		return err
 	}
-	mix, err := mixOf(o.commands, o.ratio)
+	tg, err := o.target.build()
 	if err != nil {
 		return err
 	}
-	shard, shards, startAt, err := o.dist.parse()
-	if err != nil {
+	ro := redisfront.Options{Target: tg, Embedded: o.target.embedded, Commands: o.commands, Ratio: o.ratio,
+		Parallel: o.parallel, Count: o.count, Duration: o.duration, Warmup: o.warmup,
+		CountGiven: fs.Changed("count"), DurationGiven: fs.Changed("duration"),
+		R1: o.r1, R2: o.r2, Rands: o.rands, DataSize: o.dataSize, Batching: o.batching, Pipeline: o.pipeline,
+		Seed: o.seed, MaxErrors: o.maxErrors, AllowErrors: o.allowError, Rate: o.rate, Arrivals: o.arrivals,
+		NoServerStats: o.noServer, Shard: shard, Out: o.out.Outputs}
+	if ro.SLO, err = o.slo.Optional(); err != nil {
 		return err
 	}
-	shardRanges(&opts, shard, shards)
-	r := &redisRun{o: o, a: a, ts: redis.TemplateSpec{Template: o.commands[0], Mix: mix, Options: opts, Batching: o.batching,
-		Pipeline: o.pipeline, ServerStats: !o.noServer}}
-	if r.w, err = r.ts.Workload(); err != nil {
-		return err
-	}
-	var dur time.Duration
-	var slo capacity.Options
-	if o.slo.Given() {
-		slo, err = o.slo.Options()
-	} else {
-		dur, err = o.budget(fs, a)
-	}
-	if err != nil {
-		return err
-	}
-	tg, stopServer, err := o.target.resolve(a)
-	if err != nil {
-		return err
-	}
-	defer stopServer()
-	r.tg, r.seed = tg, shardSeed(seedOrNew(o.seed), shard, shards)
-	r.startAt = startAt
-	if shards > 1 {
-		r.shard = fmt.Sprintf("%d/%d", shard, shards)
-	}
-	loop := "closed-loop"
-	switch {
-	case o.slo.Given():
-		loop = "capacity search for " + slo.SLO.String()
-	case o.rate > 0:
-		loop = fmt.Sprintf("open-loop at %.0f requests/s (%s)", o.rate, o.arrivals)
-	}
-	fmt.Fprintf(a.Err, "tairbench %s → %s, %d connections, %s, %s, seed %d\n", describeMix(o.commands, mix), tg.Addr, o.parallel, r.w.ModeName(), loop, r.seed)
-	if o.slo.Given() {
-		return runCapacity(ctx, r, slo)
-	}
-	spec := r.spec("", engine.Config{Duration: dur, Ops: o.count, Warmup: o.warmup, Rate: o.rate})
-	if !o.out.quiet {
-		spec.Engine.Progress = progressPrinter(a)
-	}
-	run, hist, err := run.Run(ctx, spec)
-	if err != nil {
-		return err
-	}
-	return finish(a, run, hist, &o.out, o.allowError)
-}
-
-// mixOf turns several templates and a ratio ("1:3") into a mixed
-// workload; one template is not a mix.
-func mixOf(commands []string, ratio string) ([]redis.MixEntry, error) {
-	if len(commands) == 0 {
-		return nil, errors.New("need a -command")
-	}
-	weights := make([]int, len(commands))
-	for i := range weights {
-		weights[i] = 1
-	}
-	if ratio != "" {
-		parts := strings.Split(ratio, ":")
-		if len(parts) != len(commands) {
-			return nil, fmt.Errorf("--ratio %q has %d weights for %d -command templates", ratio, len(parts), len(commands))
-		}
-		for i, p := range parts {
-			n, err := strconv.Atoi(strings.TrimSpace(p))
-			if err != nil || n < 0 {
-				return nil, fmt.Errorf("--ratio %q: weights are whole numbers of 0 or more", ratio)
-			}
-			weights[i] = n
-		}
-	}
-	if len(commands) == 1 {
-		return nil, nil
-	}
-	mix := make([]redis.MixEntry, len(commands))
-	for i, c := range commands {
-		mix[i] = redis.MixEntry{Template: c, Weight: weights[i]}
-	}
-	return mix, nil
-}
-
-func describeMix(commands []string, mix []redis.MixEntry) string {
-	if len(mix) == 0 {
-		return commands[0]
-	}
-	parts := make([]string, len(mix))
-	for i, m := range mix {
-		parts[i] = fmt.Sprintf("%d× %s", m.Weight, m.Template)
-	}
-	return strings.Join(parts, " | ")
-}
-
-// runCapacity searches the highest rate that meets --slo.
-func runCapacity(ctx context.Context, r *redisRun, opts capacity.Options) error {
-	return searchCapacity(ctx, r.a, opts, r.o.out.json, func() (run.Spec, error) {
-		return r.spec("", engine.Config{}), nil
-	})
-}
-
-// searchCapacity runs a capacity search over mk's spec, prints its summary
-// and writes its document (tairbench.capacity/v1) to jsonPath.
-func searchCapacity(ctx context.Context, a *app, opts capacity.Options, jsonPath string, mk capacity.MakeSpec) error {
-	opts.Log, opts.Version = a.Err, a.version
-	c, err := capacity.SearchSpecs(ctx, opts, mk)
-	if c != nil && len(c.Steps) > 0 {
-		if werr := capacity.WriteSummary(summaryTo(a, jsonPath), c); werr != nil {
-			return werr
-		}
-		if werr := writeDocument(a, jsonPath, c); werr != nil {
-			return werr
-		}
-	}
-	if err != nil {
-		return err
-	}
-	if c.HighestHeld == 0 {
-		return &ExitError{Code: ExitRunFailed, Err: fmt.Errorf("no rate tried held %s", c.SLO)}
-	}
-	return nil
+	_, err = redisfront.Run(ctx, ro, a.io())
+	return err
 }

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/tairbench/tairbench/internal/flagval"
 	"strings"
-	"text/tabwriter"
 	"time"
+
+	"github.com/tairbench/tairbench/internal/flagval"
 
 	"github.com/spf13/cobra"
 
@@ -108,91 +108,35 @@ With --slo, each case is a capacity search instead (see 'tairbench redis
 }
 
 func runRoaring(ctx context.Context, o *roaringOptions, casesGiven bool, a *app) error {
-	cases, err := roaring.Filter(roaring.Cases(), o.filter)
-	if err != nil {
-		return err
-	}
-	if !casesGiven && !o.target.embedded {
-		cases = selectForTarget(cases, o.target.cluster)
-	}
+	ro := roaring.Options{Filter: o.filter, CasesGiven: casesGiven || o.target.embedded, List: o.list, JSON: o.jsonPath}
+	ro.CaseDuration, ro.Seed, ro.Flush = o.perCase, o.seed, o.flush
+	ro.Target.Cluster = o.target.cluster
 	if o.list {
-		return listCases(a, cases, o.seed)
+		_, err := roaring.Run(ctx, ro, a.io())
+		return err
 	}
 	if o.perCase <= 0 {
 		return errors.New("--duration-per-case must be above 0")
 	}
-	slo, err := o.slo.Optional()
-	if err != nil {
+	var err error
+	if ro.SLO, err = o.slo.Optional(); err != nil {
 		return err
+	}
+	if o.withStat {
+		so, err := o.stat.options()
+		if err != nil {
+			return err
+		}
+		ro.Stat = &so
 	}
 	tg, stopServer, err := o.target.resolve(a)
 	if err != nil {
 		return err
 	}
 	defer stopServer()
-	seed := seedOrNew(o.seed)
-	label := "TairRoaring whitepaper cases against " + tg.Addr
-	if tg.InProcess {
-		label += " (tairbench's embedded server, not Tair: the reference columns are Tair's published figures)"
-	}
-	suite, err := roaring.Run(ctx, roaring.Options{
-		Target: tg, CaseDuration: o.perCase, Cases: cases, Seed: seed, Flush: o.flush || tg.InProcess,
-		Log: a.Err, Version: a.version, Label: label, SLO: slo,
-	})
-	if err != nil && suite == nil {
-		return err
-	}
-	if o.withStat && err == nil && ctx.Err() == nil {
-		so, serr := o.stat.options()
-		if serr != nil {
-			return serr
-		}
-		so.Target, so.Log = tg, a.Err
-		suite.Stat, err = roaring.SampleStat(ctx, so)
-	}
-	if werr := roaring.WriteTables(summaryTo(a, o.jsonPath), suite, label); werr != nil {
-		return werr
-	}
-	if len(suite.Stat) > 0 {
-		_ = roaring.WriteStatTables(summaryTo(a, o.jsonPath), suite.Stat)
-	}
-	if werr := writeDocument(a, o.jsonPath, suite); werr != nil {
-		return werr
-	}
-	if err != nil {
-		return err
-	}
-	if roaring.Failed(suite) {
-		return &ExitError{Code: ExitRunFailed, Err: errors.New("at least one case failed: see the warnings above")}
-	}
-	return nil
-}
-
-// selectForTarget drops the cluster group for a standalone target and keeps
-// only it for --cluster.
-func selectForTarget(cases []roaring.Case, cluster bool) []roaring.Case {
-	var out []roaring.Case
-	for _, c := range cases {
-		if (c.Group == roaring.GroupCluster) == cluster {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// listCases prints the cases and the seed each gets under the base seed
-// (--seed; a run without --seed draws a new base and records it).
-func listCases(a *app, cases []roaring.Case, seed uint64) error {
-	tw := tabwriter.NewWriter(a.Out, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "case\tparallel\tbatching\tseed (base %d)\ttemplate\n", seed)
-	for _, c := range cases {
-		tmpl := c.Template
-		if len(tmpl) > 70 {
-			tmpl = tmpl[:67] + "..."
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\n", c.ID, c.Parallel, c.Batching, roaring.CaseSeed(seed, c.ID), tmpl)
-	}
-	return tw.Flush()
+	ro.Target = tg
+	_, err = roaring.Run(ctx, ro, a.io())
+	return err
 }
 
 // roaringStatOptions are 'tairbench roaring stat' flags.
@@ -227,21 +171,7 @@ func runRoaringStat(ctx context.Context, o *roaringStatOptions, a *app) error {
 		return err
 	}
 	defer stopServer()
-	so.Target, so.Log = tg, a.Err
-	tables, err := roaring.SampleStat(ctx, so)
-	if len(tables) > 0 {
-		_ = roaring.WriteStatTables(summaryTo(a, o.jsonPath), tables)
-		if werr := writeDocument(a, o.jsonPath, tables); werr != nil {
-			return werr
-		}
-	}
-	if err != nil {
-		return err
-	}
-	for _, t := range tables {
-		if t.Error != "" {
-			return &ExitError{Code: ExitRunFailed, Err: fmt.Errorf("%s sampling stopped: %s", t.Distribution, t.Error)}
-		}
-	}
-	return nil
+	so.Target = tg
+	_, err = roaring.Stat(ctx, so, o.jsonPath, a.io())
+	return err
 }

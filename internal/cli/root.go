@@ -1,6 +1,6 @@
-// Package cli is tairbench's command tree. It parses flags, builds
-// configurations and calls the packages that do the work. Every command is
-// an options struct, a constructor that binds its flags, and a run function.
+// Package cli is tairbench's command tree. It maps each command's flags to
+// a front-end's options (internal/frontend/...), calls the front-end's Run
+// and turns its error into an exit status; nothing else lives here.
 package cli
 
 import (
@@ -8,10 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/tairbench/tairbench/internal/frontend/harness"
 )
 
 // Version, Commit and Date are stamped by the build (-ldflags -X).
@@ -22,38 +25,36 @@ var (
 )
 
 // ExitError carries an exit code other than 1 (any other error exits 1).
-type ExitError struct {
-	Code int
-	Err  error
-}
-
-// Error returns the wrapped error's message.
-func (e *ExitError) Error() string {
-	if e.Err == nil {
-		return fmt.Sprintf("exit status %d", e.Code)
-	}
-	return e.Err.Error()
-}
-
-// Unwrap returns the wrapped error.
-func (e *ExitError) Unwrap() error { return e.Err }
+type ExitError = harness.ExitError
 
 // Exit codes.
 const (
-	ExitOK        = 0
-	ExitError1    = 1 // bad input, cannot connect, cannot write output
-	ExitRunFailed = 3 // the run completed but most commands failed
+	ExitOK        = harness.ExitOK
+	ExitError1    = harness.ExitError1    // bad input, cannot connect, cannot write output
+	ExitRunFailed = harness.ExitRunFailed // the run completed but most commands failed
 )
 
-// Streams are the process's output streams.
+// Streams are the process's streams; a nil In reads the process's
+// standard input.
 type Streams struct {
 	Out, Err io.Writer
+	In       io.Reader
 }
 
 // app is what every command needs: the streams and the tool version.
 type app struct {
 	Streams
 	version string
+}
+
+// io is the front-ends' view of the app: its streams (standard input
+// too) and the version results record.
+func (a *app) io() harness.IO {
+	in := a.In
+	if in == nil {
+		in = os.Stdin
+	}
+	return harness.IO{Out: a.Out, Err: a.Err, In: in, Version: a.version}
 }
 
 // commands lists every subcommand, in the order help shows them.

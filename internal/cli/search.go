@@ -5,15 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/tairbench/tairbench/internal/driver/fts"
 	"github.com/tairbench/tairbench/internal/endpoint"
+	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/frontend/search"
-	"github.com/tairbench/tairbench/internal/report"
 )
 
 // searchFlags are the flags 'search' and 'search compare' share: how
@@ -58,9 +57,9 @@ func (f *searchFlags) tairTarget(a *app, addr string) (endpoint.Target, func(), 
 	return f.target.resolve(a)
 }
 
-func (f *searchFlags) engine(name string, t endpoint.Target) (fts.Engine, error) {
-	return search.New(name, fts.Options{Target: t, Index: f.index, RefreshInterval: f.refresh,
-		Realtime: f.realtime, Connections: f.concurrency})
+// engineOptions are the engine settings the flags give.
+func (f *searchFlags) engineOptions(t endpoint.Target) fts.Options {
+	return fts.Options{Target: t, Index: f.index, RefreshInterval: f.refresh, Realtime: f.realtime, Connections: f.concurrency}
 }
 
 // searchOptions are 'tairbench search' flags (TairSearchBench's letters).
@@ -106,24 +105,12 @@ flags of the whitepaper's TairSearchBench:
 	return cmd
 }
 
-func (o *searchOptions) validate() error {
-	switch {
-	case o.concurrency < 1:
-		return errors.New("-c must be at least 1")
-	case o.typ == "write" && o.file == "":
-		return errors.New("-t write needs -f FILE (tairbench wiki gen makes one)")
-	case o.typ == "search" && o.query == "":
-		return errors.New("-t search needs -q QUERY")
-	case o.typ == "search" && !strings.HasPrefix(strings.TrimSpace(o.query), "{"):
-		return errors.New("-q must be a JSON query")
-	case o.typ != "write" && o.typ != "search":
-		return fmt.Errorf("-t must be write or search, got %q", o.typ)
-	}
-	return nil
-}
-
 func runSearch(ctx context.Context, o *searchOptions, a *app) error {
-	if err := o.validate(); err != nil {
+	so := search.Options{Type: o.typ, Engine: o.engine, File: o.file, N: o.n, Query: o.query, NoCache: o.noCache,
+		Keep: o.keep, Bulk: o.bulk, Seed: o.seed, NoServerStats: o.noServer, AllowErrors: o.allowErrors,
+		Out: harness.Outputs{JSON: o.jsonPath, Quiet: o.quiet}}
+	so.Connections = o.concurrency
+	if err := so.Validate(); err != nil {
 		return err
 	}
 	var tg endpoint.Target
@@ -133,7 +120,7 @@ func runSearch(ctx context.Context, o *searchOptions, a *app) error {
 		if tg, stop, err = o.tairTarget(a, o.addr); err != nil {
 			return err
 		}
-		o.engine = "tairsearch"
+		so.Engine = "tairsearch"
 	} else {
 		if o.addr == "" {
 			return errors.New("-a (the engine's address) is required")
@@ -141,49 +128,8 @@ func runSearch(ctx context.Context, o *searchOptions, a *app) error {
 		tg = endpoint.Target{Addr: o.addr, Auth: o.target.auth}
 	}
 	defer stop()
-	e, err := o.searchFlags.engine(o.engine, tg)
-	if err != nil {
-		return err
-	}
-	defer e.Close()
-	if err := e.Check(ctx); err != nil {
-		return err
-	}
-	out := &outputFlags{json: o.jsonPath}
-	if o.typ == "search" {
-		so := search.SearchOptions{Query: o.query, Queries: int64(o.n), Concurrency: o.concurrency, Cache: !o.noCache,
-			Seed: seedOrNew(o.seed), Version: a.version, NoServerStats: o.noServer}
-		if !o.quiet {
-			so.Progress = progressPrinter(a)
-		}
-		run, h, err := search.RunSearch(ctx, e, so)
-		if err != nil {
-			return err
-		}
-		return finish(a, run, h, out, o.allowErrors)
-	}
-	prepare := e.Reset
-	if o.keep {
-		prepare = e.Ensure
-	}
-	if err := prepare(ctx); err != nil {
-		return err
-	}
-	wo := search.WriteOptions{File: o.file, Docs: int64(o.n), Concurrency: o.concurrency, Bulk: o.bulk,
-		Seed: seedOrNew(o.seed), Version: a.version, NoServerStats: o.noServer}
-	if !o.quiet {
-		wo.Progress = progressPrinter(a)
-	}
-	run, h, err := search.RunWrite(ctx, e, wo)
-	if err != nil && run == nil {
-		return err
-	}
-	if mem, merr := e.Memory(ctx); merr == nil {
-		fmt.Fprintf(summaryTo(a, o.jsonPath), "memory       %s (%s)\n", report.MiB(mem.Used), mem.Detail)
-	}
-	if ferr := finish(a, run, h, out, o.allowErrors); ferr != nil {
-		return ferr
-	}
+	so.Options = o.engineOptions(tg)
+	_, err := search.Run(ctx, so, a.io())
 	return err
 }
 
@@ -227,50 +173,23 @@ func newCompareCmd(a *app) *cobra.Command {
 }
 
 func runCompare(ctx context.Context, o *compareOptions, a *app) error {
-	if o.file == "" {
-		return errors.New("-f FILE is required (tairbench wiki gen --docs N --out FILE makes one)")
+	co := search.RunCompareOptions{ES: o.esAddr, ESAuth: o.esAuth, JSON: o.jsonPath, AllowErrors: o.allowErrors,
+		Engine: o.engineOptions(endpoint.Target{}),
+		CompareOptions: search.CompareOptions{File: o.file, Docs: o.docs, Concurrency: o.concurrency, Bulk: o.bulk,
+			Queries: o.queries, NoCacheQueries: o.noCacheN, TermQuery: o.term, AggQuery: o.agg, SkipParity: o.skip, Seed: o.seed}}
+	if o.file == "" || o.esAddr == "" {
+		_, err := search.RunCompare(ctx, co, a.io()) // refuses, naming the flag
+		return err
 	}
 	if _, err := os.Stat(o.file); err != nil {
 		return err
-	}
-	if o.esAddr == "" {
-		return errors.New("need --es URL")
 	}
 	tg, stop, err := o.tairTarget(a, o.tairAddr)
 	if err != nil {
 		return fmt.Errorf("%w (--tair ADDR)", err)
 	}
 	defer stop()
-	ts, err := o.engine("tairsearch", tg)
-	if err != nil {
-		return err
-	}
-	es, err := o.engine("elasticsearch", endpoint.Target{Addr: o.esAddr, Auth: o.esAuth})
-	if err != nil {
-		return err
-	}
-	cmp, err := search.Compare(ctx, search.CompareOptions{
-		Engines: []fts.Engine{ts, es}, File: o.file, Docs: o.docs, Concurrency: o.concurrency, Bulk: o.bulk,
-		Queries: o.queries, NoCacheQueries: o.noCacheN, TermQuery: o.term, AggQuery: o.agg, SkipParity: o.skip,
-		Seed: seedOrNew(o.seed), Log: a.Err, Version: a.version,
-	})
-	label := fmt.Sprintf("TairSearch (%s) vs Elasticsearch (%s), %s, %d connections", tg.Addr, o.esAddr, o.file, o.concurrency)
-	if tg.InProcess {
-		label += "\nTairSearch here is tairbench's embedded server, not Tair; the whitepaper columns are the published figures."
-	}
-	if cmp != nil && len(cmp.Engines) > 0 {
-		_ = search.WriteTables(summaryTo(a, o.jsonPath), cmp, label)
-		if werr := writeDocument(a, o.jsonPath, cmp); werr != nil {
-			return werr
-		}
-	}
-	if err != nil {
-		return err
-	}
-	for _, er := range cmp.Engines {
-		if er.Write != nil && report.Failed(er.Write) && !o.allowErrors {
-			return &ExitError{Code: ExitRunFailed, Err: fmt.Errorf("%s: most writes failed", er.Engine)}
-		}
-	}
-	return nil
+	co.Tair = tg
+	_, err = search.RunCompare(ctx, co, a.io())
+	return err
 }

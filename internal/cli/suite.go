@@ -4,15 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/tairbench/tairbench/internal/flagval"
 	"time"
+
+	"github.com/tairbench/tairbench/internal/flagval"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/tairbench/tairbench/internal/frontend/whitepaper"
-	"github.com/tairbench/tairbench/internal/report"
-	"github.com/tairbench/tairbench/pkg/result"
 )
 
 // suiteOptions are 'tairbench suite' flags.
@@ -73,7 +72,7 @@ still run as published, since the run phases need their records.`,
 	fs.StringSliceVar(&o.groups, "groups", nil, "pmem: command groups to run (default string,hash,list,set,zset)")
 	o.slo.Register(fs)
 	o.testTime = 30 * time.Second
-	for _, name := range []string{"enhanced", "cluster", "pmem", "essd"} {
+	for _, name := range whitepaper.Suites {
 		cmd.AddCommand(&cobra.Command{
 			Use:   name,
 			Short: "The whitepaper's " + name + " table",
@@ -104,56 +103,11 @@ func runSuite(ctx context.Context, name string, fs *pflag.FlagSet, o *suiteOptio
 		return err
 	}
 	defer stop()
-	if ycsbSuite && !remote && !o.target.embedded {
-		r, err := whitepaper.StartLocalRedis()
-		if err != nil {
-			return err
-		}
-		defer r.Stop()
-		tg.Addr = r.Addr
-		fmt.Fprintf(a.Err, "redis-server started on %s for the suite\n", r.Addr)
-	}
-	opts := whitepaper.Options{Requests: o.requests, TestTime: o.testTime, Sizes: o.sizes, Seed: seedOrNew(o.seed),
-		NoServerStats: o.noServer, Version: a.version, Log: a.Err, SLO: slo}
-	yo := whitepaper.YCSBOptions{Options: opts, Records: o.records, Operations: o.operations, Threads: o.threads, Groups: o.groups}
-	var suite *result.WhitepaperSuite
-	switch name {
-	case "cluster":
-		suite, err = whitepaper.Cluster(ctx, tg, opts)
-	case "pmem":
-		suite, err = whitepaper.PMem(ctx, tg, yo)
-	case "essd":
-		suite, err = whitepaper.ESSD(ctx, tg, yo, remote)
-	default:
-		suite, err = whitepaper.Enhanced(ctx, tg, opts)
-	}
-	if suite != nil && slo != nil {
-		suite.SLO = slo.SLO.String()
-	}
-	if suite != nil && ycsbSuite && !remote && !o.target.embedded {
-		suite.Scale += "; target: a redis-server started on this machine, not Tair (client and server share its cores)"
-	}
-	if suite != nil && len(suite.Cases) > 0 {
-		if werr := whitepaper.Write(summaryTo(a, o.json), suite); werr != nil {
-			return werr
-		}
-		if werr := writeDocument(a, o.json, suite); werr != nil {
-			return werr
-		}
-	}
-	if err != nil {
-		return err
-	}
-	return suiteFailure(suite)
-}
-
-// suiteFailure is exit status 3 when a case's run failed (most commands
-// failed, the target was unreachable or silent).
-func suiteFailure(s *result.WhitepaperSuite) error {
-	for _, c := range s.Cases {
-		if why := report.FailureReason(c.Run); why != "" {
-			return &ExitError{Code: ExitRunFailed, Err: fmt.Errorf("%s: %s", c.Name, why)}
-		}
-	}
-	return nil
+	opts := whitepaper.Options{Requests: o.requests, TestTime: o.testTime, Sizes: o.sizes, Seed: o.seed,
+		NoServerStats: o.noServer, SLO: slo}
+	_, err = whitepaper.Run(ctx, whitepaper.RunOptions{Suite: name, Target: tg, Remote: remote, JSON: o.json,
+		LocalRedis:  ycsbSuite && !remote && !o.target.embedded,
+		YCSBOptions: whitepaper.YCSBOptions{Options: opts, Records: o.records, Operations: o.operations, Threads: o.threads, Groups: o.groups},
+	}, a.io())
+	return err
 }

@@ -56,14 +56,37 @@ func (ts TemplateSpec) Templates() []string {
 	return out
 }
 
+// TemplateError is a template that does not parse or compile; front-ends
+// name it with their own option ("bad -command …", "--command …").
+type TemplateError struct {
+	Template string
+	Err      error
+}
+
+// Error names the template and what is wrong with it.
+func (e *TemplateError) Error() string {
+	return fmt.Sprintf("bad command template %q: %v", e.Template, e.Err)
+}
+
+// Unwrap returns the parser's error.
+func (e *TemplateError) Unwrap() error { return e.Err }
+
+// The workload errors front-ends name with their own flags.
+var (
+	ErrNegativeGroup    = errors.New("the batch and pipeline sizes must not be negative")
+	ErrBatchAndPipeline = errors.New("MULTI/EXEC batches and pipelining cannot be combined")
+	ErrInlineBatch      = errors.New("inline commands cannot be batched in MULTI/EXEC")
+	ErrZeroWeights      = errors.New("the weights of a mixed workload add up to 0")
+)
+
 func compile(template string, opts cmdtmpl.Options) (*cmdtmpl.Program, error) {
 	tp, err := cmdtmpl.Parse(template)
 	if err != nil {
-		return nil, fmt.Errorf("bad -command %q: %w", template, err)
+		return nil, &TemplateError{Template: template, Err: err}
 	}
 	p, err := cmdtmpl.Compile(tp, opts)
 	if err != nil {
-		return nil, fmt.Errorf("bad -command %q: %w", template, err)
+		return nil, &TemplateError{Template: template, Err: err}
 	}
 	return p, nil
 }
@@ -73,11 +96,11 @@ func (ts TemplateSpec) Workload() (Workload, error) {
 	w := Workload{Mode: Single, N: 1, Inline: ts.Inline, Rotate: ts.Rotate, SharedSeed: ts.SharedSeed}
 	switch {
 	case ts.Batching < 0 || ts.Pipeline < 0:
-		return w, errors.New("-batching and -P must not be negative")
+		return w, ErrNegativeGroup
 	case ts.Batching > 0 && ts.Pipeline > 0:
-		return w, errors.New("-batching (MULTI/EXEC) and -P (pipelining) cannot be combined")
+		return w, ErrBatchAndPipeline
 	case ts.Inline && ts.Batching > 0:
-		return w, errors.New("inline commands cannot be batched in MULTI/EXEC")
+		return w, ErrInlineBatch
 	case ts.Batching > 0:
 		w.Mode, w.N = Batch, ts.Batching
 	case ts.Pipeline > 0:
@@ -111,7 +134,7 @@ func (ts TemplateSpec) Workload() (Workload, error) {
 		total += o.Weight
 	}
 	if total == 0 {
-		return w, errors.New("the weights of a mixed workload (--ratio) add up to 0")
+		return w, ErrZeroWeights
 	}
 	w.Program = w.Ops[0].Program
 	return w, nil

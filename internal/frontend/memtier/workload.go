@@ -1,6 +1,7 @@
 package memtier
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -172,6 +173,10 @@ func (o Options) RunSpec(name, version string, tg endpoint.Target, seed uint64, 
 		ts.SharedSeed = seed // memtier's default: every connection draws the same keys
 	}
 	w, err := ts.Workload()
+	var te *redis.TemplateError
+	if errors.As(err, &te) {
+		return run.Spec{}, fmt.Errorf("bad --command %q: %w", te.Template, te.Err)
+	}
 	if err != nil {
 		return run.Spec{}, err
 	}

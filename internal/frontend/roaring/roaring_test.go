@@ -71,7 +71,7 @@ func cmdName(c Case) string {
 func TestEveryCaseAgainstEmbeddedServer(t *testing.T) {
 	_, tg := embedded(t)
 	var before []map[string]int64
-	suite, err := Run(context.Background(), Options{
+	suite, err := RunCases(context.Background(), CaseOptions{
 		Target: tg, CaseDuration: 150 * time.Millisecond, Cases: Cases(), Seed: 42, Flush: true,
 		BeforeCase: func(Case) { before = append(before, commandCalls(t, tg)) },
 	})
@@ -110,7 +110,7 @@ func TestLoadedDataIsWhereReadsLook(t *testing.T) {
 		byID[c.ID] = c
 	}
 	cases := []Case{byID["single-read/getbit"], byID["multi-key/getbit"]}
-	_, err := Run(context.Background(), Options{Target: tg, CaseDuration: 50 * time.Millisecond, Cases: cases[:1], Seed: 1, Flush: true})
+	_, err := RunCases(context.Background(), CaseOptions{Target: tg, CaseDuration: 50 * time.Millisecond, Cases: cases[:1], Seed: 1, Flush: true})
 	require.NoError(t, err)
 	card, err := strconv.Atoi(do(t, tg, "TR.BITCOUNT", "foo"))
 	require.NoError(t, err)
@@ -124,7 +124,7 @@ func TestLoadedDataIsWhereReadsLook(t *testing.T) {
 		}
 	}
 	assert.InDelta(t, 0.095, float64(ones)/2000, 0.025)
-	_, err = Run(context.Background(), Options{Target: tg, CaseDuration: 50 * time.Millisecond, Cases: cases[1:], Seed: 1})
+	_, err = RunCases(context.Background(), CaseOptions{Target: tg, CaseDuration: 50 * time.Millisecond, Cases: cases[1:], Seed: 1})
 	require.NoError(t, err)
 	keys, err := strconv.Atoi(do(t, tg, "DBSIZE"))
 	require.NoError(t, err)

@@ -18,8 +18,8 @@ import (
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
-// Options configure a suite run.
-type Options struct {
+// CaseOptions configure a suite run.
+type CaseOptions struct {
 	// Target is the server; Target.InProcess marks the embedded server. The
 	// cluster cases route through the cluster client (seeded with
 	// Target.ClusterAddrs, default Target.Addr).
@@ -75,10 +75,10 @@ func loadSpecs() map[string]loadSpec {
 	return map[string]loadSpec{LoadSingle: single, LoadMany: many}
 }
 
-// Run runs the cases in order, loading each data set before the first case
+// RunCases runs the cases in order, loading each data set before the first case
 // that reads it. A case that fails to start is recorded with its error and
 // the suite goes on.
-func Run(ctx context.Context, o Options) (*Suite, error) {
+func RunCases(ctx context.Context, o CaseOptions) (*Suite, error) {
 	s := &Suite{Header: result.NewHeader(result.SchemaRoaring, o.Version), Warnings: []string{},
 		Config: result.RoaringConfig{Target: *o.Target.Result(), CaseDurationS: o.CaseDuration.Seconds(), Seed: o.Seed, Flush: o.Flush}}
 	if o.SLO != nil {
@@ -181,7 +181,7 @@ func flush(ctx context.Context, t endpoint.Target) error {
 	return nil
 }
 
-func load(ctx context.Context, o Options, name string, sp loadSpec) (Load, error) {
+func load(ctx context.Context, o CaseOptions, name string, sp loadSpec) (Load, error) {
 	ts := redis.TemplateSpec{Template: sp.template, Options: cmdtmpl.Options{Ranges: sp.ranges}, Pipeline: 16}
 	w, err := ts.Workload()
 	if err != nil {
@@ -209,7 +209,7 @@ func load(ctx context.Context, o Options, name string, sp loadSpec) (Load, error
 
 // probe checks that the target knows every command the selected cases
 // and their loads send, loads first.
-func probe(ctx context.Context, o Options) error {
+func probe(ctx context.Context, o CaseOptions) error {
 	var names []string
 	seen := map[string]bool{}
 	add := func(tmpl string) {
@@ -242,7 +242,7 @@ func CaseSeed(base uint64, id string) uint64 {
 	return engine.WorkerSeed(base^h.Sum64(), 0)
 }
 
-func runCase(ctx context.Context, o Options, c Case) (CaseResult, error) {
+func runCase(ctx context.Context, o CaseOptions, c Case) (CaseResult, error) {
 	var opts cmdtmpl.Options
 	opts.Ranges[1] = cmdtmpl.Range{Max: max(c.R1, 1)}
 	opts.Ranges[2] = cmdtmpl.Range{Max: max(c.R2, 1)}

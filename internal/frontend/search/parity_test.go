@@ -16,7 +16,6 @@ import (
 	"github.com/tairbench/tairbench/internal/wiki"
 )
 
-
 func loadSample(t testing.TB) []wiki.Doc {
 	r, c, err := wiki.Open(testenv.RepoPath(t, "testdata/wiki/enwiki-abstract-sample-2019.xml"))
 	require.NoError(t, err)

@@ -1,0 +1,349 @@
+// Package harness is what every front-end's Run shares: the streams it
+// writes to (IO), exit statuses (ExitError), result files, the summary and
+// accounting lines, per-second progress, seeds and shards, the embedded
+// server and the capacity search's summary. It imports no cobra: the
+// command line maps flags to a front-end's options and calls its Run.
+package harness
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/tairbench/tairbench/internal/endpoint"
+	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/internal/report"
+	"github.com/tairbench/tairbench/internal/run/capacity"
+	"github.com/tairbench/tairbench/internal/server"
+	"github.com/tairbench/tairbench/internal/stats"
+	"github.com/tairbench/tairbench/pkg/cmdtmpl"
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+// IO is where a front-end reads and writes, and the tool version its
+// results record.
+type IO struct {
+	Out, Err io.Writer
+	In       io.Reader
+	Version  string
+}
+
+// ExitError carries an exit code other than 1 (any other error exits 1).
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+// Error returns the wrapped error's message.
+func (e *ExitError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit status %d", e.Code)
+	}
+	return e.Err.Error()
+}
+
+// Unwrap returns the wrapped error.
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// Exit codes.
+const (
+	ExitOK        = 0
+	ExitError1    = 1 // bad input, cannot connect, cannot write output
+	ExitRunFailed = 3 // the run completed but most commands failed
+)
+
+// RunFailed is exit status 3 with err.
+func RunFailed(err error) error { return &ExitError{Code: ExitRunFailed, Err: err} }
+
+// Outputs are the result files of a single run.
+type Outputs struct {
+	// JSON, CSV and HGRM are paths ("" for none; "-" for standard output).
+	JSON, CSV, HGRM string
+	// Quiet turns the per-second progress lines off.
+	Quiet bool
+}
+
+// WriteFile writes one output through f: to path, or to standard output for "-".
+func WriteFile(o IO, path string, f func(io.Writer) error) error {
+	if path == "" {
+		return nil
+	}
+	if path == "-" {
+		return f(o.Out)
+	}
+	if dir := filepath.Dir(path); dir != "." {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("cannot write result: %w", err)
+		}
+	}
+	file, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("cannot write result: %w", err)
+	}
+	if err := f(file); err != nil {
+		file.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return file.Close()
+}
+
+// WriteDocument writes a result document (a suite, a comparison, tables) as JSON.
+func WriteDocument(o IO, path string, v any) error {
+	if err := WriteFile(o, path, func(w io.Writer) error { return result.EncodeJSON(w, v) }); err != nil {
+		return err
+	}
+	if path != "" && path != "-" {
+		fmt.Fprintf(o.Err, "result written to %s\n", path)
+	}
+	return nil
+}
+
+// WriteOutputs writes the result files of one run.
+func WriteOutputs(o IO, run *result.Run, h *hdr.Histogram, out Outputs) error {
+	if err := WriteFile(o, out.JSON, func(w io.Writer) error { return report.JSON(w, run) }); err != nil {
+		return err
+	}
+	if err := WriteFile(o, out.CSV, func(w io.Writer) error { return report.CSV(w, run) }); err != nil {
+		return err
+	}
+	if h != nil {
+		return WriteFile(o, out.HGRM, func(w io.Writer) error { return report.HGRM(w, h) })
+	}
+	return nil
+}
+
+// SummaryTo is where the human summary goes: standard output, or standard
+// error when the JSON result goes to standard output (--json -).
+func SummaryTo(o IO, jsonPath string) io.Writer {
+	if jsonPath == "-" {
+		return o.Err
+	}
+	return o.Out
+}
+
+// Finish prints the summary, writes the result files and picks the exit code.
+func Finish(o IO, run *result.Run, h *hdr.Histogram, out Outputs, allowErrors bool) error {
+	if err := report.Text(SummaryTo(o, out.JSON), run, h); err != nil {
+		return err
+	}
+	if err := WriteOutputs(o, run, h, out); err != nil {
+		return err
+	}
+	if why := report.FailureReason(run); why != "" && !allowErrors {
+		return RunFailed(fmt.Errorf("%s (use --allow-errors to exit 0)", why))
+	}
+	return nil
+}
+
+// Progress prints one line per second on standard error.
+func Progress(o IO) func(stats.Progress) {
+	return func(p stats.Progress) {
+		iv := p.Interval
+		lat := "  no reply in this second      "
+		if iv.MeanUS != nil {
+			lat = fmt.Sprintf("  avg %7.3f ms  p99 %7.3f ms", *iv.MeanUS/1000, *iv.P99US/1000)
+		}
+		conn := ""
+		if iv.TransportErrors > 0 || iv.ConnectFailures > 0 {
+			conn = fmt.Sprintf("  lost requests %d, failed connects %d", iv.TransportErrors, iv.ConnectFailures)
+		}
+		fmt.Fprintf(o.Err, "[%4.0fs] %10.0f ops/s%s  errors %d (total %d)%s\n",
+			p.Elapsed.Seconds(), iv.OpsPerSec, lat, iv.Errors, p.Errors, conn)
+	}
+}
+
+// OwnLine is tairbench's line after a peer tool's report: what was
+// counted, the errors and the warnings (to standard error with csv, so
+// that a CSV report stays CSV).
+func OwnLine(out, errOut io.Writer, csv bool, run *result.Run) {
+	t := run.Totals
+	w := out
+	if csv {
+		w = errOut
+	}
+	fmt.Fprintf(w, "tairbench: %s: %d commands in %d requests, %d errors, %.0f commands/s, client %.2f µs CPU per command",
+		run.Name, t.Ops, t.Requests, t.Errors, t.OpsPerSec, run.Client.CPUPerOpUS)
+	if rc := reconciliation(run); rc != "" {
+		fmt.Fprintf(w, ", %s", rc)
+	}
+	fmt.Fprintln(w)
+	for _, e := range run.Errors {
+		fmt.Fprintf(w, "tairbench:   %d × %s: %s\n", e.Count, e.Kind, e.Message)
+	}
+	var b strings.Builder
+	report.WriteWarnings(&b, run.Warnings)
+	fmt.Fprint(w, b.String())
+	if !csv {
+		fmt.Fprintln(w)
+	}
+}
+
+func reconciliation(run *result.Run) string {
+	if run.Server == nil || run.Server.Reconciliation == nil {
+		return ""
+	}
+	rc := run.Server.Reconciliation
+	if rc.Match {
+		return fmt.Sprintf("server counted %d: match", rc.Server)
+	}
+	return fmt.Sprintf("server counted %d, client %d: MISMATCH", rc.Server, rc.Client)
+}
+
+// WriteHDRFiles writes each operation type's and the total latency
+// distribution (.hgrm, microseconds) as PREFIX_TYPE.hgrm.
+func WriteHDRFiles(o IO, prefix string, run *result.Run, hist *hdr.Histogram) error {
+	for _, op := range run.Operations {
+		h, err := hdr.Decode([]byte(op.Histogram))
+		if err != nil || op.Histogram == "" {
+			continue
+		}
+		if err := WriteFile(o, prefix+"_"+op.Name+".hgrm", func(w io.Writer) error { return report.HGRM(w, h) }); err != nil {
+			return err
+		}
+	}
+	return WriteFile(o, prefix+"_TOTALS.hgrm", func(w io.Writer) error { return report.HGRM(w, hist) })
+}
+
+// SearchCapacity runs a capacity search over mk's spec, prints its summary
+// and writes its document (tairbench.capacity/v1) to jsonPath.
+func SearchCapacity(ctx context.Context, o IO, opts capacity.Options, jsonPath string, mk capacity.MakeSpec) error {
+	opts.Log, opts.Version = o.Err, o.Version
+	c, err := capacity.SearchSpecs(ctx, opts, mk)
+	if c != nil && len(c.Steps) > 0 {
+		if werr := capacity.WriteSummary(SummaryTo(o, jsonPath), c); werr != nil {
+			return werr
+		}
+		if werr := WriteDocument(o, jsonPath, c); werr != nil {
+			return werr
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if c.HighestHeld == 0 {
+		return RunFailed(fmt.Errorf("no rate tried held %s", c.SLO))
+	}
+	return nil
+}
+
+// SeedOrNew returns seed, or a new random base seed when it is 0.
+func SeedOrNew(seed uint64) uint64 {
+	if seed == 0 {
+		return engine.NewSeed()
+	}
+	return seed
+}
+
+// Shard is one client's part of a load from several machines.
+type Shard struct {
+	// I and N: this client is I of N (0, 1 alone).
+	I, N int
+	// StartAt, when set, is the wall-clock start every client waits for.
+	StartAt time.Time
+}
+
+// ParseShard reads --shard (i/N) and --start-at (RFC 3339 or Unix seconds).
+func ParseShard(shard, startAt string) (Shard, error) {
+	s := Shard{N: 1}
+	if shard != "" {
+		a, b, ok := strings.Cut(shard, "/")
+		i, err1 := strconv.Atoi(a)
+		n, err2 := strconv.Atoi(b)
+		if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+			return Shard{N: 1}, fmt.Errorf("--shard %q: want i/N with 0 ≤ i < N", shard)
+		}
+		s.I, s.N = i, n
+	}
+	if startAt == "" {
+		return s, nil
+	}
+	if secs, err := strconv.ParseFloat(startAt, 64); err == nil {
+		s.StartAt = time.Unix(0, int64(secs*1e9))
+		return s, nil
+	}
+	at, err := time.Parse(time.RFC3339Nano, startAt)
+	if err != nil {
+		return s, fmt.Errorf("--start-at %q: want RFC 3339 (2026-11-23T15:00:00Z) or Unix seconds", startAt)
+	}
+	s.StartAt = at
+	return s, nil
+}
+
+// Label is the shard as results record it ("i/N"; "" alone).
+func (s Shard) Label() string {
+	if s.N <= 1 {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d", s.I, s.N)
+}
+
+// Seed is the shard's base seed: a stream of its own, derived from base.
+func (s Shard) Seed(base uint64) uint64 {
+	if s.N <= 1 {
+		return base
+	}
+	return engine.WorkerSeed(base, 1_000_000+s.I)
+}
+
+// Ranges gives the shard its own slice of every sequential range.
+func (s Shard) Ranges(o *cmdtmpl.Options) {
+	if s.N <= 1 {
+		return
+	}
+	for k := range o.Ranges {
+		r := &o.Ranges[k]
+		if r.Dist != cmdtmpl.Seq || r.Max == 0 {
+			continue
+		}
+		size := r.Max / uint64(s.N)
+		lo := uint64(s.I) * size
+		if s.I == s.N-1 {
+			size = r.Max - lo
+		}
+		r.Offset += lo
+		r.Max = max(size, 1)
+	}
+}
+
+// StartEmbedded starts the embedded server in this process on a free
+// loopback port, with the account t logs in with, and points t at it. It
+// returns the function that stops the server.
+func StartEmbedded(o IO, t *endpoint.Target) (func(), error) {
+	cfg := server.Config{Addr: "127.0.0.1:0"}
+	if user, pw := t.ServerAccount(); user != "" {
+		cfg.Users = map[string]string{user: pw}
+	} else {
+		cfg.Password = pw
+	}
+	srv, err := server.Start(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("embedded server: %w", err)
+	}
+	t.Addr, t.InProcess = srv.Addr(), true
+	fmt.Fprintf(o.Err, "embedded server listening on %s\n", srv.Addr())
+	return func() { _ = srv.Close() }, nil
+}
+
+// Target takes a front-end's target (and the error of building it) and,
+// with embedded, starts the embedded server for it. The stop function is
+// never nil.
+func Target(o IO, t endpoint.Target, err error, embedded bool) (endpoint.Target, func(), error) {
+	if err != nil {
+		return t, func() {}, err
+	}
+	if !embedded {
+		return t, func() {}, nil
+	}
+	stop, err := StartEmbedded(o, &t)
+	if err != nil {
+		return t, func() {}, err
+	}
+	return t, stop, nil
+}

@@ -1,0 +1,258 @@
+// Package redis is the 'tairbench redis' front-end, the whitepaper's own
+// tool: one command template (or several, drawn by a ratio) from N
+// connections, single, pipelined or in MULTI/EXEC batches, closed- or
+// open-loop, or a capacity search; its errors name the tool's flags.
+package redis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	driver "github.com/tairbench/tairbench/internal/driver/redis"
+	"github.com/tairbench/tairbench/internal/endpoint"
+	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/run"
+	"github.com/tairbench/tairbench/internal/run/capacity"
+	"github.com/tairbench/tairbench/pkg/cmdtmpl"
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+// Options are one 'tairbench redis' run.
+type Options struct {
+	// Target is the server; Embedded starts the embedded server in this
+	// process for it (once the options are known to be good).
+	Target   endpoint.Target
+	Embedded bool
+	// Commands are the templates; Ratio their weights ("1:3").
+	Commands []string
+	Ratio    string
+	// Parallel is the connections; Count the total commands (it bounds
+	// the run instead of Duration); CountGiven and DurationGiven say
+	// which the user set.
+	Parallel                  int
+	Count                     int64
+	Duration, Warmup          time.Duration
+	CountGiven, DurationGiven bool
+	// R1 and R2 are the ranges of __RAND__ and __RAND2__; Rands the
+	// N=SIZE[:dist] specs of the others; DataSize the __DATA__ size.
+	R1, R2   uint64
+	Rands    []string
+	DataSize int
+	// Batching wraps N commands in MULTI/EXEC, Pipeline sends N a write.
+	Batching, Pipeline int
+	Seed               uint64
+	MaxErrors          int64
+	AllowErrors        bool
+	// Rate above 0 makes the run open-loop; Arrivals spaces it.
+	Rate          float64
+	Arrivals      string
+	NoServerStats bool
+	// SLO, when set, makes the run a capacity search for it.
+	SLO *capacity.Options
+	// Shard is this client's part of a load from several machines.
+	Shard harness.Shard
+	Out   harness.Outputs
+}
+
+// Run checks the options, runs the template against the target and
+// prints and writes the result (or the capacity search's).
+func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
+	r, err := prepare(o, io)
+	if err != nil {
+		return nil, err
+	}
+	dur := time.Duration(0)
+	if o.SLO == nil {
+		if dur, err = budget(o, io); err != nil {
+			return nil, err
+		}
+	}
+	tg, stop, err := harness.Target(io, o.Target, nil, o.Embedded)
+	if err != nil {
+		return nil, err
+	}
+	defer stop()
+	r.tg, r.seed = tg, o.Shard.Seed(harness.SeedOrNew(o.Seed))
+	loop := "closed-loop"
+	switch {
+	case o.SLO != nil:
+		loop = "capacity search for " + o.SLO.SLO.String()
+	case o.Rate > 0:
+		loop = fmt.Sprintf("open-loop at %.0f requests/s (%s)", o.Rate, o.Arrivals)
+	}
+	fmt.Fprintf(io.Err, "tairbench %s → %s, %d connections, %s, %s, seed %d\n", describeMix(o.Commands, r.ts.Mix), tg.Addr, o.Parallel, r.w.ModeName(), loop, r.seed)
+	if o.SLO != nil {
+		return nil, harness.SearchCapacity(ctx, io, *o.SLO, o.Out.JSON, func() (run.Spec, error) {
+			return r.spec("", engine.Config{}), nil
+		})
+	}
+	spec := r.spec("", engine.Config{Duration: dur, Ops: o.Count, Warmup: o.Warmup, Rate: o.Rate})
+	if !o.Out.Quiet {
+		spec.Engine.Progress = harness.Progress(io)
+	}
+	res, hist, err := run.Run(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	return res, harness.Finish(io, res, hist, o.Out, o.AllowErrors)
+}
+
+// runner is what a run and each capacity-search step share.
+type runner struct {
+	o    Options
+	io   harness.IO
+	ts   driver.TemplateSpec
+	w    driver.Workload
+	tg   endpoint.Target
+	seed uint64
+}
+
+// prepare checks the options and compiles the templates.
+func prepare(o Options, io harness.IO) (*runner, error) {
+	if o.Parallel < 1 {
+		return nil, errors.New("-p must be at least 1")
+	}
+	if o.Rate < 0 || o.Arrivals != engine.ArrivalsConstant && o.Arrivals != engine.ArrivalsPoisson {
+		return nil, errors.New("--rate must not be negative and --arrivals must be constant or poisson")
+	}
+	opts, err := templateOptions(o)
+	if err != nil {
+		return nil, err
+	}
+	mix, err := mixOf(o.Commands, o.Ratio)
+	if err != nil {
+		return nil, err
+	}
+	o.Shard.Ranges(&opts)
+	r := &runner{o: o, io: io, ts: driver.TemplateSpec{Template: o.Commands[0], Mix: mix, Options: opts, Batching: o.Batching,
+		Pipeline: o.Pipeline, ServerStats: !o.NoServerStats}}
+	if r.w, err = r.ts.Workload(); err != nil {
+		return nil, flagNames(err)
+	}
+	return r, nil
+}
+
+// flagNames says which of the tool's flags a driver's complaint is about.
+func flagNames(err error) error {
+	var te *driver.TemplateError
+	switch {
+	case errors.As(err, &te):
+		return fmt.Errorf("bad -command %q: %w", te.Template, te.Err)
+	case errors.Is(err, driver.ErrNegativeGroup):
+		return errors.New("-batching and -P must not be negative")
+	case errors.Is(err, driver.ErrBatchAndPipeline):
+		return errors.New("-batching (MULTI/EXEC) and -P (pipelining) cannot be combined")
+	case errors.Is(err, driver.ErrZeroWeights):
+		return errors.New("the weights of a mixed workload (--ratio) add up to 0")
+	}
+	return err
+}
+
+// spec is one run against the target with the given engine settings.
+func (r *runner) spec(name string, cfg engine.Config) run.Spec {
+	cfg.Workers, cfg.Seed, cfg.Arrivals, cfg.MaxErrors = r.o.Parallel, r.seed, r.o.Arrivals, r.o.MaxErrors
+	cfg.StartAt = r.o.Shard.StartAt
+	spec := run.FromTemplate(r.ts, name, r.io.Version, r.tg, r.w, cfg)
+	spec.Config.Shard = r.o.Shard.Label()
+	spec.Log = r.io.Err
+	return spec
+}
+
+// templateOptions returns the template's ranges and data size.
+func templateOptions(o Options) (cmdtmpl.Options, error) {
+	var opts cmdtmpl.Options
+	if o.R1 == 0 || o.R2 == 0 {
+		return opts, errors.New("-r and -r2 must be above 0")
+	}
+	opts.Ranges[1] = cmdtmpl.Range{Max: o.R1}
+	opts.Ranges[2] = cmdtmpl.Range{Max: o.R2}
+	for _, spec := range o.Rands {
+		k, v, ok := strings.Cut(spec, "=")
+		n, err := strconv.Atoi(k)
+		if !ok || err != nil || n < 1 || n > cmdtmpl.MaxRanges {
+			return opts, fmt.Errorf("--rand %q: want N=SIZE[:dist] with N from 1 to 9", spec)
+		}
+		r, err := cmdtmpl.ParseRange(v)
+		if err != nil {
+			return opts, fmt.Errorf("--rand: %w", err)
+		}
+		opts.Ranges[n] = r
+	}
+	if o.DataSize < 0 {
+		return opts, errors.New("--data-size must not be negative")
+	}
+	opts.DataSize = o.DataSize
+	return opts, nil
+}
+
+// budget checks -c and -d and returns the duration to run (0 when -c
+// bounds the run), warning when -c shadows -d or is below -p.
+func budget(o Options, io harness.IO) (time.Duration, error) {
+	dur := o.Duration
+	switch {
+	case o.Count < 0:
+		return 0, errors.New("-c must not be negative")
+	case o.CountGiven && o.Count > 0:
+		if o.DurationGiven {
+			fmt.Fprintf(io.Err, "warning: -c %d and -d were both given: -c (total commands) wins and -d is ignored, as in the whitepaper's tool\n", o.Count)
+		}
+		if o.Count < int64(o.Parallel) {
+			fmt.Fprintf(io.Err, "warning: -c %d is smaller than -p %d: only %d command(s) will run; the whitepaper's '-c 1' means a one-request run\n",
+				o.Count, o.Parallel, o.Count)
+		}
+		dur = 0
+	}
+	if dur <= 0 && o.Count <= 0 {
+		return 0, errors.New("need -d above 0 or -c above 0")
+	}
+	return dur, nil
+}
+
+// mixOf turns several templates and a ratio ("1:3") into a mixed
+// workload; one template is not a mix.
+func mixOf(commands []string, ratio string) ([]driver.MixEntry, error) {
+	if len(commands) == 0 {
+		return nil, errors.New("need a -command")
+	}
+	weights := make([]int, len(commands))
+	for i := range weights {
+		weights[i] = 1
+	}
+	if ratio != "" {
+		parts := strings.Split(ratio, ":")
+		if len(parts) != len(commands) {
+			return nil, fmt.Errorf("--ratio %q has %d weights for %d -command templates", ratio, len(parts), len(commands))
+		}
+		for i, p := range parts {
+			n, err := strconv.Atoi(strings.TrimSpace(p))
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("--ratio %q: weights are whole numbers of 0 or more", ratio)
+			}
+			weights[i] = n
+		}
+	}
+	if len(commands) == 1 {
+		return nil, nil
+	}
+	mix := make([]driver.MixEntry, len(commands))
+	for i, c := range commands {
+		mix[i] = driver.MixEntry{Template: c, Weight: weights[i]}
+	}
+	return mix, nil
+}
+
+func describeMix(commands []string, mix []driver.MixEntry) string {
+	if len(mix) == 0 {
+		return commands[0]
+	}
+	parts := make([]string, len(mix))
+	for i, m := range mix {
+		parts[i] = fmt.Sprintf("%d× %s", m.Weight, m.Template)
+	}
+	return strings.Join(parts, " | ")
+}

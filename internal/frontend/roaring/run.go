@@ -1,0 +1,143 @@
+package roaring
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/tairbench/tairbench/internal/frontend/harness"
+)
+
+// Options are 'tairbench roaring': the cases to run and how, against a
+// target the command line has resolved (and started, with --embedded).
+type Options struct {
+	CaseOptions
+	// Filter selects cases by pattern (CasesGiven: it was given, so the
+	// cluster group is not chosen by the target).
+	Filter     string
+	CasesGiven bool
+	// List prints the cases and their seeds instead of running them.
+	List bool
+	// Stat, when set, also samples TR.STAT memory after the cases.
+	Stat *StatOptions
+	// JSON is the suite document's path ("-": standard output).
+	JSON string
+}
+
+// Run runs the TairRoaring whitepaper's cases, prints their tables beside
+// the published figures (and the TR.STAT tables with Stat) and writes the
+// suite document; a failed case makes the error exit status 3.
+func Run(ctx context.Context, o Options, io harness.IO) (*Suite, error) {
+	cases, err := Filter(Cases(), o.Filter)
+	if err != nil {
+		return nil, err
+	}
+	if !o.CasesGiven && !o.Target.InProcess {
+		cases = selectForTarget(cases, o.Target.Cluster)
+	}
+	if o.List {
+		return nil, listCases(io, cases, o.Seed)
+	}
+	if o.CaseDuration <= 0 {
+		return nil, errors.New("the duration per case must be above 0")
+	}
+	o.Cases, o.Seed = cases, harness.SeedOrNew(o.Seed)
+	o.Flush = o.Flush || o.Target.InProcess
+	o.Label = "TairRoaring whitepaper cases against " + o.Target.Addr
+	if o.Target.InProcess {
+		o.Label += " (tairbench's embedded server, not Tair: the reference columns are Tair's published figures)"
+	}
+	o.Log, o.Version = io.Err, io.Version
+	suite, err := RunCases(ctx, o.CaseOptions)
+	if err != nil && suite == nil {
+		return nil, err
+	}
+	if o.Stat != nil && err == nil && ctx.Err() == nil {
+		so := *o.Stat
+		so.Target, so.Log = o.Target, io.Err
+		suite.Stat, err = SampleStat(ctx, so)
+	}
+	out := harness.SummaryTo(io, o.JSON)
+	if werr := WriteTables(out, suite, o.Label); werr != nil {
+		return suite, werr
+	}
+	if len(suite.Stat) > 0 {
+		_ = WriteStatTables(out, suite.Stat)
+	}
+	if werr := harness.WriteDocument(io, o.JSON, suite); werr != nil {
+		return suite, werr
+	}
+	if err != nil {
+		return suite, err
+	}
+	if Failed(suite) {
+		return suite, harness.RunFailed(errors.New("at least one case failed: see the warnings above"))
+	}
+	return suite, nil
+}
+
+// selectForTarget drops the cluster group for a standalone target and keeps
+// only it for a cluster.
+func selectForTarget(cases []Case, cluster bool) []Case {
+	var out []Case
+	for _, c := range cases {
+		if (c.Group == GroupCluster) == cluster {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// listCases prints the cases and the seed each gets under the base seed
+// (a run without a seed draws a new base and records it).
+func listCases(io harness.IO, cases []Case, seed uint64) error {
+	tw := tabwriter.NewWriter(io.Out, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "case\tparallel\tbatching\tseed (base %d)\ttemplate\n", seed)
+	for _, c := range cases {
+		tmpl := c.Template
+		if len(tmpl) > 70 {
+			tmpl = tmpl[:67] + "..."
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\n", c.ID, c.Parallel, c.Batching, CaseSeed(seed, c.ID), tmpl)
+	}
+	return tw.Flush()
+}
+
+// Validate checks the sampling options.
+func (o StatOptions) Validate() error {
+	switch {
+	case o.Universe == 0 || o.Universe > 1<<32:
+		return errors.New("the universe must be in 1 … 4294967296")
+	case o.Steps < 1:
+		return errors.New("the steps must be at least 1")
+	case uint64(o.RunLength) >= o.Universe:
+		return errors.New("the run length must be below the universe")
+	}
+	return nil
+}
+
+// Stat samples TR.STAT memory, prints its tables and writes them to jsonPath;
+// a distribution whose sampling stopped makes the error exit status 3.
+func Stat(ctx context.Context, o StatOptions, jsonPath string, io harness.IO) ([]StatTable, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	o.Log = io.Err
+	tables, err := SampleStat(ctx, o)
+	if len(tables) > 0 {
+		_ = WriteStatTables(harness.SummaryTo(io, jsonPath), tables)
+		if werr := harness.WriteDocument(io, jsonPath, tables); werr != nil {
+			return tables, werr
+		}
+	}
+	if err != nil {
+		return tables, err
+	}
+	for _, t := range tables {
+		if t.Error != "" {
+			return tables, harness.RunFailed(fmt.Errorf("%s sampling stopped: %s", t.Distribution, t.Error))
+		}
+	}
+	return tables, nil
+}

@@ -1,0 +1,169 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/tairbench/tairbench/internal/driver/fts"
+	"github.com/tairbench/tairbench/internal/endpoint"
+	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/report"
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+// Options are 'tairbench search': one engine, written to or queried, with
+// TairSearchBench's settings (its flag letters name them in errors).
+type Options struct {
+	// Type is "write" or "search"; Engine names the engine (New).
+	Type, Engine string
+	// Engine's connection, index and refresh settings; Connections is
+	// also the run's concurrency.
+	fts.Options
+	// File is the abstract dump a write ingests; N the documents to write
+	// or the queries to run; Query the query a search runs.
+	File  string
+	N     uint64
+	Query string
+	// NoCache turns the engine's result cache off; Keep keeps an existing
+	// index (a write otherwise drops it and creates the whitepaper's).
+	NoCache, Keep bool
+	// Bulk is documents per write request.
+	Bulk          int
+	Seed          uint64
+	NoServerStats bool
+	AllowErrors   bool
+	Out           harness.Outputs
+}
+
+// Validate checks the options, naming TairSearchBench's flags.
+func (o Options) Validate() error {
+	switch {
+	case o.Connections < 1:
+		return errors.New("-c must be at least 1")
+	case o.Type == "write" && o.File == "":
+		return errors.New("-t write needs -f FILE (tairbench wiki gen makes one)")
+	case o.Type == "search" && o.Query == "":
+		return errors.New("-t search needs -q QUERY")
+	case o.Type == "search" && !strings.HasPrefix(strings.TrimSpace(o.Query), "{"):
+		return errors.New("-q must be a JSON query")
+	case o.Type != "write" && o.Type != "search":
+		return fmt.Errorf("-t must be write or search, got %q", o.Type)
+	}
+	return nil
+}
+
+// Run writes documents into one engine, or runs one query against it,
+// and prints and writes the run's result.
+func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	e, err := New(o.Engine, o.Options)
+	if err != nil {
+		return nil, err
+	}
+	defer e.Close()
+	if err := e.Check(ctx); err != nil {
+		return nil, err
+	}
+	if o.Type == "search" {
+		so := SearchOptions{Query: o.Query, Queries: int64(o.N), Concurrency: o.Connections, Cache: !o.NoCache,
+			Seed: harness.SeedOrNew(o.Seed), Version: io.Version, NoServerStats: o.NoServerStats}
+		if !o.Out.Quiet {
+			so.Progress = harness.Progress(io)
+		}
+		r, h, err := RunSearch(ctx, e, so)
+		if err != nil {
+			return nil, err
+		}
+		return r, harness.Finish(io, r, h, o.Out, o.AllowErrors)
+	}
+	prepare := e.Reset
+	if o.Keep {
+		prepare = e.Ensure
+	}
+	if err := prepare(ctx); err != nil {
+		return nil, err
+	}
+	wo := WriteOptions{File: o.File, Docs: int64(o.N), Concurrency: o.Connections, Bulk: o.Bulk,
+		Seed: harness.SeedOrNew(o.Seed), Version: io.Version, NoServerStats: o.NoServerStats}
+	if !o.Out.Quiet {
+		wo.Progress = harness.Progress(io)
+	}
+	r, h, err := RunWrite(ctx, e, wo)
+	if err != nil && r == nil {
+		return nil, err
+	}
+	if mem, merr := e.Memory(ctx); merr == nil {
+		fmt.Fprintf(harness.SummaryTo(io, o.Out.JSON), "memory       %s (%s)\n", report.MiB(mem.Used), mem.Detail)
+	}
+	if ferr := harness.Finish(io, r, h, o.Out, o.AllowErrors); ferr != nil {
+		return r, ferr
+	}
+	return r, err
+}
+
+// RunCompareOptions are 'tairbench search compare': the comparison and
+// where its engines are.
+type RunCompareOptions struct {
+	CompareOptions
+	// Tair is TairSearch's target (started by the command line with
+	// --embedded); ES is Elasticsearch's URL and ESAuth its login.
+	Tair       endpoint.Target
+	ES, ESAuth string
+	// Engine holds both engines' index and refresh settings.
+	Engine      fts.Options
+	JSON        string
+	AllowErrors bool
+}
+
+// RunCompare runs the whitepaper's comparison on TairSearch and
+// Elasticsearch, prints its tables beside the published figures and
+// writes the comparison document.
+func RunCompare(ctx context.Context, o RunCompareOptions, io harness.IO) (*Comparison, error) {
+	if o.File == "" {
+		return nil, errors.New("-f FILE is required (tairbench wiki gen --docs N --out FILE makes one)")
+	}
+	if _, err := os.Stat(o.File); err != nil {
+		return nil, err
+	}
+	if o.ES == "" {
+		return nil, errors.New("need --es URL")
+	}
+	eo := o.Engine
+	eo.Target, eo.Connections = o.Tair, o.Concurrency
+	ts, err := New("tairsearch", eo)
+	if err != nil {
+		return nil, err
+	}
+	eo.Target = endpoint.Target{Addr: o.ES, Auth: o.ESAuth}
+	es, err := New("elasticsearch", eo)
+	if err != nil {
+		return nil, err
+	}
+	co := o.CompareOptions
+	co.Engines, co.Seed, co.Log, co.Version = []fts.Engine{ts, es}, harness.SeedOrNew(co.Seed), io.Err, io.Version
+	cmp, err := Compare(ctx, co)
+	label := fmt.Sprintf("TairSearch (%s) vs Elasticsearch (%s), %s, %d connections", o.Tair.Addr, o.ES, o.File, o.Concurrency)
+	if o.Tair.InProcess {
+		label += "\nTairSearch here is tairbench's embedded server, not Tair; the whitepaper columns are the published figures."
+	}
+	if cmp != nil && len(cmp.Engines) > 0 {
+		_ = WriteTables(harness.SummaryTo(io, o.JSON), cmp, label)
+		if werr := harness.WriteDocument(io, o.JSON, cmp); werr != nil {
+			return cmp, werr
+		}
+	}
+	if err != nil {
+		return cmp, err
+	}
+	for _, er := range cmp.Engines {
+		if er.Write != nil && report.Failed(er.Write) && !o.AllowErrors {
+			return cmp, harness.RunFailed(fmt.Errorf("%s: most writes failed", er.Engine))
+		}
+	}
+	return cmp, nil
+}

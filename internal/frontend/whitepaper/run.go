@@ -1,0 +1,89 @@
+package whitepaper
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tairbench/tairbench/internal/endpoint"
+	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/report"
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+// Suites names the tables 'tairbench suite' runs.
+var Suites = []string{"enhanced", "cluster", "pmem", "essd"}
+
+// RunOptions are 'tairbench suite NAME': the suite, its sizes, and where
+// it runs.
+type RunOptions struct {
+	// Suite is one of Suites.
+	Suite string
+	YCSBOptions
+	// Target is the server (started by the command line with --embedded);
+	// Remote says it was given (--host or --port), LocalRedis that a YCSB
+	// suite without one starts a redis-server on a free port instead.
+	Target     endpoint.Target
+	Remote     bool
+	LocalRedis bool
+	// JSON is the suite document's path ("-": standard output).
+	JSON string
+}
+
+// Run runs one whitepaper table, prints it beside the published figures
+// and writes the suite document; a case whose run failed makes the error
+// exit status 3.
+func Run(ctx context.Context, o RunOptions, io harness.IO) (*result.WhitepaperSuite, error) {
+	tg := o.Target
+	if o.LocalRedis {
+		r, err := StartLocalRedis()
+		if err != nil {
+			return nil, err
+		}
+		defer r.Stop()
+		tg.Addr = r.Addr
+		fmt.Fprintf(io.Err, "redis-server started on %s for the suite\n", r.Addr)
+	}
+	o.Seed = harness.SeedOrNew(o.Seed)
+	o.Version, o.Log = io.Version, io.Err
+	var suite *result.WhitepaperSuite
+	var err error
+	switch o.Suite {
+	case "cluster":
+		suite, err = Cluster(ctx, tg, o.Options)
+	case "pmem":
+		suite, err = PMem(ctx, tg, o.YCSBOptions)
+	case "essd":
+		suite, err = ESSD(ctx, tg, o.YCSBOptions, o.Remote)
+	default:
+		suite, err = Enhanced(ctx, tg, o.Options)
+	}
+	if suite != nil && o.SLO != nil {
+		suite.SLO = o.SLO.SLO.String()
+	}
+	if suite != nil && o.LocalRedis {
+		suite.Scale += "; target: a redis-server started on this machine, not Tair (client and server share its cores)"
+	}
+	if suite != nil && len(suite.Cases) > 0 {
+		if werr := Write(harness.SummaryTo(io, o.JSON), suite); werr != nil {
+			return suite, werr
+		}
+		if werr := harness.WriteDocument(io, o.JSON, suite); werr != nil {
+			return suite, werr
+		}
+	}
+	if err != nil {
+		return suite, err
+	}
+	return suite, failure(suite)
+}
+
+// failure is exit status 3 when a case's run failed (most commands
+// failed, the target was unreachable or silent).
+func failure(s *result.WhitepaperSuite) error {
+	for _, c := range s.Cases {
+		if why := report.FailureReason(c.Run); why != "" {
+			return harness.RunFailed(fmt.Errorf("%s: %s", c.Name, why))
+		}
+	}
+	return nil
+}
