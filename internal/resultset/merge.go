@@ -158,14 +158,8 @@ func Merge(runs []*result.Run) (*result.Run, error) {
 		l := stats.Summary(corrected, sumCorrUS/float64(corrected.TotalCount()))
 		t.CorrectedLatency = &l
 	}
-	if enc, err := hist.Encode(hdr.V2CompressedEncodingCookieBase); err == nil {
-		out.Histogram = string(enc)
-	}
-	if corrected != nil {
-		if enc, err := corrected.Encode(hdr.V2CompressedEncodingCookieBase); err == nil {
-			out.HistogramCorrected = string(enc)
-		}
-	}
+	out.Histogram = result.EncodeHistogram(hist)
+	out.HistogramCorrected = result.EncodeHistogram(corrected)
 	for _, k := range errOrder {
 		out.Errors = append(out.Errors, *errs[k])
 	}
@@ -177,9 +171,7 @@ func Merge(runs []*result.Run) (*result.Run, error) {
 		}
 		if n := s.hist.TotalCount(); n > 0 {
 			s.op.Latency = stats.Summary(s.hist, s.sumUS/float64(n))
-			if enc, err := s.hist.Encode(hdr.V2CompressedEncodingCookieBase); err == nil {
-				s.op.Histogram = string(enc)
-			}
+			s.op.Histogram = result.EncodeHistogram(s.hist)
 		}
 		out.Operations = append(out.Operations, s.op)
 	}

@@ -129,6 +129,7 @@ func assemble(s Spec, res *engine.Result, server *result.ServerTimeline) *result
 		if i < len(s.Operations) {
 			o.Command, o.Weight = s.Operations[i].Command, s.Operations[i].Weight
 		}
+		o.Histogram = result.EncodeHistogram(snap.OpHistograms[i])
 		r.Operations = append(r.Operations, o)
 	}
 	r.Availability = res.Availability
@@ -136,14 +137,8 @@ func assemble(s Spec, res *engine.Result, server *result.ServerTimeline) *result
 		r.Cluster = cr.ClusterRouting()
 	}
 	r.Server = server
-	if enc, err := snap.Histogram.Encode(hdr.V2CompressedEncodingCookieBase); err == nil {
-		r.Histogram = string(enc)
-	}
-	if snap.Corrected != nil {
-		if enc, err := snap.Corrected.Encode(hdr.V2CompressedEncodingCookieBase); err == nil {
-			r.HistogramCorrected = string(enc)
-		}
-	}
+	r.Histogram = result.EncodeHistogram(snap.Histogram)
+	r.HistogramCorrected = result.EncodeHistogram(snap.Corrected)
 	if sc := r.Totals.Schedule; sc != nil {
 		sc.Rate, sc.Arrivals = s.Engine.Rate, s.Engine.Arrivals
 		if sc.Arrivals == "" {

@@ -614,8 +614,10 @@ type Snapshot struct {
 	// Corrected is the histogram of latency from the intended start (open-loop runs; nil otherwise).
 	Corrected *hdr.Histogram
 	// Operations splits a mixed run by operation type (nil otherwise);
-	// their histograms are encoded.
-	Operations []result.Operation
+	// OpHistograms holds each one's latency histogram (nil when it got no
+	// reply), for the run layer to encode with the others.
+	Operations   []result.Operation
+	OpHistograms []*hdr.Histogram
 	// Silent lists the whole intervals of the measured time in which no
 	// request got a reply.
 	Silent []int
@@ -666,15 +668,17 @@ func (a *Aggregator) Snapshot(elapsed time.Duration) Snapshot {
 		}
 		if p.c.samples > 0 && p.hist != nil {
 			o.Latency = latency(p.hist, p.c.sumNS, p.c.samples)
-			if enc, err := p.hist.Encode(hdr.V2CompressedEncodingCookieBase); err == nil {
-				o.Histogram = string(enc)
-			}
 			if p.corrected != nil && p.corrected.TotalCount() > 0 {
 				l := latency(p.corrected, p.c.sumCorrectedNS, p.corrected.TotalCount())
 				o.CorrectedLatency = &l
 			}
 		}
 		s.Operations = append(s.Operations, o)
+		var h *hdr.Histogram
+		if p.c.samples > 0 && p.hist != nil {
+			h = hdr.Import(p.hist.Export())
+		}
+		s.OpHistograms = append(s.OpHistograms, h)
 	}
 	for _, key := range a.errOrder {
 		s.Errors = append(s.Errors, *a.errs[key])

@@ -184,7 +184,8 @@ func TestOperationsSplitTheRun(t *testing.T) {
 	assert.InDelta(t, 1000, set.Latency.P99, 2)
 	assert.InDelta(t, 4000, get.Latency.P99, 5)
 	assert.InDelta(t, 100, get.OpsPerSec, 1e-9)
-	assert.NotEmpty(t, set.Histogram)
+	require.Len(t, s.OpHistograms, 2, "the raw histograms, for the run layer to encode")
+	assert.Equal(t, int64(100), s.OpHistograms[0].TotalCount())
 	require.Len(t, s.Series, 2)
 	for i, want := range [][2]int64{{100, 100}, {0, 100}} {
 		ops := s.Series[i].Operations

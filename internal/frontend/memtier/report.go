@@ -198,8 +198,8 @@ func JSON(o Options, args []string, run *result.Run, hist *hdr.Histogram) (map[s
 			for _, p := range pcts {
 				pl["p"+strconv.FormatFloat(p, 'f', 2, 64)] = round3(float64(r.hist.ValueAtQuantile(p)) / 1000)
 			}
-			if enc, err := r.hist.Encode(hdr.V2CompressedEncodingCookieBase); err == nil {
-				pl["Histogram log format"] = map[string]any{"Compressed Histogram": string(enc), "Unit": "microseconds"}
+			if enc := result.EncodeHistogram(r.hist); enc != "" {
+				pl["Histogram log format"] = map[string]any{"Compressed Histogram": enc, "Unit": "microseconds"}
 			}
 			m["Percentile Latencies"] = pl
 		}
