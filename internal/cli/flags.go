@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"time"
 
@@ -73,7 +75,7 @@ func (t *targetFlags) build() (endpoint.Target, error) {
 		tg.TLS = &endpoint.TLS{CAFile: t.tlsCA, CertFile: t.tlsCert, KeyFile: t.tlsKey, Insecure: t.tlsInsecure, ServerName: t.tlsServerName}
 	}
 	if err := tg.Validate(); err != nil {
-		return endpoint.Target{}, err
+		return endpoint.Target{}, flagError(err)
 	}
 	return tg, nil
 }
@@ -104,4 +106,19 @@ type distFlags struct {
 func (d *distFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&d.shard, "shard", "", "this client's part of a load from several machines, as i/N (0 ≤ i < N): a distinct seed stream and its own slice of sequential ranges")
 	fs.StringVar(&d.startAt, "start-at", "", "start measuring at this wall-clock time (RFC 3339, or Unix seconds), once connected, so that several clients measure the same seconds")
+}
+
+// flagError names the flag behind an endpoint's field error.
+func flagError(err error) error {
+	var fe *endpoint.FieldError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	switch fe.Field {
+	case "protocol":
+		return fmt.Errorf("--resp must be 2 or 3, got %d", fe.Value)
+	case "db":
+		return fmt.Errorf("--db must not be negative, got %d", fe.Value)
+	}
+	return err
 }

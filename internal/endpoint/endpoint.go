@@ -150,13 +150,27 @@ func RedactAuth(v string) string {
 	return "***"
 }
 
+// FieldError is a field of a Target that a user got wrong; front-ends
+// name it with their own option.
+type FieldError struct {
+	// Field is "protocol" or "db".
+	Field string
+	Value int
+	Want  string
+}
+
+// Error says what the field must be.
+func (e *FieldError) Error() string {
+	return fmt.Sprintf("the %s must be %s, got %d", e.Field, e.Want, e.Value)
+}
+
 // Validate checks the fields a user can get wrong.
 func (t Target) Validate() error {
 	if t.Protocol != 0 && t.Protocol != 2 && t.Protocol != 3 {
-		return fmt.Errorf("--resp must be 2 or 3, got %d", t.Protocol)
+		return &FieldError{Field: "protocol", Value: t.Protocol, Want: "2 or 3"}
 	}
 	if t.DB < 0 {
-		return fmt.Errorf("--db must not be negative, got %d", t.DB)
+		return &FieldError{Field: "db", Value: t.DB, Want: "0 or more"}
 	}
 	if n, _ := t.Network(); n == "unix" && t.Cluster {
 		return fmt.Errorf("a Unix socket (%s) cannot be a cluster's address", t.Addr)

@@ -45,5 +45,5 @@ func TestHostPort(t *testing.T) {
 	assert.Equal(t, "h:7000", got)
 	_, err = HostPort("h", 70000)
 	assert.ErrorContains(t, err, "bad port")
-	assert.ErrorContains(t, Target{Protocol: 4}.Validate(), "--resp must be 2 or 3")
+	assert.ErrorContains(t, Target{Protocol: 4}.Validate(), "the protocol must be 2 or 3")
 }

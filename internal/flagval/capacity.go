@@ -2,6 +2,7 @@ package flagval
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/spf13/pflag"
 
@@ -39,8 +40,11 @@ func (f *Capacity) StartGiven() bool { return f.startSet != nil && f.startSet() 
 // Options checks the flags and returns the search's options.
 func (f *Capacity) Options() (capacity.Options, error) {
 	slo, err := capacity.ParseSLO(f.SLO)
+	if errors.Is(err, capacity.ErrEmptySLO) {
+		return capacity.Options{}, errors.New("--slo is empty")
+	}
 	if err != nil {
-		return capacity.Options{}, err
+		return capacity.Options{}, fmt.Errorf("--slo %w", err)
 	}
 	o := f.opts
 	if o.Window <= 0 || o.Precision <= 0 || o.Precision >= 1 || o.Start <= 0 || o.MaxSteps < 2 {

@@ -116,7 +116,7 @@ func Warnings(r *result.Run) []string {
 				sc.ClientLags, 100*float64(sc.ClientLags)/float64(t.Requests), sc.ClientLagMaxMS))
 		}
 		if sc.AchievedRate < 0.99*sc.Rate && r.StopReason == result.StopDuration {
-			w = append(w, fmt.Sprintf("the run sent %.0f requests/s of the %.0f asked for: the connections could not keep the schedule (more -p, or a lower --rate)",
+			w = append(w, fmt.Sprintf("the run sent %.0f requests/s of the %.0f asked for: the connections could not keep the schedule (more connections, or a lower rate)",
 				sc.AchievedRate, sc.Rate))
 		}
 	}
@@ -132,7 +132,7 @@ func Warnings(r *result.Run) []string {
 		w = append(w, "the run was interrupted: these are partial results")
 	}
 	if r.StopReason == result.StopMaxErrors {
-		w = append(w, "the run stopped early at --max-errors")
+		w = append(w, "the run stopped early: its error budget was spent")
 	}
 	if r.StopReason == result.StopUnreachable {
 		w = append(w, "the run stopped early: the target stayed unreachable")
@@ -214,14 +214,14 @@ func Text(w io.Writer, r *result.Run, hist *hdr.Histogram) error {
 		writeOperations(&b, r.Operations)
 	}
 	if sc := t.Schedule; sc != nil {
-		fmt.Fprintf(&b, "schedule     --rate %.0f/s %s, sent %.1f/s; %d requests started behind schedule (mean %.1f ms, max %.1f ms) waiting for replies; %d sends were late in the client (max %.1f ms)\n",
+		fmt.Fprintf(&b, "schedule     %.0f/s asked, %s, sent %.1f/s; %d requests started behind schedule (mean %.1f ms, max %.1f ms) waiting for replies; %d sends were late in the client (max %.1f ms)\n",
 			sc.Rate, sc.Arrivals, sc.AchievedRate, sc.Behind, sc.BehindMeanMS, sc.BehindMaxMS, sc.ClientLags, sc.ClientLagMaxMS)
 	}
 	if len(r.Errors) > 0 {
 		b.WriteString("errors       by cause (count of commands; of attempts for connect)\n")
 		for i, e := range r.Errors {
 			if i == 5 {
-				fmt.Fprintf(&b, "  … %d more causes (see --json)\n", len(r.Errors)-5)
+				fmt.Fprintf(&b, "  … %d more causes (see the JSON result)\n", len(r.Errors)-5)
 				break
 			}
 			fmt.Fprintf(&b, "  %10d  %-10s  %s\n", e.Count, e.Kind, e.Message)

@@ -25,121 +25,168 @@ func Merge(runs []*result.Run) (*result.Run, error) {
 	if len(runs) < 2 {
 		return nil, errors.New("merge needs two results or more")
 	}
+	if err := sameWorkload(runs); err != nil {
+		return nil, err
+	}
+	m := newMerger(runs[0])
+	for i, r := range runs {
+		if err := m.add(r); err != nil {
+			return nil, fmt.Errorf("result %d: %w", i+1, err)
+		}
+	}
+	return m.finish(len(runs)), nil
+}
+
+// sameWorkload refuses runs of different schemas or workloads.
+func sameWorkload(runs []*result.Run) error {
 	first := runs[0]
 	for i, r := range runs {
 		switch {
 		case r.Schema != first.Schema:
-			return nil, fmt.Errorf("result %d has schema %s, result 1 %s: only results of one schema merge", i+1, r.Schema, first.Schema)
+			return fmt.Errorf("result %d has schema %s, result 1 %s: only results of one schema merge", i+1, r.Schema, first.Schema)
 		case r.Command != first.Command:
-			return nil, fmt.Errorf("result %d ran %q, result 1 %q: only results of one workload merge", i+1, r.Command, first.Command)
+			return fmt.Errorf("result %d ran %q, result 1 %q: only results of one workload merge", i+1, r.Command, first.Command)
 		case r.Config.Mode != first.Config.Mode || r.Totals.OpsPerRequest != first.Totals.OpsPerRequest:
-			return nil, fmt.Errorf("result %d grouped commands as %q, result 1 as %q: only results of one workload merge", i+1, r.Config.Mode, first.Config.Mode)
+			return fmt.Errorf("result %d grouped commands as %q, result 1 as %q: only results of one workload merge", i+1, r.Config.Mode, first.Config.Mode)
 		case (r.HistogramCorrected == "") != (first.HistogramCorrected == ""):
-			return nil, fmt.Errorf("result %d and result 1 differ in open and closed loop: only results of one workload merge", i+1)
+			return fmt.Errorf("result %d and result 1 differ in open and closed loop: only results of one workload merge", i+1)
 		}
 	}
+	return nil
+}
+
+// merger sums runs one by one.
+type merger struct {
+	first           *result.Run
+	out             *result.Run
+	hist, corrected *hdr.Histogram
+	// start and end are the measured span: from the earliest measured
+	// start to the latest end.
+	start, end       time.Time
+	sumUS, sumCorrUS float64
+	errs             map[string]*result.ErrorCount
+	errOrder         []string
+	ops              map[string]*opSum
+	opOrder          []string
+	bySecond         map[int64]*secondSum
+}
+
+func newMerger(first *result.Run) *merger {
 	out := &result.Run{Header: result.Header{Schema: first.Schema, Version: first.Version, StartedAt: first.StartedAt},
 		Name: first.Name, Command: first.Command, Config: first.Config, StopReason: first.StopReason,
 		Errors: []result.ErrorCount{}, Warnings: []string{}}
 	out.Config.Shard = ""
 	out.Config.Connections = 0
-	hist, corrected := stats.NewHistogram(), (*hdr.Histogram)(nil)
+	m := &merger{first: first, out: out, hist: stats.NewHistogram(), errs: map[string]*result.ErrorCount{},
+		ops: map[string]*opSum{}, bySecond: map[int64]*secondSum{}}
 	if first.HistogramCorrected != "" {
-		corrected = stats.NewHistogram()
+		m.corrected = stats.NewHistogram()
 	}
-	// The measured span: from the earliest measured start to the latest end.
-	var start, end time.Time
-	var sumUS, sumCorrUS float64
-	errs := map[string]*result.ErrorCount{}
-	var errOrder []string
-	ops := map[string]*opSum{}
-	var opOrder []string
-	bySecond := map[int64]*secondSum{}
-	t := &out.Totals
-	for i, r := range runs {
-		h, err := decode(r.Histogram)
+	return m
+}
+
+// add sums one run.
+func (m *merger) add(r *result.Run) error {
+	h, err := decode(r.Histogram)
+	if err != nil {
+		return fmt.Errorf("histogram: %w", err)
+	}
+	m.hist.Merge(h)
+	if m.corrected != nil {
+		c, err := decode(r.HistogramCorrected)
 		if err != nil {
-			return nil, fmt.Errorf("result %d: histogram: %w", i+1, err)
+			return fmt.Errorf("corrected histogram: %w", err)
 		}
-		hist.Merge(h)
-		if corrected != nil {
-			c, err := decode(r.HistogramCorrected)
-			if err != nil {
-				return nil, fmt.Errorf("result %d: corrected histogram: %w", i+1, err)
-			}
-			corrected.Merge(c)
-			if r.Totals.CorrectedLatency != nil {
-				sumCorrUS += r.Totals.CorrectedLatency.Mean * float64(c.TotalCount())
-			}
-		}
-		s := r.StartedAt.Add(time.Duration(r.WarmupMS * float64(time.Millisecond)))
-		e := s.Add(time.Duration(r.DurationMS * float64(time.Millisecond)))
-		if start.IsZero() || s.Before(start) {
-			start = s
-		}
-		if e.After(end) {
-			end = e
-		}
-		rt := r.Totals
-		t.Ops += rt.Ops
-		t.Requests += rt.Requests
-		t.Errors += rt.Errors
-		t.TransportErrors += rt.TransportErrors
-		t.LostOps += rt.LostOps
-		t.ConnectFailures += rt.ConnectFailures
-		t.Misses += rt.Misses
-		t.BytesIn += rt.BytesIn
-		t.BytesOut += rt.BytesOut
-		t.Aborted += rt.Aborted
-		t.Overflow += rt.Overflow
-		t.WarmupOps += rt.WarmupOps
-		t.AfterDeadlineOps += rt.AfterDeadlineOps
-		sumUS += rt.Latency.Mean * float64(h.TotalCount())
-		out.Config.Connections += r.Config.Connections
-		out.Seeds.Workers = append(out.Seeds.Workers, r.Seeds.Workers...)
-		out.Sources = append(out.Sources, result.Source{StartedAt: r.StartedAt, Host: r.Client.Host, Shard: r.Config.Shard,
-			SeedBase: r.Seeds.Base, Ops: rt.Ops})
-		out.Client.CPUUserMS += r.Client.CPUUserMS
-		out.Client.CPUSysMS += r.Client.CPUSysMS
-		for _, e := range r.Errors {
-			key := e.Kind + "\x00" + e.Message
-			if g, ok := errs[key]; ok {
-				g.Count += e.Count
-				continue
-			}
-			g := e
-			errs[key] = &g
-			errOrder = append(errOrder, key)
-		}
-		for _, o := range r.Operations {
-			sum, ok := ops[o.Name]
-			if !ok {
-				sum = &opSum{op: result.Operation{Name: o.Name, Command: o.Command, Weight: o.Weight}, hist: stats.NewHistogram()}
-				ops[o.Name] = sum
-				opOrder = append(opOrder, o.Name)
-			}
-			if oh, err := decode(o.Histogram); err == nil {
-				sum.hist.Merge(oh)
-				sum.sumUS += o.Latency.Mean * float64(oh.TotalCount())
-			}
-			sum.op.Ops += o.Ops
-			sum.op.Requests += o.Requests
-			sum.op.Errors += o.Errors
-			sum.op.Misses += o.Misses
-			sum.op.BytesIn += o.BytesIn
-			sum.op.BytesOut += o.BytesOut
-		}
-		for _, iv := range r.Series {
-			at := s.Add(time.Duration(iv.Second) * time.Second).Unix()
-			b := bySecond[at]
-			if b == nil {
-				b = &secondSum{}
-				bySecond[at] = b
-			}
-			b.add(iv)
+		m.corrected.Merge(c)
+		if r.Totals.CorrectedLatency != nil {
+			m.sumCorrUS += r.Totals.CorrectedLatency.Mean * float64(c.TotalCount())
 		}
 	}
-	elapsed := end.Sub(start)
+	s := r.StartedAt.Add(time.Duration(r.WarmupMS * float64(time.Millisecond)))
+	e := s.Add(time.Duration(r.DurationMS * float64(time.Millisecond)))
+	if m.start.IsZero() || s.Before(m.start) {
+		m.start = s
+	}
+	if e.After(m.end) {
+		m.end = e
+	}
+	m.addTotals(r, h)
+	m.addErrors(r.Errors)
+	m.addOperations(r.Operations)
+	for _, iv := range r.Series {
+		at := s.Add(time.Duration(iv.Second) * time.Second).Unix()
+		b := m.bySecond[at]
+		if b == nil {
+			b = &secondSum{}
+			m.bySecond[at] = b
+		}
+		b.add(iv)
+	}
+	return nil
+}
+
+func (m *merger) addTotals(r *result.Run, h *hdr.Histogram) {
+	t, rt, out := &m.out.Totals, r.Totals, m.out
+	t.Ops += rt.Ops
+	t.Requests += rt.Requests
+	t.Errors += rt.Errors
+	t.TransportErrors += rt.TransportErrors
+	t.LostOps += rt.LostOps
+	t.ConnectFailures += rt.ConnectFailures
+	t.Misses += rt.Misses
+	t.BytesIn += rt.BytesIn
+	t.BytesOut += rt.BytesOut
+	t.Aborted += rt.Aborted
+	t.Overflow += rt.Overflow
+	t.WarmupOps += rt.WarmupOps
+	t.AfterDeadlineOps += rt.AfterDeadlineOps
+	m.sumUS += rt.Latency.Mean * float64(h.TotalCount())
+	out.Config.Connections += r.Config.Connections
+	out.Seeds.Workers = append(out.Seeds.Workers, r.Seeds.Workers...)
+	out.Sources = append(out.Sources, result.Source{StartedAt: r.StartedAt, Host: r.Client.Host, Shard: r.Config.Shard,
+		SeedBase: r.Seeds.Base, Ops: rt.Ops})
+	out.Client.CPUUserMS += r.Client.CPUUserMS
+	out.Client.CPUSysMS += r.Client.CPUSysMS
+}
+
+func (m *merger) addErrors(errs []result.ErrorCount) {
+	for _, e := range errs {
+		key := e.Kind + "\x00" + e.Message
+		if g, ok := m.errs[key]; ok {
+			g.Count += e.Count
+			continue
+		}
+		g := e
+		m.errs[key] = &g
+		m.errOrder = append(m.errOrder, key)
+	}
+}
+
+func (m *merger) addOperations(ops []result.Operation) {
+	for _, o := range ops {
+		sum, ok := m.ops[o.Name]
+		if !ok {
+			sum = &opSum{op: result.Operation{Name: o.Name, Command: o.Command, Weight: o.Weight}, hist: stats.NewHistogram()}
+			m.ops[o.Name] = sum
+			m.opOrder = append(m.opOrder, o.Name)
+		}
+		if oh, err := decode(o.Histogram); err == nil {
+			sum.hist.Merge(oh)
+			sum.sumUS += o.Latency.Mean * float64(oh.TotalCount())
+		}
+		sum.op.Ops += o.Ops
+		sum.op.Requests += o.Requests
+		sum.op.Errors += o.Errors
+		sum.op.Misses += o.Misses
+		sum.op.BytesIn += o.BytesIn
+		sum.op.BytesOut += o.BytesOut
+	}
+}
+
+// finish computes the rates, latencies and warnings of the sum of n runs.
+func (m *merger) finish(n int) *result.Run {
+	out, first, t := m.out, m.first, &m.out.Totals
+	elapsed := m.end.Sub(m.start)
 	out.DurationMS = float64(elapsed) / float64(time.Millisecond)
 	out.WarmupMS = first.WarmupMS
 	if elapsed > 0 {
@@ -151,31 +198,31 @@ func Merge(runs []*result.Run) (*result.Run, error) {
 	}
 	t.OpsPerRequest, t.LatencyUnit, t.LatencyPerOp, t.HistogramRangeUS = first.Totals.OpsPerRequest, first.Totals.LatencyUnit,
 		first.Totals.LatencyPerOp, first.Totals.HistogramRangeUS
-	if n := hist.TotalCount(); n > 0 {
-		t.Latency = stats.Summary(hist, sumUS/float64(n))
+	if c := m.hist.TotalCount(); c > 0 {
+		t.Latency = stats.Summary(m.hist, m.sumUS/float64(c))
 	}
-	if corrected != nil && corrected.TotalCount() > 0 {
-		l := stats.Summary(corrected, sumCorrUS/float64(corrected.TotalCount()))
+	if m.corrected != nil && m.corrected.TotalCount() > 0 {
+		l := stats.Summary(m.corrected, m.sumCorrUS/float64(m.corrected.TotalCount()))
 		t.CorrectedLatency = &l
 	}
-	out.Histogram = result.EncodeHistogram(hist)
-	out.HistogramCorrected = result.EncodeHistogram(corrected)
-	for _, k := range errOrder {
-		out.Errors = append(out.Errors, *errs[k])
+	out.Histogram = result.EncodeHistogram(m.hist)
+	out.HistogramCorrected = result.EncodeHistogram(m.corrected)
+	for _, k := range m.errOrder {
+		out.Errors = append(out.Errors, *m.errs[k])
 	}
 	sort.SliceStable(out.Errors, func(i, j int) bool { return out.Errors[i].Count > out.Errors[j].Count })
-	for _, name := range opOrder {
-		s := ops[name]
+	for _, name := range m.opOrder {
+		s := m.ops[name]
 		if elapsed > 0 {
 			s.op.OpsPerSec = float64(s.op.Ops) / elapsed.Seconds()
 		}
-		if n := s.hist.TotalCount(); n > 0 {
-			s.op.Latency = stats.Summary(s.hist, s.sumUS/float64(n))
+		if c := s.hist.TotalCount(); c > 0 {
+			s.op.Latency = stats.Summary(s.hist, s.sumUS/float64(c))
 			s.op.Histogram = result.EncodeHistogram(s.hist)
 		}
 		out.Operations = append(out.Operations, s.op)
 	}
-	out.Series = series(bySecond, start, end)
+	out.Series = series(m.bySecond, m.start, m.end)
 	if cpu := out.Client.CPUUserMS + out.Client.CPUSysMS; t.Ops+t.WarmupOps > 0 {
 		out.Client.CPUPerOpUS = cpu * 1e3 / float64(t.Ops+t.WarmupOps)
 	}
@@ -184,8 +231,8 @@ func Merge(runs []*result.Run) (*result.Run, error) {
 	if out.Warnings == nil {
 		out.Warnings = []string{}
 	}
-	out.Warnings = append(out.Warnings, fmt.Sprintf("merged from %d clients: per-second latencies are the requests' mean (percentiles of seconds do not add up); the totals' percentiles come from the merged histograms", len(runs)))
-	return out, nil
+	out.Warnings = append(out.Warnings, fmt.Sprintf("merged from %d clients: per-second latencies are the requests' mean (percentiles of seconds do not add up); the totals' percentiles come from the merged histograms", n))
+	return out
 }
 
 type opSum struct {

@@ -86,148 +86,20 @@ var ErrHelp = errors.New("help requested")
 // about what it reinterpreted go to warn.
 func Parse(args []string, warn io.Writer) (Options, error) {
 	o := Defaults()
-	for i := 0; i < len(args); i++ {
-		a := args[i]
+	s := &argScanner{args: args}
+	for ; s.i < len(args); s.i++ {
+		s.arg = args[s.i]
 		// The whitepaper prints "- r 100000": a stray space after the dash.
-		if a == "-" && i+1 < len(args) && len(args[i+1]) >= 1 && !strings.HasPrefix(args[i+1], "-") {
-			fmt.Fprintf(warn, "note: read '- %s' as '-%s' (a stray space after the dash)\n", args[i+1], args[i+1])
-			a = "-" + args[i+1]
-			i++
+		if s.arg == "-" && s.i+1 < len(args) && len(args[s.i+1]) >= 1 && !strings.HasPrefix(args[s.i+1], "-") {
+			fmt.Fprintf(warn, "note: read '- %s' as '-%s' (a stray space after the dash)\n", args[s.i+1], args[s.i+1])
+			s.arg = "-" + args[s.i+1]
+			s.i++
 		}
-		if !strings.HasPrefix(a, "-") || a == "-" {
-			o.Command = args[i:]
+		if !strings.HasPrefix(s.arg, "-") || s.arg == "-" {
+			o.Command = args[s.i:]
 			break
 		}
-		value := func() (string, error) {
-			if i+1 >= len(args) {
-				return "", fmt.Errorf("option %s needs a value", a)
-			}
-			i++
-			return args[i], nil
-		}
-		number := func() (int64, error) {
-			v, err := value()
-			if err != nil {
-				return 0, err
-			}
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || n < 0 {
-				return 0, fmt.Errorf("option %s: %q is not a whole number of 0 or more", a, v)
-			}
-			return n, nil
-		}
-		var err error
-		var n int64
-		switch a {
-		case "-h":
-			o.Host, err = value()
-		case "-p":
-			n, err = number()
-			o.Port = int(n)
-		case "-s":
-			o.Socket, err = value()
-		case "-a":
-			o.Password, err = value()
-		case "--user":
-			o.User, err = value()
-		case "-u":
-			var v string
-			if v, err = value(); err == nil {
-				err = o.parseURI(v)
-			}
-		case "-c":
-			n, err = number()
-			o.Clients = int(n)
-		case "-n":
-			o.Requests, err = number()
-		case "-d":
-			n, err = number()
-			o.DataSize = int(n)
-		case "--dbnum":
-			n, err = number()
-			o.DBNum = int(n)
-		case "-3":
-			o.RESP3 = true
-		case "--threads":
-			n, err = number()
-			o.Threads = int(n)
-		case "--cluster":
-			o.Cluster = true
-		case "--enable-tracking":
-			return o, errors.New("--enable-tracking is not supported")
-		case "-k":
-			var v string
-			if v, err = value(); err == nil && v != "1" {
-				return o, errors.New("-k 0 (a new connection for every request) is not supported; tairbench keeps connections alive")
-			}
-		case "-r":
-			n, err = number()
-			o.KeySpace = uint64(n)
-		case "-P":
-			n, err = number()
-			o.Pipeline = int(n)
-		case "-q":
-			o.Quiet = true
-		case "--precision":
-			n, err = number()
-			o.Precision = int(n)
-		case "--csv":
-			o.CSV = true
-		case "-l":
-			o.Loop = true
-		case "-t":
-			var v string
-			if v, err = value(); err == nil {
-				for _, t := range strings.Split(strings.ToLower(v), ",") {
-					if t = strings.TrimSpace(t); t != "" {
-						o.Selected = append(o.Selected, t)
-					}
-				}
-			}
-		case "-I":
-			return o, errors.New("-I (idle mode) is not supported")
-		case "-x":
-			o.StdinArg = true
-		case "--tls":
-			o.TLS = true
-		case "--sni":
-			o.SNI, err = value()
-		case "--cacert":
-			o.CACert, err = value()
-		case "--cacertdir":
-			return o, errors.New("--cacertdir is not supported; give the CA file with --cacert")
-		case "--insecure":
-			o.Insecure = true
-		case "--cert":
-			o.Cert, err = value()
-		case "--key":
-			o.Key, err = value()
-		case "--tls-ciphers":
-			o.TLSCiphers, err = value()
-		case "--tls-ciphersuites":
-			o.TLSCipherSuites, err = value()
-		case "--help":
-			return o, ErrHelp
-		case "--embedded":
-			o.Embedded = true
-		case "--json":
-			o.JSON, err = value()
-		case "--seed":
-			var v string
-			if v, err = value(); err == nil {
-				o.Seed, err = strconv.ParseUint(v, 10, 64)
-			}
-		case "--no-server-stats":
-			o.NoServerStats = true
-		case "--timeout":
-			var v string
-			if v, err = value(); err == nil {
-				o.Timeout, err = time.ParseDuration(v)
-			}
-		default:
-			return o, fmt.Errorf("unrecognized option or bad number of args for: '%s' (see --help)", a)
-		}
-		if err != nil {
+		if err := o.apply(s); err != nil {
 			return o, err
 		}
 	}
@@ -242,6 +114,151 @@ func Parse(args []string, warn io.Writer) (Options, error) {
 		return o, errors.New("--user needs -a")
 	}
 	return o, nil
+}
+
+// argScanner walks a command line: arg is the option at i.
+type argScanner struct {
+	args []string
+	i    int
+	arg  string
+}
+
+// value takes the option's value, the next argument.
+func (s *argScanner) value() (string, error) {
+	if s.i+1 >= len(s.args) {
+		return "", fmt.Errorf("option %s needs a value", s.arg)
+	}
+	s.i++
+	return s.args[s.i], nil
+}
+
+// number takes the option's value as a whole number of 0 or more.
+func (s *argScanner) number() (int64, error) {
+	v, err := s.value()
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("option %s: %q is not a whole number of 0 or more", s.arg, v)
+	}
+	return n, nil
+}
+
+// apply reads the option s.arg (and its value) into o.
+func (o *Options) apply(s *argScanner) error {
+	var err error
+	var n int64
+	switch s.arg {
+	case "-h":
+		o.Host, err = s.value()
+	case "-p":
+		n, err = s.number()
+		o.Port = int(n)
+	case "-s":
+		o.Socket, err = s.value()
+	case "-a":
+		o.Password, err = s.value()
+	case "--user":
+		o.User, err = s.value()
+	case "-u":
+		var v string
+		if v, err = s.value(); err == nil {
+			err = o.parseURI(v)
+		}
+	case "-c":
+		n, err = s.number()
+		o.Clients = int(n)
+	case "-n":
+		o.Requests, err = s.number()
+	case "-d":
+		n, err = s.number()
+		o.DataSize = int(n)
+	case "--dbnum":
+		n, err = s.number()
+		o.DBNum = int(n)
+	case "-3":
+		o.RESP3 = true
+	case "--threads":
+		n, err = s.number()
+		o.Threads = int(n)
+	case "--cluster":
+		o.Cluster = true
+	case "--enable-tracking":
+		return errors.New("--enable-tracking is not supported")
+	case "-k":
+		var v string
+		if v, err = s.value(); err == nil && v != "1" {
+			return errors.New("-k 0 (a new connection for every request) is not supported; tairbench keeps connections alive")
+		}
+	case "-r":
+		n, err = s.number()
+		o.KeySpace = uint64(n)
+	case "-P":
+		n, err = s.number()
+		o.Pipeline = int(n)
+	case "-q":
+		o.Quiet = true
+	case "--precision":
+		n, err = s.number()
+		o.Precision = int(n)
+	case "--csv":
+		o.CSV = true
+	case "-l":
+		o.Loop = true
+	case "-t":
+		var v string
+		if v, err = s.value(); err == nil {
+			for _, t := range strings.Split(strings.ToLower(v), ",") {
+				if t = strings.TrimSpace(t); t != "" {
+					o.Selected = append(o.Selected, t)
+				}
+			}
+		}
+	case "-I":
+		return errors.New("-I (idle mode) is not supported")
+	case "-x":
+		o.StdinArg = true
+	case "--tls":
+		o.TLS = true
+	case "--sni":
+		o.SNI, err = s.value()
+	case "--cacert":
+		o.CACert, err = s.value()
+	case "--cacertdir":
+		return errors.New("--cacertdir is not supported; give the CA file with --cacert")
+	case "--insecure":
+		o.Insecure = true
+	case "--cert":
+		o.Cert, err = s.value()
+	case "--key":
+		o.Key, err = s.value()
+	case "--tls-ciphers":
+		o.TLSCiphers, err = s.value()
+	case "--tls-ciphersuites":
+		o.TLSCipherSuites, err = s.value()
+	case "--help":
+		return ErrHelp
+	case "--embedded":
+		o.Embedded = true
+	case "--json":
+		o.JSON, err = s.value()
+	case "--seed":
+		var v string
+		if v, err = s.value(); err == nil {
+			o.Seed, err = strconv.ParseUint(v, 10, 64)
+		}
+	case "--no-server-stats":
+		o.NoServerStats = true
+	case "--timeout":
+		var v string
+		if v, err = s.value(); err == nil {
+			o.Timeout, err = time.ParseDuration(v)
+		}
+	default:
+		return fmt.Errorf("unrecognized option or bad number of args for: '%s' (see --help)", s.arg)
+	}
+	return err
 }
 
 // parseURI reads -u redis[s]://[[user]:password@]host[:port][/db].

@@ -5,6 +5,7 @@
 package capacity
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -27,7 +28,11 @@ type Bound struct {
 // SLO is every bound a step must meet.
 type SLO []Bound
 
-// ParseSLO reads "p99<2ms", "p99.9<10ms,errors<0.1%", "max<50ms".
+// ErrEmptySLO is ParseSLO's error for a target with no term.
+var ErrEmptySLO = errors.New("the SLO is empty")
+
+// ParseSLO reads "p99<2ms", "p99.9<10ms,errors<0.1%", "max<50ms". Its
+// errors quote the term at fault; the caller names its option.
 func ParseSLO(s string) (SLO, error) {
 	var out SLO
 	for _, term := range strings.Split(s, ",") {
@@ -37,7 +42,7 @@ func ParseSLO(s string) (SLO, error) {
 		}
 		k, v, ok := strings.Cut(term, "<")
 		if !ok {
-			return nil, fmt.Errorf("--slo %q: want METRIC<BOUND, such as p99<2ms or errors<0.1%%", term)
+			return nil, fmt.Errorf("%q: want METRIC<BOUND, such as p99<2ms or errors<0.1%%", term)
 		}
 		k, v = strings.ToLower(strings.TrimSpace(k)), strings.TrimSpace(v)
 		switch k {
@@ -45,21 +50,21 @@ func ParseSLO(s string) (SLO, error) {
 			pct, ok := strings.CutSuffix(v, "%")
 			f, err := strconv.ParseFloat(pct, 64)
 			if !ok || err != nil || f < 0 || f > 100 {
-				return nil, fmt.Errorf("--slo %q: the error bound is a percentage such as 0.1%%", term)
+				return nil, fmt.Errorf("%q: the error bound is a percentage such as 0.1%%", term)
 			}
 			out = append(out, Bound{Metric: k, Errors: f / 100})
 		case "p50", "p90", "p99", "p99.9", "max", "mean":
 			d, err := time.ParseDuration(v)
 			if err != nil || d <= 0 {
-				return nil, fmt.Errorf("--slo %q: the latency bound is a duration such as 2ms", term)
+				return nil, fmt.Errorf("%q: the latency bound is a duration such as 2ms", term)
 			}
 			out = append(out, Bound{Metric: k, Latency: d})
 		default:
-			return nil, fmt.Errorf("--slo %q: unknown metric %q (p50, p90, p99, p99.9, max, mean, errors)", term, k)
+			return nil, fmt.Errorf("%q: unknown metric %q (p50, p90, p99, p99.9, max, mean, errors)", term, k)
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("--slo is empty")
+		return nil, ErrEmptySLO
 	}
 	return out, nil
 }
