@@ -97,13 +97,13 @@ func (t *targetFlags) resolve(a *app) (endpoint.Target, func(), error) {
 	return tg, stop, nil
 }
 
-// distFlags run one client of several: --shard and --start-at.
-type distFlags struct {
+// shardFlags run one client of several: --shard and --start-at.
+type shardFlags struct {
 	shard   string
 	startAt string
 }
 
-func (d *distFlags) register(fs *pflag.FlagSet) {
+func (d *shardFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&d.shard, "shard", "", "this client's part of a load from several machines, as i/N (0 ≤ i < N): a distinct seed stream and its own slice of sequential ranges")
 	fs.StringVar(&d.startAt, "start-at", "", "start measuring at this wall-clock time (RFC 3339, or Unix seconds), once connected, so that several clients measure the same seconds")
 }
