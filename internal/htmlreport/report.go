@@ -281,8 +281,11 @@ func writeWhitepaper(b *strings.Builder, name string, s *result.WhitepaperSuite)
 }
 
 func writeCapacity(b *strings.Builder, name string, c *result.CapacitySearch) {
-	fmt.Fprintf(b, "<h2>Capacity search — %s</h2><p class=\"meta\">target %s: the highest rate that held was %.0f requests/s; %.0f/s broke it.</p>",
-		html.EscapeString(name), html.EscapeString(c.SLO), c.HighestHeld, c.BrokeAt)
+	fmt.Fprintf(b, "<h2>Capacity search — %s</h2><p class=\"meta\">target %s: %s</p>",
+		html.EscapeString(name), html.EscapeString(c.SLO), html.EscapeString(capacityAnswer(c)))
+	for _, w := range c.Warnings {
+		fmt.Fprintf(b, "<p class=\"meta\" style=\"color:#a40000;font-weight:600\">!! %s</p>", html.EscapeString(w))
+	}
 	// The hockey stick: p99 from the intended start against the offered rate.
 	var all [][2]float64
 	lo, hi, maxX := math.Inf(1), 0.0, 0.0
@@ -305,8 +308,8 @@ func writeCapacity(b *strings.Builder, name string, c *result.CapacitySearch) {
 		b.WriteString(svgChart("Latency against offered rate", "requests/s offered", "p99 ms", niceAxis(0, maxX, false, number),
 			niceAxis(lo, hi, true, msLabel), []line{curve}))
 	}
-	b.WriteString(`<table><tr><th>rate</th><th>held</th><th>p99 ms</th><th>why</th></tr>`)
-	for _, st := range c.Steps {
+	b.WriteString(`<table><tr><th>step</th><th>rate</th><th>held</th><th>p99 ms</th><th>why</th></tr>`)
+	row := func(label string, st result.CapacityStep) {
 		p99 := 0.0
 		if st.Run != nil {
 			p99 = st.Run.Totals.Latency.P99 / 1000
@@ -314,9 +317,41 @@ func writeCapacity(b *strings.Builder, name string, c *result.CapacitySearch) {
 				p99 = cl.P99 / 1000
 			}
 		}
-		fmt.Fprintf(b, "<tr><td>%.0f</td><td>%v</td><td>%.3f</td><td>%s</td></tr>", st.Rate, st.Held, p99, html.EscapeString(strings.Join(st.Why, "; ")))
+		fmt.Fprintf(b, "<tr><td>%s</td><td>%.0f</td><td>%v</td><td>%.3f</td><td>%s</td></tr>", label, st.Rate, st.Held, p99, html.EscapeString(strings.Join(st.Why, "; ")))
+	}
+	for i, st := range c.Steps {
+		row(fmt.Sprint(i+1), st)
+	}
+	for _, st := range confirmations(c) {
+		row("confirm", st)
 	}
 	b.WriteString("</table>")
+}
+
+// capacityAnswer is the search's answer in one sentence: a rate that held
+// when confirmed, or why there is none.
+func capacityAnswer(c *result.CapacitySearch) string {
+	switch {
+	case c.Unstable:
+		return fmt.Sprintf("no stable answer: no rate held when run again (%.0f/s broke)", c.BrokeAt)
+	case c.HighestHeld > 0 && c.BrokeAt > 0:
+		return fmt.Sprintf("the highest rate that held, and held again when confirmed, was %.0f requests/s; %.0f/s broke it.", c.HighestHeld, c.BrokeAt)
+	case c.HighestHeld > 0:
+		return fmt.Sprintf("at least %.0f requests/s held (nothing tried broke it).", c.HighestHeld)
+	}
+	return "no rate tried held."
+}
+
+// confirmations are a search's confirming runs (a result written before
+// they were listed has its one Confirm).
+func confirmations(c *result.CapacitySearch) []result.CapacityStep {
+	if len(c.Confirmations) > 0 {
+		return c.Confirmations
+	}
+	if c.Confirm != nil {
+		return []result.CapacityStep{*c.Confirm}
+	}
+	return nil
 }
 
 func sortByX(pts [][2]float64) {

@@ -12,8 +12,9 @@ type CapacitySearch struct {
 	WindowS   float64 `json:"window_s"`
 	WarmupS   float64 `json:"warmup_s"`
 	Precision float64 `json:"precision"`
-	// HighestHeld is the highest rate (requests/s) that met the SLO (0 when none did);
-	// BrokeAt the lowest that did not (0 when none broke).
+	// HighestHeld is the highest rate (requests/s) that met the SLO and met
+	// it again when confirmed (0 when none did); BrokeAt the lowest that did
+	// not (0 when none broke).
 	HighestHeld float64 `json:"highest_held"`
 	BrokeAt     float64 `json:"broke_at"`
 	// ClientBound is set when the client, not the server, was the limit at
@@ -21,8 +22,15 @@ type CapacitySearch struct {
 	ClientBound bool `json:"client_bound"`
 	// Steps are the runs in the order they ran, each a full run result.
 	Steps []CapacityStep `json:"steps"`
-	// Confirm is a second run at HighestHeld, to show the run-to-run noise.
+	// Confirm is the second run at HighestHeld, which held, to show the
+	// run-to-run noise.
 	Confirm *CapacityStep `json:"confirm,omitempty"`
+	// Confirmations are every confirming run in order: the answer's, and
+	// when it broke, those of the lower rates that held, down to one that
+	// held again.
+	Confirmations []CapacityStep `json:"confirmations,omitempty"`
+	// Unstable is set when no rate held when confirmed: there is no answer.
+	Unstable bool `json:"unstable,omitempty"`
 	// Noise is how far the confirming run's measured figure moved, as a
 	// fraction of the SLO's bound.
 	Noise    float64  `json:"noise"`

@@ -227,6 +227,9 @@ func SearchCapacity(ctx context.Context, o IO, opts capacity.Options, jsonPath s
 	if err != nil {
 		return err
 	}
+	if c.Unstable {
+		return RunFailed(fmt.Errorf("no stable answer for %s: no rate held when run again", c.SLO))
+	}
 	if c.HighestHeld == 0 {
 		return RunFailed(fmt.Errorf("no rate tried held %s", c.SLO))
 	}

@@ -46,6 +46,8 @@ func errCell(cr CaseResult) string {
 	if c := cr.Capacity; c != nil {
 		var parts []string
 		switch {
+		case c.Unstable:
+			parts = append(parts, "!! no stable answer: no rate held when run again")
 		case c.HighestHeld == 0:
 			parts = append(parts, fmt.Sprintf("!! no rate held (first tried %.0f req/s)", c.Steps[0].Rate))
 		case c.BrokeAt > 0:
@@ -57,8 +59,8 @@ func errCell(cr CaseResult) string {
 		if c.ClientBound {
 			parts = append(parts, "!! lower bound: client-limited")
 		}
-		if c.Confirm != nil && !c.Confirm.Held {
-			parts = append(parts, "!! confirm run broke")
+		if n := len(c.Confirmations); n > 1 && c.Confirm != nil {
+			parts = append(parts, "!! stepped down: a confirming run broke")
 		}
 		return strings.Join(parts, ", ")
 	}

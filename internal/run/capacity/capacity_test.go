@@ -2,6 +2,8 @@ package capacity
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,4 +91,53 @@ func rates(steps []result.CapacityStep) []float64 {
 		out[i] = s.Rate
 	}
 	return out
+}
+
+// flaky holds the SLO at or below capacity in the search's steps, but its
+// confirming runs (from the first repeat of a rate on) hold only at or
+// below confirmCapacity.
+func flaky(capacity, confirmCapacity float64) RunAt {
+	seen := map[float64]int{}
+	return func(ctx context.Context, rate float64, window, warmup time.Duration) (*result.Run, error) {
+		seen[rate]++
+		limit := capacity
+		if seen[rate] > 1 {
+			limit = confirmCapacity
+		}
+		return knee(limit/1.1)(ctx, rate, window, warmup)
+	}
+}
+
+func TestConfirmationThatBreaksStepsDown(t *testing.T) {
+	slo, _ := ParseSLO("p99<2ms")
+	// Holds up to 8,000/s while searching, but only up to 4,500/s when run
+	// again: the answer must be a rate that held twice.
+	c, err := Search(context.Background(), Options{SLO: slo, Window: time.Second, Precision: 0.02, Start: 1000}, flaky(8000, 4500))
+	require.NoError(t, err)
+	require.NotEmpty(t, c.Confirmations)
+	assert.False(t, c.Confirmations[0].Held, "the first answer broke when confirmed")
+	require.NotNil(t, c.Confirm)
+	assert.True(t, c.Confirm.Held)
+	assert.Equal(t, c.Confirm.Rate, c.HighestHeld, "the answer is the rate whose confirmation held")
+	assert.LessOrEqual(t, c.HighestHeld, 4500.0)
+	assert.False(t, c.Unstable)
+	assert.Contains(t, strings.Join(c.Warnings, "\n"), "stepped down")
+	var b strings.Builder
+	require.NoError(t, WriteSummary(&b, c))
+	assert.Contains(t, b.String(), fmt.Sprintf("answer       %.0f requests/s held", c.HighestHeld))
+}
+
+func TestNoStableAnswer(t *testing.T) {
+	slo, _ := ParseSLO("p99<2ms")
+	// Every confirming run breaks: no rate is an answer.
+	c, err := Search(context.Background(), Options{SLO: slo, Window: time.Second, Precision: 0.02, Start: 1000}, flaky(8000, 0.5))
+	require.NoError(t, err)
+	assert.True(t, c.Unstable)
+	assert.Zero(t, c.HighestHeld)
+	assert.Nil(t, c.Confirm)
+	assert.Len(t, c.Confirmations, maxConfirms)
+	assert.Contains(t, strings.Join(c.Warnings, "\n"), "no stable answer")
+	var b strings.Builder
+	require.NoError(t, WriteSummary(&b, c))
+	assert.Contains(t, b.String(), "answer       no stable answer")
 }

@@ -7,6 +7,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"io"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/tairbench/tairbench/internal/report"
@@ -128,20 +129,77 @@ func Search(ctx context.Context, o Options, run RunAt) (*result.CapacitySearch, 
 	if c.ClientBound {
 		c.Warnings = append(c.Warnings, "at some step the client, not the server, was the limit: the answer is a lower bound")
 	}
-	// Confirm: run the answer again, to show the run-to-run noise.
 	if good > 0 && ctx.Err() == nil {
-		st, err := step(good)
-		if err != nil {
+		if err := confirm(ctx, c, o, step); err != nil {
 			return c, err
-		}
-		c.Confirm = &st
-		first := stepAt(c, good)
-		c.Noise = math.Abs(o.SLO.margin(st.Run) - o.SLO.margin(first.Run))
-		if !st.Held {
-			c.Warnings = append(c.Warnings, fmt.Sprintf("the confirming run at %.0f/s did not hold (%v): the run-to-run noise is larger than the precision; widen --slo-window", good, st.Why))
 		}
 	}
 	return c, nil
+}
+
+// maxConfirms bounds how many rates the confirmation tries, the answer
+// and the rates that held below it; after a confirming run breaks, the
+// next rate tried is at most stepDown of it.
+const (
+	maxConfirms = 4
+	stepDown    = 0.9
+)
+
+// confirm runs the answer again, to show the run-to-run noise and to hold
+// the answer to a rate that held twice. When the confirming run breaks the
+// SLO, the answer steps down through the lower rates that held, each run
+// again, until one holds; when none does, the search has no stable answer
+// (HighestHeld 0, Unstable set, the bracket in the warning). Each rate
+// tried after a break is at least 10% below it, so that the steps leave
+// the noise that broke it.
+func confirm(ctx context.Context, c *result.CapacitySearch, o Options, step func(float64) (result.CapacityStep, error)) error {
+	tried, below := 0, math.Inf(1)
+	for _, rate := range heldRates(c) {
+		if tried == maxConfirms || ctx.Err() != nil {
+			break
+		}
+		if rate > below {
+			continue // within noise of a rate that just broke
+		}
+		tried++
+		below = rate * stepDown
+		st, err := step(rate)
+		if err != nil {
+			return err
+		}
+		c.Confirmations = append(c.Confirmations, st)
+		if !st.Held {
+			c.BrokeAt = rate
+			continue
+		}
+		c.Confirm = &st
+		c.Noise = math.Abs(o.SLO.margin(st.Run) - o.SLO.margin(stepAt(c, rate).Run))
+		if first := c.HighestHeld; rate < first {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("the confirming run at %.0f/s broke the SLO: the answer stepped down to %.0f/s, which held when run again; the run-to-run noise is larger than the precision (widen the window)", first, rate))
+		}
+		c.HighestHeld = rate
+		return nil
+	}
+	low := c.HighestHeld
+	if n := len(c.Confirmations); n > 0 {
+		low = c.Confirmations[n-1].Rate
+	}
+	c.Warnings = append(c.Warnings, fmt.Sprintf("no stable answer: the confirming runs broke the SLO at every rate tried from %.0f/s down to %.0f/s; the capacity lies below %.0f/s or the run-to-run noise exceeds the SLO's margin", c.HighestHeld, low, low))
+	c.Unstable, c.HighestHeld = true, 0
+	return nil
+}
+
+// heldRates are the rates that held in the search, highest first.
+func heldRates(c *result.CapacitySearch) []float64 {
+	var out []float64
+	for _, st := range c.Steps {
+		if st.Held && !slices.Contains(out, st.Rate) {
+			out = append(out, st.Rate)
+		}
+	}
+	slices.Sort(out)
+	slices.Reverse(out)
+	return out
 }
 
 // minRate is the lowest rate the search tries (requests per second).

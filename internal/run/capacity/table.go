@@ -38,11 +38,17 @@ func WriteSummary(w io.Writer, c *result.CapacitySearch) error {
 	for i, st := range c.Steps {
 		row(fmt.Sprint(i+1), st)
 	}
-	if c.Confirm != nil {
-		row("confirm", *c.Confirm)
+	confirms := c.Confirmations
+	if len(confirms) == 0 && c.Confirm != nil {
+		confirms = []result.CapacityStep{*c.Confirm}
+	}
+	for _, st := range confirms {
+		row("confirm", st)
 	}
 	_ = tw.Flush()
 	switch {
+	case c.Unstable:
+		fmt.Fprintf(&b, "answer       no stable answer: no rate held %s when run again (%.0f/s broke)", c.SLO, c.BrokeAt)
 	case c.HighestHeld > 0 && c.BrokeAt > 0:
 		fmt.Fprintf(&b, "answer       %.0f requests/s held %s; %.0f/s broke it", c.HighestHeld, c.SLO, c.BrokeAt)
 	case c.HighestHeld > 0:
