@@ -42,6 +42,7 @@ func readRun(path string) (*result.Run, error) {
 
 func newMergeCmd(a *app) *cobra.Command {
 	var out string
+	var allowDisjoint bool
 	cmd := &cobra.Command{
 		Use:   "merge RESULT.json RESULT.json... -o TOTAL.json",
 		Short: "Sum the results of clients that ran one workload at the same time",
@@ -60,7 +61,7 @@ workloads or schemas are refused.`,
 				}
 				runs = append(runs, r)
 			}
-			merged, err := resultset.Merge(runs)
+			merged, err := resultset.MergeWith(runs, resultset.MergeOptions{AllowDisjoint: allowDisjoint})
 			if err != nil {
 				return err
 			}
@@ -71,6 +72,7 @@ workloads or schemas are refused.`,
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the merged result (tairbench.run/v2) to this file (- for stdout)")
+	cmd.Flags().BoolVar(&allowDisjoint, "allow-disjoint", false, "merge runs that did not all run at the same time (their sum is then no load the server saw)")
 	return cmd
 }
 
@@ -79,10 +81,13 @@ func newResultCompareCmd(a *app) *cobra.Command {
 		Use:   "compare A.json B.json",
 		Short: "Compare two results and mark the differences larger than the run-to-run noise",
 		Long: `Prints QPS, p50, p99, p99.9, max latency, errors and client CPU per command of
-two tairbench.run results, B against A. QPS, p50 and p99 are also tested on
-their per-second series (Mann-Whitney): a difference is marked significant
-only when the series differ (p < 0.01) by more than their own per-second
-variation, so that "B is 3% faster" is not said when the runs cannot tell.`,
+two tairbench.run results, B against A, after both runs' set-ups (target,
+command, mode, connections, pipeline, batch, loop, duration) with every
+difference marked. QPS, p50 and p99 are also tested on their per-second
+series (a block bootstrap, which treats a run's drift from second to second
+as the noise it is): a difference is marked significant only when the
+series differ (p < 0.01) by more than their own per-second variation, so
+that "B is 3% faster" is not said when the runs cannot tell.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			ra, err := readRun(args[0])
@@ -96,7 +101,7 @@ variation, so that "B is 3% faster" is not said when the runs cannot tell.`,
 			if ra.Command != rb.Command {
 				fmt.Fprintf(a.Err, "note: A ran %q, B ran %q\n", ra.Command, rb.Command)
 			}
-			return resultset.WriteCompare(a.Out, args[0], args[1], resultset.Compare(ra, rb))
+			return resultset.WriteCompare(a.Out, args[0], args[1], resultset.Setup(ra, rb), resultset.Compare(ra, rb))
 		},
 	}
 }

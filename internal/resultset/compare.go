@@ -16,8 +16,9 @@ type Row struct {
 	A, B   float64
 	// Change is (B − A) / A.
 	Change float64
-	// P is the Mann-Whitney two-sided p-value of the per-second series (NaN
-	// when the figure has no per-second series or too few seconds).
+	// P is the two-sided p-value that the per-second series' means differ,
+	// corrected for the seconds' autocorrelation (SecondsTest; NaN when the
+	// figure has no per-second series, or too few independent seconds).
 	P float64
 	// Noise is the larger per-second coefficient of variation of A and B.
 	Noise float64
@@ -29,8 +30,8 @@ type Row struct {
 const MinSeconds = 5
 
 // Compare sets B's figures against A's. A difference is significant when
-// the per-second series differ (Mann-Whitney, p < 0.01) and the change is
-// larger than the run-to-run noise of those series.
+// the per-second series differ (SecondsTest, p < 0.01)
+// and the change is larger than the run-to-run noise of those series.
 func Compare(a, b *result.Run) []Row {
 	qps := func(r *result.Run) []float64 {
 		return perSecond(r, func(iv result.Interval) (float64, bool) { return float64(iv.Ops), iv.Requests > 0 })
@@ -88,7 +89,7 @@ func row(name string, a, b float64, sa, sb []float64) Row {
 	case len(sa) < MinSeconds || len(sb) < MinSeconds:
 		r.Verdict = fmt.Sprintf("too few seconds to tell (%d and %d; %d needed)", len(sa), len(sb), MinSeconds)
 	default:
-		r.P = MannWhitney(sa, sb)
+		r.P = SecondsTest(sa, sb)
 		r.Noise = math.Max(cv(sa), cv(sb))
 		switch {
 		case r.P < 0.01 && math.Abs(r.Change) > r.Noise:
@@ -164,10 +165,12 @@ func MannWhitney(a, b []float64) float64 {
 	return math.Erfc(z / math.Sqrt2)
 }
 
-// WriteCompare prints the comparison table.
-func WriteCompare(w io.Writer, nameA, nameB string, rows []Row) error {
+// WriteCompare prints both runs' set-ups, marking what differs, and the
+// comparison table.
+func WriteCompare(w io.Writer, nameA, nameB string, setup []SetupRow, rows []Row) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "A: %s\nB: %s\n\n", nameA, nameB)
+	writeSetup(&b, setup)
 	fmt.Fprintf(&b, "%-30s %14s %14s %9s %9s %7s  %s\n", "figure", "A", "B", "B vs A", "p", "noise", "verdict")
 	for _, r := range rows {
 		p, noise := "-", "-"
@@ -176,7 +179,8 @@ func WriteCompare(w io.Writer, nameA, nameB string, rows []Row) error {
 		}
 		fmt.Fprintf(&b, "%-30s %14.2f %14.2f %+8.1f%% %9s %7s  %s\n", r.Metric, r.A, r.B, 100*r.Change, p, noise, r.Verdict)
 	}
-	b.WriteString("\np: Mann-Whitney on the per-second series (whole seconds); noise: the larger per-second coefficient of variation.\n")
+	b.WriteString("\np: Welch's t on the per-second series' means (whole seconds), each mean's variance inflated by the seconds'\n" +
+		"autocorrelation, so that a run's drift counts as noise; noise: the larger per-second coefficient of variation.\n")
 	b.WriteString("A difference is significant when p < 0.01 and it is larger than the noise.\n")
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -17,15 +19,32 @@ import (
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
+// MergeOptions loosen what Merge accepts.
+type MergeOptions struct {
+	// AllowDisjoint merges runs that did not all run at the same time.
+	AllowDisjoint bool
+}
+
 // Merge sums runs of the same workload made by several clients at the same
 // time: exact HdrHistogram merges, counts and errors added, the per-second
 // series aligned by wall-clock second, seeds and hosts listed. It refuses
-// runs of different workloads or schemas.
-func Merge(runs []*result.Run) (*result.Run, error) {
+// runs of different workloads or schemas, a run given twice, and runs that
+// were not all measuring at the same time (their sum is no load the server
+// saw); runs against different targets are merged with a warning.
+func Merge(runs []*result.Run) (*result.Run, error) { return MergeWith(runs, MergeOptions{}) }
+
+// MergeWith is Merge with options.
+func MergeWith(runs []*result.Run, o MergeOptions) (*result.Run, error) {
 	if len(runs) < 2 {
 		return nil, errors.New("merge needs two results or more")
 	}
 	if err := sameWorkload(runs); err != nil {
+		return nil, err
+	}
+	if err := distinct(runs); err != nil {
+		return nil, err
+	}
+	if err := overlap(runs); err != nil && !o.AllowDisjoint {
 		return nil, err
 	}
 	m := newMerger(runs[0])
@@ -34,7 +53,65 @@ func Merge(runs []*result.Run) (*result.Run, error) {
 			return nil, fmt.Errorf("result %d: %w", i+1, err)
 		}
 	}
-	return m.finish(len(runs)), nil
+	out := m.finish(len(runs))
+	if addrs := targets(runs); len(addrs) > 1 {
+		out.Warnings = append(out.Warnings, fmt.Sprintf("the merged runs measured different targets (%s): the sum is of several servers' loads", strings.Join(addrs, ", ")))
+	}
+	if err := overlap(runs); err != nil {
+		out.Warnings = append(out.Warnings, err.Error()+": merged as asked, but the sum is no load any server saw at once")
+	}
+	return out, nil
+}
+
+// measured is a run's measured span (after its warm-up).
+func measured(r *result.Run) (time.Time, time.Time) {
+	s := r.StartedAt.Add(time.Duration(r.WarmupMS * float64(time.Millisecond)))
+	return s, s.Add(time.Duration(r.DurationMS * float64(time.Millisecond)))
+}
+
+// overlap checks that every run was measuring during one common span.
+func overlap(runs []*result.Run) error {
+	latest, first := 0, 0
+	ls, _ := measured(runs[0])
+	_, fe := measured(runs[0])
+	for i, r := range runs {
+		s, e := measured(r)
+		if s.After(ls) {
+			latest, ls = i, s
+		}
+		if e.Before(fe) {
+			first, fe = i, e
+		}
+	}
+	if ls.Before(fe) {
+		return nil
+	}
+	return fmt.Errorf("result %d ended (%s) before result %d started (%s): the runs did not overlap in time (--allow-disjoint merges them anyway)",
+		first+1, fe.UTC().Format(time.RFC3339), latest+1, ls.UTC().Format(time.RFC3339))
+}
+
+// distinct refuses a run given twice (the same start and seeds).
+func distinct(runs []*result.Run) error {
+	for i, r := range runs {
+		for j := range i {
+			q := runs[j]
+			if r.StartedAt.Equal(q.StartedAt) && r.Seeds.Base == q.Seeds.Base && slices.Equal(r.Seeds.Workers, q.Seeds.Workers) {
+				return fmt.Errorf("result %d is result %d again (the same start and seeds): merging it would count its commands twice", i+1, j+1)
+			}
+		}
+	}
+	return nil
+}
+
+// targets lists the distinct target addresses of the runs.
+func targets(runs []*result.Run) []string {
+	var out []string
+	for _, r := range runs {
+		if t := r.Config.Target; t != nil && !slices.Contains(out, t.Addr) {
+			out = append(out, t.Addr)
+		}
+	}
+	return out
 }
 
 // sameWorkload refuses runs of different schemas or workloads.

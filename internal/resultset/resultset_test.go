@@ -2,6 +2,8 @@ package resultset
 
 import (
 	"math"
+	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,4 +84,97 @@ func TestCompareVerdicts(t *testing.T) {
 	short := fakeRun(t, t0, 3, []float64{1000}, 100, "SET k v")
 	assert.Contains(t, Compare(short, faster)[0].Verdict, "too few seconds")
 	assert.True(t, math.IsNaN(Compare(a, faster)[3].P), "p99.9 has no per-second series")
+}
+
+func TestMergeRefusesRunsThatDidNotOverlap(t *testing.T) {
+	t0 := time.Unix(1_800_000_000, 0)
+	a := fakeRun(t, t0, 4, []float64{100}, 200, "SET k v")
+	later := fakeRun(t, t0.Add(10*time.Second), 4, []float64{100}, 200, "SET k v")
+	_, err := Merge([]*result.Run{a, later})
+	require.ErrorContains(t, err, "did not overlap in time")
+	assert.ErrorContains(t, err, "--allow-disjoint")
+	m, err := MergeWith([]*result.Run{a, later}, MergeOptions{AllowDisjoint: true})
+	require.NoError(t, err)
+	assert.Equal(t, int64(800), m.Totals.Ops)
+	assert.Contains(t, strings.Join(m.Warnings, "\n"), "no load any server saw at once")
+
+	_, err = Merge([]*result.Run{a, a})
+	assert.ErrorContains(t, err, "result 2 is result 1 again")
+
+	b := fakeRun(t, t0.Add(time.Second), 4, []float64{100}, 200, "SET k v")
+	a.Config.Target = &result.Target{Addr: "10.0.0.1:6379"}
+	b.Config.Target = &result.Target{Addr: "10.0.0.2:6379"}
+	m, err = Merge([]*result.Run{a, b})
+	require.NoError(t, err)
+	assert.Contains(t, strings.Join(m.Warnings, "\n"), "different targets (10.0.0.1:6379, 10.0.0.2:6379)")
+}
+
+func TestCompareMarksSetupDifferences(t *testing.T) {
+	t0 := time.Unix(1_800_000_000, 0)
+	a := fakeRun(t, t0, 8, []float64{1000}, 100, "GET k")
+	b := fakeRun(t, t0, 8, []float64{4600}, 100, "GET k")
+	a.Config.Template = &result.TemplateConfig{Pipeline: 1}
+	b.Config.Template = &result.TemplateConfig{Pipeline: 8}
+	b.Config.Mode = "pipeline of 8"
+	setup := Setup(a, b)
+	assert.Equal(t, []string{"mode", "pipeline"}, SetupDiffers(setup))
+	var out strings.Builder
+	require.NoError(t, WriteCompare(&out, "a.json", "b.json", setup, Compare(a, b)))
+	assert.Contains(t, out.String(), "the set-ups differ in mode, pipeline")
+	assert.Contains(t, out.String(), "pipeline     none")
+	assert.Regexp(t, `pipeline +none +8 +<- differs`, out.String())
+}
+
+// ar1 is an autocorrelated series around mean: each second keeps rho of
+// the last one's deviation (a run whose speed drifts, as on a shared
+// machine).
+func ar1(rng *rand.Rand, n int, mean, rho, sd float64) []float64 {
+	out := make([]float64, n)
+	dev := 0.0
+	for i := range out {
+		dev = rho*dev + rng.NormFloat64()*sd
+		out[i] = mean + dev
+	}
+	return out
+}
+
+// TestAutocorrelatedRunsAreNotCalledDifferent: two runs of one workload on
+// a drifting machine (the same mean, seconds correlated at 0.95). The
+// naive test, which takes each second as independent, calls most such
+// pairs different; the corrected test calls them so about as often as
+// its 1% level says.
+func TestAutocorrelatedRunsAreNotCalledDifferent(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const pairs = 200
+	naive, blocks := 0, 0
+	for range pairs {
+		a, b := ar1(rng, 60, 1000, 0.95, 20), ar1(rng, 60, 1000, 0.95, 20)
+		if MannWhitney(a, b) < 0.01 {
+			naive++
+		}
+		if SecondsTest(a, b) < 0.01 {
+			blocks++
+		}
+	}
+	t.Logf("called different at p < 0.01: naive %d of %d, corrected test %d of %d", naive, pairs, blocks, pairs)
+	assert.Greater(t, naive, pairs/2, "the naive test is fooled by drift")
+	assert.Less(t, blocks, pairs/10, "the corrected test is not")
+
+	// And a real difference still shows: runs that drift less, 10% apart.
+	found := 0
+	for range 20 {
+		a, b := ar1(rng, 60, 1000, 0.5, 20), ar1(rng, 60, 1100, 0.5, 20)
+		if SecondsTest(a, b) < 0.01 {
+			found++
+		}
+	}
+	assert.Equal(t, 20, found, "a 10%% difference over 60 seconds is found every time")
+}
+
+func TestStudentTail(t *testing.T) {
+	for _, c := range []struct{ t, df, twoSided float64 }{
+		{2.228, 10, 0.05}, {3.169, 10, 0.01}, {1.96, 1e6, 0.05}, {12.706, 1, 0.05}, {0, 5, 1},
+	} {
+		assert.InDelta(t, c.twoSided, 2*studentTail(c.t, c.df), 5e-4, "t=%v df=%v", c.t, c.df)
+	}
 }
