@@ -36,7 +36,7 @@ type redisOptions struct {
 	arrivals   string
 	noServer   bool
 	slo        flagval.Capacity
-	dist       distFlags
+	shard      shardFlags
 }
 
 func newRedisCmd(a *app) *cobra.Command {
@@ -84,7 +84,7 @@ run completed but at least half of its commands failed.`,
 	fs.StringVar(&o.arrivals, "arrivals", engine.ArrivalsConstant, "open-loop schedule: constant or poisson")
 	fs.BoolVar(&o.noServer, "no-server-stats", false, "do not sample the server's INFO once a second")
 	o.slo.Register(fs)
-	o.dist.register(fs)
+	o.shard.register(fs)
 	fs.Int64Var(&o.maxErrors, "max-errors", 0, "stop after this many errors (0: never)")
 	fs.BoolVar(&o.allowError, "allow-errors", false, "exit 0 even when most commands failed")
 	o.out.register(fs)
@@ -92,7 +92,7 @@ run completed but at least half of its commands failed.`,
 }
 
 func runRedis(ctx context.Context, fs *pflag.FlagSet, o *redisOptions, a *app) error {
-	shard, err := harness.ParseShard(o.dist.shard, o.dist.startAt)
+	shard, err := harness.ParseShard(o.shard.shard, o.shard.startAt)
 	if err != nil {
 		return err
 	}
@@ -104,6 +104,7 @@ func runRedis(ctx context.Context, fs *pflag.FlagSet, o *redisOptions, a *app) e
 		Parallel: o.parallel, Count: o.count, Duration: o.duration, Warmup: o.warmup,
 		CountGiven: fs.Changed("count"), DurationGiven: fs.Changed("duration"),
 		R1: o.r1, R2: o.r2, Rands: o.rands, DataSize: o.dataSize, Batching: o.batching, Pipeline: o.pipeline,
+		BatchingGiven: fs.Changed("batching"), PipelineGiven: fs.Changed("pipeline"),
 		Seed: o.seed, MaxErrors: o.maxErrors, AllowErrors: o.allowError, Rate: o.rate, Arrivals: o.arrivals,
 		NoServerStats: o.noServer, Shard: shard, Out: o.out.Outputs}
 	if ro.SLO, err = o.slo.Optional(); err != nil {

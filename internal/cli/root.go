@@ -110,7 +110,14 @@ func newVersionCmd(a *app) *cobra.Command {
 // Execute runs the CLI with args and returns the process exit code.
 func Execute(ctx context.Context, args []string, s Streams) int {
 	root := NewRoot(s)
-	root.SetArgs(normalizeArgs(root, args))
+	args = normalizeArgs(root, args)
+	if cmd, rest, ferr := root.Find(args); ferr == nil && cmd != nil {
+		if err := repeatedFlag(cmd, rest); err != nil {
+			fmt.Fprintf(s.Err, "tairbench: %v\n", err)
+			return ExitError1
+		}
+	}
+	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return ExitOK

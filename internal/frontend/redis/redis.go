@@ -43,11 +43,14 @@ type Options struct {
 	R1, R2   uint64
 	Rands    []string
 	DataSize int
-	// Batching wraps N commands in MULTI/EXEC, Pipeline sends N a write.
-	Batching, Pipeline int
-	Seed               uint64
-	MaxErrors          int64
-	AllowErrors        bool
+	// Batching wraps N commands in MULTI/EXEC, Pipeline sends N a write;
+	// BatchingGiven and PipelineGiven say the user set them (0 is then
+	// refused: it would silently mean "none").
+	Batching, Pipeline           int
+	BatchingGiven, PipelineGiven bool
+	Seed                         uint64
+	MaxErrors                    int64
+	AllowErrors                  bool
 	// Rate above 0 makes the run open-loop; Arrivals spaces it.
 	Rate          float64
 	Arrivals      string
@@ -64,6 +67,9 @@ type Options struct {
 func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 	r, err := prepare(o, io)
 	if err != nil {
+		return nil, err
+	}
+	if err := sloConflicts(o); err != nil {
 		return nil, err
 	}
 	dur := time.Duration(0)
@@ -102,6 +108,23 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 	return res, harness.Finish(io, res, hist, o.Out, o.AllowErrors)
 }
 
+// sloConflicts refuses the options a capacity search would ignore: its
+// steps last the SLO window at rates it chooses.
+func sloConflicts(o Options) error {
+	if o.SLO == nil {
+		return nil
+	}
+	switch {
+	case o.DurationGiven:
+		return errors.New("-d and --slo cannot be combined: each capacity-search step lasts --slo-window (after --slo-warmup)")
+	case o.CountGiven:
+		return errors.New("-c and --slo cannot be combined: each capacity-search step lasts --slo-window (after --slo-warmup)")
+	case o.Rate > 0:
+		return errors.New("--rate and --slo cannot be combined: the search chooses the rates (give the first with --slo-start)")
+	}
+	return nil
+}
+
 // runner is what a run and each capacity-search step share.
 type runner struct {
 	o    Options
@@ -114,8 +137,13 @@ type runner struct {
 
 // prepare checks the options and compiles the templates.
 func prepare(o Options, io harness.IO) (*runner, error) {
-	if o.Parallel < 1 {
+	switch {
+	case o.Parallel < 1:
 		return nil, errors.New("-p must be at least 1")
+	case o.PipelineGiven && o.Pipeline < 1:
+		return nil, errors.New("-P must be at least 1 (leave it out for one command per round trip)")
+	case o.BatchingGiven && o.Batching < 1:
+		return nil, errors.New("-batching must be at least 1 (leave it out for no MULTI/EXEC)")
 	}
 	if o.Rate < 0 || o.Arrivals != engine.ArrivalsConstant && o.Arrivals != engine.ArrivalsPoisson {
 		return nil, errors.New("--rate must not be negative and --arrivals must be constant or poisson")

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -45,10 +46,9 @@ type Options struct {
 	// StdinArg is -x: the last argument of Command comes from standard input.
 	StdinArg bool
 
-	TLS                         bool
-	SNI, CACert, Cert, Key      string
-	Insecure, EnableTracking    bool
-	TLSCiphers, TLSCipherSuites string
+	TLS                      bool
+	SNI, CACert, Cert, Key   string
+	Insecure, EnableTracking bool
 
 	// tairbench's own options, accepted among redis-benchmark's.
 	Embedded      bool
@@ -77,6 +77,7 @@ lrange_500, lrange_600), mset.
 tairbench's own: --embedded (start the embedded server and target it),
 --json FILE (tairbench.compat/v1), --seed N, --no-server-stats, --timeout D.
 Not supported: -k 0 (reconnect per request), -I (idle mode), --cacertdir,
+--tls-ciphers and --tls-ciphersuites (Go chooses from its own secure list),
 --enable-tracking.`
 
 // ErrHelp is returned by Parse for --help.
@@ -102,6 +103,10 @@ func Parse(args []string, warn io.Writer) (Options, error) {
 		if err := o.apply(s); err != nil {
 			return o, err
 		}
+	}
+	if o.Threads > 0 {
+		fmt.Fprintf(warn, "note: --threads %d is kept for redis-benchmark's report; tairbench's connections are goroutines spread over every core (GOMAXPROCS %d) whatever it says\n",
+			o.Threads, runtime.GOMAXPROCS(0))
 	}
 	switch {
 	case o.Clients < 1:
@@ -233,10 +238,8 @@ func (o *Options) apply(s *argScanner) error {
 		o.Cert, err = s.value()
 	case "--key":
 		o.Key, err = s.value()
-	case "--tls-ciphers":
-		o.TLSCiphers, err = s.value()
-	case "--tls-ciphersuites":
-		o.TLSCipherSuites, err = s.value()
+	case "--tls-ciphers", "--tls-ciphersuites":
+		return fmt.Errorf("%s is not supported: Go's TLS offers its own list of secure cipher suites (TLS 1.3's cannot be chosen at all); leave it out", s.arg)
 	case "--help":
 		return ErrHelp
 	case "--embedded":
