@@ -17,6 +17,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
@@ -234,23 +235,37 @@ func writeRuns(b *strings.Builder, runs []named) {
 		b.WriteString(svgChart("The server's own count per second", "second of the run", "commands/s (all clients)", niceAxis(0, maxX, false, number), niceAxis(0, hi, false, number), sl))
 	}
 	// Summary table.
-	b.WriteString(`<table><tr><th>run</th><th>command</th><th>mode</th><th>QPS</th><th>p50 ms</th><th>p99 ms</th><th>p99.9 ms</th><th>max ms</th><th>errors</th><th>client µs/cmd</th><th>warnings</th></tr>`)
+	b.WriteString(`<table><tr><th>run</th><th>target</th><th>command</th><th>mode</th><th>QPS</th><th>p50 ms</th><th>p99 ms</th><th>p99.9 ms</th><th>max ms</th><th>errors</th><th>client µs/cmd</th><th>warnings</th></tr>`)
 	for i, r := range runs {
 		t := r.run.Totals
-		fmt.Fprintf(b, `<tr><td><span class="sw" style="background:%s"></span>%s</td><td><code>%s</code></td><td>%s</td><td>%.0f</td><td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%d</td><td>%.2f</td><td>%s</td></tr>`,
-			color(i), html.EscapeString(r.name), html.EscapeString(r.run.Command), html.EscapeString(r.run.Config.Mode), t.OpsPerSec,
+		target := "(not recorded)"
+		if tg := r.run.Config.Target; tg != nil {
+			target = report.TargetLine(tg)
+		}
+		mode := r.run.Config.Mode
+		if r.run.Config.Connections > 0 {
+			mode = fmt.Sprintf("%s, %d connections, %s, %.0f s", mode, r.run.Config.Connections, report.Loop(r.run), r.run.DurationMS/1000)
+		}
+		fmt.Fprintf(b, `<tr><td><span class="sw" style="background:%s"></span>%s</td><td>%s</td><td><code>%s</code></td><td>%s</td><td>%.0f</td><td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%d</td><td>%.2f</td><td>%s</td></tr>`,
+			color(i), html.EscapeString(r.name), html.EscapeString(target), html.EscapeString(r.run.Command), html.EscapeString(mode), t.OpsPerSec,
 			t.Latency.P50/1000, t.Latency.P99/1000, t.Latency.P999/1000, t.Latency.Max/1000, t.Errors, r.run.Client.CPUPerOpUS,
 			html.EscapeString(strings.Join(r.run.Warnings, "; ")))
 	}
 	b.WriteString("</table>")
 }
 
-// ratioBar is the measured-to-published ratio as a bar (1.0 marked).
-func ratioBar(ratio float64) string {
+// ratioBar is the measured-to-published ratio as a bar (1.0 marked),
+// green above 1 and red below. Against a target that is not Tair the
+// published figure is Tair's and the bar is grey, "for scale only": no
+// verdict colours.
+func ratioBar(ratio float64, forScale bool) string {
 	if ratio <= 0 || math.IsNaN(ratio) {
 		return "—"
 	}
 	w := math.Min(ratio, 3) / 3 * 150
+	if forScale {
+		return fmt.Sprintf(`<span class="ratio"><svg class="barsvg" width="150" height="12"><rect class="bar" style="fill:#999" width="%.1f" height="12"/><line x1="50" y1="0" x2="50" y2="12" class="one"/></svg> %.2f (for scale only)</span>`, w, ratio)
+	}
 	cls := "bar"
 	if ratio < 1 {
 		cls = "bar low"
@@ -258,24 +273,41 @@ func ratioBar(ratio float64) string {
 	return fmt.Sprintf(`<span class="ratio"><svg class="barsvg" width="150" height="12"><rect class="%s" width="%.1f" height="12"/><line x1="50" y1="0" x2="50" y2="12" class="one"/></svg> %.2f</span>`, cls, w, ratio)
 }
 
+// notTairNote is the line a suite's section gets when its target is not
+// Tair.
+const notTairNote = "<br><b>The target is tairbench's embedded server, not Tair:</b> the published figures are Tair's, so each bar is for scale only."
+
 func writeRoaring(b *strings.Builder, name string, s *result.RoaringSuite) {
-	fmt.Fprintf(b, "<h2>TairRoaring suite — %s</h2><p class=\"meta\">target %s; reference: the whitepaper's figures (16 GB standard instance). The bar shows measured ÷ published; the mark is 1.0.</p>",
-		html.EscapeString(name), html.EscapeString(s.Config.Target.Addr))
+	forScale := s.Config.Target.NotTair()
+	note := ""
+	if forScale {
+		note = notTairNote
+	}
+	fmt.Fprintf(b, "<h2>TairRoaring suite — %s</h2><p class=\"meta\">target %s; reference: the whitepaper's figures (16 GB standard instance). The bar shows measured ÷ published; the mark is 1.0.%s</p>",
+		html.EscapeString(name), html.EscapeString(report.TargetLine(&s.Config.Target)), note)
 	b.WriteString(`<table><tr><th>case</th><th>command</th><th>measured</th><th>published</th><th>measured ÷ published</th><th>p99 ms</th></tr>`)
 	for _, c := range s.Cases {
 		fmt.Fprintf(b, "<tr><td>%s</td><td>%s</td><td>%.0f</td><td>%.0f</td><td>%s</td><td>%.3f</td></tr>", html.EscapeString(c.Case.ID),
-			html.EscapeString(c.Case.Command), c.Rate, c.Case.Ref.Rate, ratioBar(c.Ratio), c.P99MS)
+			html.EscapeString(c.Case.Command), c.Rate, c.Case.Ref.Rate, ratioBar(c.Ratio, forScale), c.P99MS)
 	}
 	b.WriteString("</table>")
 }
 
 func writeWhitepaper(b *strings.Builder, name string, s *result.WhitepaperSuite) {
-	fmt.Fprintf(b, "<h2>%s — %s</h2><p class=\"meta\">%s<br>as run: <code>%s</code><br>%s</p>", html.EscapeString(s.Suite), html.EscapeString(name),
-		html.EscapeString(s.Source), html.EscapeString(s.CommandLine), html.EscapeString(s.Scale))
+	forScale := s.Target.NotTair()
+	target := ""
+	if s.Target != nil {
+		target = "<br>target " + html.EscapeString(report.TargetLine(s.Target))
+	}
+	if forScale {
+		target += notTairNote
+	}
+	fmt.Fprintf(b, "<h2>%s — %s</h2><p class=\"meta\">%s<br>as run: <code>%s</code><br>%s%s</p>", html.EscapeString(s.Suite), html.EscapeString(name),
+		html.EscapeString(s.Source), html.EscapeString(s.CommandLine), html.EscapeString(s.Scale), target)
 	b.WriteString(`<table><tr><th>table</th><th>case</th><th>QPS measured</th><th>QPS published</th><th>measured ÷ published</th></tr>`)
 	for _, c := range s.Cases {
 		fmt.Fprintf(b, "<tr><td>%s</td><td>%s</td><td>%.0f</td><td>%.0f</td><td>%s</td></tr>", html.EscapeString(c.Section), html.EscapeString(c.Name),
-			c.Measured.QPS, c.Reference.QPS, ratioBar(c.Ratio))
+			c.Measured.QPS, c.Reference.QPS, ratioBar(c.Ratio, forScale))
 	}
 	b.WriteString("</table>")
 }
@@ -375,7 +407,7 @@ func writeSearch(b *strings.Builder, name string, s *result.SearchComparison) {
 				ratio = ph.run.Totals.OpsPerSec / pub
 			}
 			fmt.Fprintf(b, "<tr><td>%s</td><td>%s</td><td>%.0f</td><td>%.0f</td><td>%s</td><td>%.3f</td><td>%d</td></tr>", html.EscapeString(e.Engine), ph.name,
-				ph.run.Totals.OpsPerSec, pub, ratioBar(ratio), ph.run.Totals.Latency.P99/1000, ph.run.Totals.Errors)
+				ph.run.Totals.OpsPerSec, pub, ratioBar(ratio, ph.run.Config.Target.NotTair()), ph.run.Totals.Latency.P99/1000, ph.run.Totals.Errors)
 		}
 	}
 	b.WriteString("</table>")

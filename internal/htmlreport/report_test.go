@@ -52,6 +52,34 @@ func TestGoldenReport(t *testing.T) {
 	assert.Contains(t, page, `<rect class="bar low" width="25.0"`, "a ratio of 0.5: a sixth of the bar's 3.0 scale, marked low")
 	testenv.Golden(t, "report.html", b.Bytes(), *update)
 
+	// The same runs and suite against the embedded server: every section
+	// names it "not Tair", and the bars are grey, for scale only.
+	embedded := &result.Target{Addr: "127.0.0.1:40001", InProcess: true,
+		Server: &result.ServerIdentity{Name: "tairbench-embedded", Version: "7.0.0", Embedded: true}}
+	closed, open := run(t, 100, false), run(t, 200, true)
+	for _, r := range []*result.Run{closed, open} {
+		r.Config.Target, r.Config.Connections = embedded, 8
+	}
+	open.Totals.Schedule = &result.Schedule{Rate: 1000, Arrivals: "constant"}
+	suite.Target = embedded
+	b.Reset()
+	require.NoError(t, Write(&b, []Input{{"closed.json", closed}, {"open.json", open}, {"suite.json", suite}}))
+	page = b.String()
+	assert.Contains(t, page, "<td>127.0.0.1:40001: tairbench&#39;s embedded server (in this process), not Tair</td>")
+	assert.Contains(t, page, "one command per round trip, 8 connections, open-loop at 1000 requests/s (constant arrivals), 3 s")
+	assert.Contains(t, page, "0.50 (for scale only)")
+	assert.NotContains(t, page, `class="bar low"`, "no verdict colours beside a target that is not Tair")
+	testenv.Golden(t, "report-embedded.html", b.Bytes(), *update)
+
+	// Against redis-server: named, with no note.
+	redis := &result.Target{Addr: "127.0.0.1:6379", Server: &result.ServerIdentity{Name: "redis", Version: "7.0.15"}}
+	closed.Config.Target, open.Config.Target = redis, redis
+	b.Reset()
+	require.NoError(t, Write(&b, []Input{{"closed.json", closed}, {"open.json", open}}))
+	assert.Contains(t, b.String(), "<td>127.0.0.1:6379: redis 7.0.15</td>")
+	assert.NotContains(t, b.String(), "not Tair")
+	testenv.Golden(t, "report-redis.html", b.Bytes(), *update)
+
 	search := &result.SearchComparison{Header: result.Header{Schema: result.SchemaSearch, Version: "test"},
 		Engines:      []result.EngineResult{{Engine: "tairsearch", Write: run(t, 100, false)}},
 		PublishedQPS: map[string]float64{"tairsearch write": 2000}}

@@ -169,8 +169,11 @@ func Text(w io.Writer, r *result.Run, hist *hdr.Histogram) error {
 	if r.Command != "" {
 		fmt.Fprintf(&b, "command      %s\n", r.Command)
 	}
+	if r.Config.Target != nil {
+		fmt.Fprintf(&b, "target       %s\n", TargetLine(r.Config.Target))
+	}
 	if r.Config.Mode != "" {
-		fmt.Fprintf(&b, "mode         %s, %d connections\n", r.Config.Mode, r.Config.Connections)
+		fmt.Fprintf(&b, "mode         %s, %d connections, %s\n", r.Config.Mode, r.Config.Connections, Loop(r))
 	}
 	fmt.Fprintf(&b, "duration     %.2f s (stopped by %s), warm-up %.2f s\n", r.DurationMS/1000, r.StopReason, r.WarmupMS/1000)
 	fmt.Fprintf(&b, "commands     %d in %d requests, %d errors (%.2f%%)\n", t.Ops, t.Requests, t.Errors, 100*t.ErrorRate)
@@ -234,7 +237,12 @@ func Text(w io.Writer, r *result.Run, hist *hdr.Histogram) error {
 		writeServer(&b, sv)
 	}
 	if r.Client.CPUPerOpUS > 0 {
-		fmt.Fprintf(&b, "client       %.2f µs CPU per command, %.2f of %d cores\n", r.Client.CPUPerOpUS, r.Client.CPUUtil, r.Client.Cores)
+		who := "client      "
+		if r.Client.InProcessServer {
+			// One process: the operating system's accounting cannot split it.
+			who = "client and embedded server (one process):"
+		}
+		fmt.Fprintf(&b, "%s %.2f µs CPU per command, %.2f of %d cores\n", who, r.Client.CPUPerOpUS, r.Client.CPUUtil, r.Client.Cores)
 	}
 	if hist != nil && hist.TotalCount() > 0 {
 		b.WriteString("latency histogram\n")
@@ -397,4 +405,46 @@ func MiB(b int64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+}
+
+// TargetLine names a target: its address and who it said it is, with
+// "not Tair" for tairbench's embedded server.
+func TargetLine(t *result.Target) string {
+	s := t.Addr
+	if t.Cluster {
+		s += " (cluster)"
+	}
+	id := t.Server
+	switch {
+	case t.NotTair():
+		where := "over the network"
+		if t.InProcess {
+			where = "in this process"
+		}
+		s += ": tairbench's embedded server (" + where + "), not Tair"
+	case id != nil:
+		s += ": " + id.Name
+		if id.Version != "" {
+			s += " " + id.Version
+		}
+		if len(id.Modules) > 0 {
+			names := make([]string, len(id.Modules))
+			for i, m := range id.Modules {
+				names[i] = m.Name
+			}
+			s += ", modules " + strings.Join(names, ", ")
+		}
+	default:
+		s += " (the server did not say who it is)"
+	}
+	return s
+}
+
+// Loop says how the run sent its requests: closed-loop, or open-loop at
+// its rate.
+func Loop(r *result.Run) string {
+	if sc := r.Totals.Schedule; sc != nil && sc.Rate > 0 {
+		return fmt.Sprintf("open-loop at %.0f requests/s (%s arrivals)", sc.Rate, sc.Arrivals)
+	}
+	return "closed-loop"
 }

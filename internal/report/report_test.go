@@ -53,6 +53,31 @@ func TestTextGolden(t *testing.T) {
 	golden(t, "summary.txt", b.Bytes())
 }
 
+// TestTextNamesTheTarget: a run against tairbench's embedded server says
+// it is not Tair, in this process or over the network; one against
+// redis-server names it and its version, with no such note.
+func TestTextNamesTheTarget(t *testing.T) {
+	targets := map[string]*result.Target{
+		"summary-embedded.txt": {Addr: "127.0.0.1:40001", InProcess: true,
+			Server: &result.ServerIdentity{Name: "tairbench-embedded", Version: "7.0.0", Embedded: true}},
+		"summary-serve.txt": {Addr: "10.0.0.5:6379",
+			Server: &result.ServerIdentity{Name: "tairbench-embedded", Version: "7.0.0", Embedded: true}},
+		"summary-redis.txt": {Addr: "127.0.0.1:6379", Server: &result.ServerIdentity{Name: "redis", Version: "7.0.15"}},
+	}
+	for name, tg := range targets {
+		t.Run(name, func(t *testing.T) {
+			r, h := sample()
+			r.Config.Target = tg
+			r.Totals.Schedule = &result.Schedule{Rate: 20000, Arrivals: "poisson", AchievedRate: 19990}
+			var b bytes.Buffer
+			require.NoError(t, Text(&b, r, h))
+			golden(t, name, b.Bytes())
+			assert.Equal(t, tg.NotTair(), bytes.Contains(b.Bytes(), []byte("not Tair")))
+			assert.Contains(t, b.String(), "open-loop at 20000 requests/s (poisson arrivals)")
+		})
+	}
+}
+
 func TestCSVGolden(t *testing.T) {
 	r, _ := sample()
 	var b bytes.Buffer

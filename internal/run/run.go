@@ -39,6 +39,10 @@ type Spec struct {
 	// Operations describes a mixed workload's operation types (name,
 	// command, weight), in the order of Engine.Operations; nil otherwise.
 	Operations []result.Operation
+	// Identify, when set, asks the target who it is before the run (the
+	// result's target then names the server: its name, version, modules,
+	// and whether it is tairbench's embedded server).
+	Identify func(context.Context) (*result.ServerIdentity, error)
 }
 
 // ClusterReporter is a factory that routes over a Redis Cluster and can
@@ -49,6 +53,7 @@ type ClusterReporter interface {
 
 // Run executes the spec. It returns the result and the merged histogram.
 func Run(ctx context.Context, s Spec) (*result.Run, *hdr.Histogram, error) {
+	identify(ctx, &s)
 	var tl *timeline
 	if s.Sampler != nil {
 		defer s.Sampler.Close()
@@ -151,4 +156,18 @@ func assemble(s Spec, res *engine.Result, server *result.ServerTimeline) *result
 		r.Warnings = []string{}
 	}
 	return r
+}
+
+// identify records who the target is in a copy of the spec's target.
+func identify(ctx context.Context, s *Spec) {
+	if s.Identify == nil || s.Config.Target == nil {
+		return
+	}
+	id, err := s.Identify(ctx)
+	if err != nil {
+		return // the run will say what is wrong with the target
+	}
+	t := *s.Config.Target
+	t.Server = id
+	s.Config.Target = &t
 }

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"context"
 	"maps"
 	"slices"
 	"strings"
@@ -33,6 +34,7 @@ func FromTemplate(ts redis.TemplateSpec, name, version string, t endpoint.Target
 		Engine:  cfg,
 		Factory: &redis.Factory{Target: t, Workload: w, Workers: cfg.Workers},
 	}
+	spec.Identify = func(ctx context.Context) (*result.ServerIdentity, error) { return redis.Identify(ctx, t) }
 	for _, o := range w.Ops {
 		if w.Mixed() {
 			spec.Operations = append(spec.Operations, result.Operation{Name: o.Name, Command: o.Template, Weight: o.Weight})

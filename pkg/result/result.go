@@ -89,6 +89,34 @@ type Target struct {
 	// InProcess is set when the server ran inside the benchmarking process
 	// (tairbench's embedded server): client and server shared its cores.
 	InProcess bool `json:"in_process"`
+	// Server is who the target said it is (INFO server and modules); nil
+	// when it was not asked or did not answer.
+	Server *ServerIdentity `json:"server,omitempty"`
+}
+
+// ServerIdentity is who a target said it is.
+type ServerIdentity struct {
+	// Name is INFO's server_name ("tairbench-embedded" for tairbench's
+	// embedded server), or "redis" when it gives none; Version its
+	// redis_version.
+	Name    string         `json:"name"`
+	Version string         `json:"version,omitempty"`
+	Modules []ServerModule `json:"modules,omitempty"`
+	// Embedded is set for tairbench's embedded server, in this process or
+	// over the network: not Tair.
+	Embedded bool `json:"embedded"`
+}
+
+// ServerModule is one module a target listed.
+type ServerModule struct {
+	Name    string `json:"name"`
+	Version string `json:"version,omitempty"`
+}
+
+// NotTair says whether the target is known not to be Tair: tairbench's
+// embedded server (in this process or over the network).
+func (t *Target) NotTair() bool {
+	return t != nil && (t.InProcess || t.Server != nil && t.Server.Embedded)
 }
 
 // EncodeJSON writes a result document as indented JSON without HTML escaping.

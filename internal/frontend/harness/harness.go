@@ -168,8 +168,12 @@ func OwnLine(out, errOut io.Writer, csv bool, run *result.Run) {
 	if csv {
 		w = errOut
 	}
-	fmt.Fprintf(w, "tairbench: %s: %d commands in %d requests, %d errors, %.0f commands/s, client %.2f µs CPU per command",
-		run.Name, t.Ops, t.Requests, t.Errors, t.OpsPerSec, run.Client.CPUPerOpUS)
+	who := "client"
+	if run.Client.InProcessServer {
+		who = "client and embedded server"
+	}
+	fmt.Fprintf(w, "tairbench: %s: %d commands in %d requests, %d errors, %.0f commands/s, %s %.2f µs CPU per command",
+		run.Name, t.Ops, t.Requests, t.Errors, t.OpsPerSec, who, run.Client.CPUPerOpUS)
 	if rc := reconciliation(run); rc != "" {
 		fmt.Fprintf(w, ", %s", rc)
 	}

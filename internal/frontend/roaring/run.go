@@ -4,9 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
+	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/report"
+	"github.com/tairbench/tairbench/pkg/result"
 )
 
 // Options are 'tairbench roaring': the cases to run and how, against a
@@ -44,15 +48,19 @@ func Run(ctx context.Context, o Options, io harness.IO) (*Suite, error) {
 	}
 	o.Cases, o.Seed = cases, harness.SeedOrNew(o.Seed)
 	o.Flush = o.Flush || o.Target.InProcess
+	id, _ := redis.Identify(ctx, o.Target) // nil when the target will not say
 	o.Label = "TairRoaring whitepaper cases against " + o.Target.Addr
-	if o.Target.InProcess {
-		o.Label += " (tairbench's embedded server, not Tair: the reference columns are Tair's published figures)"
+	if o.Target.InProcess || id != nil && id.Embedded {
+		o.Label += " (tairbench's embedded server, not Tair: the reference columns are Tair's published figures, for scale only)"
+	} else if id != nil {
+		o.Label += " (" + strings.TrimPrefix(report.TargetLine(&result.Target{Server: id}), ": ") + ")"
 	}
 	o.Log, o.Version = io.Err, io.Version
 	suite, err := RunCases(ctx, o.CaseOptions)
 	if err != nil && suite == nil {
 		return nil, err
 	}
+	suite.Config.Target.Server = id
 	if o.Stat != nil && err == nil && ctx.Err() == nil {
 		so := *o.Stat
 		so.Target, so.Log = o.Target, io.Err

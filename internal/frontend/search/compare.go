@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/tairbench/tairbench/internal/driver/fts"
 	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/tairbench/tairbench/internal/driver/fts"
+	"github.com/tairbench/tairbench/internal/driver/redis"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -64,7 +66,7 @@ func RunWrite(ctx context.Context, e fts.Engine, o WriteOptions) (*result.Run, *
 	rc := runConfig(e, modeOf(bulk))
 	rc.Search.File, rc.Search.Docs, rc.Search.Bulk = o.File, o.Docs, bulk
 	spec := run.Spec{Name: e.Name() + " write", Command: fmt.Sprintf("write %s", o.File), Version: o.Version,
-		Config: rc, Engine: cfg, Factory: &fts.WriteFactory{Engine: e, Source: src, Bulk: bulk}}
+		Config: rc, Engine: cfg, Factory: &fts.WriteFactory{Engine: e, Source: src, Bulk: bulk}, Identify: identify(rc, e)}
 	if !o.NoServerStats {
 		spec.Sampler = e.Sampler()
 	}
@@ -87,6 +89,16 @@ func runConfig(e fts.Engine, mode string) result.RunConfig {
 		rc.Target = t.Result()
 	}
 	return rc
+}
+
+// identify asks a RESP engine's server who it is (nil for an engine
+// reached over HTTP).
+func identify(rc result.RunConfig, e fts.Engine) func(context.Context) (*result.ServerIdentity, error) {
+	if rc.Target == nil {
+		return nil
+	}
+	t := e.Target()
+	return func(ctx context.Context) (*result.ServerIdentity, error) { return redis.Identify(ctx, t) }
 }
 
 func modeOf(bulk int) string {
@@ -126,7 +138,7 @@ func RunSearch(ctx context.Context, e fts.Engine, o SearchOptions) (*result.Run,
 	rc := runConfig(e, "one query per request, cache "+cache)
 	rc.Search.Queries, rc.Search.Cache = o.Queries, o.Cache
 	spec := run.Spec{Name: e.Name() + " search", Command: o.Query, Version: o.Version,
-		Config: rc, Engine: cfg, Factory: &fts.SearchFactory{Engine: e, Query: []byte(o.Query), Cache: o.Cache}}
+		Config: rc, Engine: cfg, Factory: &fts.SearchFactory{Engine: e, Query: []byte(o.Query), Cache: o.Cache}, Identify: identify(rc, e)}
 	if !o.NoServerStats {
 		spec.Sampler = e.Sampler()
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/report"
@@ -43,6 +44,7 @@ func Run(ctx context.Context, o RunOptions, io harness.IO) (*result.WhitepaperSu
 		tg.Addr = r.Addr
 		fmt.Fprintf(io.Err, "redis-server started on %s for the suite\n", r.Addr)
 	}
+	id, _ := redis.Identify(ctx, tg) // nil when the target will not say
 	o.Seed = harness.SeedOrNew(o.Seed)
 	o.Version, o.Log = io.Version, io.Err
 	var suite *result.WhitepaperSuite
@@ -56,6 +58,9 @@ func Run(ctx context.Context, o RunOptions, io harness.IO) (*result.WhitepaperSu
 		suite, err = ESSD(ctx, tg, o.YCSBOptions, o.Remote)
 	default:
 		suite, err = Enhanced(ctx, tg, o.Options)
+	}
+	if suite != nil && suite.Target != nil {
+		suite.Target.Server = id
 	}
 	if suite != nil && o.SLO != nil {
 		suite.SLO = o.SLO.SLO.String()

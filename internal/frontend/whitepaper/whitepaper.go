@@ -203,11 +203,14 @@ func Write(w io.Writer, s *result.WhitepaperSuite) error {
 		fmt.Fprintf(&b, "scaled: %s\n", s.Scale)
 	}
 	if s.Target != nil {
-		where := s.Target.Addr
+		where := report.TargetLine(s.Target)
 		if s.Target.InProcess {
-			where += " (tairbench's embedded server in this process, not Tair: client and server share this machine's cores)"
+			where += " (client and server share this machine's cores)"
 		}
 		fmt.Fprintf(&b, "target: %s\n", where)
+		if s.Target.NotTair() {
+			b.WriteString("!! the published figures are Tair's: beside this target the ratios are for scale only\n")
+		}
 	}
 	if s.SLO != "" {
 		fmt.Fprintf(&b, "capacity at %s: each measured QPS is the highest open-loop rate that held it (searched per case; loads run as published),\n"+

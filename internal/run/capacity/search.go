@@ -149,20 +149,12 @@ const (
 // the answer to a rate that held twice. When the confirming run breaks the
 // SLO, the answer steps down through the lower rates that held, each run
 // again, until one holds; when none does, the search has no stable answer
-// (HighestHeld 0, Unstable set, the bracket in the warning). Each rate
-// tried after a break is at least 10% below it, so that the steps leave
-// the noise that broke it.
+// (HighestHeld 0, Unstable set, the bracket in the warning).
 func confirm(ctx context.Context, c *result.CapacitySearch, o Options, step func(float64) (result.CapacityStep, error)) error {
-	tried, below := 0, math.Inf(1)
-	for _, rate := range heldRates(c) {
-		if tried == maxConfirms || ctx.Err() != nil {
+	for _, rate := range confirmRates(c) {
+		if ctx.Err() != nil {
 			break
 		}
-		if rate > below {
-			continue // within noise of a rate that just broke
-		}
-		tried++
-		below = rate * stepDown
 		st, err := step(rate)
 		if err != nil {
 			return err
@@ -173,7 +165,9 @@ func confirm(ctx context.Context, c *result.CapacitySearch, o Options, step func
 			continue
 		}
 		c.Confirm = &st
-		c.Noise = math.Abs(o.SLO.margin(st.Run) - o.SLO.margin(stepAt(c, rate).Run))
+		if first := stepAt(c, rate); first.Run != nil {
+			c.Noise = math.Abs(o.SLO.margin(st.Run) - o.SLO.margin(first.Run))
+		}
 		if first := c.HighestHeld; rate < first {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("the confirming run at %.0f/s broke the SLO: the answer stepped down to %.0f/s, which held when run again; the run-to-run noise is larger than the precision (widen the window)", first, rate))
 		}
@@ -187,6 +181,28 @@ func confirm(ctx context.Context, c *result.CapacitySearch, o Options, step func
 	c.Warnings = append(c.Warnings, fmt.Sprintf("no stable answer: the confirming runs broke the SLO at every rate tried from %.0f/s down to %.0f/s; the capacity lies below %.0f/s or the run-to-run noise exceeds the SLO's margin", c.HighestHeld, low, low))
 	c.Unstable, c.HighestHeld = true, 0
 	return nil
+}
+
+// confirmRates are the rates the confirmation tries in turn, at most
+// maxConfirms: the answer, then the lower rates that held in the search,
+// each at most stepDown of the one before (so that a step leaves the
+// noise that broke the last); when those run out, half the last.
+func confirmRates(c *result.CapacitySearch) []float64 {
+	var out []float64
+	below := math.Inf(1)
+	for _, rate := range heldRates(c) {
+		if len(out) == maxConfirms {
+			return out
+		}
+		if rate <= below {
+			out = append(out, rate)
+			below = rate * stepDown
+		}
+	}
+	for len(out) > 0 && len(out) < maxConfirms && out[len(out)-1]/2 >= minRate {
+		out = append(out, math.Round(out[len(out)-1]/2))
+	}
+	return out
 }
 
 // heldRates are the rates that held in the search, highest first.

@@ -1,0 +1,82 @@
+package redis
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/tairbench/tairbench/internal/endpoint"
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+// EmbeddedServerName is the server_name tairbench's embedded server gives
+// in INFO server.
+const EmbeddedServerName = "tairbench-embedded"
+
+// Identify asks the target who it is (INFO server and INFO modules), for
+// results that name what they measured. A target that refuses INFO (a
+// proxy may) is reported with what it did say.
+func Identify(ctx context.Context, t endpoint.Target) (*result.ServerIdentity, error) {
+	t.Timeout = min(max(t.Timeout, time.Second), 3*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
+	defer cancel()
+	c, err := Dial(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	info, err := c.DoString("INFO", "server")
+	if err != nil {
+		return nil, err
+	}
+	id := ParseIdentity(info)
+	if mods, err := c.DoString("INFO", "modules"); err == nil {
+		id.Modules = parseModules(mods)
+	}
+	id.Embedded = id.Name == EmbeddedServerName
+	return id, nil
+}
+
+// ParseIdentity reads server_name (Tair's and tairbench's own; "redis"
+// when absent) and redis_version from INFO server.
+func ParseIdentity(info string) *result.ServerIdentity {
+	id := &result.ServerIdentity{Name: "redis"}
+	for _, line := range strings.Split(info, "\n") {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok {
+			continue
+		}
+		switch k {
+		case "server_name":
+			id.Name = v
+		case "redis_version":
+			id.Version = v
+		}
+	}
+	return id
+}
+
+// parseModules reads INFO modules' "module:name=X,ver=N,…" lines.
+func parseModules(info string) []result.ServerModule {
+	var out []result.ServerModule
+	for _, line := range strings.Split(info, "\n") {
+		v, ok := strings.CutPrefix(strings.TrimSpace(line), "module:")
+		if !ok {
+			continue
+		}
+		var m result.ServerModule
+		for _, kv := range strings.Split(v, ",") {
+			k, val, _ := strings.Cut(kv, "=")
+			switch k {
+			case "name":
+				m.Name = val
+			case "ver":
+				m.Version = val
+			}
+		}
+		if m.Name != "" {
+			out = append(out, m)
+		}
+	}
+	return out
+}
