@@ -47,10 +47,16 @@ func effective(xs []float64) (mean, varMean, nEff float64) {
 	}
 	s2 := ss / (n - 1)
 	rho := lag1(xs)
-	if rho > 0 {
-		rho = math.Min(rho+(1+4*rho)/n, 0.99) // the estimate's downward bias in short series
-	} else {
+	switch {
+	case rho <= 0:
 		rho = 0 // no credit for anti-correlation: stay conservative
+	case n >= 20:
+		// The estimate's downward bias in short series (Kendall): large
+		// below 20 seconds, where the estimate itself is too noisy to
+		// correct.
+		rho = math.Min(rho+(1+3*rho)/n, 0.99)
+	default:
+		rho = math.Min(rho, 0.99)
 	}
 	f := (1 + rho) / (1 - rho)
 	return mean, s2 / n * f, math.Max(n/f, 2)
