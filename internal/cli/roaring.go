@@ -65,6 +65,7 @@ type roaringOptions struct {
 	seed     uint64
 	flush    bool
 	withStat bool
+	setOp    string
 	slo      flagval.Capacity
 }
 
@@ -101,6 +102,7 @@ With --slo, each case is a capacity search instead (see 'tairbench redis
 	fs.Uint64Var(&o.seed, "seed", 0, "base random seed (0: a new one, recorded in the result)")
 	fs.BoolVar(&o.flush, "flush", false, "FLUSHALL the target first (always done for --embedded)")
 	fs.BoolVar(&o.withStat, "stat", false, "also run TR.STAT memory sampling (see 'roaring stat')")
+	fs.StringVar(&o.setOp, "setop-data", roaring.SetOpRandom, "set operations' data: random (32 keys of random offsets at the single key's 9.5% density) or runs (one run per key: cheap to combine, printed as 'data differs')")
 	o.slo.Register(fs)
 	o.stat.register(cmd, 500_000_000, 1<<32)
 	cmd.AddCommand(newRoaringStatCmd(a))
@@ -109,7 +111,10 @@ With --slo, each case is a capacity search instead (see 'tairbench redis
 
 func runRoaring(ctx context.Context, o *roaringOptions, casesGiven bool, a *app) error {
 	ro := roaring.Options{Filter: o.filter, CasesGiven: casesGiven || o.target.embedded, List: o.list, JSON: o.jsonPath}
-	ro.CaseDuration, ro.Seed, ro.Flush = o.perCase, o.seed, o.flush
+	ro.CaseDuration, ro.Seed, ro.Flush, ro.SetOpData = o.perCase, o.seed, o.flush, o.setOp
+	if o.setOp != roaring.SetOpRandom && o.setOp != roaring.SetOpRuns {
+		return fmt.Errorf("--setop-data %q: want random or runs", o.setOp)
+	}
 	ro.Target.Cluster = o.target.cluster
 	if o.list {
 		_, err := roaring.Run(ctx, ro, a.io())

@@ -273,6 +273,15 @@ func ratioBar(ratio float64, forScale bool) string {
 	return fmt.Sprintf(`<span class="ratio"><svg class="barsvg" width="150" height="12"><rect class="%s" width="%.1f" height="12"/><line x1="50" y1="0" x2="50" y2="12" class="one"/></svg> %.2f</span>`, cls, w, ratio)
 }
 
+// roaringRatio is a case's ratio bar, or "data differs" where its data is
+// known not to be the whitepaper's.
+func roaringRatio(c result.RoaringCaseResult, forScale bool) string {
+	if c.DataDiffers != "" {
+		return "data differs: " + html.EscapeString(c.DataDiffers)
+	}
+	return ratioBar(c.Ratio, forScale)
+}
+
 // notTairNote is the line a suite's section gets when its target is not
 // Tair.
 const notTairNote = "<br><b>The target is tairbench's embedded server, not Tair:</b> the published figures are Tair's, so each bar is for scale only."
@@ -288,7 +297,7 @@ func writeRoaring(b *strings.Builder, name string, s *result.RoaringSuite) {
 	b.WriteString(`<table><tr><th>case</th><th>command</th><th>measured</th><th>published</th><th>measured ÷ published</th><th>p99 ms</th></tr>`)
 	for _, c := range s.Cases {
 		fmt.Fprintf(b, "<tr><td>%s</td><td>%s</td><td>%.0f</td><td>%.0f</td><td>%s</td><td>%.3f</td></tr>", html.EscapeString(c.Case.ID),
-			html.EscapeString(c.Case.Command), c.Rate, c.Case.Ref.Rate, ratioBar(c.Ratio, forScale), c.P99MS)
+			html.EscapeString(c.Case.Command), c.Rate, c.Case.Ref.Rate, roaringRatio(c, forScale), c.P99MS)
 	}
 	b.WriteString("</table>")
 }

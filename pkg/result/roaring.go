@@ -20,6 +20,8 @@ type RoaringConfig struct {
 	Flush bool   `json:"flush"`
 	// SLO, when set, made each case a capacity search for it (--slo).
 	SLO string `json:"slo,omitempty"`
+	// SetOpData is the set operations' data shape ("random", "runs").
+	SetOpData string `json:"setop_data,omitempty"`
 }
 
 // RoaringLoad is how one data set was loaded.
@@ -78,7 +80,10 @@ type RoaringCaseResult struct {
 	LatencyMS float64 `json:"latency_ms"`
 	P99MS     float64 `json:"p99_ms"`
 	Ratio     float64 `json:"ratio_to_reference"`
-	Run       *Run    `json:"run"`
+	// DataDiffers, when set, says why the case's data is known not to be
+	// the whitepaper's: Ratio is then 0 and the tables print "data differs".
+	DataDiffers string `json:"data_differs,omitempty"`
+	Run         *Run   `json:"run"`
 	// Capacity is the case's capacity search (with --slo): Rate is then the
 	// highest rate that held the SLO, in the case's unit, and Run the run
 	// that showed it.

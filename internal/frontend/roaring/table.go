@@ -114,10 +114,10 @@ func WriteTables(w io.Writer, s *Suite, label string) error {
 		}
 		if group == GroupBatch {
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Command, c.Parallel, c.Batching, num(cr.Rate),
-				msf(cr.LatencyMS), msf(cr.P99MS), num(c.Ref.Rate), msf(c.Ref.LatencyMS), ratio(cr.Ratio), errCell(cr))
+				msf(cr.LatencyMS), msf(cr.P99MS), num(c.Ref.Rate), msf(c.Ref.LatencyMS), ratioCell(cr), errCell(cr))
 		} else {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Command, c.Keys, c.Items, c.ArgRange, c.Parallel,
-				num(cr.Rate), msf(cr.LatencyMS), msf(cr.P99MS), num(c.Ref.Rate), msf(c.Ref.LatencyMS), ratio(cr.Ratio), errCell(cr))
+				num(cr.Rate), msf(cr.LatencyMS), msf(cr.P99MS), num(c.Ref.Rate), msf(c.Ref.LatencyMS), ratioCell(cr), errCell(cr))
 		}
 	}
 	flush()
@@ -138,4 +138,13 @@ func WriteTables(w io.Writer, s *Suite, label string) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// ratioCell is the ratio to the reference, or "data differs" where the
+// case's data is known not to be the whitepaper's.
+func ratioCell(cr CaseResult) string {
+	if cr.DataDiffers != "" {
+		return "data differs"
+	}
+	return ratio(cr.Ratio)
 }
