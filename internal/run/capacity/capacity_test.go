@@ -3,6 +3,7 @@ package capacity
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -98,10 +99,12 @@ func rates(steps []result.CapacityStep) []float64 {
 // below confirmCapacity.
 func flaky(capacity, confirmCapacity float64) RunAt {
 	seen := map[float64]int{}
+	confirming := false
 	return func(ctx context.Context, rate float64, window, warmup time.Duration) (*result.Run, error) {
 		seen[rate]++
+		confirming = confirming || seen[rate] > 1
 		limit := capacity
-		if seen[rate] > 1 {
+		if confirming {
 			limit = confirmCapacity
 		}
 		return knee(limit/1.1)(ctx, rate, window, warmup)
@@ -120,6 +123,7 @@ func TestConfirmationThatBreaksStepsDown(t *testing.T) {
 	assert.True(t, c.Confirm.Held)
 	assert.Equal(t, c.Confirm.Rate, c.HighestHeld, "the answer is the rate whose confirmation held")
 	assert.LessOrEqual(t, c.HighestHeld, 4500.0)
+	assert.Equal(t, []float64{1, 0.9, 0.8, 0.65, 0.5}, fractionsOf(c), "the answer, then 90%, 80%, 65% and 50% of it")
 	assert.False(t, c.Unstable)
 	assert.Contains(t, strings.Join(c.Warnings, "\n"), "stepped down")
 	var b strings.Builder
@@ -135,9 +139,18 @@ func TestNoStableAnswer(t *testing.T) {
 	assert.True(t, c.Unstable)
 	assert.Zero(t, c.HighestHeld)
 	assert.Nil(t, c.Confirm)
-	assert.Len(t, c.Confirmations, maxConfirms)
+	assert.Len(t, c.Confirmations, len(confirmFractions))
 	assert.Contains(t, strings.Join(c.Warnings, "\n"), "no stable answer")
 	var b strings.Builder
 	require.NoError(t, WriteSummary(&b, c))
 	assert.Contains(t, b.String(), "answer       no stable answer")
+}
+
+// fractionsOf are the confirmations' rates as fractions of the first.
+func fractionsOf(c *result.CapacitySearch) []float64 {
+	var out []float64
+	for _, st := range c.Confirmations {
+		out = append(out, math.Round(100*st.Rate/c.Confirmations[0].Rate)/100)
+	}
+	return out
 }

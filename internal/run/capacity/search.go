@@ -137,18 +137,14 @@ func Search(ctx context.Context, o Options, run RunAt) (*result.CapacitySearch, 
 	return c, nil
 }
 
-// maxConfirms bounds how many rates the confirmation tries, the answer
-// and the rates that held below it; after a confirming run breaks, the
-// next rate tried is at most stepDown of it.
-const (
-	maxConfirms = 4
-	stepDown    = 0.9
-)
+// confirmFractions are the fractions of the search's answer that the
+// confirmation tries, in turn, until one holds.
+var confirmFractions = []float64{1, 0.9, 0.8, 0.65, 0.5}
 
 // confirm runs the answer again, to show the run-to-run noise and to hold
 // the answer to a rate that held twice. When the confirming run breaks the
-// SLO, the answer steps down through the lower rates that held, each run
-// again, until one holds; when none does, the search has no stable answer
+// SLO, the answer steps down (confirmRates), each rate run again, until
+// one holds; when none does, the search has no stable answer
 // (HighestHeld 0, Unstable set, the bracket in the warning).
 func confirm(ctx context.Context, c *result.CapacitySearch, o Options, step func(float64) (result.CapacityStep, error)) error {
 	for _, rate := range confirmRates(c) {
@@ -169,7 +165,7 @@ func confirm(ctx context.Context, c *result.CapacitySearch, o Options, step func
 			c.Noise = math.Abs(o.SLO.margin(st.Run) - o.SLO.margin(first.Run))
 		}
 		if first := c.HighestHeld; rate < first {
-			c.Warnings = append(c.Warnings, fmt.Sprintf("the confirming run at %.0f/s broke the SLO: the answer stepped down to %.0f/s, which held when run again; the run-to-run noise is larger than the precision (widen the window)", first, rate))
+			c.Warnings = append(c.Warnings, fmt.Sprintf("the confirming run at %.0f/s broke the SLO: the answer stepped down to %.0f/s, which held in its own confirming run; the run-to-run noise is larger than the precision (widen the window)", first, rate))
 		}
 		c.HighestHeld = rate
 		return nil
@@ -183,24 +179,15 @@ func confirm(ctx context.Context, c *result.CapacitySearch, o Options, step func
 	return nil
 }
 
-// confirmRates are the rates the confirmation tries in turn, at most
-// maxConfirms: the answer, then the lower rates that held in the search,
-// each at most stepDown of the one before (so that a step leaves the
-// noise that broke the last); when those run out, half the last.
+// confirmRates are the rates the confirmation tries in turn: the answer,
+// then 90%, 80%, 65% and 50% of it, so that after a break the steps leave
+// the noise that broke it and still reach half the answer.
 func confirmRates(c *result.CapacitySearch) []float64 {
 	var out []float64
-	below := math.Inf(1)
-	for _, rate := range heldRates(c) {
-		if len(out) == maxConfirms {
-			return out
+	for _, f := range confirmFractions {
+		if r := math.Round(c.HighestHeld * f); r >= minRate && (len(out) == 0 || r < out[len(out)-1]) {
+			out = append(out, r)
 		}
-		if rate <= below {
-			out = append(out, rate)
-			below = rate * stepDown
-		}
-	}
-	for len(out) > 0 && len(out) < maxConfirms && out[len(out)-1]/2 >= minRate {
-		out = append(out, math.Round(out[len(out)-1]/2))
 	}
 	return out
 }
