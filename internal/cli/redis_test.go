@@ -214,6 +214,8 @@ func normalize(v any, key string) any {
 			return "<" + key + ">"
 		case "addr":
 			return "<addr>"
+		case "version": // the server's own (config.target.server.version)
+			return "<version>"
 		}
 		return x
 	}

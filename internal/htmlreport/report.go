@@ -234,7 +234,11 @@ func writeRuns(b *strings.Builder, runs []named) {
 		}
 		b.WriteString(svgChart("The server's own count per second", "second of the run", "commands/s (all clients)", niceAxis(0, maxX, false, number), niceAxis(0, hi, false, number), sl))
 	}
-	// Summary table.
+	writeRunsTable(b, runs)
+}
+
+// writeRunsTable is the runs' summary table: target, set-up and figures.
+func writeRunsTable(b *strings.Builder, runs []named) {
 	b.WriteString(`<table><tr><th>run</th><th>target</th><th>command</th><th>mode</th><th>QPS</th><th>p50 ms</th><th>p99 ms</th><th>p99.9 ms</th><th>max ms</th><th>errors</th><th>client µs/cmd</th><th>warnings</th></tr>`)
 	for i, r := range runs {
 		t := r.run.Totals
