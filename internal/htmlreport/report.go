@@ -203,7 +203,7 @@ func writeRuns(b *strings.Builder, runs []named) {
 		}
 		return *service / 1000, true
 	}
-	perSecond("Latency per second: p99 (solid) and p50 (dashed)", "ms (open-loop: from the intended start)", true,
+	perSecond("Latency per second: p99 (solid) and p50 (dashed)", latencyAxis(runs), true,
 		func(iv result.Interval) (float64, bool) { return pick(iv.CorrectedP99US, iv.P99US) },
 		func(iv result.Interval) (float64, bool) { return pick(iv.CorrectedP50US, iv.P50US) })
 	perSecond("Errors per second (failed commands and connect attempts)", "errors", false, func(iv result.Interval) (float64, bool) {
@@ -397,6 +397,27 @@ func confirmations(c *result.CapacitySearch) []result.CapacityStep {
 		return []result.CapacityStep{*c.Confirm}
 	}
 	return nil
+}
+
+// latencyAxis labels the per-second latency axis after the runs' modes:
+// open-loop runs are drawn from the intended start, closed-loop runs from
+// the send.
+func latencyAxis(runs []named) string {
+	open, closed := 0, 0
+	for _, r := range runs {
+		if r.run.HistogramCorrected != "" {
+			open++
+		} else {
+			closed++
+		}
+	}
+	switch {
+	case closed == 0:
+		return "ms (from the intended start)"
+	case open == 0:
+		return "ms (from the send)"
+	}
+	return "ms (open-loop runs from the intended start, closed-loop from the send)"
 }
 
 func sortByX(pts [][2]float64) {

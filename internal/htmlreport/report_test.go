@@ -49,6 +49,7 @@ func TestGoldenReport(t *testing.T) {
 	assert.Equal(t, 4, strings.Count(page, `class="chart"`), "percentiles, throughput, latency and errors (no server samples)")
 	assert.Contains(t, page, "open.json — from the intended start")
 	assert.Contains(t, page, "open.json — service time")
+	assert.Contains(t, page, "ms (open-loop runs from the intended start, closed-loop from the send)", "the axis follows the runs' modes")
 	assert.Contains(t, page, `<rect class="bar low" width="25.0"`, "a ratio of 0.5: a sixth of the bar's 3.0 scale, marked low")
 	testenv.Golden(t, "report.html", b.Bytes(), *update)
 
@@ -77,6 +78,10 @@ func TestGoldenReport(t *testing.T) {
 	b.Reset()
 	require.NoError(t, Write(&b, []Input{{"closed.json", closed}, {"open.json", open}}))
 	assert.Contains(t, b.String(), "<td>127.0.0.1:6379: redis 7.0.15</td>")
+	b.Reset()
+	require.NoError(t, Write(&b, []Input{{"closed.json", closed}}))
+	assert.Contains(t, b.String(), "ms (from the send)", "a closed-loop run is not drawn from an intended start")
+	assert.NotContains(t, b.String(), "intended start")
 	assert.NotContains(t, b.String(), "not Tair")
 	testenv.Golden(t, "report-redis.html", b.Bytes(), *update)
 
