@@ -10,7 +10,7 @@ LDFLAGS := -s -w -X $(PKG).Version=$(VERSION) -X $(PKG).Commit=$(COMMIT) -X $(PK
 PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 export CGO_ENABLED ?= 0
 
-.PHONY: all image build build-all deps deps-build test test-short fuzz vet bench-whitepaper bench-ycsb bench-roaring bench-search bench-client bench-cluster bench-ingest bench-serve bench-go clean
+.PHONY: all image build build-all deps deps-build test test-short fuzz vet docs-figures bench-whitepaper bench-ycsb bench-roaring bench-search bench-client bench-cluster bench-ingest bench-serve bench-go clean
 
 all: build
 
@@ -93,6 +93,11 @@ HOST ?=
 PORT ?= 6379
 AUTH ?=
 RESULTS ?= results
+# Each bench target that feeds the docs tees its report into
+# $(FIGURES)/TARGET.md after a stamp line (command, commit, date);
+# scripts/docs_figures.py puts it between the docs' markers.
+FIGURES := .cache/figures
+stamp = mkdir -p $(FIGURES) && echo "\`make $(1)\` at commit $(COMMIT), $$(date -u +%Y-%m-%d), on this machine ($$(nproc) cores):" > $(FIGURES)/$(1).md
 ifeq ($(HOST),)
 ROARING_TARGET := --embedded --duration-per-case 2 --stat-max-card 4000000 --stat-universe 16777216
 else
@@ -100,7 +105,8 @@ ROARING_TARGET := --host $(HOST) --port $(PORT) $(if $(AUTH),-a '$(AUTH)') --dur
 endif
 bench-roaring: build
 	@mkdir -p $(RESULTS)
-	$(BIN) roaring $(ROARING_TARGET) --stat --json $(RESULTS)/roaring-$$(date -u +%Y%m%dT%H%M%SZ).json
+	@$(call stamp,bench-roaring)
+	$(BIN) roaring $(ROARING_TARGET) --stat --json $(RESULTS)/roaring-$$(date -u +%Y%m%dT%H%M%SZ).json | tee -a $(FIGURES)/bench-roaring.md; exit $${PIPESTATUS[0]}
 
 # The whitepaper's tables: TairRoaring (as bench-roaring), the enhanced
 # edition's redis-benchmark SET/GET tables and the cluster edition's
@@ -152,11 +158,13 @@ bench-search: deps build
 # their cells say so.
 SKIP_PEERS ?=
 bench-client: deps build
-	@python3 scripts/bench_client.py --bin $(BIN) $(foreach p,$(SKIP_PEERS),--skip-peer $(p))
+	@$(call stamp,bench-client)
+	@python3 scripts/bench_client.py --bin $(BIN) $(foreach p,$(SKIP_PEERS),--skip-peer $(p)) | tee -a $(FIGURES)/bench-client.md; exit $${PIPESTATUS[0]}
 
 # The slot-aware cluster path's client CPU per command against the standalone path.
 bench-cluster: deps build
-	@python3 scripts/bench_cluster.py --bin $(BIN)
+	@$(call stamp,bench-cluster)
+	@python3 scripts/bench_cluster.py --bin $(BIN) | tee -a $(FIGURES)/bench-cluster.md; exit $${PIPESTATUS[0]}
 
 # Issue #14's ingest bars: Elasticsearch client CPU per document (60 µs
 # single, 15 µs in _bulk) and TairSearch ingest over RESP (20,000 docs/s).
@@ -167,7 +175,17 @@ bench-ingest: deps build
 # 3 repetitions, the median paired ratio at -P 1 and -P 16 against a bar
 # of 1.0 (issue #14), with the spread.
 bench-serve: deps build
-	@python3 scripts/bench_serve.py --bin $(BIN)
+	@$(call stamp,bench-serve)
+	@python3 scripts/bench_serve.py --bin $(BIN) | tee -a $(FIGURES)/bench-serve.md; exit $${PIPESTATUS[0]}
+
+# The measured blocks of README.md and docs/ (between <!-- figures: make
+# TARGET --> markers) from a fresh run of each target; a target that
+# misses its bar still writes its figures, which say so. Long: every
+# bench target in turn (DOCS_FIGURES= picks some).
+DOCS_FIGURES ?= bench-serve bench-roaring bench-client bench-cluster
+docs-figures:
+	@for t in $(DOCS_FIGURES); do $(MAKE) --no-print-directory $$t || echo "make $$t missed its bar: its figures say so"; done
+	@python3 scripts/docs_figures.py $(DOCS_FIGURES)
 
 clean:
 	rm -rf bin dist results
