@@ -97,7 +97,10 @@ func TestEveryCaseAgainstEmbeddedServer(t *testing.T) {
 		t.Run(c.ID, func(t *testing.T) {
 			tot := cr.Run.Totals
 			assert.Zero(t, tot.Errors, "errors: %v", cr.Run.Errors)
-			assert.Greater(t, tot.Ops, int64(0))
+			// A slow case (TR.BITOP NOT builds a 9 M-bit result) on a loaded
+			// machine may finish its first request after the short deadline:
+			// it then counts as late, not as measured.
+			assert.Positive(t, tot.Ops+tot.AfterDeadlineOps)
 			name := cmdName(c)
 			assert.Equal(t, tot.Ops+tot.AfterDeadlineOps, after[i][name]-before[i][name], "the server saw every %s", name)
 			if c.Batching > 0 {
@@ -107,8 +110,10 @@ func TestEveryCaseAgainstEmbeddedServer(t *testing.T) {
 			} else {
 				assert.Zero(t, after[i]["exec"]-before[i]["exec"])
 			}
-			assert.Greater(t, cr.Rate, 0.0)
-			assert.Greater(t, cr.Ratio, 0.0)
+			if tot.Ops > 0 {
+				assert.Greater(t, cr.Rate, 0.0)
+				assert.Greater(t, cr.Ratio, 0.0)
+			}
 		})
 	}
 	require.Len(t, suite.Loads, 3)
