@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/tairbench/tairbench/internal/cli"
@@ -17,9 +18,19 @@ import (
 const profileVar = "TAIRBENCH_CPUPROFILE"
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	// After the first signal the run stops cleanly; a second one kills the process.
-	context.AfterFunc(ctx, stop)
+	// The first SIGINT or SIGTERM stops the run cleanly (its partial
+	// results are written); a second one kills the process. An interrupted
+	// run exits as shells report a signal: 128 + its number (130, 143).
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	var got atomic.Value
+	go func() {
+		s := <-sigs
+		got.Store(s)
+		signal.Reset(os.Interrupt, syscall.SIGTERM)
+		cancel()
+	}()
 	if path := os.Getenv(profileVar); path != "" {
 		f, err := os.Create(path)
 		if err == nil {
@@ -32,7 +43,10 @@ func main() {
 		defer f.Close()
 	}
 	code := cli.Execute(ctx, os.Args[1:], cli.Streams{Out: os.Stdout, Err: os.Stderr})
-	stop()
+	if s, ok := got.Load().(syscall.Signal); ok {
+		code = 128 + int(s)
+	}
+	cancel()
 	pprof.StopCPUProfile()
 	os.Exit(code) //nolint:gocritic // the profile is stopped and flushed above
 }

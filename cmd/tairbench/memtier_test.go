@@ -34,7 +34,9 @@ func TestWhitepaperMemtierLine(t *testing.T) {
 	require.NoError(t, cmd.Start())
 	time.Sleep(4 * time.Second)
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
-	require.NoError(t, cmd.Wait(), out.String())
+	var ee *exec.ExitError
+	require.ErrorAs(t, cmd.Wait(), &ee, out.String())
+	assert.Equal(t, 130, ee.ExitCode(), "interrupted: 130, as shells report SIGINT")
 	s := out.String()
 	assert.Contains(t, s, "10 threads × 20 connections")
 	assert.Regexp(t, `(?m)^\[RUN #1 0%, 1 secs\] 10 threads: \d+ ops`, s, "memtier's progress line, every second")

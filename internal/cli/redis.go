@@ -60,7 +60,8 @@ Single-dash long flags work as in the whitepaper's tool:
     -command "TR.SETBIT foo-__RAND__ __RAND2__ 1" -p 20
 
 Exit status: 0 on success, 1 on bad input or a failed connection, 3 when the
-run completed but at least half of its commands failed.`,
+run completed but at least half of its commands failed, 130 or 143 when
+SIGINT or SIGTERM stopped it (its partial result is written).`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runRedis(c.Context(), c.Flags(), o, a) },
 	}

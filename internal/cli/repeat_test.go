@@ -46,3 +46,15 @@ func TestRedisBenchmarkRefusesCipherLists(t *testing.T) {
 	assert.Equal(t, ExitError1, res.code)
 	assert.Contains(t, res.err, "--tls-ciphers is not supported")
 }
+
+// TestResultPathCheckedBeforeTheRun: a --json path that cannot be written
+// fails at once, before any command is sent (it used to be found after the
+// whole run, and then no result was written at all).
+func TestResultPathCheckedBeforeTheRun(t *testing.T) {
+	for _, path := range []string{"/nonexistent-tairbench/dir/x.json", "/proc/x.json"} {
+		res := runCLI(context.Background(), "redis", "--embedded", "-c", "1000", "-command", "TR.SETBIT k __RAND__ 1", "--json", path)
+		assert.Equal(t, ExitError1, res.code, path)
+		assert.Contains(t, res.err, "cannot write "+path)
+		assert.NotContains(t, res.out, "commands", "no run: %s", res.out)
+	}
+}

@@ -78,11 +78,6 @@ func WriteFile(o IO, path string, f func(io.Writer) error) error {
 	if path == "-" {
 		return f(o.Out)
 	}
-	if dir := filepath.Dir(path); dir != "." {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("cannot write result: %w", err)
-		}
-	}
 	file, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("cannot write result: %w", err)
@@ -92,6 +87,32 @@ func WriteFile(o IO, path string, f func(io.Writer) error) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return file.Close()
+}
+
+// CheckPaths checks, before a run, that each result path can be written:
+// its folder exists (tairbench creates none) and the file can be opened
+// for writing. "" (none) and "-" (standard output) pass. It leaves no new
+// file behind.
+func CheckPaths(paths ...string) error {
+	for _, p := range paths {
+		if p == "" || p == "-" {
+			continue
+		}
+		dir := filepath.Dir(p)
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return fmt.Errorf("cannot write %s: the folder %s does not exist (tairbench creates no folders)", p, dir)
+		}
+		_, statErr := os.Stat(p)
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE, 0o644)
+		if err != nil {
+			return fmt.Errorf("cannot write %s: %w", p, err)
+		}
+		_ = f.Close()
+		if os.IsNotExist(statErr) {
+			_ = os.Remove(p)
+		}
+	}
+	return nil
 }
 
 // WriteDocument writes a result document (a suite, a comparison, tables) as JSON.

@@ -21,6 +21,9 @@ import (
 // line, the .hgrm files and tairbench's own document; with --slo, a
 // capacity search instead.
 func Run(ctx context.Context, o Options, args []string, io harness.IO) (*result.Compat, error) {
+	if err := harness.CheckPaths(o.JSON, o.JSONOut, hdrPath(o.HDRPrefix)); err != nil {
+		return nil, err
+	}
 	tg, err := o.Target()
 	tg, stop, err := harness.Target(io, tg, err, o.Embedded)
 	if err != nil {
@@ -119,4 +122,13 @@ func memtierProgress(w io.Writer, threads int, duration time.Duration, all int64
 		fmt.Fprintf(w, "[RUN #1 %s%.0f secs] %d threads: %d ops, %.0f (avg: %.0f) ops/sec, %s (avg: %.3f) msec latency\n",
 			pct, p.Elapsed.Seconds(), threads, p.TotalOps, iv.OpsPerSec, p.OpsPerSec, lat, p.MeanUS/1000)
 	}
+}
+
+// hdrPath is a file the --hdr-file-prefix will write (its folder is what
+// CheckPaths checks).
+func hdrPath(prefix string) string {
+	if prefix == "" {
+		return ""
+	}
+	return prefix + "_TOTALS.hgrm"
 }

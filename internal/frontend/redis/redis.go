@@ -65,6 +65,9 @@ type Options struct {
 // Run checks the options, runs the template against the target and
 // prints and writes the result (or the capacity search's).
 func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
+	if err := harness.CheckPaths(o.Out.JSON, o.Out.CSV, o.Out.HGRM); err != nil {
+		return nil, err
+	}
 	r, err := prepare(o, io)
 	if err != nil {
 		return nil, err

@@ -25,6 +25,9 @@ import (
 // document to -json. A test whose run failed makes the error exit status 3,
 // after every test has run.
 func Run(ctx context.Context, o Options, args []string, io harness.IO) (*result.Compat, error) {
+	if err := harness.CheckPaths(o.JSON); err != nil {
+		return nil, err
+	}
 	if err := readStdinArg(&o, io.In); err != nil {
 		return nil, err
 	}

@@ -33,6 +33,9 @@ type Options struct {
 // the published figures (and the TR.STAT tables with Stat) and writes the
 // suite document; a failed case makes the error exit status 3.
 func Run(ctx context.Context, o Options, io harness.IO) (*Suite, error) {
+	if err := harness.CheckPaths(o.JSON); err != nil {
+		return nil, err
+	}
 	cases, err := Filter(Cases(), o.Filter)
 	if err != nil {
 		return nil, err

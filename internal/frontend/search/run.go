@@ -61,6 +61,9 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
+	if err := harness.CheckPaths(o.Out.JSON, o.Out.CSV, o.Out.HGRM); err != nil {
+		return nil, err
+	}
 	e, err := New(o.Engine, o.Options)
 	if err != nil {
 		return nil, err
@@ -124,6 +127,9 @@ type RunCompareOptions struct {
 // Elasticsearch, prints its tables beside the published figures and
 // writes the comparison document.
 func RunCompare(ctx context.Context, o RunCompareOptions, io harness.IO) (*Comparison, error) {
+	if err := harness.CheckPaths(o.JSON); err != nil {
+		return nil, err
+	}
 	if o.File == "" {
 		return nil, errors.New("-f FILE is required (tairbench wiki gen --docs N --out FILE makes one)")
 	}

@@ -34,6 +34,9 @@ type RunOptions struct {
 // and writes the suite document; a case whose run failed makes the error
 // exit status 3.
 func Run(ctx context.Context, o RunOptions, io harness.IO) (*result.WhitepaperSuite, error) {
+	if err := harness.CheckPaths(o.JSON); err != nil {
+		return nil, err
+	}
 	tg := o.Target
 	if o.LocalRedis {
 		r, err := StartLocalRedis()

@@ -20,6 +20,9 @@ import (
 // redis.password hidden): YCSB's report, tairbench's line and its document;
 // with --slo, a capacity search of the run phase instead.
 func Run(ctx context.Context, c *Command, args []string, io harness.IO) (*result.Compat, error) {
+	if err := harness.CheckPaths(c.JSON); err != nil {
+		return nil, err
+	}
 	shard, err := harness.ParseShard(c.Shard, c.StartAt)
 	if err != nil {
 		return nil, err
