@@ -138,8 +138,6 @@ func TestDevelopmentGuideListsEveryPackage(t *testing.T) {
 // each (make docs-figures, or the command its text names) and take it off
 // this list.
 var figuresPending = map[string]bool{
-	"README.md: | workload | tairbench µs/cmd (cmds/s)":       true, // make bench-client
-	"docs/redis.md: | workload | tairbench µs/cmd (cmds/s)":   true, // make bench-client
 	"docs/redis.md: | workload | standalone µs/cmd (cmds/s)":  true, // make bench-cluster
 	"docs/redis.md: | run | p99 from the intended start":      true,
 	"docs/search.md: | | ingest docs/s | `term:world` (500 h": true, // make bench-search
