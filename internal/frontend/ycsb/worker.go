@@ -106,7 +106,9 @@ func (f *Factory) NewWorker(ctx context.Context, id int, seed uint64) (engine.Wo
 		w.choose = uniformChooser{lo, hi}
 	case "zipfian":
 		expected := int64(float64(wl.OperationCount) * wl.Proportions["INSERT"] * 2)
-		w.choose = newScrambled(lo, hi+expected)
+		// YCSB's CoreWorkload: ScrambledZipfianGenerator(insertstart, insertstart+insertcount+expectednewkeys),
+		// both ends included: one item more than the records and the expected inserts.
+		w.choose = newScrambled(lo, hi+1+expected)
 	case "hotspot":
 		w.choose = hotspotChooser{lo: lo, hi: hi, hotFrac: wl.HotData, hotOpFrac: wl.HotOps}
 	case "latest":
