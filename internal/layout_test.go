@@ -139,10 +139,8 @@ func TestDevelopmentGuideListsEveryPackage(t *testing.T) {
 // this list.
 var figuresPending = map[string]bool{
 	"docs/redis.md: | workload | standalone µs/cmd (cmds/s)":  true, // make bench-cluster
-	"docs/redis.md: | run | p99 from the intended start":      true,
 	"docs/search.md: | | ingest docs/s | `term:world` (500 h": true, // make bench-search
 	"docs/search.md: | write | client CPU per document: befo": true, // make bench-ingest
-	"docs/ycsb.md: | distribution | hottest 1 % | hottest 10": true,
 }
 
 // pending says whether a table (its file and first line) is on the list.
