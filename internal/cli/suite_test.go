@@ -33,7 +33,7 @@ func TestSuiteEnhancedAgainstEmbedded(t *testing.T) {
 	require.Equal(t, 0, res.code, res.err)
 	assert.Contains(t, res.out, "QPS published")
 	assert.Contains(t, res.out, "scaled: -n 20000 per case instead of the published 3000000")
-	assert.Contains(t, res.out, "tairbench's embedded server (in this process), not Tair")
+	assert.Contains(t, res.out, "tairbench's embedded server, not Tair (in this process)")
 	assert.Regexp(t, `(?m)^0\.1\s+\d+\.\d\d \(0\.00\)`, res.out, "0.1 ms steps, published beside")
 	s := readSuite(t, jsonPath)
 	require.Len(t, s.Cases, 2)

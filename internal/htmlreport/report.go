@@ -327,7 +327,7 @@ func writeWhitepaper(b *strings.Builder, name string, s *result.WhitepaperSuite)
 
 func writeCapacity(b *strings.Builder, name string, c *result.CapacitySearch) {
 	fmt.Fprintf(b, "<h2>Capacity search — %s</h2><p class=\"meta\">target %s: %s</p>",
-		html.EscapeString(name), html.EscapeString(c.SLO), html.EscapeString(capacityAnswer(c)))
+		html.EscapeString(name), html.EscapeString(c.SLO), html.EscapeString(report.CapacityAnswer(c)))
 	for _, w := range c.Warnings {
 		fmt.Fprintf(b, "<p class=\"meta\" style=\"color:#a40000;font-weight:600\">!! %s</p>", html.EscapeString(w))
 	}
@@ -367,36 +367,10 @@ func writeCapacity(b *strings.Builder, name string, c *result.CapacitySearch) {
 	for i, st := range c.Steps {
 		row(fmt.Sprint(i+1), st)
 	}
-	for _, st := range confirmations(c) {
+	for _, st := range report.Confirmations(c) {
 		row("confirm", st)
 	}
 	b.WriteString("</table>")
-}
-
-// capacityAnswer is the search's answer in one sentence: a rate that held
-// when confirmed, or why there is none.
-func capacityAnswer(c *result.CapacitySearch) string {
-	switch {
-	case c.Unstable:
-		return fmt.Sprintf("no stable answer: no rate held when run again (%.0f/s broke)", c.BrokeAt)
-	case c.HighestHeld > 0 && c.BrokeAt > 0:
-		return fmt.Sprintf("the highest rate that held, and held again when confirmed, was %.0f requests/s; %.0f/s broke it.", c.HighestHeld, c.BrokeAt)
-	case c.HighestHeld > 0:
-		return fmt.Sprintf("at least %.0f requests/s held (nothing tried broke it).", c.HighestHeld)
-	}
-	return "no rate tried held."
-}
-
-// confirmations are a search's confirming runs (a result written before
-// they were listed has its one Confirm).
-func confirmations(c *result.CapacitySearch) []result.CapacityStep {
-	if len(c.Confirmations) > 0 {
-		return c.Confirmations
-	}
-	if c.Confirm != nil {
-		return []result.CapacityStep{*c.Confirm}
-	}
-	return nil
 }
 
 // latencyAxis labels the per-second latency axis after the runs' modes:

@@ -66,7 +66,7 @@ func TestGoldenReport(t *testing.T) {
 	b.Reset()
 	require.NoError(t, Write(&b, []Input{{"closed.json", closed}, {"open.json", open}, {"suite.json", suite}}))
 	page = b.String()
-	assert.Contains(t, page, "<td>127.0.0.1:40001: tairbench&#39;s embedded server (in this process), not Tair</td>")
+	assert.Contains(t, page, "<td>127.0.0.1:40001: tairbench&#39;s embedded server, not Tair (in this process)</td>")
 	assert.Contains(t, page, "one command per round trip, 8 connections, open-loop at 1000 requests/s (constant arrivals), 3 s")
 	assert.Contains(t, page, "0.50 (for scale only)")
 	assert.NotContains(t, page, `class="bar low"`, "no verdict colours beside a target that is not Tair")

@@ -421,7 +421,7 @@ func TargetLine(t *result.Target) string {
 		if t.InProcess {
 			where = "in this process"
 		}
-		s += ": tairbench's embedded server (" + where + "), not Tair"
+		s += ": tairbench's embedded server, not Tair (" + where + ")"
 	case id != nil:
 		s += ": " + id.Name
 		if id.Version != "" {
@@ -447,4 +447,36 @@ func Loop(r *result.Run) string {
 		return fmt.Sprintf("open-loop at %.0f requests/s (%s arrivals)", sc.Rate, sc.Arrivals)
 	}
 	return "closed-loop"
+}
+
+// CapacityAnswer is a capacity search's answer in one line: a rate that
+// held when confirmed, or why there is none.
+func CapacityAnswer(c *result.CapacitySearch) string {
+	var s string
+	switch {
+	case c.Unstable:
+		s = fmt.Sprintf("no stable answer: no rate held %s when run again (%.0f/s broke)", c.SLO, c.BrokeAt)
+	case c.HighestHeld > 0 && c.BrokeAt > 0:
+		s = fmt.Sprintf("%.0f requests/s held %s; %.0f/s broke it", c.HighestHeld, c.SLO, c.BrokeAt)
+	case c.HighestHeld > 0:
+		s = fmt.Sprintf("at least %.0f requests/s held %s (nothing tried broke it)", c.HighestHeld, c.SLO)
+	default:
+		s = "no rate tried held " + c.SLO
+	}
+	if c.ClientBound {
+		s += " (a lower bound: the client was the limit at some step)"
+	}
+	return s
+}
+
+// Confirmations are a capacity search's confirming runs (a result written
+// before they were listed has its one Confirm).
+func Confirmations(c *result.CapacitySearch) []result.CapacityStep {
+	if len(c.Confirmations) > 0 {
+		return c.Confirmations
+	}
+	if c.Confirm != nil {
+		return []result.CapacityStep{*c.Confirm}
+	}
+	return nil
 }

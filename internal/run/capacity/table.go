@@ -38,27 +38,11 @@ func WriteSummary(w io.Writer, c *result.CapacitySearch) error {
 	for i, st := range c.Steps {
 		row(fmt.Sprint(i+1), st)
 	}
-	confirms := c.Confirmations
-	if len(confirms) == 0 && c.Confirm != nil {
-		confirms = []result.CapacityStep{*c.Confirm}
-	}
-	for _, st := range confirms {
+	for _, st := range report.Confirmations(c) {
 		row("confirm", st)
 	}
 	_ = tw.Flush()
-	switch {
-	case c.Unstable:
-		fmt.Fprintf(&b, "answer       no stable answer: no rate held %s when run again (%.0f/s broke)", c.SLO, c.BrokeAt)
-	case c.HighestHeld > 0 && c.BrokeAt > 0:
-		fmt.Fprintf(&b, "answer       %.0f requests/s held %s; %.0f/s broke it", c.HighestHeld, c.SLO, c.BrokeAt)
-	case c.HighestHeld > 0:
-		fmt.Fprintf(&b, "answer       at least %.0f requests/s held %s (nothing tried broke it)", c.HighestHeld, c.SLO)
-	default:
-		fmt.Fprintf(&b, "answer       no rate tried held %s", c.SLO)
-	}
-	if c.ClientBound {
-		b.WriteString(" (a lower bound: the client was the limit at some step)")
-	}
+	b.WriteString("answer       " + report.CapacityAnswer(c))
 	b.WriteString("\n")
 	if c.Confirm != nil {
 		fmt.Fprintf(&b, "noise        the confirming run moved the worst SLO figure by %.0f%% of its bound; two searches agree within the %.0f%% precision plus that\n",
