@@ -115,6 +115,7 @@ func genericModule() Module {
 		{Name: "unlink", Arity: -2, Flags: flagWrite, FirstKey: 1, LastKey: -1, Handler: cmdDel},
 		{Name: "exists", Arity: -2, FirstKey: 1, LastKey: -1, Handler: cmdExists},
 		{Name: "type", Arity: 2, FirstKey: 1, LastKey: 1, Handler: cmdType},
+		{Name: "memory", Arity: -2, FirstKey: 2, LastKey: 2, Handler: cmdMemory},
 		{Name: "keys", Arity: 2, Flags: flagAllKeys, Handler: cmdKeys},
 		{Name: "scan", Arity: -2, Flags: flagAllKeys, Handler: cmdScan},
 		{Name: "multi", Arity: 1, Flags: flagNoKeys | flagTxControl, Handler: cmdMulti},
@@ -396,6 +397,33 @@ func cmdType(c *conn, a [][]byte) {
 		return
 	}
 	c.out = resp.AppendSimple(c.out, typeName(e))
+}
+
+// cmdMemory answers MEMORY USAGE key [SAMPLES n] as Redis does: the bytes
+// the key and its value take (this server's estimate, the same one INFO
+// memory adds up), or nil for a missing key. Other subcommands are refused.
+func cmdMemory(c *conn, a [][]byte) {
+	if !strings.EqualFold(string(a[1]), "usage") {
+		c.fail(fmt.Sprintf("ERR unknown subcommand '%s'. Try MEMORY HELP.", a[1]))
+		return
+	}
+	switch {
+	case len(a) == 3:
+	case len(a) == 5 && strings.EqualFold(string(a[3]), "samples"):
+		if n, ok := resp.ParseInt(a[4]); !ok || n < 0 {
+			c.fail(errInt)
+			return
+		}
+	default:
+		c.fail(errSyntax)
+		return
+	}
+	v := c.db().get(a[2])
+	if v == nil {
+		c.out = resp.AppendNil(c.out)
+		return
+	}
+	c.out = resp.AppendInt(c.out, int64(keyOverhead+uint64(len(a[2]))+v.MemoryBytes()))
 }
 
 func cmdKeys(c *conn, a [][]byte) {

@@ -129,13 +129,16 @@ func (d *db) count() int {
 	return n
 }
 
+// keyOverhead is what a key costs besides its name and value: the map
+// slot, the interface and the string header, roughly.
+const keyOverhead = 64
+
 // memory estimates the bytes held by keys and values and counts the keys of
 // each type; the caller holds all shard locks.
 func (d *db) memory(types map[string]int) (bytes uint64) {
-	const perKey = 64 // map slot, interface and string header, roughly
 	for i := range d.shards {
 		for k, v := range d.shards[i].m {
-			bytes += perKey + uint64(len(k)) + v.MemoryBytes()
+			bytes += keyOverhead + uint64(len(k)) + v.MemoryBytes()
 			types[v.TypeName()]++
 		}
 	}

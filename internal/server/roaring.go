@@ -27,8 +27,15 @@ const (
 // bitmapValue is a TairRoaring bitmap.
 type bitmapValue struct{ bm *roaring.Bitmap }
 
-func (v *bitmapValue) TypeName() string    { return "tairroaring" }
-func (v *bitmapValue) MemoryBytes() uint64 { return v.bm.GetSizeInBytes() }
+func (v *bitmapValue) TypeName() string { return "tairroaring" }
+
+// MemoryBytes estimates the bitmap's Go heap: its containers' payload
+// (as GetSizeInBytes counts it) plus about 48 bytes of bookkeeping per
+// container (the key, the interface, the container's header) and the
+// bitmap's own header.
+func (v *bitmapValue) MemoryBytes() uint64 {
+	return v.bm.GetSizeInBytes() + 48*uint64(v.bm.Stats().Containers) + 48
+}
 
 // roaringModule is TairRoaring: the TR.* commands.
 func roaringModule() Module {
