@@ -13,6 +13,11 @@
 //     tool's command line (redis-benchmark, memtier), a Run per test.
 //   - [WhitepaperSuite] (schema [SchemaWhitepaper], "tairbench.whitepaper/v1"):
 //     a whitepaper table run again, published and measured figures per case.
+//   - [BitmapComparison] (schema [SchemaBitmap], "tairbench.bitmap/v1"): the
+//     same sets as TairRoaring, Redis bitmaps and Redis sets, memory and a
+//     Run per structure and operation.
+//   - [RoaringStat] (schema [SchemaRoaringStat], "tairbench.roaring-stat/v1"):
+//     TR.STAT memory sampling tables.
 //
 // Every document starts with the same [Header]; [Read] decodes any of them.
 package result
@@ -147,8 +152,12 @@ func Read(rd io.Reader) (Document, error) {
 		return nil, fmt.Errorf("result: read: %w", err)
 	}
 	var h Header
+	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '[' {
+		return nil, fmt.Errorf("result: a JSON array, not a tairbench result document (roaring stat wrote bare arrays "+
+			"before %s: run it again)", SchemaRoaringStat)
+	}
 	if err := json.Unmarshal(data, &h); err != nil {
-		return nil, fmt.Errorf("result: decode: %w", err)
+		return nil, fmt.Errorf("result: not a tairbench result document: %w", err)
 	}
 	var doc Document
 	switch h.Schema {
@@ -164,9 +173,16 @@ func Read(rd io.Reader) (Document, error) {
 		doc = &Compat{}
 	case SchemaWhitepaper:
 		doc = &WhitepaperSuite{}
+	case SchemaBitmap:
+		doc = &BitmapComparison{}
+	case SchemaRoaringStat:
+		doc = &RoaringStat{}
 	default:
-		return nil, fmt.Errorf("result: unknown schema %q (this version reads %s, %s, %s, %s, %s and %s)", h.Schema,
-			SchemaRun, SchemaRoaring, SchemaSearch, SchemaCapacity, SchemaCompat, SchemaWhitepaper)
+		if h.Schema == "" {
+			return nil, fmt.Errorf("result: no \"schema\" field: not a tairbench result document")
+		}
+		return nil, fmt.Errorf("result: unknown schema %q (this version reads %s, %s, %s, %s, %s, %s, %s and %s)", h.Schema,
+			SchemaRun, SchemaRoaring, SchemaSearch, SchemaCapacity, SchemaCompat, SchemaWhitepaper, SchemaBitmap, SchemaRoaringStat)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(doc); err != nil {

@@ -134,11 +134,20 @@ func Stat(ctx context.Context, o StatOptions, jsonPath string, io harness.IO) ([
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
+	if err := harness.CheckPaths(jsonPath); err != nil {
+		return nil, err
+	}
+	if err := redis.RequireCommands(ctx, o.Target, "TairRoaring", "TR.SETBITS", "TR.APPENDBITARRAY", "TR.OPTIMIZE", "TR.STAT"); err != nil {
+		return nil, err
+	}
+	id, _ := redis.Identify(ctx, o.Target)
 	o.Log = io.Err
 	tables, err := SampleStat(ctx, o)
 	if len(tables) > 0 {
 		_ = WriteStatTables(harness.SummaryTo(io, jsonPath), tables)
-		if werr := harness.WriteDocument(io, jsonPath, tables); werr != nil {
+		doc := &result.RoaringStat{Header: result.NewHeader(result.SchemaRoaringStat, io.Version), Target: *o.Target.Result(), Tables: tables}
+		doc.Target.Server = id
+		if werr := harness.WriteDocument(io, jsonPath, doc); werr != nil {
 			return tables, werr
 		}
 	}
