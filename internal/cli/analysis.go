@@ -40,6 +40,18 @@ func readRun(path string) (*result.Run, error) {
 	return nil, fmt.Errorf("%s: a %s document, not one run", path, doc.Head().Schema)
 }
 
+// bitmapDocs reads two bitmap comparisons (ok is false unless both are).
+func bitmapDocs(pathA, pathB string) (a, b *result.BitmapComparison, ok bool) {
+	da, errA := result.ReadFile(pathA)
+	db, errB := result.ReadFile(pathB)
+	if errA != nil || errB != nil {
+		return nil, nil, false
+	}
+	a, okA := da.(*result.BitmapComparison)
+	b, okB := db.(*result.BitmapComparison)
+	return a, b, okA && okB
+}
+
 func newMergeCmd(a *app) *cobra.Command {
 	var out string
 	var allowDisjoint bool
@@ -87,9 +99,15 @@ difference marked. QPS, p50 and p99 are also tested on their per-second
 series (a block bootstrap, which treats a run's drift from second to second
 as the noise it is): a difference is marked significant only when the
 series differ (p < 0.01) by more than their own per-second variation, so
-that "B is 3% faster" is not said when the runs cannot tell.`,
+that "B is 3% faster" is not said when the runs cannot tell.
+
+Two tairbench.bitmap results ('bitmap compare') are compared point by
+point: memory and each operation's mean latency per structure, with B/A.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
+			if da, db, ok := bitmapDocs(args[0], args[1]); ok {
+				return resultset.WriteBitmapCompare(a.Out, args[0], args[1], da, db)
+			}
 			ra, err := readRun(args[0])
 			if err != nil {
 				return err

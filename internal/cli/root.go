@@ -69,6 +69,7 @@ var commands = []func(*app) *cobra.Command{
 	newK8sCmd,
 	newReportCmd,
 	newRoaringCmd,
+	newBitmapCmd,
 	newSearchCmd,
 	newWikiCmd,
 	newServeCmd,

@@ -5,7 +5,9 @@ package flagval
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -39,4 +41,48 @@ func (s Seconds) Set(v string) error {
 	}
 	*s.D = d
 	return nil
+}
+
+// ParseCount reads a whole number written plainly (100000), in
+// scientific notation (1e5) or as a power of two (2^24).
+func ParseCount(s string) (uint64, error) {
+	s = strings.TrimSpace(s)
+	if base, exp, ok := strings.Cut(s, "^"); ok {
+		b, err1 := strconv.ParseUint(base, 10, 64)
+		e, err2 := strconv.ParseUint(exp, 10, 64)
+		if err1 != nil || err2 != nil || b < 2 || float64(e)*math.Log2(float64(b)) >= 64 {
+			return 0, fmt.Errorf("%q: want N, NeM or B^E below 2^64", s)
+		}
+		v := uint64(1)
+		for i := uint64(0); i < e; i++ {
+			v *= b
+		}
+		return v, nil
+	}
+	if v, err := strconv.ParseUint(s, 10, 64); err == nil {
+		return v, nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f < 0 || f >= 1<<63 || f != math.Trunc(f) {
+		return 0, fmt.Errorf("%q: want a whole number (100000, 1e5 or 2^24)", s)
+	}
+	return uint64(f), nil
+}
+
+// ParseBytes reads a size: a number with an optional unit (B, KB, MB, GB,
+// KiB, MiB, GiB; K, M and G are the binary ones).
+func ParseBytes(s string) (uint64, error) {
+	t := strings.TrimSpace(s)
+	i := strings.IndexFunc(t, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	num, unit := t, ""
+	if i >= 0 {
+		num, unit = t[:i], strings.TrimSpace(t[i:])
+	}
+	mult := map[string]float64{"": 1, "b": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30,
+		"kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30}[strings.ToLower(unit)]
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil || mult == 0 || f < 0 {
+		return 0, fmt.Errorf("%q: want a size such as 512MiB, 2GiB or 1000000", s)
+	}
+	return uint64(f * mult), nil
 }

@@ -32,3 +32,26 @@ func TestSeconds(t *testing.T) {
 	}
 	assert.Equal(t, "seconds", Seconds{}.Type())
 }
+
+func TestParseCountAndBytes(t *testing.T) {
+	counts := map[string]uint64{"100000": 100000, "1e5": 100000, "2^24": 1 << 24, "2^32": 1 << 32, " 7 ": 7, "1.5e3": 1500}
+	for in, want := range counts {
+		got, err := ParseCount(in)
+		require.NoError(t, err, in)
+		require.Equal(t, want, got, in)
+	}
+	for _, in := range []string{"", "-1", "1.5", "2^64", "abc", "1^3", "1e30"} {
+		_, err := ParseCount(in)
+		require.Error(t, err, in)
+	}
+	sizes := map[string]uint64{"0": 0, "512MiB": 512 << 20, "2GiB": 2 << 30, "2G": 2 << 30, "1.5 KB": 1500, "100": 100}
+	for in, want := range sizes {
+		got, err := ParseBytes(in)
+		require.NoError(t, err, in)
+		require.Equal(t, want, got, in)
+	}
+	for _, in := range []string{"", "2TB", "-1", "GiB"} {
+		_, err := ParseBytes(in)
+		require.Error(t, err, in)
+	}
+}

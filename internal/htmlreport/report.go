@@ -87,6 +87,10 @@ func Write(w io.Writer, inputs []Input) error {
 			writeCapacity(&b, in.Name, d)
 		case *result.SearchComparison:
 			writeSearch(&b, in.Name, d)
+		case *result.BitmapComparison:
+			writeBitmap(&b, in.Name, d)
+		case *result.RoaringStat:
+			writeRoaringStat(&b, in.Name, d)
 		}
 	}
 	b.WriteString(`<p id="check" class="meta">charts: not checked (scripts off)</p><script>` + checkJS + `</script></body></html>`)

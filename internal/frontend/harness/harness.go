@@ -7,9 +7,12 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -374,4 +377,48 @@ func Target(o IO, t endpoint.Target, err error, embedded bool) (endpoint.Target,
 		return t, func() {}, err
 	}
 	return t, stop, nil
+}
+
+// StartRedisServer starts Debian's redis-server (from PATH) on a free
+// loopback port with persistence off, in a folder of its own, and waits
+// until it answers. It returns the address and the function that stops
+// it by PID and removes its folder.
+func StartRedisServer(o IO) (string, func(), error) {
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		return "", nil, errors.New("redis-server is not installed (apt-get install redis-server), or give --redis HOST:PORT")
+	}
+	dir, err := os.MkdirTemp("", "tairbench-redis-")
+	if err != nil {
+		return "", nil, err
+	}
+	for attempt := 0; attempt < 3; attempt++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return "", nil, err
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		_ = l.Close()
+		cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+			"--dir", dir, "--daemonize", "no", "--logfile", filepath.Join(dir, "redis.log"))
+		if err := cmd.Start(); err != nil {
+			return "", nil, fmt.Errorf("start redis-server: %w", err)
+		}
+		stop := func() {
+			_ = cmd.Process.Kill()
+			_, _ = cmd.Process.Wait()
+		}
+		addr := fmt.Sprintf("127.0.0.1:%d", port)
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond); err == nil {
+				_ = c.Close()
+				fmt.Fprintf(o.Err, "redis-server started on %s (stopped at the end)\n", addr)
+				return addr, func() { stop(); _ = os.RemoveAll(dir) }, nil
+			}
+		}
+		stop()
+	}
+	log, _ := os.ReadFile(filepath.Join(dir, "redis.log"))
+	_ = os.RemoveAll(dir)
+	return "", nil, fmt.Errorf("redis-server did not start; its log:\n%s", log)
 }
