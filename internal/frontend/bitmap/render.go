@@ -123,18 +123,33 @@ func rateText(v float64) string {
 	return fmt.Sprintf("%.0f", v)
 }
 
-// fastest is the structure with the lowest closed-loop mean latency.
+// tieWithin is how close two closed-loop means must be to call neither
+// faster: one run each cannot tell them apart on a shared machine.
+const tieWithin = 0.15
+
+// fastest is the structure with the lowest closed-loop mean latency, or
+// "≈ a, b" when the next is within tieWithin of it.
 func fastest(op result.BitmapOperation) string {
-	best, bestMean := "—", 0.0
-	for _, r := range op.Results {
-		if r.Closed == nil {
+	best, second := -1, -1
+	mean := func(i int) float64 { return op.Results[i].Closed.Totals.Latency.Mean }
+	for i, r := range op.Results {
+		if r.Closed == nil || r.Closed.Totals.Ops == 0 {
 			continue
 		}
-		if m := r.Closed.Totals.Latency.Mean; best == "—" || m < bestMean {
-			best, bestMean = r.Structure, m
+		switch {
+		case best < 0 || mean(i) < mean(best):
+			best, second = i, best
+		case second < 0 || mean(i) < mean(second):
+			second = i
 		}
 	}
-	return best
+	switch {
+	case best < 0:
+		return "—"
+	case second >= 0 && mean(second) <= mean(best)*(1+tieWithin):
+		return "≈ " + op.Results[best].Structure + ", " + op.Results[second].Structure
+	}
+	return op.Results[best].Structure
 }
 
 // smallest is the structure with the least memory.
@@ -169,7 +184,8 @@ func writeSweep(w io.Writer, doc *result.BitmapComparison) {
 		return
 	}
 	rows := sweepRows(doc)
-	fmt.Fprintln(w, "\nwhere each structure wins (memory: least MEMORY USAGE; operations: lowest closed-loop mean latency)")
+	fmt.Fprintf(w, "\nwhere each structure wins (memory: least MEMORY USAGE; operations: lowest closed-loop mean latency, "+
+		"≈ where the next is within %.0f%%)\n", tieWithin*100)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "cardinality\t")
 	for _, p := range doc.Points {
@@ -184,7 +200,7 @@ func writeSweep(w io.Writer, doc *result.BitmapComparison) {
 	any := false
 	for _, r := range rows {
 		for i := 1; i < len(r.winners); i++ {
-			if r.winners[i] != r.winners[i-1] && r.winners[i] != "—" && r.winners[i-1] != "—" {
+			if r.winners[i] != r.winners[i-1] && single(r.winners[i]) && single(r.winners[i-1]) {
 				fmt.Fprintf(w, "  %s: %s up to %d, %s from %d\n", r.measure, r.winners[i-1], doc.Points[i-1].Cardinality,
 					r.winners[i], doc.Points[i].Cardinality)
 				any = true
@@ -267,3 +283,6 @@ func uniq(xs []string) []string {
 	}
 	return out
 }
+
+// single says whether a winner cell names one structure.
+func single(w string) bool { return w != "—" && !strings.HasPrefix(w, "≈") }
