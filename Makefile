@@ -10,7 +10,7 @@ LDFLAGS := -s -w -X $(PKG).Version=$(VERSION) -X $(PKG).Commit=$(COMMIT) -X $(PK
 PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 export CGO_ENABLED ?= 0
 
-.PHONY: all image build build-all deps deps-build test test-short fuzz vet docs-figures bench-whitepaper bench-ycsb bench-roaring bench-search bench-client bench-cluster bench-ingest bench-serve bench-go clean
+.PHONY: all image build build-all deps deps-build test test-short fuzz vet docs-figures bench-whitepaper bench-ycsb bench-roaring bench-bitmap bench-search bench-client bench-cluster bench-ingest bench-serve bench-go clean
 
 all: build
 
@@ -75,6 +75,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParseRequest -fuzztime 20s ./internal/fulltext
 	$(GO) test -run '^$$' -fuzz FuzzReader -fuzztime 20s ./internal/wiki
 	$(GO) test -run '^$$' -fuzz FuzzParseStat -fuzztime 20s ./internal/frontend/roaring
+	$(GO) test -run '^$$' -fuzz FuzzReadIDs -fuzztime 20s ./internal/frontend/bitmap
 	$(GO) test -run '^$$' -fuzz FuzzReadCommand -fuzztime 20s ./pkg/resp
 	$(GO) test -run '^$$' -fuzz FuzzReadReply -fuzztime 20s ./pkg/resp
 	$(GO) test -run '^$$' -fuzz FuzzNormalize -fuzztime 20s ./internal/stats
@@ -107,6 +108,19 @@ bench-roaring: build
 	@mkdir -p $(RESULTS)
 	@$(call stamp,bench-roaring)
 	$(BIN) roaring $(ROARING_TARGET) --stat --json $(RESULTS)/roaring-$$(date -u +%Y%m%dT%H%M%SZ).json | tee -a $(FIGURES)/bench-roaring.md; exit $${PIPESTATUS[0]}
+
+# TairRoaring, Redis bitmaps or Redis sets (issue #23): a small sweep of
+# generated IDs (2 keys of 10^3, 10^5 and 10^6 uniform IDs below 2^24)
+# on the embedded server and a redis-server started on a free port; the
+# full report in $(RESULTS), the sweep summary (who wins, crossovers) in
+# the README. About four minutes on 2 cores.
+BITMAP_ARGS ?= --cardinality 1e3,1e5,1e6 --universe 2^24 --keys 2 -d 1 -c 4
+bench-bitmap: deps build
+	@mkdir -p $(RESULTS)
+	@$(call stamp,bench-bitmap)
+	@out=$(RESULTS)/bitmap-$$(date -u +%Y%m%dT%H%M%SZ); \
+	$(BIN) bitmap compare $(BITMAP_ARGS) --json $$out.json > $$out.txt; rc=$$?; cat $$out.txt; \
+	sed -n '/^sweep summary/,$$p' $$out.txt >> $(FIGURES)/bench-bitmap.md; exit $$rc
 
 # The whitepaper's tables: TairRoaring (as bench-roaring), the enhanced
 # edition's redis-benchmark SET/GET tables and the cluster edition's
@@ -182,7 +196,7 @@ bench-serve: deps build
 # TARGET --> markers) from a fresh run of each target; a target that
 # misses its bar still writes its figures, which say so. Long: every
 # bench target in turn (DOCS_FIGURES= picks some).
-DOCS_FIGURES ?= bench-serve bench-roaring bench-client bench-cluster
+DOCS_FIGURES ?= bench-serve bench-roaring bench-bitmap bench-client bench-cluster
 docs-figures:
 	@for t in $(DOCS_FIGURES); do $(MAKE) --no-print-directory $$t || echo "make $$t missed its bar: its figures say so"; done
 	@python3 scripts/docs_figures.py $(DOCS_FIGURES)
