@@ -80,7 +80,10 @@ func median(xs []float64) float64 {
 // TestSideBySideWithRedisBenchmark runs Debian's redis-benchmark and
 // tairbench's front-end with the same command line against one
 // redis-server: the same commands reach the server, and at -P 1 the
-// throughputs agree within 20% (medians of 3 interleaved runs).
+// throughputs agree (medians of 5 interleaved pairs) within a band wide
+// enough for a busy shared machine, where one pair's ratio swings by a
+// third, and narrow enough to catch a front-end that keeps a different
+// number of requests in flight (2x).
 func TestSideBySideWithRedisBenchmark(t *testing.T) {
 	testenv.Integration(t)
 	peer, err := exec.LookPath("redis-benchmark")
@@ -137,6 +140,7 @@ func TestSideBySideWithRedisBenchmark(t *testing.T) {
 	}
 	t.Logf("requests/s, 5 interleaved pairs: SET redis-benchmark %v tairbench %v; GET redis-benchmark %v tairbench %v; median ratios SET %.2f GET %.2f",
 		peerSet, ownSet, peerGet, ownGet, median(setRatio), median(getRatio))
-	assert.InDelta(t, 1, median(setRatio), 0.20, "SET throughput within 20%%")
-	assert.InDelta(t, 1, median(getRatio), 0.20, "GET throughput within 20%%")
+	for name, r := range map[string]float64{"SET": median(setRatio), "GET": median(getRatio)} {
+		assert.True(t, r > 0.6 && r < 1.6, "%s throughput ratio %.2f: want 0.6 … 1.6", name, r)
+	}
 }
