@@ -76,6 +76,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzReader -fuzztime 20s ./internal/wiki
 	$(GO) test -run '^$$' -fuzz FuzzParseStat -fuzztime 20s ./internal/frontend/roaring
 	$(GO) test -run '^$$' -fuzz FuzzReadIDs -fuzztime 20s ./internal/frontend/bitmap
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s ./internal/threshold
 	$(GO) test -run '^$$' -fuzz FuzzReadCommand -fuzztime 20s ./pkg/resp
 	$(GO) test -run '^$$' -fuzz FuzzReadReply -fuzztime 20s ./pkg/resp
 	$(GO) test -run '^$$' -fuzz FuzzNormalize -fuzztime 20s ./internal/stats

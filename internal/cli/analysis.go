@@ -13,6 +13,7 @@ import (
 	"github.com/tairbench/tairbench/internal/htmlreport"
 	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/internal/resultset"
+	"github.com/tairbench/tairbench/internal/threshold"
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
@@ -55,6 +56,7 @@ func bitmapDocs(pathA, pathB string) (a, b *result.BitmapComparison, ok bool) {
 func newMergeCmd(a *app) *cobra.Command {
 	var out string
 	var allowDisjoint bool
+	var gate gateFlags
 	cmd := &cobra.Command{
 		Use:   "merge RESULT.json RESULT.json... -o TOTAL.json",
 		Short: "Sum the results of clients that ran one workload at the same time",
@@ -65,6 +67,13 @@ wall-clock second, and the seeds and hosts are listed. Results of different
 workloads or schemas are refused.`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
+			ts, err := threshold.ParseAll(gate.thresholds)
+			if err != nil {
+				return err
+			}
+			if err := harness.CheckPaths(out, gate.junit); err != nil {
+				return err
+			}
 			var runs []*result.Run
 			for _, p := range args {
 				r, err := readRun(p)
@@ -77,19 +86,33 @@ workloads or schemas are refused.`,
 			if err != nil {
 				return err
 			}
-			if err := report.Text(harness.SummaryTo(a.io(), out), merged, nil); err != nil {
+			if len(ts) > 0 {
+				merged.Thresholds = threshold.Evaluate(ts, merged)
+			}
+			summary := harness.SummaryTo(a.io(), out)
+			if err := report.Text(summary, merged, nil); err != nil {
 				return err
 			}
-			return harness.WriteDocument(a.io(), out, merged)
+			threshold.Write(summary, merged.Thresholds)
+			if err := harness.WriteDocument(a.io(), out, merged); err != nil {
+				return err
+			}
+			if err := harness.WriteJUnit(a.io(), gate.junit, "merge", merged.Thresholds); err != nil {
+				return err
+			}
+			return harness.ThresholdsFailed(merged.Thresholds)
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the merged result (tairbench.run/v2) to this file (- for stdout)")
+	gate.register(cmd.Flags())
 	cmd.Flags().BoolVar(&allowDisjoint, "allow-disjoint", false, "merge runs that did not all run at the same time (their sum is then no load the server saw)")
 	return cmd
 }
 
 func newResultCompareCmd(a *app) *cobra.Command {
-	return &cobra.Command{
+	var failOn []string
+	var junit string
+	cmd := &cobra.Command{
 		Use:   "compare A.json B.json",
 		Short: "Compare two results and mark the differences larger than the run-to-run noise",
 		Long: `Prints QPS, p50, p99, p99.9, max latency, errors and client CPU per command of
@@ -106,7 +129,21 @@ point: memory and each operation's mean latency per structure, with B/A.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			if da, db, ok := bitmapDocs(args[0], args[1]); ok {
+				if len(failOn) > 0 {
+					return errors.New("--fail-on judges two runs (tairbench.run), not bitmap comparisons")
+				}
 				return resultset.WriteBitmapCompare(a.Out, args[0], args[1], da, db)
+			}
+			var gates []resultset.FailOn
+			for _, s := range failOn {
+				f, err := resultset.ParseFailOn(s)
+				if err != nil {
+					return err
+				}
+				gates = append(gates, f)
+			}
+			if err := harness.CheckPaths(junit); err != nil {
+				return err
 			}
 			ra, err := readRun(args[0])
 			if err != nil {
@@ -119,9 +156,24 @@ point: memory and each operation's mean latency per structure, with B/A.`,
 			if ra.Command != rb.Command {
 				fmt.Fprintf(a.Err, "note: A ran %q, B ran %q\n", ra.Command, rb.Command)
 			}
-			return resultset.WriteCompare(a.Out, args[0], args[1], resultset.Setup(ra, rb), resultset.Compare(ra, rb))
+			rows := resultset.Compare(ra, rb)
+			if err := resultset.WriteCompare(a.Out, args[0], args[1], resultset.Setup(ra, rb), rows); err != nil {
+				return err
+			}
+			var verdicts []result.ThresholdVerdict
+			for _, g := range gates {
+				verdicts = append(verdicts, g.Check(rows))
+			}
+			threshold.Write(a.Out, verdicts)
+			if err := harness.WriteJUnit(a.io(), junit, "compare", verdicts); err != nil {
+				return err
+			}
+			return harness.ThresholdsFailed(verdicts)
 		},
 	}
+	cmd.Flags().StringArrayVar(&failOn, "fail-on", nil, "fail (exit 99) when B's change against A crosses this: p99>+10%, qps<-5% (repeatable)")
+	cmd.Flags().StringVar(&junit, "junit", "", "write the --fail-on verdicts as JUnit XML to this file")
+	return cmd
 }
 
 func newReportCmd(a *app) *cobra.Command {

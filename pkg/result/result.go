@@ -53,6 +53,8 @@ const (
 	StopInterrupted = "interrupted"
 	// StopMaxErrors: the error budget (--max-errors) was spent.
 	StopMaxErrors = "max-errors"
+	// StopThreshold: a threshold failed during the run (--abort-on-fail).
+	StopThreshold = "threshold"
 	// StopUnreachable: no connection to the target was usable for the run's
 	// give-up time.
 	StopUnreachable = "unreachable"

@@ -26,6 +26,8 @@ type Run struct {
 	// of its own (absent with --no-server-stats or when the server would not answer).
 	Server   *ServerTimeline `json:"server,omitempty"`
 	Warnings []string        `json:"warnings"`
+	// Thresholds are the pass/fail verdicts of --threshold, when given.
+	Thresholds []ThresholdVerdict `json:"thresholds,omitempty"`
 	// Histogram is the HdrHistogram of request latencies in microseconds,
 	// in the standard compressed base64 encoding (hdrhistogram-go Encode V2).
 	Histogram string `json:"histogram_hdr"`
@@ -352,4 +354,17 @@ type Reconciliation struct {
 	Client   int64    `json:"client"`
 	Match    bool     `json:"match"`
 	Note     string   `json:"note,omitempty"`
+}
+
+// ThresholdVerdict is one --threshold's verdict on a run.
+type ThresholdVerdict struct {
+	// Threshold is the condition as given ("p99<2ms", "GET:errors<0.1%").
+	Threshold string `json:"threshold"`
+	// Observed is the run's figure in Unit ("ms", "%", "/s").
+	Observed float64 `json:"observed"`
+	Unit     string  `json:"unit"`
+	Pass     bool    `json:"pass"`
+	// Note says what was read (latency from the intended start) or why
+	// nothing could be (no such operation).
+	Note string `json:"note,omitempty"`
 }

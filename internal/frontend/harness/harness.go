@@ -26,6 +26,7 @@ import (
 	"github.com/tairbench/tairbench/internal/run/capacity"
 	"github.com/tairbench/tairbench/internal/server"
 	"github.com/tairbench/tairbench/internal/stats"
+	"github.com/tairbench/tairbench/internal/threshold"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 	"github.com/tairbench/tairbench/pkg/result"
 )
@@ -60,6 +61,8 @@ const (
 	ExitOK        = 0
 	ExitError1    = 1 // bad input, cannot connect, cannot write output
 	ExitRunFailed = 3 // the run completed but most commands failed
+	// ExitThreshold: the run completed but a --threshold failed (as k6).
+	ExitThreshold = 99
 )
 
 // RunFailed is exit status 3 with err.
@@ -71,6 +74,10 @@ type Outputs struct {
 	JSON, CSV, HGRM string
 	// Quiet turns the per-second progress lines off.
 	Quiet bool
+	// Thresholds are checked on the finished run (exit 99 when one
+	// fails); JUnit, when set, receives their verdicts as JUnit XML.
+	Thresholds []threshold.Threshold
+	JUnit      string
 }
 
 // WriteFile writes one output through f: to path, or to standard output for "-".
@@ -152,18 +159,68 @@ func SummaryTo(o IO, jsonPath string) io.Writer {
 	return o.Out
 }
 
-// Finish prints the summary, writes the result files and picks the exit code.
+// Finish prints the summary, checks the thresholds, writes the result
+// files and picks the exit code: 3 for a failed run, 99 for a failed
+// threshold.
 func Finish(o IO, run *result.Run, h *hdr.Histogram, out Outputs, allowErrors bool) error {
-	if err := report.Text(SummaryTo(o, out.JSON), run, h); err != nil {
+	if len(out.Thresholds) > 0 {
+		run.Thresholds = threshold.Evaluate(out.Thresholds, run)
+	}
+	summary := SummaryTo(o, out.JSON)
+	if err := report.Text(summary, run, h); err != nil {
 		return err
 	}
+	threshold.Write(summary, run.Thresholds)
 	if err := WriteOutputs(o, run, h, out); err != nil {
+		return err
+	}
+	if err := WriteJUnit(o, out.JUnit, run.Name, run.Thresholds); err != nil {
 		return err
 	}
 	if why := report.FailureReason(run); why != "" && !allowErrors {
 		return RunFailed(fmt.Errorf("%s (use --allow-errors to exit 0)", why))
 	}
-	return nil
+	return ThresholdsFailed(run.Thresholds)
+}
+
+// WriteJUnit writes threshold verdicts as JUnit XML to path ("" none).
+func WriteJUnit(o IO, path, name string, vs []result.ThresholdVerdict) error {
+	if name == "" {
+		name = "thresholds"
+	}
+	return WriteFile(o, path, func(w io.Writer) error { return threshold.WriteJUnit(w, name, vs) })
+}
+
+// ThresholdsFailed is exit status 99 naming the failed thresholds, or nil.
+func ThresholdsFailed(vs []result.ThresholdVerdict) error {
+	var failed []string
+	for _, v := range vs {
+		if !v.Pass {
+			failed = append(failed, v.Threshold)
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	return &ExitError{Code: ExitThreshold, Err: fmt.Errorf("threshold failed: %s", strings.Join(failed, ", "))}
+}
+
+// AbortOnFail wraps a progress callback so that the first live threshold
+// failure (threshold.Live) calls stop once, with the reason.
+func AbortOnFail(ts []threshold.Threshold, next func(stats.Progress), stop func(why string)) func(stats.Progress) {
+	done := false
+	return func(p stats.Progress) {
+		if next != nil {
+			next(p)
+		}
+		if done {
+			return
+		}
+		if why := threshold.Live(ts, p, p.TotalOps); why != "" {
+			done = true
+			stop(why)
+		}
+	}
 }
 
 // Progress prints one line per second on standard error.

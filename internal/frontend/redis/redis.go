@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	driver "github.com/tairbench/tairbench/internal/driver/redis"
@@ -60,6 +61,9 @@ type Options struct {
 	// Shard is this client's part of a load from several machines.
 	Shard harness.Shard
 	Out   harness.Outputs
+	// AbortOnFail stops the run at the first second a threshold already
+	// fails (see threshold.Live).
+	AbortOnFail bool
 }
 
 // Run checks the options, runs the template against the target and
@@ -73,6 +77,9 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 		return nil, err
 	}
 	if err := sloConflicts(o); err != nil {
+		return nil, err
+	}
+	if err := thresholdOps(o, r.w); err != nil {
 		return nil, err
 	}
 	dur := time.Duration(0)
@@ -104,15 +111,29 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 	if !o.Out.Quiet {
 		spec.Engine.Progress = harness.Progress(io)
 	}
+	var aborted atomic.Pointer[string]
+	if o.AbortOnFail {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		spec.Engine.Progress = harness.AbortOnFail(o.Out.Thresholds, spec.Engine.Progress, func(why string) {
+			aborted.Store(&why)
+			cancel()
+		})
+	}
 	res, hist, err := run.Run(ctx, spec)
 	if err != nil {
 		return nil, err
+	}
+	if why := aborted.Load(); why != nil {
+		res.StopReason = result.StopThreshold
+		res.Warnings = append(res.Warnings, "stopped early by --abort-on-fail: threshold "+*why+" failed")
 	}
 	return res, harness.Finish(io, res, hist, o.Out, o.AllowErrors)
 }
 
 // sloConflicts refuses the options a capacity search would ignore: its
-// steps last the SLO window at rates it chooses.
+// steps last the SLO window at rates it chooses (thresholds judge one run).
 func sloConflicts(o Options) error {
 	if o.SLO == nil {
 		return nil
@@ -124,6 +145,34 @@ func sloConflicts(o Options) error {
 		return errors.New("-c and --slo cannot be combined: each capacity-search step lasts --slo-window (after --slo-warmup)")
 	case o.Rate > 0:
 		return errors.New("--rate and --slo cannot be combined: the search chooses the rates (give the first with --slo-start)")
+	case len(o.Out.Thresholds) > 0:
+		return errors.New("--threshold and --slo cannot be combined: a threshold judges one run, a capacity search runs many (its SLO is the threshold)")
+	}
+	return nil
+}
+
+// thresholdOps refuses --abort-on-fail without a threshold and a
+// threshold naming an operation the run does not have.
+func thresholdOps(o Options, w driver.Workload) error {
+	if o.AbortOnFail && len(o.Out.Thresholds) == 0 {
+		return errors.New("--abort-on-fail needs a --threshold to judge")
+	}
+	names := w.OpNames()
+	if len(names) == 0 && len(o.Commands) > 0 {
+		name, _, _ := strings.Cut(strings.TrimSpace(o.Commands[0]), " ")
+		names = []string{strings.ToUpper(name)}
+	}
+	for _, t := range o.Out.Thresholds {
+		if t.Op == "" {
+			continue
+		}
+		found := false
+		for _, n := range names {
+			found = found || strings.EqualFold(n, t.Op)
+		}
+		if !found {
+			return fmt.Errorf("--threshold %s: this run has no operation %s (it has %s)", t.Source, t.Op, strings.Join(names, ", "))
+		}
 	}
 	return nil
 }

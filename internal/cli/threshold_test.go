@@ -1,0 +1,90 @@
+package cli
+
+import (
+	"context"
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+func readRunFile(t *testing.T, path string) *result.Run {
+	t.Helper()
+	doc, err := result.ReadFile(path)
+	require.NoError(t, err)
+	r, ok := doc.(*result.Run)
+	require.True(t, ok)
+	return r
+}
+
+func TestThresholdsGateARun(t *testing.T) {
+	dir := t.TempDir()
+	base := []string{"redis", "--embedded", "-command", "TR.GETBIT foo __RAND__", "-p", "2", "-q"}
+	pass, fail := filepath.Join(dir, "pass.json"), filepath.Join(dir, "fail.json")
+	res := runCLI(context.Background(), append(base, "-d", "1", "--threshold", "p99<5s", "--threshold", "errors<1%", "--json", pass)...)
+	require.Equal(t, 0, res.code, res.err)
+	assert.Contains(t, res.out, "threshold p99<5s")
+	assert.Contains(t, res.out, "PASS")
+	r := readRunFile(t, pass)
+	require.Len(t, r.Thresholds, 2)
+	assert.True(t, r.Thresholds[0].Pass)
+
+	junit := filepath.Join(dir, "j.xml")
+	res = runCLI(context.Background(), append(base, "-d", "1", "--threshold", "qps>1e9", "--threshold", "qps>100000000", "--json", fail, "--junit", junit)...)
+	assert.Contains(t, res.err, "qps>1e9")
+	require.Equal(t, 1, res.code, "a threshold that does not parse is refused before the run")
+	res = runCLI(context.Background(), append(base, "-d", "1", "--threshold", "qps>100000000", "--json", fail, "--junit", junit)...)
+	require.Equal(t, 99, res.code, res.err)
+	assert.Contains(t, res.err, "threshold failed: qps>100000000")
+	raw, err := os.ReadFile(junit)
+	require.NoError(t, err)
+	var suite struct {
+		Failures int `xml:"failures,attr"`
+		Cases    []struct {
+			Name    string    `xml:"name,attr"`
+			Failure *struct{} `xml:"failure"`
+		} `xml:"testcase"`
+	}
+	require.NoError(t, xml.Unmarshal(raw, &suite))
+	assert.Equal(t, 1, suite.Failures)
+	assert.Equal(t, "qps>100000000", suite.Cases[0].Name)
+
+	res = runCLI(context.Background(), append(base, "-d", "1", "--threshold", "GET:p99<1ms")...)
+	require.Equal(t, 1, res.code)
+	assert.Contains(t, res.err, "this run has no operation GET (it has TR.GETBIT)")
+
+	// --abort-on-fail stops a 30-second run once p99 already fails.
+	start := time.Now()
+	res = runCLI(context.Background(), append(base, "-d", "30", "--threshold", "p99<1us", "--abort-on-fail", "--json", fail)...)
+	require.Equal(t, 99, res.code, res.err)
+	assert.Less(t, time.Since(start), 15*time.Second)
+	r = readRunFile(t, fail)
+	assert.Equal(t, result.StopThreshold, r.StopReason)
+	assert.Contains(t, res.out, "stopped early by --abort-on-fail")
+
+	// The same thresholds on a merge, judged on the merged histograms.
+	res = runCLI(context.Background(), "merge", pass, pass, "--allow-disjoint", "--threshold", "p99<1us")
+	require.Equal(t, 1, res.code, "a run given twice is refused")
+	other := filepath.Join(dir, "other.json")
+	res = runCLI(context.Background(), append(base, "-d", "1", "--json", other)...)
+	require.Equal(t, 0, res.code, res.err)
+	res = runCLI(context.Background(), "merge", pass, other, "--allow-disjoint", "--threshold", "p99<1us", "--threshold", "p99<5s")
+	require.Equal(t, 99, res.code, res.err)
+	assert.Contains(t, res.out, "threshold p99<1us")
+	assert.Contains(t, res.err, "threshold failed: p99<1us")
+
+	// compare --fail-on: a run against itself changes nothing.
+	res = runCLI(context.Background(), "compare", pass, pass, "--fail-on", "p99>+10%")
+	require.Equal(t, 0, res.code, res.err)
+	res = runCLI(context.Background(), "compare", pass, pass, "--fail-on", "qps<+10%")
+	require.Equal(t, 99, res.code, res.err)
+	res = runCLI(context.Background(), "compare", pass, pass, "--fail-on", "p99>10ms")
+	require.Equal(t, 1, res.code)
+	assert.Contains(t, res.err, "want METRIC>+N%")
+}
