@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the tests and benchmarks need on a fresh Debian machine (as
 # root): Go (Debian's, which fetches the go.mod toolchain from the module
-# proxy), gcc for the race detector, redis-server and redis-tools, for
+# proxy), gcc for the race detector, redis-server and redis-tools, prometheus, for
 # Elasticsearch (scripts/elasticsearch.sh) and YCSB's core JDK 17, Maven and
 # curl, Chromium for the HTML report's browser test, and PyPI's jieba.
 #
@@ -21,6 +21,7 @@ command -v mvn >/dev/null 2>&1 || need+=(maven)
 command -v bzip2 >/dev/null 2>&1 || need+=(bzip2)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v prometheus >/dev/null 2>&1 || need+=(prometheus)
 python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
 ls /usr/lib/jvm/java-17-openjdk-*/bin/java >/dev/null 2>&1 || need+=(openjdk-17-jre-headless)
 fi

@@ -37,6 +37,7 @@ writes its result to /results/run-i.json on --results-claim, or to its log
 	fs := job.Flags()
 	fs.StringVar(&o.Name, "name", "tairbench", "the Job's name")
 	fs.StringVar(&o.Namespace, "namespace", "", "the Job's namespace (default: kubectl's)")
+	fs.IntVar(&o.MetricsPort, "metrics-port", 0, "each pod serves its run's metrics on this port (--metrics-addr), with Prometheus scrape annotations")
 	fs.StringVar(&o.Image, "image", "tairbench:"+Version, "the container image ('make image' builds one)")
 	fs.IntVar(&o.Parallelism, "parallelism", 2, "pods, each one client")
 	fs.StringVar(&o.CPU, "cpu", "", "each pod's CPU request and limit, as 2")

@@ -16,32 +16,34 @@ import (
 
 // redisOptions are 'tairbench redis' flags.
 type redisOptions struct {
-	target      targetFlags
-	out         outputFlags
-	abortOnFail bool
-	commands    []string
-	ratio       string
-	parallel    int
-	count       int64
-	duration    time.Duration
-	warmup      time.Duration
-	r1, r2      uint64
-	rands       []string
-	dataSize    int
-	batching    int
-	pipeline    int
-	seed        uint64
-	maxErrors   int64
-	allowError  bool
-	rate        float64
-	arrivals    string
-	noServer    bool
-	slo         flagval.Capacity
-	shard       shardFlags
+	target        targetFlags
+	out           outputFlags
+	abortOnFail   bool
+	metricsAddr   string
+	metricsLinger time.Duration
+	commands      []string
+	ratio         string
+	parallel      int
+	count         int64
+	duration      time.Duration
+	warmup        time.Duration
+	r1, r2        uint64
+	rands         []string
+	dataSize      int
+	batching      int
+	pipeline      int
+	seed          uint64
+	maxErrors     int64
+	allowError    bool
+	rate          float64
+	arrivals      string
+	noServer      bool
+	slo           flagval.Capacity
+	shard         shardFlags
 }
 
 func newRedisCmd(a *app) *cobra.Command {
-	o := &redisOptions{duration: 30 * time.Second}
+	o := &redisOptions{duration: 30 * time.Second, metricsLinger: 30 * time.Second}
 	cmd := &cobra.Command{
 		Use:     "redis",
 		Aliases: []string{"bench"},
@@ -90,6 +92,8 @@ SIGINT or SIGTERM stopped it (its partial result is written).`,
 	fs.Int64Var(&o.maxErrors, "max-errors", 0, "stop after this many errors (0: never)")
 	fs.BoolVar(&o.allowError, "allow-errors", false, "exit 0 even when most commands failed")
 	o.out.register(fs)
+	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve the run's metrics (Prometheus) on HOST:PORT while it runs")
+	fs.Var(seconds(&o.metricsLinger), "metrics-linger", "after the run, wait at most this long for a last scrape of --metrics-addr")
 	fs.BoolVar(&o.abortOnFail, "abort-on-fail", false, "stop the run at the first second a --threshold on latency or errors already fails")
 	return cmd
 }
@@ -109,7 +113,8 @@ func runRedis(ctx context.Context, fs *pflag.FlagSet, o *redisOptions, a *app) e
 		R1: o.r1, R2: o.r2, Rands: o.rands, DataSize: o.dataSize, Batching: o.batching, Pipeline: o.pipeline,
 		BatchingGiven: fs.Changed("batching"), PipelineGiven: fs.Changed("pipeline"),
 		Seed: o.seed, MaxErrors: o.maxErrors, AllowErrors: o.allowError, Rate: o.rate, Arrivals: o.arrivals,
-		NoServerStats: o.noServer, Shard: shard, AbortOnFail: o.abortOnFail}
+		NoServerStats: o.noServer, Shard: shard, AbortOnFail: o.abortOnFail,
+		MetricsAddr: o.metricsAddr, MetricsLinger: o.metricsLinger}
 	if ro.Out, err = o.out.outputs(); err != nil {
 		return err
 	}

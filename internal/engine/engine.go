@@ -81,6 +81,9 @@ type Config struct {
 	Tick time.Duration
 	// Progress, if set, is called once per tick from one goroutine.
 	Progress func(stats.Progress)
+	// ProgressTotals makes each Progress carry copies of the cumulative
+	// histograms (a live metrics endpoint reads them).
+	ProgressTotals bool
 	// Backoff is the pause after a failed request (default 20 ms).
 	Backoff time.Duration
 	// GiveUp, when set, stops the run (result.StopUnreachable) once no

@@ -47,6 +47,9 @@ func newRunState(ctx context.Context, cfg Config, workers int) *runState {
 		r.agg.EnableCorrected()
 	}
 	r.agg.SetOperations(cfg.Operations)
+	if cfg.ProgressTotals {
+		r.agg.KeepTotals()
+	}
 	if cfg.Duration > 0 {
 		r.deadline = r.agg.Start().Add(cfg.Duration)
 		r.end = cfg.Warmup + cfg.Duration

@@ -30,6 +30,9 @@ type Options struct {
 	ResultsClaim string
 	// Args is the tairbench command to run ("redis", "-h", …).
 	Args []string
+	// MetricsPort, when above 0, makes each pod serve its run's metrics
+	// there (--metrics-addr) with the usual Prometheus scrape annotations.
+	MetricsPort int
 }
 
 var dns1123 = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
@@ -47,6 +50,10 @@ func (o Options) Check() error {
 		return fmt.Errorf("%q does not take --shard and --start-at; use redis or ycsb", o.Args[0])
 	case o.Image == "":
 		return errors.New("--image is empty")
+	case o.MetricsPort < 0 || o.MetricsPort > 65535:
+		return fmt.Errorf("--metrics-port %d: want 1 … 65535", o.MetricsPort)
+	case o.MetricsPort > 0 && o.Args[0] != "redis":
+		return fmt.Errorf("--metrics-port: %s does not serve metrics yet; redis does", o.Args[0])
 	}
 	return nil
 }
@@ -56,6 +63,9 @@ func (o Options) Command() []string {
 	out := append([]string{"/tairbench"}, o.Args...)
 	n := strconv.Itoa(o.Parallelism)
 	out = append(out, "--shard", "$(JOB_COMPLETION_INDEX)/"+n, "--start-at", o.StartAt.UTC().Format(time.RFC3339))
+	if o.MetricsPort > 0 {
+		out = append(out, "--metrics-addr", "0.0.0.0:"+strconv.Itoa(o.MetricsPort))
+	}
 	if o.ResultsClaim != "" {
 		return append(out, "--json", "/results/run-$(JOB_COMPLETION_INDEX).json")
 	}
@@ -92,6 +102,12 @@ func (o Options) Manifest() map[string]any {
 		spec["volumes"] = []any{map[string]any{"name": "results",
 			"persistentVolumeClaim": map[string]any{"claimName": o.ResultsClaim}}}
 	}
+	podMeta := map[string]any{"labels": map[string]any{"app.kubernetes.io/name": "tairbench"}}
+	if o.MetricsPort > 0 {
+		container["ports"] = []any{map[string]any{"name": "metrics", "containerPort": o.MetricsPort}}
+		podMeta["annotations"] = map[string]any{"prometheus.io/scrape": "true", "prometheus.io/port": strconv.Itoa(o.MetricsPort),
+			"prometheus.io/path": "/metrics"}
+	}
 	meta := map[string]any{"name": o.Name, "labels": map[string]any{"app.kubernetes.io/name": "tairbench"}}
 	if o.Namespace != "" {
 		meta["namespace"] = o.Namespace
@@ -106,7 +122,7 @@ func (o Options) Manifest() map[string]any {
 			"parallelism":    o.Parallelism,
 			"backoffLimit":   0,
 			"template": map[string]any{
-				"metadata": map[string]any{"labels": map[string]any{"app.kubernetes.io/name": "tairbench"}},
+				"metadata": podMeta,
 				"spec":     spec,
 			},
 		},

@@ -66,3 +66,18 @@ func TestCheck(t *testing.T) {
 		assert.ErrorContains(t, o.Check(), tc.err)
 	}
 }
+
+func TestMetricsPort(t *testing.T) {
+	o := Options{Name: "tb", Image: "tairbench:v1", Parallelism: 2, Args: []string{"redis", "-h", "r", "-d", "60"}, MetricsPort: 9100}
+	require.NoError(t, o.Check())
+	assert.Contains(t, o.Command(), "0.0.0.0:9100")
+	m := o.Manifest()
+	tmpl := m["spec"].(map[string]any)["template"].(map[string]any)
+	ann := tmpl["metadata"].(map[string]any)["annotations"].(map[string]any)
+	assert.Equal(t, "true", ann["prometheus.io/scrape"])
+	assert.Equal(t, "9100", ann["prometheus.io/port"])
+	c := tmpl["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)
+	assert.Equal(t, 9100, c["ports"].([]any)[0].(map[string]any)["containerPort"])
+	o.Args[0] = "ycsb"
+	assert.ErrorContains(t, o.Check(), "ycsb does not serve metrics yet")
+}

@@ -367,6 +367,45 @@ type Aggregator struct {
 	// opNames names the operation types of a mixed run; ops are their totals.
 	opNames []string
 	ops     []opPart
+	// keepTotals makes every Tick hand out copies of the cumulative
+	// histograms (for a live metrics endpoint).
+	keepTotals bool
+}
+
+// KeepTotals makes each Tick's Progress carry copies of the cumulative
+// histograms (Totals): one copy a tick, none per request.
+func (a *Aggregator) KeepTotals() { a.keepTotals = true }
+
+// Totals are copies of a run's cumulative histograms at one tick.
+type Totals struct {
+	// Service is latency from the send; Corrected from the intended start
+	// (nil for closed-loop runs).
+	Service, Corrected *hdr.Histogram
+	// Ops are the operation types' service histograms, named by OpNames.
+	Ops     []*hdr.Histogram
+	OpNames []string
+	// OpCounts and OpErrors are the operation types' commands and errors.
+	OpCounts, OpErrors []int64
+	// Requests counts round trips; Transport lost requests.
+	Requests, Transport int64
+}
+
+func copyHist(h *hdr.Histogram) *hdr.Histogram {
+	if h == nil {
+		return nil
+	}
+	return hdr.Import(h.Export())
+}
+
+func (a *Aggregator) totalsLocked() *Totals {
+	t := &Totals{Service: copyHist(a.total), Corrected: copyHist(a.totalCorrected), OpNames: a.opNames,
+		Requests: a.totals.requests, Transport: a.totals.transport}
+	for i := range a.ops {
+		t.Ops = append(t.Ops, copyHist(a.ops[i].hist))
+		t.OpCounts = append(t.OpCounts, a.ops[i].c.ops)
+		t.OpErrors = append(t.OpErrors, a.ops[i].c.errors)
+	}
+	return t
 }
 
 // NewAggregator returns an aggregator whose measurement starts at start
@@ -582,6 +621,8 @@ func (a *Aggregator) closeLocked(index int) result.Interval {
 
 // Progress is a running summary for a progress line.
 type Progress struct {
+	// Totals, with Aggregator.KeepTotals, are the cumulative histograms.
+	Totals    *Totals
 	Interval  result.Interval
 	TotalOps  int64
 	Errors    int64
@@ -602,6 +643,9 @@ func (a *Aggregator) Tick(index int) Progress {
 		p.P99US = float64(a.total.ValueAtQuantile(99))
 	}
 	p.OpsPerSec = float64(a.totals.ops) / p.Elapsed.Seconds()
+	if a.keepTotals {
+		p.Totals = a.totalsLocked()
+	}
 	return p
 }
 

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -368,4 +369,56 @@ func RepoPath(t testing.TB, path string) string {
 		t.Fatal(err)
 	}
 	return filepath.Join(root, filepath.FromSlash(path))
+}
+
+// StartPrometheus starts Debian's prometheus on a free loopback port with
+// a configuration of its own that scrapes each target (host:port) every
+// second, waits until it is ready, and stops it by PID when the test ends.
+// It returns its URL.
+func StartPrometheus(t testing.TB, targets ...string) string {
+	t.Helper()
+	Integration(t)
+	bin, err := exec.LookPath("prometheus")
+	if err != nil {
+		t.Fatalf("prometheus not found: run 'make test' (it installs Debian's prometheus) or set %s=1 to skip integration tests", SkipVar)
+	}
+	dir := t.TempDir()
+	quoted := make([]string, len(targets))
+	for i, tg := range targets {
+		quoted[i] = strconv.Quote(tg)
+	}
+	cfg := "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n  - job_name: tairbench\n    static_configs:\n      - targets: [" +
+		strings.Join(quoted, ", ") + "]\n"
+	if err := os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	port := FreePort(t)
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	logf, err := os.Create(filepath.Join(dir, "prometheus.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "--config.file="+filepath.Join(dir, "prometheus.yml"), "--storage.tsdb.path="+filepath.Join(dir, "data"),
+		"--web.listen-address="+addr, "--log.level=warn")
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start prometheus: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_, _ = cmd.Process.Wait()
+		_ = logf.Close()
+	})
+	url := "http://" + addr
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if resp, err := http.Get(url + "/-/ready"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return url
+			}
+		}
+	}
+	log, _ := os.ReadFile(filepath.Join(dir, "prometheus.log"))
+	t.Fatalf("prometheus did not become ready; its log:\n%s", log)
+	return ""
 }

@@ -6,6 +6,8 @@ package redis
 
 import (
 	"context"
+	crand "crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
@@ -17,8 +19,10 @@ import (
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/metrics"
 	"github.com/tairbench/tairbench/internal/run"
 	"github.com/tairbench/tairbench/internal/run/capacity"
+	"github.com/tairbench/tairbench/internal/stats"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 	"github.com/tairbench/tairbench/pkg/result"
 )
@@ -64,6 +68,10 @@ type Options struct {
 	// AbortOnFail stops the run at the first second a threshold already
 	// fails (see threshold.Live).
 	AbortOnFail bool
+	// MetricsAddr, when set, serves the run's metrics there (Prometheus);
+	// MetricsLinger bounds the wait for a last scrape after the run.
+	MetricsAddr   string
+	MetricsLinger time.Duration
 }
 
 // Run checks the options, runs the template against the target and
@@ -111,6 +119,14 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 	if !o.Out.Quiet {
 		spec.Engine.Progress = harness.Progress(io)
 	}
+	var exp *metrics.Exporter
+	if o.MetricsAddr != "" {
+		if exp, err = r.startMetrics(); err != nil {
+			return nil, err
+		}
+		spec.Engine.ProgressTotals = true
+		spec.Engine.Progress = chain(spec.Engine.Progress, exp.Observe)
+	}
 	var aborted atomic.Pointer[string]
 	if o.AbortOnFail {
 		var cancel context.CancelFunc
@@ -129,7 +145,35 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 		res.StopReason = result.StopThreshold
 		res.Warnings = append(res.Warnings, "stopped early by --abort-on-fail: threshold "+*why+" failed")
 	}
-	return res, harness.Finish(io, res, hist, o.Out, o.AllowErrors)
+	ferr := harness.Finish(io, res, hist, o.Out, o.AllowErrors)
+	if exp != nil {
+		exp.Final(res)
+		if cerr := exp.Close(ctx, o.MetricsLinger, io.Err); cerr != nil && ferr == nil {
+			ferr = cerr
+		}
+	}
+	return res, ferr
+}
+
+// startMetrics serves the run's metrics, labelled with the run.
+func (r *runner) startMetrics() (*metrics.Exporter, error) {
+	id := make([]byte, 6)
+	_, _ = crand.Read(id)
+	exp, err := metrics.Start(r.o.MetricsAddr, metrics.Labels{RunID: hex.EncodeToString(id), Shard: r.o.Shard.Label(),
+		Workload: strings.Join(r.o.Commands, " | "), Target: r.tg.Addr, Version: r.io.Version, Connections: r.o.Parallel})
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(r.io.Err, "metrics on http://%s/metrics\n", exp.Addr())
+	return exp, nil
+}
+
+// chain calls a, when set, then b.
+func chain(a, b func(stats.Progress)) func(stats.Progress) {
+	if a == nil {
+		return b
+	}
+	return func(p stats.Progress) { a(p); b(p) }
 }
 
 // sloConflicts refuses the options a capacity search would ignore: its
@@ -145,6 +189,8 @@ func sloConflicts(o Options) error {
 		return errors.New("-c and --slo cannot be combined: each capacity-search step lasts --slo-window (after --slo-warmup)")
 	case o.Rate > 0:
 		return errors.New("--rate and --slo cannot be combined: the search chooses the rates (give the first with --slo-start)")
+	case o.MetricsAddr != "":
+		return errors.New("--metrics-addr and --slo cannot be combined yet: the capacity search's steps are separate runs (see its JSON)")
 	case len(o.Out.Thresholds) > 0:
 		return errors.New("--threshold and --slo cannot be combined: a threshold judges one run, a capacity search runs many (its SLO is the threshold)")
 	}

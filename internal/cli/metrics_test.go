@@ -1,0 +1,82 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tairbench/tairbench/internal/testenv"
+)
+
+// promQuery asks Prometheus' HTTP API for an instant vector's first value.
+func promQuery(t *testing.T, base, q string) (float64, bool) {
+	t.Helper()
+	resp, err := http.Get(base + "/api/v1/query?query=" + url.QueryEscape(q))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var body struct {
+		Status string `json:"status"`
+		Data   struct {
+			Result []struct {
+				Value [2]any `json:"value"`
+			} `json:"result"`
+		} `json:"data"`
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&body))
+	require.Equal(t, "success", body.Status, q)
+	if len(body.Data.Result) == 0 {
+		return 0, false
+	}
+	s, _ := body.Data.Result[0].Value[1].(string)
+	v, err := strconv.ParseFloat(s, 64)
+	require.NoError(t, err)
+	return v, true
+}
+
+// TestMetricsThroughPrometheus: Debian's prometheus scrapes a 10-second run
+// every second; once the run has ended (and its endpoint was scraped after
+// it), Prometheus holds the run's exact command count, the p99 of its
+// HdrHistogram, and a histogram whose interpolated p99 lies in the JSON
+// p99's bucket.
+func TestMetricsThroughPrometheus(t *testing.T) {
+	addr := fmt.Sprintf("127.0.0.1:%d", testenv.FreePort(t))
+	prom := testenv.StartPrometheus(t, addr)
+	js := filepath.Join(t.TempDir(), "run.json")
+	res := runCLI(context.Background(), "redis", "--embedded", "-command", "TR.GETBIT foo __RAND__", "-p", "2", "-d", "10", "-q",
+		"--metrics-addr", addr, "--metrics-linger", "30", "--json", js)
+	require.Equal(t, 0, res.code, res.err)
+	assert.NotContains(t, res.err, "no scrape after the run")
+	r := readRunFile(t, js)
+
+	sel := `{job="tairbench"}`
+	var ops float64
+	require.Eventually(t, func() bool {
+		ops, _ = promQuery(t, prom, "tairbench_commands_total"+sel)
+		fin, _ := promQuery(t, prom, "tairbench_run_finished"+sel)
+		return fin == 1 && ops == float64(r.Totals.Ops)
+	}, 15*time.Second, 200*time.Millisecond, "Prometheus has %v commands, the JSON %d", ops, r.Totals.Ops)
+
+	p99, ok := promQuery(t, prom, `tairbench_latency_quantile_seconds{job="tairbench",measure="service",op="",quantile="0.99"}`)
+	require.True(t, ok)
+	assert.InEpsilon(t, r.Totals.Latency.P99, p99*1e6, 0.001, "p99 from the HdrHistogram")
+
+	est, ok := promQuery(t, prom, `histogram_quantile(0.99, tairbench_latency_seconds_bucket{job="tairbench",measure="service",op=""})`)
+	require.True(t, ok)
+	// Buckets are ten a decade: the estimate and the truth share one.
+	assert.LessOrEqual(t, math.Abs(math.Log10(est*1e6)-math.Log10(r.Totals.Latency.P99)), 0.1,
+		"histogram_quantile %.1f µs, JSON p99 %.1f µs", est*1e6, r.Totals.Latency.P99)
+
+	count, ok := promQuery(t, prom, `tairbench_latency_seconds_count{job="tairbench",measure="service",op=""}`)
+	require.True(t, ok)
+	assert.Positive(t, count)
+}

@@ -1,0 +1,79 @@
+package metrics
+
+import (
+	"strconv"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Collect sends the figures of the last tick (or of the result).
+func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
+	e.mu.Lock()
+	st := e.st
+	e.mu.Unlock()
+	l := []string{e.labels.RunID, e.labels.Shard, e.labels.Workload, e.labels.Target}
+	with := func(extra ...string) []string { return append(append([]string{}, l...), extra...) }
+	gauge := func(name string, v float64, extra ...string) {
+		ch <- prometheus.MustNewConstMetric(e.desc[name], prometheus.GaugeValue, v, with(extra...)...)
+	}
+	counter := func(name string, v float64, extra ...string) {
+		ch <- prometheus.MustNewConstMetric(e.desc[name], prometheus.CounterValue, v, with(extra...)...)
+	}
+	gauge("info", 1, strconv.Itoa(e.labels.Connections))
+	finished := 0.0
+	if st.finished {
+		finished = 1
+	}
+	gauge("finished", finished)
+	gauge("elapsed", time.Since(e.start).Seconds())
+	counter("ops", float64(st.ops))
+	counter("requests", float64(st.requests))
+	counter("errors", float64(st.errors))
+	counter("lost", float64(st.lost))
+	counter("unreachable", st.unreachableS)
+	e.histogram(ch, st.service, with("service", ""))
+	e.histogram(ch, st.corrected, with("corrected", ""))
+	for i, name := range st.opNames {
+		counter("op_ops", float64(at(st.opCounts, i)), name)
+		counter("op_errors", float64(at(st.opErrors, i)), name)
+		if i < len(st.opHists) {
+			e.histogram(ch, st.opHists[i], with("service", name))
+		}
+	}
+}
+
+func at(xs []int64, i int) int64 {
+	if i < len(xs) {
+		return xs[i]
+	}
+	return 0
+}
+
+// histogram sends h (microseconds) as a Prometheus histogram in seconds
+// and as a summary of its quantiles.
+func (e *Exporter) histogram(ch chan<- prometheus.Metric, h *hdr.Histogram, labels []string) {
+	if h == nil || h.TotalCount() == 0 {
+		return
+	}
+	buckets := make(map[float64]uint64, len(bounds))
+	bars := h.Distribution()
+	i := 0
+	var cum uint64
+	for _, b := range bounds {
+		for i < len(bars) && float64(bars[i].To)/1e6 <= b {
+			cum += uint64(bars[i].Count)
+			i++
+		}
+		buckets[b] = cum
+	}
+	sum := h.Mean() * float64(h.TotalCount()) / 1e6
+	count := uint64(h.TotalCount())
+	ch <- prometheus.MustNewConstHistogram(e.desc["latency"], count, sum, buckets, labels...)
+	q := map[float64]float64{}
+	for _, p := range []float64{0.5, 0.9, 0.99, 0.999} {
+		q[p] = float64(h.ValueAtQuantile(p*100)) / 1e6
+	}
+	ch <- prometheus.MustNewConstSummary(e.desc["quantiles"], count, sum, q, labels...)
+}

@@ -1,0 +1,202 @@
+// Package metrics serves a run's figures live in the Prometheus exposition
+// format (--metrics-addr), through prometheus/client_golang: commands,
+// requests, errors, lost requests and unreachable time as counters, latency
+// (service and from the intended start, per operation) as histograms with
+// fine log-spaced buckets and as summaries whose quantiles come straight
+// from the run's HdrHistograms, the process's CPU, and the run's labels.
+// The figures change once a tick (the engine's per-second progress) and,
+// after the run, become exactly the result's.
+package metrics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/tairbench/tairbench/internal/stats"
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+// Labels name the run on every series.
+type Labels struct {
+	RunID, Shard, Workload, Target, Version string
+	Connections                             int
+}
+
+// state is the figures at the last tick (or the run's end).
+type state struct {
+	ops, requests, errors, lost int64
+	unreachableS                float64
+	service, corrected          *hdr.Histogram
+	opNames                     []string
+	opHists                     []*hdr.Histogram
+	opCounts, opErrors          []int64
+	finished                    bool
+}
+
+// Exporter serves one run's metrics.
+type Exporter struct {
+	labels   Labels
+	srv      *http.Server
+	ln       net.Listener
+	mu       sync.Mutex
+	st       state
+	scrapes  int
+	finalAt  int // scrapes seen when Final was called
+	scraped  chan struct{}
+	start    time.Time
+	desc     map[string]*prometheus.Desc
+	registry *prometheus.Registry
+}
+
+// Start listens on addr and serves /metrics.
+func Start(addr string, l Labels) (*Exporter, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--metrics-addr %s: %w", addr, err)
+	}
+	e := &Exporter{labels: l, ln: ln, scraped: make(chan struct{}, 1), start: time.Now(), finalAt: -1}
+	e.describe()
+	e.registry = prometheus.NewRegistry()
+	e.registry.MustRegister(e, collectors.NewProcessCollector(collectors.ProcessCollectorOpts{Namespace: "tairbench"}))
+	mux := http.NewServeMux()
+	h := promhttp.HandlerFor(e.registry, promhttp.HandlerOpts{})
+	mux.Handle("/metrics", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r)
+		e.mu.Lock()
+		e.scrapes++
+		after := e.finalAt >= 0 && e.scrapes > e.finalAt
+		e.mu.Unlock()
+		if after {
+			select {
+			case e.scraped <- struct{}{}:
+			default:
+			}
+		}
+	}))
+	e.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = e.srv.Serve(ln) }()
+	return e, nil
+}
+
+// Addr is where the endpoint listens.
+func (e *Exporter) Addr() string { return e.ln.Addr().String() }
+
+func (e *Exporter) describe() {
+	names := []string{"run_id", "shard", "workload", "target"}
+	c := prometheus.Labels{"tool_version": e.labels.Version}
+	d := func(name, help string, extra ...string) *prometheus.Desc {
+		return prometheus.NewDesc("tairbench_"+name, help, append(append([]string{}, names...), extra...), c)
+	}
+	e.desc = map[string]*prometheus.Desc{
+		"info":        d("run_info", "The run: 1 while its endpoint serves.", "connections"),
+		"finished":    d("run_finished", "1 once the run has ended and the figures are the result's."),
+		"elapsed":     d("run_elapsed_seconds", "Seconds since the endpoint started."),
+		"ops":         d("commands_total", "Commands completed (a batch or pipeline of N counts N)."),
+		"requests":    d("requests_total", "Round trips completed."),
+		"errors":      d("errors_total", "Failed commands: error replies and the commands of lost requests."),
+		"lost":        d("lost_requests_total", "Requests lost on their connection (timeout, reset, closed)."),
+		"unreachable": d("unreachable_seconds_total", "Measured time with no usable connection (at the end of the run)."),
+		"op_ops":      d("operation_commands_total", "Commands completed, per operation type.", "op"),
+		"op_errors":   d("operation_errors_total", "Failed commands, per operation type.", "op"),
+		"latency":     d("latency_seconds", "Latency: measure=service from the send, corrected from the intended start (open loop).", "measure", "op"),
+		"quantiles":   d("latency_quantile_seconds", "Latency quantiles read from the run's HdrHistogram (3 significant digits).", "measure", "op"),
+	}
+}
+
+// Describe sends every metric's description.
+func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range e.desc {
+		ch <- d
+	}
+}
+
+// Observe takes one tick's progress (its cumulative histograms need
+// engine.Config.ProgressTotals).
+func (e *Exporter) Observe(p stats.Progress) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.st.finished {
+		return
+	}
+	e.st.ops, e.st.errors = p.TotalOps, p.Errors
+	if t := p.Totals; t != nil {
+		e.st.requests, e.st.lost = t.Requests, t.Transport
+		e.st.service, e.st.corrected = t.Service, t.Corrected
+		e.st.opNames, e.st.opHists, e.st.opCounts, e.st.opErrors = t.OpNames, t.Ops, t.OpCounts, t.OpErrors
+	}
+}
+
+// Final makes the figures the run's result, exactly.
+func (e *Exporter) Final(r *result.Run) {
+	st := state{ops: r.Totals.Ops, requests: r.Totals.Requests, errors: r.Totals.Errors, lost: r.Totals.TransportErrors,
+		unreachableS: r.Availability.UnreachableMS / 1000, finished: true}
+	st.service = decode(r.Histogram)
+	st.corrected = decode(r.HistogramCorrected)
+	for _, op := range r.Operations {
+		st.opNames = append(st.opNames, op.Name)
+		st.opHists = append(st.opHists, decode(op.Histogram))
+		st.opCounts = append(st.opCounts, op.Ops)
+		st.opErrors = append(st.opErrors, op.Errors)
+	}
+	e.mu.Lock()
+	e.st = st
+	e.finalAt = e.scrapes
+	e.mu.Unlock()
+}
+
+func decode(s string) *hdr.Histogram {
+	if s == "" {
+		return nil
+	}
+	h, err := result.DecodeHistogram(s)
+	if err != nil {
+		return nil
+	}
+	return h
+}
+
+// Close waits until the endpoint has been scraped once after Final (or
+// linger has passed, or ctx ends), then stops serving. It says on log
+// what it waits for.
+func (e *Exporter) Close(ctx context.Context, linger time.Duration, log io.Writer) error {
+	if linger > 0 {
+		fmt.Fprintf(log, "metrics: waiting up to %s for a last scrape of http://%s/metrics\n", linger, e.Addr())
+		t := time.NewTimer(linger)
+		defer t.Stop()
+		select {
+		case <-e.scraped:
+		case <-t.C:
+			fmt.Fprintf(log, "metrics: no scrape after the run within %s (--metrics-linger): the scraper holds the figures of its last scrape\n", linger)
+		case <-ctx.Done():
+		}
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := e.srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// bounds are the latency histograms' bucket upper bounds in seconds: ten a
+// decade from 10 µs to 100 s, so that a quantile interpolated inside one
+// bucket is within 26% of the truth (the quantile series are exact).
+var bounds = func() []float64 {
+	var b []float64
+	for e := -50; e <= 20; e++ {
+		b = append(b, math.Pow(10, float64(e)/10))
+	}
+	return b
+}()

@@ -1,0 +1,71 @@
+package metrics
+
+import (
+	"io"
+	"net/http"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tairbench/tairbench/internal/stats"
+	"github.com/tairbench/tairbench/internal/testenv"
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+func scrape(t *testing.T, e *Exporter) string {
+	t.Helper()
+	resp, err := http.Get("http://" + e.Addr() + "/metrics")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return string(b)
+}
+
+func TestExporterServesTicksThenTheResult(t *testing.T) {
+	e, err := Start("127.0.0.1:0", Labels{RunID: "r1", Workload: "GET k", Target: "127.0.0.1:6379", Version: "test", Connections: 4})
+	require.NoError(t, err)
+	h := stats.NewHistogram()
+	for v := int64(1); v <= 1000; v++ {
+		require.NoError(t, h.RecordValue(v))
+	}
+	e.Observe(stats.Progress{TotalOps: 1000, Totals: &stats.Totals{Service: h, Requests: 1000}})
+	page := scrape(t, e)
+	assert.Contains(t, page, `tairbench_commands_total{run_id="r1",shard="",target="127.0.0.1:6379",tool_version="test",workload="GET k"} 1000`)
+	assert.Contains(t, page, `tairbench_run_finished{run_id="r1"`)
+	assert.Regexp(t, `tairbench_latency_quantile_seconds\{measure="service",op="",.*quantile="0.99"\} 0.00099`, page)
+	assert.Regexp(t, `tairbench_latency_seconds_bucket\{measure="service",op="".*le="0.001"\} 1000`, page)
+
+	r := &result.Run{Totals: result.Totals{Ops: 1234, Requests: 1234}, Histogram: result.EncodeHistogram(h)}
+	e.Final(r)
+	go func() { _ = scrape(t, e) }()
+	start := time.Now()
+	require.NoError(t, e.Close(t.Context(), 10*time.Second, io.Discard))
+	assert.Less(t, time.Since(start), 5*time.Second, "a scrape after Final ends the wait")
+}
+
+// TestDashboardNamesExist keeps the Grafana dashboard on the metric names
+// the exporter serves.
+func TestDashboardNamesExist(t *testing.T) {
+	raw, err := os.ReadFile(testenv.RepoPath(t, "docs/grafana/tairbench-dashboard.json"))
+	require.NoError(t, err)
+	e := &Exporter{}
+	e.describe()
+	known := map[string]bool{"tairbench_process_cpu_seconds_total": true}
+	for _, d := range e.desc {
+		name := regexp.MustCompile(`fqName: "([a-z_]+)"`).FindStringSubmatch(d.String())[1]
+		for _, suffix := range []string{"", "_bucket", "_sum", "_count"} {
+			known[name+suffix] = true
+		}
+	}
+	names := regexp.MustCompile(`tairbench_[a-z_]+`).FindAllString(string(raw), -1)
+	require.NotEmpty(t, names)
+	for _, n := range names {
+		assert.True(t, known[n] || strings.HasPrefix(n, "tairbench_process_"), "the dashboard uses %s, which tairbench does not serve", n)
+	}
+}
