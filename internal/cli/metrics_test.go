@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"net/url"
@@ -79,4 +80,31 @@ func TestMetricsThroughPrometheus(t *testing.T) {
 	count, ok := promQuery(t, prom, `tairbench_latency_seconds_count{job="tairbench",measure="service",op=""}`)
 	require.True(t, ok)
 	assert.Positive(t, count)
+}
+
+// TestServeMetrics: 'serve --metrics-addr' counts the commands it runs.
+func TestServeMetrics(t *testing.T) {
+	port := testenv.FreePort(t)
+	maddr := fmt.Sprintf("127.0.0.1:%d", testenv.FreePort(t))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan runOut, 1)
+	go func() { done <- runCLI(ctx, "serve", "--port", strconv.Itoa(port), "--metrics-addr", maddr) }()
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	require.Eventually(t, func() bool {
+		c, err := http.Get("http://" + maddr + "/metrics")
+		if err == nil {
+			c.Body.Close()
+		}
+		return err == nil
+	}, 10*time.Second, 50*time.Millisecond)
+	for i := 0; i < 3; i++ {
+		testenv.Do(t, addr, "PING")
+	}
+	resp, err := http.Get("http://" + maddr + "/metrics")
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Regexp(t, `tairbench_server_commands_total\{server="tairbench-embedded"\} [3-9]`, string(body))
+	cancel()
+	<-done
 }

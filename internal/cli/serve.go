@@ -10,15 +10,17 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tairbench/tairbench/internal/metrics"
 	"github.com/tairbench/tairbench/internal/server"
 )
 
 // serveOptions are 'tairbench serve' flags.
 type serveOptions struct {
-	cfg   server.Config
-	bind  string
-	port  int
-	users []string
+	cfg     server.Config
+	bind    string
+	port    int
+	users   []string
+	metrics string
 }
 
 func newServeCmd(a *app) *cobra.Command {
@@ -42,6 +44,7 @@ TFT.* commands of the TairSearch module.`,
 	fs.StringArrayVar(&o.users, "user", nil, `an account NAME:PASSWORD with every command and key (repeatable); clients log in with AUTH NAME PASSWORD or Tair's AUTH NAME:PASSWORD`)
 	fs.IntVar(&o.cfg.MaxClients, "max-clients", 10000, "most concurrent connections")
 	fs.Int64Var(&o.cfg.MaxRequest, "max-request", 64<<20, "largest request (bytes of one command's arguments): each connection's budget of pending request bytes")
+	fs.StringVar(&o.metrics, "metrics-addr", "", "serve the server's own metrics (Prometheus) on HOST:PORT")
 	fs.Int64Var(&o.cfg.MaxPending, "max-pending", 1<<30, "request bytes all connections may have pending together; past it a client gets an error and is closed")
 	return cmd
 }
@@ -63,5 +66,19 @@ func runServe(ctx context.Context, o *serveOptions, a *app) error {
 		return err
 	}
 	fmt.Fprintf(a.Err, "tairbench serve: listening on %s\n", srv.Addr())
+	if o.metrics != "" {
+		mctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		addr, err := metrics.ServeServer(mctx, o.metrics, func() metrics.ServerReading {
+			c := srv.Counters()
+			return metrics.ServerReading{Commands: float64(c.Commands), Rejected: float64(c.Rejected), ConnectionsTotal: float64(c.ConnectionsTotal),
+				Clients: float64(c.Clients), PendingBytes: float64(c.PendingBytes), UptimeSeconds: c.Uptime.Seconds()}
+		})
+		if err != nil {
+			_ = srv.Close()
+			return err
+		}
+		fmt.Fprintf(a.Err, "tairbench serve: metrics on http://%s/metrics\n", addr)
+	}
 	return srv.Serve(ctx)
 }

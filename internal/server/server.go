@@ -429,3 +429,16 @@ func (c *conn) exec() {
 	}
 	d.unlock(&ls)
 }
+
+// Counters are the server's running totals, cheap to read at any time
+// (for a metrics endpoint); keys and memory need INFO, which locks.
+type Counters struct {
+	Commands, Rejected, ConnectionsTotal, Clients, PendingBytes int64
+	Uptime                                                      time.Duration
+}
+
+// Counters reads the server's running totals.
+func (s *Server) Counters() Counters {
+	return Counters{Commands: s.totalCmds.Load(), Rejected: s.rejected.Load(), ConnectionsTotal: s.totalConns.Load(),
+		Clients: s.clients.Load(), PendingBytes: s.pending.used.Load(), Uptime: time.Since(s.started)}
+}
