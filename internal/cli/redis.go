@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/tairbench/tairbench/internal/flagval"
@@ -20,6 +21,8 @@ type redisOptions struct {
 	out           outputFlags
 	abortOnFail   bool
 	metricsAddr   string
+	preload       bool
+	maxMemory     string
 	metricsLinger time.Duration
 	commands      []string
 	ratio         string
@@ -92,6 +95,8 @@ SIGINT or SIGTERM stopped it (its partial result is written).`,
 	fs.Int64Var(&o.maxErrors, "max-errors", 0, "stop after this many errors (0: never)")
 	fs.BoolVar(&o.allowError, "allow-errors", false, "exit 0 even when most commands failed")
 	o.out.register(fs)
+	fs.BoolVar(&o.preload, "preload", false, "before the run, fill every key the read commands can draw (timed apart, its own phase in the JSON)")
+	fs.StringVar(&o.maxMemory, "max-memory", "1GiB", "--preload refuses to write more than this")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve the run's metrics (Prometheus) on HOST:PORT while it runs")
 	fs.Var(seconds(&o.metricsLinger), "metrics-linger", "after the run, wait at most this long for a last scrape of --metrics-addr")
 	fs.BoolVar(&o.abortOnFail, "abort-on-fail", false, "stop the run at the first second a --threshold on latency or errors already fails")
@@ -114,7 +119,10 @@ func runRedis(ctx context.Context, fs *pflag.FlagSet, o *redisOptions, a *app) e
 		BatchingGiven: fs.Changed("batching"), PipelineGiven: fs.Changed("pipeline"),
 		Seed: o.seed, MaxErrors: o.maxErrors, AllowErrors: o.allowError, Rate: o.rate, Arrivals: o.arrivals,
 		NoServerStats: o.noServer, Shard: shard, AbortOnFail: o.abortOnFail,
-		MetricsAddr: o.metricsAddr, MetricsLinger: o.metricsLinger}
+		MetricsAddr: o.metricsAddr, MetricsLinger: o.metricsLinger, Preload: o.preload}
+	if ro.PreloadMax, err = flagval.ParseBytes(o.maxMemory); err != nil {
+		return fmt.Errorf("--max-memory %w", err)
+	}
 	if ro.Out, err = o.out.outputs(); err != nil {
 		return err
 	}

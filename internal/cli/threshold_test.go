@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
@@ -87,4 +88,32 @@ func TestThresholdsGateARun(t *testing.T) {
 	res = runCLI(context.Background(), "compare", pass, pass, "--fail-on", "p99>10ms")
 	require.Equal(t, 1, res.code)
 	assert.Contains(t, res.err, "want METRIC>+N%")
+}
+
+// TestPreloadThenRead: --preload fills every key GET can draw, so the run
+// reads no miss; without it most reads miss. A plan above --max-memory is
+// refused before anything is sent.
+func TestPreloadThenRead(t *testing.T) {
+	r := testenv.StartRedis(t)
+	dir := t.TempDir()
+	js := filepath.Join(dir, "run.json")
+	base := []string{"redis", "-port", port(r), "-command", "GET k-__RAND__", "-r", "5000", "-c", "20000", "-p", "4", "-q", "--json", js}
+	res := runCLI(context.Background(), base...)
+	require.Equal(t, 0, res.code, res.err)
+	assert.Equal(t, int64(20000), readRunFile(t, js).Totals.Misses, "nothing to read yet")
+
+	res = runCLI(context.Background(), append(base, "--preload")...)
+	require.Equal(t, 0, res.code, res.err)
+	run := readRunFile(t, js)
+	assert.Zero(t, run.Totals.Misses)
+	require.NotNil(t, run.Preload)
+	assert.Equal(t, int64(5000), run.Preload.Keys)
+	assert.Equal(t, "5000", testenv.Do(t, r.Addr, "DBSIZE"))
+	assert.Contains(t, res.err, "preload: 5000 keys for GET")
+
+	testenv.Do(t, r.Addr, "FLUSHALL")
+	res = runCLI(context.Background(), "redis", "-port", port(r), "-command", "GET k-__RAND__", "-r", "100000000", "-c", "10", "-q", "--preload")
+	require.Equal(t, 1, res.code)
+	assert.Contains(t, res.err, "above --max-memory")
+	assert.Equal(t, "0", testenv.Do(t, r.Addr, "DBSIZE"))
 }

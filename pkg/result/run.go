@@ -26,6 +26,8 @@ type Run struct {
 	// of its own (absent with --no-server-stats or when the server would not answer).
 	Server   *ServerTimeline `json:"server,omitempty"`
 	Warnings []string        `json:"warnings"`
+	// Preload is the --preload phase that filled the keys before the run.
+	Preload *Preload `json:"preload,omitempty"`
 	// Thresholds are the pass/fail verdicts of --threshold, when given.
 	Thresholds []ThresholdVerdict `json:"thresholds,omitempty"`
 	// Histogram is the HdrHistogram of request latencies in microseconds,
@@ -367,4 +369,14 @@ type ThresholdVerdict struct {
 	// Note says what was read (latency from the intended start) or why
 	// nothing could be (no such operation).
 	Note string `json:"note,omitempty"`
+}
+
+// Preload is how --preload filled the keys the run reads, timed apart from it.
+type Preload struct {
+	// Templates are the write commands, one per read template.
+	Templates []string `json:"templates"`
+	Keys      int64    `json:"keys"`
+	Commands  int64    `json:"commands"`
+	Errors    int64    `json:"errors"`
+	Seconds   float64  `json:"seconds"`
 }

@@ -72,6 +72,10 @@ type Options struct {
 	// MetricsLinger bounds the wait for a last scrape after the run.
 	MetricsAddr   string
 	MetricsLinger time.Duration
+	// Preload fills the keys the read commands draw before the run;
+	// PreloadMax refuses a fill above it (bytes, 0: no bound).
+	Preload    bool
+	PreloadMax uint64
 }
 
 // Run checks the options, runs the template against the target and
@@ -110,6 +114,12 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 		loop = fmt.Sprintf("open-loop at %.0f requests/s (%s)", o.Rate, o.Arrivals)
 	}
 	fmt.Fprintf(io.Err, "tairbench %s → %s, %d connections, %s, %s, seed %d\n", describeMix(o.Commands, r.ts.Mix), tg.Addr, o.Parallel, r.w.ModeName(), loop, r.seed)
+	var pre *result.Preload
+	if o.Preload {
+		if pre, err = r.preload(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if o.SLO != nil {
 		return nil, harness.SearchCapacity(ctx, io, *o.SLO, o.Out.JSON, func() (run.Spec, error) {
 			return r.spec("", engine.Config{}), nil
@@ -141,6 +151,7 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	res.Preload = pre
 	if why := aborted.Load(); why != nil {
 		res.StopReason = result.StopThreshold
 		res.Warnings = append(res.Warnings, "stopped early by --abort-on-fail: threshold "+*why+" failed")
