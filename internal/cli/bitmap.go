@@ -97,6 +97,7 @@ Tair) and the Redis structures on a redis-server started on a free port.`,
 	fs.IntVar(&f.probes, "probes", 100, "parameters each operation's cross-check asks every structure")
 	fs.StringVar(&f.maxMemory, "max-memory", "2GiB", "refuse a plan above this, all structures together (0: no bound)")
 	fs.BoolVar(&f.planOnly, "plan", false, "print the plan (bytes per structure) and stop before loading")
+	fs.BoolVar(&f.planOnly, "dry-run", false, "the same as --plan")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the generated IDs and the drawn parameters")
 	fs.StringVar(&f.jsonPath, "json", "", "write the result (tairbench.bitmap/v1) to this file (- for stdout)")
 	f.duration = 2 * time.Second

@@ -22,6 +22,7 @@ type redisOptions struct {
 	abortOnFail   bool
 	metricsAddr   string
 	preload       bool
+	dryRun        bool
 	maxMemory     string
 	metricsLinger time.Duration
 	commands      []string
@@ -95,6 +96,7 @@ SIGINT or SIGTERM stopped it (its partial result is written).`,
 	fs.Int64Var(&o.maxErrors, "max-errors", 0, "stop after this many errors (0: never)")
 	fs.BoolVar(&o.allowError, "allow-errors", false, "exit 0 even when most commands failed")
 	o.out.register(fs)
+	fs.BoolVar(&o.dryRun, "dry-run", false, "print what would run (commands, connections, duration, preload, thresholds) and send nothing")
 	fs.BoolVar(&o.preload, "preload", false, "before the run, fill every key the read commands can draw (timed apart, its own phase in the JSON)")
 	fs.StringVar(&o.maxMemory, "max-memory", "1GiB", "--preload refuses to write more than this")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve the run's metrics (Prometheus) on HOST:PORT while it runs")
@@ -119,7 +121,7 @@ func runRedis(ctx context.Context, fs *pflag.FlagSet, o *redisOptions, a *app) e
 		BatchingGiven: fs.Changed("batching"), PipelineGiven: fs.Changed("pipeline"),
 		Seed: o.seed, MaxErrors: o.maxErrors, AllowErrors: o.allowError, Rate: o.rate, Arrivals: o.arrivals,
 		NoServerStats: o.noServer, Shard: shard, AbortOnFail: o.abortOnFail,
-		MetricsAddr: o.metricsAddr, MetricsLinger: o.metricsLinger, Preload: o.preload}
+		MetricsAddr: o.metricsAddr, MetricsLinger: o.metricsLinger, Preload: o.preload, DryRun: o.dryRun}
 	if ro.PreloadMax, err = flagval.ParseBytes(o.maxMemory); err != nil {
 		return fmt.Errorf("--max-memory %w", err)
 	}

@@ -61,6 +61,7 @@ type roaringOptions struct {
 	perCase  time.Duration
 	filter   string
 	list     bool
+	dryRun   bool
 	jsonPath string
 	seed     uint64
 	flush    bool
@@ -98,6 +99,7 @@ With --slo, each case is a capacity search instead (see 'tairbench redis
 	fs.Var(seconds(&o.perCase), "duration-per-case", "seconds each case runs (the whitepaper: 30)")
 	fs.StringVar(&o.filter, "cases", "", "comma-separated case patterns: globs (batch/*) or substrings (bitop)")
 	fs.BoolVar(&o.list, "list", false, "list the cases with their seeds and exit")
+	fs.BoolVar(&o.dryRun, "dry-run", false, "print the loads and cases that would run, with the time they take, and send nothing")
 	fs.StringVar(&o.jsonPath, "json", "", "write the suite result as JSON to this file (- for stdout)")
 	fs.Uint64Var(&o.seed, "seed", 0, "base random seed (0: a new one, recorded in the result)")
 	fs.BoolVar(&o.flush, "flush", false, "FLUSHALL the target first (always done for --embedded)")
@@ -110,7 +112,7 @@ With --slo, each case is a capacity search instead (see 'tairbench redis
 }
 
 func runRoaring(ctx context.Context, o *roaringOptions, casesGiven bool, a *app) error {
-	ro := roaring.Options{Filter: o.filter, CasesGiven: casesGiven || o.target.embedded, List: o.list, JSON: o.jsonPath}
+	ro := roaring.Options{Filter: o.filter, CasesGiven: casesGiven || o.target.embedded, List: o.list, JSON: o.jsonPath, DryRun: o.dryRun}
 	ro.CaseDuration, ro.Seed, ro.Flush, ro.SetOpData = o.perCase, o.seed, o.flush, o.setOp
 	if o.setOp != roaring.SetOpRandom && o.setOp != roaring.SetOpRuns {
 		return fmt.Errorf("--setop-data %q: want random or runs", o.setOp)
@@ -133,6 +135,14 @@ func runRoaring(ctx context.Context, o *roaringOptions, casesGiven bool, a *app)
 			return err
 		}
 		ro.Stat = &so
+	}
+	if o.dryRun {
+		if ro.Target, err = o.target.build(); err != nil {
+			return err
+		}
+		ro.Target.InProcess = o.target.embedded
+		_, err = roaring.Run(ctx, ro, a.io())
+		return err
 	}
 	tg, stopServer, err := o.target.resolve(a)
 	if err != nil {

@@ -11,12 +11,14 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/frontend/whitepaper"
 )
 
 // suiteOptions are 'tairbench suite' flags.
 type suiteOptions struct {
 	target   targetFlags
+	dryRun   bool
 	requests int64
 	testTime time.Duration
 	sizes    []int
@@ -65,6 +67,7 @@ still run as published, since the run phases need their records.`,
 	fs.IntSliceVar(&o.sizes, "sizes", nil, "enhanced: value sizes to run (default 64,128,256,1024)")
 	fs.Uint64Var(&o.seed, "seed", 0, "base random seed (0: a new one)")
 	fs.BoolVar(&o.noServer, "no-server-stats", false, "do not sample the server's INFO")
+	fs.BoolVar(&o.dryRun, "dry-run", false, "print the cases (loads included) and the time they take, and send nothing")
 	fs.StringVar(&o.json, "json", "", "write the suite (tairbench.whitepaper/v1) to this file (- for stdout)")
 	fs.Int64Var(&o.records, "records", 0, "pmem, essd: recordcount per case (default 20000 for pmem, 200000 for essd)")
 	fs.Int64Var(&o.operations, "operations", 0, "pmem, essd: operationcount per case (default: --records)")
@@ -98,14 +101,22 @@ func runSuite(ctx context.Context, name string, fs *pflag.FlagSet, o *suiteOptio
 	if err != nil {
 		return err
 	}
-	tg, stop, err := o.target.resolve(a)
-	if err != nil {
-		return err
+	var tg endpoint.Target
+	if o.dryRun {
+		if tg, err = o.target.build(); err != nil {
+			return err
+		}
+		tg.InProcess = o.target.embedded
+	} else {
+		var stop func()
+		if tg, stop, err = o.target.resolve(a); err != nil {
+			return err
+		}
+		defer stop()
 	}
-	defer stop()
 	opts := whitepaper.Options{Requests: o.requests, TestTime: o.testTime, Sizes: o.sizes, Seed: o.seed,
 		NoServerStats: o.noServer, SLO: slo}
-	_, err = whitepaper.Run(ctx, whitepaper.RunOptions{Suite: name, Target: tg, Remote: remote, JSON: o.json,
+	_, err = whitepaper.Run(ctx, whitepaper.RunOptions{Suite: name, Target: tg, Remote: remote, JSON: o.json, DryRun: o.dryRun,
 		LocalRedis:  ycsbSuite && !remote && !o.target.embedded,
 		YCSBOptions: whitepaper.YCSBOptions{Options: opts, Records: o.records, Operations: o.operations, Threads: o.threads, Groups: o.groups},
 	}, a.io())

@@ -117,3 +117,30 @@ func TestPreloadThenRead(t *testing.T) {
 	assert.Contains(t, res.err, "above --max-memory")
 	assert.Equal(t, "0", testenv.Do(t, r.Addr, "DBSIZE"))
 }
+
+// TestDryRunSendsNothing: every --dry-run prints its plan, exits 0 and
+// opens no connection to the target.
+func TestDryRunSendsNothing(t *testing.T) {
+	r := testenv.StartRedis(t)
+	testenv.Do(t, r.Addr, "CONFIG", "RESETSTAT")
+	cases := [][]string{
+		{"redis", "-port", port(r), "-command", "GET k-__RAND__", "-r", "1000", "-d", "10", "--preload", "--threshold", "p99<2ms", "--dry-run"},
+		{"roaring", "--port", port(r), "--cases", "getbit,set-ops/*", "--dry-run"},
+		{"suite", "enhanced", "--port", port(r), "--dry-run"},
+		{"suite", "pmem", "--port", port(r), "--groups", "string", "--dry-run"},
+		{"bitmap", "compare", "--redis", r.Addr, "--roaring", r.Addr, "--dry-run"},
+	}
+	for _, args := range cases {
+		res := runCLI(context.Background(), args...)
+		require.Equal(t, 0, res.code, "%v: %s", args, res.err)
+		assert.Contains(t, res.out+res.err, "nothing", "%v", args)
+	}
+	res := runCLI(context.Background(), cases[0]...)
+	assert.Contains(t, res.out, "preload GET")
+	assert.Contains(t, res.out, "for 10s")
+	assert.Contains(t, res.out, "threshold p99<2ms")
+	res = runCLI(context.Background(), cases[1]...)
+	assert.Contains(t, res.out, "set-op-keys")
+	assert.Regexp(t, `total: \d+ runs, [0-9hms]+ of timed runs`, res.out)
+	assert.Equal(t, "1", testenv.InfoField(t, r.Addr, "stats", "total_connections_received"), "only this check connected")
+}

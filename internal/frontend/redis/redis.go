@@ -72,6 +72,8 @@ type Options struct {
 	// MetricsLinger bounds the wait for a last scrape after the run.
 	MetricsAddr   string
 	MetricsLinger time.Duration
+	// DryRun prints what would run and sends nothing.
+	DryRun bool
 	// Preload fills the keys the read commands draw before the run;
 	// PreloadMax refuses a fill above it (bytes, 0: no bound).
 	Preload    bool
@@ -99,6 +101,9 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 		if dur, err = budget(o, io); err != nil {
 			return nil, err
 		}
+	}
+	if o.DryRun {
+		return nil, r.dryRun(dur)
 	}
 	tg, stop, err := harness.Target(io, o.Target, nil, o.Embedded)
 	if err != nil {
@@ -177,6 +182,39 @@ func (r *runner) startMetrics() (*metrics.Exporter, error) {
 	}
 	fmt.Fprintf(r.io.Err, "metrics on http://%s/metrics\n", exp.Addr())
 	return exp, nil
+}
+
+// dryRun prints the run (and the fill and thresholds) without sending.
+func (r *runner) dryRun(dur time.Duration) error {
+	o := r.o
+	p := harness.NewPlan(r.io.Out, "tairbench redis")
+	if o.Preload {
+		plans, err := planPreload(o, r.ts.Options)
+		if err != nil {
+			return err
+		}
+		for _, pl := range plans {
+			p.Load("preload "+pl.read, fmt.Sprintf("%s, each %s, about %d MB", pl.template, pl.shape, pl.bytes>>20), pl.keys)
+		}
+	}
+	r.tg, r.seed = o.Target, o.Shard.Seed(harness.SeedOrNew(o.Seed))
+	target := harness.Dry(o.Target.Addr, o.Embedded)
+	if o.SLO != nil {
+		step := o.SLO.Window + o.SLO.Warmup
+		p.Note("capacity search for %s: open-loop steps of %s from %.0f/s, at most %d steps and up to 4 confirmations: at most %s",
+			o.SLO.SLO, step, o.SLO.Start, o.SLO.MaxSteps, time.Duration(o.SLO.MaxSteps+4)*step)
+		spec := r.spec("", engine.Config{Duration: o.SLO.Window, Warmup: o.SLO.Warmup, Rate: o.SLO.Start})
+		p.Run("first step", spec.Command, target, spec.Engine)
+	} else {
+		spec := r.spec("", engine.Config{Duration: dur, Ops: o.Count, Warmup: o.Warmup, Rate: o.Rate})
+		spec.Engine.OpsPerRequest = r.w.OpsPerRequest()
+		p.Run("run", spec.Command, target, spec.Engine)
+	}
+	for _, t := range o.Out.Thresholds {
+		p.Note("threshold %s", t.Source)
+	}
+	p.Close()
+	return nil
 }
 
 // chain calls a, when set, then b.

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/tairbench/tairbench/internal/driver/redis"
+	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/pkg/result"
@@ -27,6 +29,8 @@ type Options struct {
 	Stat *StatOptions
 	// JSON is the suite document's path ("-": standard output).
 	JSON string
+	// DryRun prints the cases, loads and time and sends nothing.
+	DryRun bool
 }
 
 // Run runs the TairRoaring whitepaper's cases, prints their tables beside
@@ -45,6 +49,9 @@ func Run(ctx context.Context, o Options, io harness.IO) (*Suite, error) {
 	}
 	if o.List {
 		return nil, listCases(io, cases, o.Seed)
+	}
+	if o.DryRun {
+		return nil, dryRun(io, o, cases)
 	}
 	if o.CaseDuration <= 0 {
 		return nil, errors.New("the duration per case must be above 0")
@@ -86,6 +93,31 @@ func Run(ctx context.Context, o Options, io harness.IO) (*Suite, error) {
 		return suite, harness.RunFailed(errors.New("at least one case failed: see the warnings above"))
 	}
 	return suite, nil
+}
+
+// dryRun prints every load and case the suite would run.
+func dryRun(io harness.IO, o Options, cases []Case) error {
+	p := harness.NewPlan(io.Out, "tairbench roaring")
+	specs := loadSpecs(o.SetOpData)
+	loaded := map[string]bool{}
+	target := harness.Dry(o.Target.Addr, o.Target.InProcess)
+	for _, c := range cases {
+		if c.Load != "" && !loaded[c.Load] {
+			loaded[c.Load] = true
+			p.Load(c.Load, specs[c.Load].desc, specs[c.Load].commands)
+		}
+		cfg := engine.Config{Workers: c.Parallel, Duration: o.CaseDuration, OpsPerRequest: max(c.Batching, 1)}
+		if o.SLO != nil {
+			cfg.Duration = time.Duration(o.SLO.MaxSteps+4) * (o.SLO.Window + o.SLO.Warmup)
+			p.Note("%s: a capacity search for %s (at most %d steps and 4 confirmations)", c.ID, o.SLO.SLO, o.SLO.MaxSteps)
+		}
+		p.Run(c.ID, c.Template, target, cfg)
+	}
+	if o.Stat != nil {
+		p.Note("then TR.STAT sampling: %v, %d steps up to %d bits below %d", o.Stat.Distributions, o.Stat.Steps, o.Stat.MaxCard, o.Stat.Universe)
+	}
+	p.Close()
+	return nil
 }
 
 // selectForTarget drops the cluster group for a standalone target and keeps

@@ -28,6 +28,8 @@ type RunOptions struct {
 	LocalRedis bool
 	// JSON is the suite document's path ("-": standard output).
 	JSON string
+	// DryRun prints the cases and sends nothing.
+	DryRun bool
 }
 
 // Run runs one whitepaper table, prints it beside the published figures
@@ -38,6 +40,9 @@ func Run(ctx context.Context, o RunOptions, io harness.IO) (*result.WhitepaperSu
 		return nil, err
 	}
 	tg := o.Target
+	if o.DryRun {
+		return nil, dryRun(ctx, o, io)
+	}
 	if o.LocalRedis {
 		r, err := StartLocalRedis()
 		if err != nil {
@@ -83,6 +88,33 @@ func Run(ctx context.Context, o RunOptions, io harness.IO) (*result.WhitepaperSu
 		return suite, err
 	}
 	return suite, failure(suite)
+}
+
+// dryRun prints every case of the suite (loads included) on a plan.
+func dryRun(ctx context.Context, o RunOptions, io harness.IO) error {
+	p := harness.NewPlan(io.Out, "tairbench suite "+o.Suite)
+	o.Plan, o.PlanTarget = p, harness.Dry(o.Target.Addr, o.Target.InProcess)
+	if o.LocalRedis {
+		o.PlanTarget = "a redis-server this run would start on a free port"
+	}
+	o.Seed = harness.SeedOrNew(o.Seed)
+	o.Version, o.Log = io.Version, io.Err
+	var err error
+	switch o.Suite {
+	case "cluster":
+		_, err = Cluster(ctx, o.Target, o.Options)
+	case "pmem":
+		_, err = PMem(ctx, o.Target, o.YCSBOptions)
+	case "essd":
+		_, err = ESSD(ctx, o.Target, o.YCSBOptions, o.Remote)
+	default:
+		_, err = Enhanced(ctx, o.Target, o.Options)
+	}
+	if err != nil {
+		return err
+	}
+	p.Close()
+	return nil
 }
 
 // failure is exit status 3 when a case's run failed (most commands

@@ -21,6 +21,7 @@ import (
 	"github.com/tairbench/tairbench/internal/frontend/redisbenchmark"
 	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/internal/run"
+	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/run/capacity"
 	"github.com/tairbench/tairbench/pkg/result"
 )
@@ -46,6 +47,28 @@ type Options struct {
 	// SLO, when set, makes each measured case (not a YCSB load) a capacity
 	// search for it: the case's QPS is the highest open-loop rate that held.
 	SLO *capacity.Options
+	// Plan, when set, makes the suite a dry run: each case is printed on
+	// it (PlanTarget names the target) and nothing is sent.
+	Plan       *harness.Plan
+	PlanTarget string
+}
+
+// runCase runs one case through capacity.Case, or in a dry run prints it
+// and returns an empty run.
+func (o Options) runCase(ctx context.Context, name string, slo *capacity.Options, mk capacity.MakeSpec) (*result.Run, *hdr.Histogram, *result.CapacitySearch, error) {
+	if o.Plan == nil {
+		return capacity.Case(ctx, slo, mk)
+	}
+	spec, err := mk()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if slo != nil {
+		spec.Engine.Duration = time.Duration(slo.MaxSteps+4) * (slo.Window + slo.Warmup)
+		o.Plan.Note("%s: a capacity search for %s (at most %d steps and 4 confirmations)", name, slo.SLO, slo.MaxSteps)
+	}
+	o.Plan.Run(name, spec.Command, o.PlanTarget, spec.Engine)
+	return &result.Run{Name: name}, nil, nil, nil
 }
 
 // search is the SLO's options for one case, logging to the suite's log.
@@ -85,6 +108,9 @@ func (o *Options) defaults() {
 // cumulative is the percent of the histogram's samples at or below each
 // step of 0.1 ms, for n steps.
 func cumulative(h *hdr.Histogram, n int) []result.CumulativeStep {
+	if h == nil {
+		return nil
+	}
 	total := h.TotalCount()
 	if total == 0 {
 		return nil
@@ -124,7 +150,7 @@ func Enhanced(ctx context.Context, tg endpoint.Target, o Options) (*result.White
 			}
 			name := fmt.Sprintf("%s %d B", strings.ToUpper(op), size)
 			fmt.Fprintf(o.Log, "whitepaper enhanced: %s, %d requests\n", name, o.Requests)
-			run, h, search, err := capacity.Case(ctx, o.search(), func() (run.Spec, error) { return rb.Spec(tests[0], o.Version, tg, nil) })
+			run, h, search, err := o.runCase(ctx, name, o.search(), func() (run.Spec, error) { return rb.Spec(tests[0], o.Version, tg, nil) })
 			if err != nil {
 				return suite, fmt.Errorf("%s: %w", name, err)
 			}
@@ -181,7 +207,7 @@ func Cluster(ctx context.Context, tg endpoint.Target, o Options) (*result.Whitep
 	}
 	seed := o.Seed
 	fmt.Fprintf(o.Log, "whitepaper cluster: memtier %s\n", strings.Join(args, " "))
-	run, h, search, err := capacity.Case(ctx, o.search(), func() (run.Spec, error) { return mo.RunSpec("cluster", o.Version, tg, seed, nil) })
+	run, h, search, err := o.runCase(ctx, "memtier SET:GET 1:1", o.search(), func() (run.Spec, error) { return mo.RunSpec("cluster", o.Version, tg, seed, nil) })
 	if err != nil {
 		return suite, err
 	}

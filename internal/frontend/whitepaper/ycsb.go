@@ -115,7 +115,10 @@ func (r *LocalRedis) Stop() {
 }
 
 // flush empties the target between cases.
-func flush(ctx context.Context, tg endpoint.Target) error {
+func flush(ctx context.Context, tg endpoint.Target, o Options) error {
+	if o.Plan != nil {
+		return nil // a dry run sends nothing
+	}
 	c, err := redis.Dial(ctx, tg)
 	if err != nil {
 		return err
@@ -146,7 +149,7 @@ func ycsbCase(ctx context.Context, tg endpoint.Target, o YCSBOptions, args []str
 	if c.Phase == "run" {
 		slo = o.search()
 	}
-	run, _, search, err := capacity.Case(ctx, slo, func() (run.Spec, error) {
+	run, _, search, err := o.runCase(ctx, args[0]+" "+strings.TrimPrefix(args[3], "workloads/"), slo, func() (run.Spec, error) {
 		spec := ycsb.RunSpec(c, wl, ycsb.NewFactory(tg, wl, c.Phase == "load"), tg, o.Seed, o.Version, nil)
 		spec.Command = "ycsb " + strings.Join(args, " ")
 		return spec, nil
@@ -216,7 +219,7 @@ func PMem(ctx context.Context, tg endpoint.Target, o YCSBOptions) (*result.White
 			if len(o.Sizes) > 0 && !slices.Contains(o.Sizes, size) {
 				continue
 			}
-			if err := flush(ctx, tg); err != nil {
+			if err := flush(ctx, tg, o.Options); err != nil {
 				return suite, err
 			}
 			for _, ph := range []struct{ phase, workload, name string }{{"load", "workloada", "load"}, {"run", "workloadc", "c"}, {"run", "workloada", "a"}} {
@@ -262,7 +265,7 @@ func ESSD(ctx context.Context, tg endpoint.Target, o YCSBOptions, remote bool) (
 	if !remote {
 		suite.Scale += `; the "data larger than memory" table needs an ESSD instance with more data than memory (run with --host and a large --records)`
 	}
-	if err := flush(ctx, tg); err != nil {
+	if err := flush(ctx, tg, o.Options); err != nil {
 		return suite, err
 	}
 	tables := essdRefs[:1]
