@@ -106,6 +106,7 @@ SIGINT or SIGTERM stopped it (its partial result is written).`,
 }
 
 func runRedis(ctx context.Context, fs *pflag.FlagSet, o *redisOptions, a *app) error {
+	redisTraps(a.Err, fs, o.target.host, o.parallel)
 	shard, err := harness.ParseShard(o.shard.shard, o.shard.startAt)
 	if err != nil {
 		return err

@@ -91,6 +91,7 @@ func NewRoot(s Streams) *cobra.Command {
 	for _, f := range commands {
 		root.AddCommand(f(a))
 	}
+	withExamples(root)
 	return root
 }
 

@@ -88,7 +88,12 @@ flags of the whitepaper's TairSearchBench:
 
 'tairbench search compare' runs the whitepaper's whole comparison on both engines.`,
 		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error { return runSearch(c.Context(), o, a) },
+		RunE: func(c *cobra.Command, _ []string) error {
+			if err := searchTraps(a.Err, c.Flags(), o.addr, o.concurrency); err != nil {
+				return err
+			}
+			return runSearch(c.Context(), o, a)
+		},
 	}
 	fs := cmd.Flags()
 	fs.StringVarP(&o.typ, "type", "t", "", "write or search")
