@@ -73,6 +73,7 @@ type searchOptions struct {
 	addr    string
 	noCache bool
 	keep    bool
+	dryRun  bool
 }
 
 func newSearchCmd(a *app) *cobra.Command {
@@ -103,6 +104,7 @@ flags of the whitepaper's TairSearchBench:
 	fs.Uint64VarP(&o.n, "n", "n", 10000, "documents to write, or queries to run")
 	fs.StringVarP(&o.query, "query", "q", "", "search query (JSON)")
 	fs.StringVarP(&o.addr, "addr", "a", "", "address: host:port for TairSearch, http://host:port for Elasticsearch")
+	fs.BoolVar(&o.dryRun, "dry-run", false, "print the write or queries that would run and send nothing")
 	fs.BoolVar(&o.noCache, "no-cache", false, "search: disable the engine's result cache (use_cache / request_cache)")
 	fs.BoolVar(&o.keep, "keep-index", false, "write: keep an existing index (default: drop it and create it with the whitepaper's mapping)")
 	o.register(fs)
@@ -117,6 +119,14 @@ func runSearch(ctx context.Context, o *searchOptions, a *app) error {
 	so.Connections = o.concurrency
 	if err := so.Validate(); err != nil {
 		return err
+	}
+	if o.dryRun {
+		so.Index = o.index
+		target := harness.Dry(o.addr, o.target.embedded)
+		if o.engine == "elasticsearch" && o.addr == "" {
+			target = "Elasticsearch at -a (required)"
+		}
+		return search.DryRun(so, target, a.io())
 	}
 	var tg endpoint.Target
 	stop := func() {}

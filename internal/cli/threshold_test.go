@@ -129,6 +129,10 @@ func TestDryRunSendsNothing(t *testing.T) {
 		{"suite", "enhanced", "--port", port(r), "--dry-run"},
 		{"suite", "pmem", "--port", port(r), "--groups", "string", "--dry-run"},
 		{"bitmap", "compare", "--redis", r.Addr, "--roaring", r.Addr, "--dry-run"},
+		{"memtier", "-s", "127.0.0.1", "-p", port(r), "--test-time", "5", "--dry-run"},
+		{"redis-benchmark", "-p", port(r), "-t", "set,get", "-n", "1000", "--dry-run"},
+		{"ycsb", "run", "redis", "-P", "workloads/workloadc", "-p", "redis.port=" + port(r), "--dry-run"},
+		{"search", "-t", "write", "-f", "wiki.xml", "-a", r.Addr, "--dry-run"},
 	}
 	for _, args := range cases {
 		res := runCLI(context.Background(), args...)

@@ -26,7 +26,9 @@ type serverCollector struct {
 
 func newServerCollector(read func() ServerReading) *serverCollector {
 	c := prometheus.Labels{"server": "tairbench-embedded"}
-	d := func(name, help string) *prometheus.Desc { return prometheus.NewDesc("tairbench_server_"+name, help, nil, c) }
+	d := func(name, help string) *prometheus.Desc {
+		return prometheus.NewDesc("tairbench_server_"+name, help, nil, c)
+	}
 	return &serverCollector{read: read, desc: map[string]*prometheus.Desc{
 		"commands":    d("commands_total", "Commands the embedded server ran (not Tair)."),
 		"rejected":    d("rejected_connections_total", "Connections refused at --max-clients."),

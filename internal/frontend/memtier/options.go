@@ -70,7 +70,9 @@ type Options struct {
 	JSON          string
 	Seed          uint64
 	NoServerStats bool
-	Timeout       time.Duration
+	// DryRun prints the run and sends nothing (--dry-run).
+	DryRun  bool
+	Timeout time.Duration
 	// SLO is tairbench's capacity search (--slo and its settings).
 	SLO flagval.Capacity
 }
@@ -128,6 +130,7 @@ func (o *Options) flagSet(out io.Writer) *pflag.FlagSet {
 	fs.StringVar(&o.JSON, "json", "", "tairbench: its own result (tairbench.compat/v1)")
 	fs.Uint64Var(&o.Seed, "seed", 0, "tairbench: base seed")
 	fs.BoolVar(&o.NoServerStats, "no-server-stats", false, "tairbench: do not sample INFO")
+	fs.BoolVar(&o.DryRun, "dry-run", false, "tairbench: print what would run and send nothing")
 	fs.DurationVar(&o.Timeout, "timeout", 10*time.Second, "tairbench: connect and request timeout")
 	o.SLO.Register(fs)
 	return fs

@@ -16,6 +16,25 @@ import (
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
+// dryRun prints the run as it would go.
+func dryRun(o Options, io harness.IO) error {
+	tg, err := o.Target()
+	if err != nil {
+		return err
+	}
+	p := harness.NewPlan(io.Out, "tairbench memtier")
+	spec, err := o.RunSpec("memtier", io.Version, tg, max(o.Seed, 1), nil)
+	if err != nil {
+		return err
+	}
+	if o.SLO.Given() {
+		p.Note("a capacity search (--slo): open-loop steps at rates it chooses; the first below")
+	}
+	p.Run("memtier", spec.Command, harness.Dry(tg.Addr, o.Embedded), spec.Engine)
+	p.Close()
+	return nil
+}
+
 // Run runs the parsed command line (args as given, kept in the result with
 // its password hidden): memtier's ALL STATS table and JSON, tairbench's
 // line, the .hgrm files and tairbench's own document; with --slo, a
@@ -23,6 +42,9 @@ import (
 func Run(ctx context.Context, o Options, args []string, io harness.IO) (*result.Compat, error) {
 	if err := harness.CheckPaths(o.JSON, o.JSONOut, hdrPath(o.HDRPrefix)); err != nil {
 		return nil, err
+	}
+	if o.DryRun {
+		return nil, dryRun(o, io)
 	}
 	tg, err := o.Target()
 	tg, stop, err := harness.Target(io, tg, err, o.Embedded)

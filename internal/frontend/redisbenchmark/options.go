@@ -55,7 +55,9 @@ type Options struct {
 	JSON          string
 	Seed          uint64
 	NoServerStats bool
-	Timeout       time.Duration
+	// DryRun prints the tests and sends nothing (--dry-run).
+	DryRun  bool
+	Timeout time.Duration
 }
 
 // Defaults returns redis-benchmark's defaults.
@@ -75,7 +77,8 @@ Tests: ping_inline, ping_mbulk (ping: both), set, get, incr, lpush, rpush, lpop,
 rpop, sadd, hset, spop, zadd, zpopmin, lrange (lrange_100, lrange_300,
 lrange_500, lrange_600), mset.
 tairbench's own: --embedded (start the embedded server and target it),
---json FILE (tairbench.compat/v1), --seed N, --no-server-stats, --timeout D.
+--json FILE (tairbench.compat/v1), --seed N, --no-server-stats, --timeout D,
+--dry-run (print the tests and send nothing).
 Not supported: -k 0 (reconnect per request), -I (idle mode), --cacertdir,
 --tls-ciphers and --tls-ciphersuites (Go chooses from its own secure list),
 --enable-tracking.`
@@ -253,6 +256,8 @@ func (o *Options) apply(s *argScanner) error {
 		}
 	case "--no-server-stats":
 		o.NoServerStats = true
+	case "--dry-run":
+		o.DryRun = true
 	case "--timeout":
 		var v string
 		if v, err = s.value(); err == nil {

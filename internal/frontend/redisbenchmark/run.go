@@ -36,6 +36,9 @@ func Run(ctx context.Context, o Options, args []string, io harness.IO) (*result.
 	if err != nil {
 		return nil, err
 	}
+	if o.DryRun {
+		return nil, dryRun(o, tests, io)
+	}
 	tg, err := o.Target()
 	tg, stop, err := harness.Target(io, tg, err, o.Embedded)
 	if err != nil {
@@ -98,6 +101,27 @@ func readStdinArg(o *Options, in io.Reader) error {
 }
 
 // runTest runs one test through the engine.
+// dryRun prints every test as it would run.
+func dryRun(o Options, tests []Test, io harness.IO) error {
+	tg, err := o.Target()
+	if err != nil {
+		return err
+	}
+	p := harness.NewPlan(io.Out, "tairbench redis-benchmark")
+	for _, t := range tests {
+		spec, err := o.Spec(t, io.Version, tg, nil)
+		if err != nil {
+			return err
+		}
+		p.Run(t.Name, spec.Command, harness.Dry(tg.Addr, o.Embedded), spec.Engine)
+	}
+	if o.Loop {
+		p.Note("-l: the tests repeat until interrupted")
+	}
+	p.Close()
+	return nil
+}
+
 func runTest(ctx context.Context, o Options, t Test, tg endpoint.Target, io harness.IO) (*result.Run, *hdr.Histogram, error) {
 	var progress func(stats.Progress)
 	if !o.Quiet && !o.CSV {

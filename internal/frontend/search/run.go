@@ -9,6 +9,7 @@ import (
 
 	"github.com/tairbench/tairbench/internal/driver/fts"
 	"github.com/tairbench/tairbench/internal/endpoint"
+	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/pkg/result"
@@ -172,4 +173,20 @@ func RunCompare(ctx context.Context, o RunCompareOptions, io harness.IO) (*Compa
 		}
 	}
 	return cmp, nil
+}
+
+// DryRun prints the write or the queries as they would run on target,
+// and sends nothing.
+func DryRun(o Options, target string, io harness.IO) error {
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	p := harness.NewPlan(io.Out, "tairbench search")
+	what := fmt.Sprintf("write %d documents of %s into index %s, %d a request", o.N, o.File, o.Index, max(o.Bulk, 1))
+	if o.Type == "search" {
+		what = fmt.Sprintf("%d queries on index %s: %s", o.N, o.Index, o.Query)
+	}
+	p.Run(o.Engine+" "+o.Type, what, target, engine.Config{Workers: o.Connections, Ops: int64(o.N)})
+	p.Close()
+	return nil
 }

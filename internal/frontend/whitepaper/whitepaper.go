@@ -17,11 +17,11 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/tairbench/tairbench/internal/endpoint"
+	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/frontend/memtier"
 	"github.com/tairbench/tairbench/internal/frontend/redisbenchmark"
 	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/internal/run"
-	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/run/capacity"
 	"github.com/tairbench/tairbench/pkg/result"
 )

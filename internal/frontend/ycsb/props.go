@@ -55,6 +55,8 @@ type Command struct {
 	JSON     string
 	Seed     uint64
 	Embedded bool
+	// DryRun prints the phase and sends nothing (--dry-run).
+	DryRun bool
 	// Shard ("i/N") and StartAt are --shard and --start-at as given.
 	Shard, StartAt string
 	// ShardIndex and Shards, once set (SetShard), split a load's records.
@@ -130,6 +132,8 @@ func Parse(args []string) (*Command, error) {
 			}
 		case "--embedded":
 			c.Embedded = true
+		case "--dry-run":
+			c.DryRun = true
 		case "--shard":
 			c.Shard, err = value()
 		case "--start-at":

@@ -16,6 +16,19 @@ import (
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
+// dryRun prints the phase as it would run.
+func dryRun(c *Command, wl *Workload, args []string, io harness.IO) error {
+	tg, err := c.Target()
+	if err != nil {
+		return err
+	}
+	p := harness.NewPlan(io.Out, "tairbench ycsb "+c.Phase)
+	spec := RunSpec(c, wl, NewFactory(tg, wl, c.Phase == "load"), tg, max(c.Seed, 1), io.Version, nil)
+	p.Run(c.Phase, "ycsb "+strings.Join(workloadArgs(redactYCSB(args)), " "), harness.Dry(tg.Addr, c.Embedded), spec.Engine)
+	p.Close()
+	return nil
+}
+
 // Run runs the parsed command line (args as given, kept in the result with
 // redis.password hidden): YCSB's report, tairbench's line and its document;
 // with --slo, a capacity search of the run phase instead.
@@ -31,6 +44,9 @@ func Run(ctx context.Context, c *Command, args []string, io harness.IO) (*result
 	wl, err := c.Workload()
 	if err != nil {
 		return nil, err
+	}
+	if c.DryRun {
+		return nil, dryRun(c, wl, args, io)
 	}
 	tg, err := c.Target()
 	tg, stop, err := harness.Target(io, tg, err, c.Embedded)
@@ -104,7 +120,7 @@ func workloadArgs(args []string) []string {
 		case "--shard", "--start-at", "--json", "--seed":
 			i++
 			continue
-		case "--embedded":
+		case "--embedded", "--dry-run":
 			continue
 		}
 		out = append(out, args[i])
