@@ -12,7 +12,6 @@ import (
 	"github.com/tairbench/tairbench/internal/flagval"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -63,6 +62,11 @@ type Command struct {
 	ShardIndex, Shards int
 	// SLO is tairbench's capacity search (--slo and its settings).
 	SLO flagval.Capacity
+	// AllowUnknown accepts properties tairbench does not know, as YCSB
+	// does (--allow-unknown-properties); given are the keys the files and
+	// -p set.
+	AllowUnknown bool
+	given        []string
 }
 
 // Parse reads `load|run redis [-s] [-P file]… [-p k=v]… [-threads N]
@@ -134,6 +138,8 @@ func Parse(args []string) (*Command, error) {
 			c.Embedded = true
 		case "--dry-run":
 			c.DryRun = true
+		case "--allow-unknown-properties":
+			c.AllowUnknown = true
 		case "--shard":
 			c.Shard, err = value()
 		case "--start-at":
@@ -163,6 +169,12 @@ func Parse(args []string) (*Command, error) {
 	}
 	for _, kv := range overrides { // -p wins over -P, in order, as in YCSB
 		c.Props[kv[0]] = kv[1]
+		c.given = append(c.given, kv[0])
+	}
+	if !c.AllowUnknown {
+		if err := checkKeys(c.given); err != nil {
+			return nil, err
+		}
 	}
 	return c, nil
 }
@@ -172,12 +184,11 @@ func Parse(args []string) (*Command, error) {
 func (c *Command) loadWorkload(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
-		name := filepath.Base(path)
-		w, ok := coreWorkloads[name]
+		name, ok := builtIn(path)
 		if !ok {
-			return fmt.Errorf("-P %s: no such file, and not one of YCSB's core workloads (workloada … workloadf)", path)
+			return fmt.Errorf("-P %s: %v (the built-in core workloads are named workloads/workloada … workloads/workloadf)", path, err)
 		}
-		for k, v := range w {
+		for k, v := range coreWorkloads[name] {
 			c.Props[k] = v
 		}
 		c.Sources = append(c.Sources, "built-in "+name)
@@ -195,6 +206,7 @@ func (c *Command) loadWorkload(path string) error {
 			continue
 		}
 		c.Props[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		c.given = append(c.given, strings.TrimSpace(k))
 	}
 	c.Sources = append(c.Sources, path)
 	return sc.Err()

@@ -120,7 +120,7 @@ func workloadArgs(args []string) []string {
 		case "--shard", "--start-at", "--json", "--seed":
 			i++
 			continue
-		case "--embedded", "--dry-run":
+		case "--embedded", "--dry-run", "--allow-unknown-properties":
 			continue
 		}
 		out = append(out, args[i])

@@ -233,3 +233,29 @@ func TestParseSLOOptions(t *testing.T) {
 	_, err = Parse([]string{"load", "redis", "--slo", "p99<2ms"})
 	assert.ErrorContains(t, err, "run phase")
 }
+
+func TestPropertiesChecked(t *testing.T) {
+	cases := []struct {
+		args []string
+		err  string
+	}{
+		{args: []string{"-p", "recordcout=100"}, err: `unknown property "recordcout": did you mean "recordcount"?`},
+		{args: []string{"-p", "redis.prot=7000"}, err: `did you mean "redis.port"?`},
+		{args: []string{"-p", "redis.prot=7000", "--allow-unknown-properties"}},
+		{args: []string{"-p", "readallfields=true", "-p", "workload=site.ycsb.workloads.CoreWorkload"}},
+	}
+	for _, c := range cases {
+		_, err := Parse(append([]string{"load", "redis", "-P", "workloads/workloada"}, c.args...))
+		if c.err == "" {
+			require.NoError(t, err, "%v", c.args)
+			continue
+		}
+		require.ErrorContains(t, err, c.err, "%v", c.args)
+	}
+	_, err := Parse([]string{"load", "redis", "-P", "/tmp/nope/workloada"})
+	require.ErrorContains(t, err, "no such file")
+	file := filepath.Join(t.TempDir(), "w")
+	require.NoError(t, os.WriteFile(file, []byte("recordcount=5\nfeildcount=3\n"), 0o644))
+	_, err = Parse([]string{"load", "redis", "-P", file})
+	require.ErrorContains(t, err, `unknown property "feildcount": did you mean "fieldcount"?`)
+}
