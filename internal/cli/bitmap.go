@@ -31,6 +31,7 @@ type bitmapFlags struct {
 	maxMemory, jsonPath                    string
 	planOnly                               bool
 	seed                                   uint64
+	metrics                                metricsFlags
 }
 
 func newBitmapCmd(a *app) *cobra.Command {
@@ -100,6 +101,7 @@ Tair) and the Redis structures on a redis-server started on a free port.`,
 	fs.BoolVar(&f.planOnly, "dry-run", false, "the same as --plan")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the generated IDs and the drawn parameters")
 	fs.StringVar(&f.jsonPath, "json", "", "write the result (tairbench.bitmap/v1) to this file (- for stdout)")
+	f.metrics.register(fs)
 	f.duration = 2 * time.Second
 	return cmd
 }
@@ -124,8 +126,10 @@ func runBitmapCompare(ctx context.Context, f *bitmapFlags, a *app) error {
 		defer stop()
 		o.Redis.Addr = addr
 	}
-	_, err = bitmap.Run(ctx, o, a.io())
-	return err
+	return f.metrics.around(ctx, a, func(ctx context.Context) error {
+		_, err := bitmap.Run(ctx, o, a.io())
+		return err
+	})
 }
 
 func wants(list []string, s string) bool {

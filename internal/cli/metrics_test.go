@@ -108,3 +108,45 @@ func TestServeMetrics(t *testing.T) {
 	cancel()
 	<-done
 }
+
+// TestMetricsOfEveryRun: front-ends that run several tests serve each
+// test's series, and the endpoint waits for a scrape after the last.
+func TestMetricsOfEveryRun(t *testing.T) {
+	cases := [][]string{
+		{"redis-benchmark", "--embedded", "-t", "set,get", "-n", "3000", "-q"},
+		{"roaring", "--embedded", "--cases", "single-read/getbit,single-read/rank", "--duration-per-case", "0.5"},
+		{"memtier", "--embedded", "--test-time", "1", "-c", "2", "-t", "1", "--hide-histogram"},
+		{"ycsb", "load", "redis", "-P", "workloads/workloada", "--embedded", "-p", "redis.command_group=string", "-p", "recordcount=500"},
+	}
+	for _, args := range cases {
+		t.Run(args[0], func(t *testing.T) {
+			addr := fmt.Sprintf("127.0.0.1:%d", testenv.FreePort(t))
+			done := make(chan runOut, 1)
+			go func() {
+				done <- runCLI(context.Background(), append(args, "--metrics-addr", addr, "--metrics-linger", "60")...)
+			}()
+			// Scrape as Prometheus would until the command ends: it ends
+			// only after a scrape that follows its last run.
+			var page string
+			var res runOut
+		loop:
+			for deadline := time.Now().Add(90 * time.Second); time.Now().Before(deadline); {
+				select {
+				case res = <-done:
+					break loop
+				case <-time.After(200 * time.Millisecond):
+				}
+				if resp, err := http.Get("http://" + addr + "/metrics"); err == nil {
+					b, _ := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					page = string(b)
+				}
+			}
+			require.Equal(t, 0, res.code, res.err)
+			assert.Contains(t, page, "tairbench_commands_total{")
+			assert.Regexp(t, `tairbench_run_finished\{[^}]*\} 1`, page, "the last scrape holds the finished runs")
+			assert.NotRegexp(t, `tairbench_run_finished\{[^}]*\} 0`, page)
+			assert.NotContains(t, res.err, "no scrape after the run")
+		})
+	}
+}

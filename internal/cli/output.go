@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"context"
+	"time"
+
 	"github.com/spf13/pflag"
 
 	"github.com/tairbench/tairbench/internal/frontend/harness"
@@ -40,4 +43,30 @@ type gateFlags struct {
 func (g *gateFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&g.thresholds, "threshold", nil, "fail (exit 99) unless the run meets this: p99<2ms, errors<0.1%, qps>50000, GET:p99<1ms (repeatable)")
 	fs.StringVar(&g.junit, "junit", "", "write the thresholds' verdicts as JUnit XML to this file")
+}
+
+// metricsFlags serve a command's runs live (--metrics-addr).
+type metricsFlags struct {
+	addr   string
+	linger time.Duration
+}
+
+func (m *metricsFlags) register(fs *pflag.FlagSet) {
+	m.linger = 30 * time.Second
+	fs.StringVar(&m.addr, "metrics-addr", "", "serve the runs' metrics (Prometheus) on HOST:PORT while they run")
+	fs.Var(seconds(&m.linger), "metrics-linger", "after the runs, wait at most this long for a last scrape of --metrics-addr")
+}
+
+// around runs f with the metrics endpoint up (when asked), then waits for
+// its last scrape; f's error wins.
+func (m *metricsFlags) around(ctx context.Context, a *app, f func(context.Context) error) error {
+	ctx, done, err := harness.WithMetrics(ctx, a.io(), m.addr, m.linger)
+	if err != nil {
+		return err
+	}
+	err = f(ctx)
+	if derr := done(); err == nil {
+		err = derr
+	}
+	return err
 }

@@ -68,6 +68,7 @@ type roaringOptions struct {
 	withStat bool
 	setOp    string
 	slo      flagval.Capacity
+	metrics  metricsFlags
 }
 
 func newRoaringCmd(a *app) *cobra.Command {
@@ -106,6 +107,7 @@ With --slo, each case is a capacity search instead (see 'tairbench redis
 	fs.BoolVar(&o.withStat, "stat", false, "also run TR.STAT memory sampling (see 'roaring stat')")
 	fs.StringVar(&o.setOp, "setop-data", roaring.SetOpRandom, "set operations' data: random (32 keys of random offsets at the single key's 9.5% density) or runs (one run per key: cheap to combine, printed as 'data differs')")
 	o.slo.Register(fs)
+	o.metrics.register(fs)
 	o.stat.register(cmd, 500_000_000, 1<<32)
 	cmd.AddCommand(newRoaringStatCmd(a))
 	return cmd
@@ -150,8 +152,10 @@ func runRoaring(ctx context.Context, o *roaringOptions, casesGiven bool, a *app)
 	}
 	defer stopServer()
 	ro.Target = tg
-	_, err = roaring.Run(ctx, ro, a.io())
-	return err
+	return o.metrics.around(ctx, a, func(ctx context.Context) error {
+		_, err := roaring.Run(ctx, ro, a.io())
+		return err
+	})
 }
 
 // roaringStatOptions are 'tairbench roaring stat' flags.

@@ -29,6 +29,7 @@ type searchFlags struct {
 	jsonPath    string
 	quiet       bool
 	noServer    bool
+	metrics     metricsFlags
 }
 
 func (f *searchFlags) register(fs *pflag.FlagSet) {
@@ -44,6 +45,7 @@ func (f *searchFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.jsonPath, "json", "", "write the result as JSON to this file (- for stdout)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no per-second progress lines")
 	fs.BoolVar(&f.noServer, "no-server-stats", false, "do not sample the engine's own statistics once a second")
+	f.metrics.register(fs)
 }
 
 // tairTarget resolves TairSearch's target at addr, or the embedded server.
@@ -144,8 +146,10 @@ func runSearch(ctx context.Context, o *searchOptions, a *app) error {
 	}
 	defer stop()
 	so.Options = o.engineOptions(tg)
-	_, err := search.Run(ctx, so, a.io())
-	return err
+	return o.metrics.around(ctx, a, func(ctx context.Context) error {
+		_, err := search.Run(ctx, so, a.io())
+		return err
+	})
 }
 
 // compareOptions are 'tairbench search compare' flags.
@@ -205,6 +209,9 @@ func runCompare(ctx context.Context, o *compareOptions, a *app) error {
 	}
 	defer stop()
 	co.Tair = tg
-	_, err = search.RunCompare(ctx, co, a.io())
+	err = o.metrics.around(ctx, a, func(ctx context.Context) error {
+		_, err := search.RunCompare(ctx, co, a.io())
+		return err
+	})
 	return err
 }

@@ -21,7 +21,7 @@ func TestServerTimelineAndReconciliation(t *testing.T) {
 	require.NotNil(t, got.Server)
 	assert.Equal(t, "INFO", got.Server.Source)
 	require.Len(t, got.Server.Samples, 3, "one sample per second")
-	sampled := 0
+	sampled, withWorkers := 0, 0
 	for _, s := range got.Server.Samples {
 		if s.OpsPerSec != nil {
 			sampled++
@@ -29,10 +29,15 @@ func TestServerTimelineAndReconciliation(t *testing.T) {
 			require.NotNil(t, s.UsedMemory)
 			require.NotNil(t, s.CPUCores)
 			require.NotNil(t, s.ConnectedClients)
-			assert.GreaterOrEqual(t, *s.ConnectedClients, int64(5), "4 workers and the sampler")
+			if *s.ConnectedClients >= 5 {
+				withWorkers++
+			}
 		}
 	}
 	assert.GreaterOrEqual(t, sampled, 2)
+	// A sample taken late on a busy machine may find the workers gone; the
+	// others see the 4 workers and the sampler.
+	assert.Positive(t, withWorkers, "a sample with the 4 workers and the sampler connected")
 	assert.Empty(t, got.Server.Missing)
 	rc := got.Server.Reconciliation
 	require.NotNil(t, rc)

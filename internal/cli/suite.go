@@ -19,6 +19,7 @@ import (
 type suiteOptions struct {
 	target   targetFlags
 	dryRun   bool
+	metrics  metricsFlags
 	requests int64
 	testTime time.Duration
 	sizes    []int
@@ -67,6 +68,7 @@ still run as published, since the run phases need their records.`,
 	fs.IntSliceVar(&o.sizes, "sizes", nil, "enhanced: value sizes to run (default 64,128,256,1024)")
 	fs.Uint64Var(&o.seed, "seed", 0, "base random seed (0: a new one)")
 	fs.BoolVar(&o.noServer, "no-server-stats", false, "do not sample the server's INFO")
+	o.metrics.register(fs)
 	fs.BoolVar(&o.dryRun, "dry-run", false, "print the cases (loads included) and the time they take, and send nothing")
 	fs.StringVar(&o.json, "json", "", "write the suite (tairbench.whitepaper/v1) to this file (- for stdout)")
 	fs.Int64Var(&o.records, "records", 0, "pmem, essd: recordcount per case (default 20000 for pmem, 200000 for essd)")
@@ -116,9 +118,12 @@ func runSuite(ctx context.Context, name string, fs *pflag.FlagSet, o *suiteOptio
 	}
 	opts := whitepaper.Options{Requests: o.requests, TestTime: o.testTime, Sizes: o.sizes, Seed: o.seed,
 		NoServerStats: o.noServer, SLO: slo}
-	_, err = whitepaper.Run(ctx, whitepaper.RunOptions{Suite: name, Target: tg, Remote: remote, JSON: o.json, DryRun: o.dryRun,
+	ro := whitepaper.RunOptions{Suite: name, Target: tg, Remote: remote, JSON: o.json, DryRun: o.dryRun,
 		LocalRedis:  ycsbSuite && !remote && !o.target.embedded,
 		YCSBOptions: whitepaper.YCSBOptions{Options: opts, Records: o.records, Operations: o.operations, Threads: o.threads, Groups: o.groups},
-	}, a.io())
-	return err
+	}
+	return o.metrics.around(ctx, a, func(ctx context.Context) error {
+		_, err := whitepaper.Run(ctx, ro, a.io())
+		return err
+	})
 }

@@ -8,12 +8,21 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// Collect sends the figures of the last tick (or of the result).
+// Collect sends every run's figures of its last tick (or of its result).
 func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	e.mu.Lock()
-	st := e.st
+	runs := make([]Run, len(e.runs))
+	for i, r := range e.runs {
+		runs[i] = *r
+	}
 	e.mu.Unlock()
-	l := []string{e.labels.RunID, e.labels.Shard, e.labels.Workload, e.labels.Target}
+	for _, r := range runs {
+		e.collectRun(ch, r.labels, r.st)
+	}
+}
+
+func (e *Exporter) collectRun(ch chan<- prometheus.Metric, lb Labels, st state) {
+	l := []string{lb.RunID, lb.Shard, lb.Workload, lb.Target}
 	with := func(extra ...string) []string { return append(append([]string{}, l...), extra...) }
 	gauge := func(name string, v float64, extra ...string) {
 		ch <- prometheus.MustNewConstMetric(e.desc[name], prometheus.GaugeValue, v, with(extra...)...)
@@ -21,7 +30,7 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	counter := func(name string, v float64, extra ...string) {
 		ch <- prometheus.MustNewConstMetric(e.desc[name], prometheus.CounterValue, v, with(extra...)...)
 	}
-	gauge("info", 1, strconv.Itoa(e.labels.Connections))
+	gauge("info", 1, strconv.Itoa(lb.Connections))
 	finished := 0.0
 	if st.finished {
 		finished = 1

@@ -28,10 +28,17 @@ import (
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
-// Labels name the run on every series.
+// Labels name a run on every series.
 type Labels struct {
 	RunID, Shard, Workload, Target, Version string
 	Connections                             int
+}
+
+// Run is one run's figures on an exporter (a suite has one per case).
+type Run struct {
+	e      *Exporter
+	labels Labels
+	st     state
 }
 
 // state is the figures at the last tick (or the run's end).
@@ -45,15 +52,15 @@ type state struct {
 	finished                    bool
 }
 
-// Exporter serves one run's metrics.
+// Exporter serves the metrics of every run of one tairbench process.
 type Exporter struct {
 	labels   Labels
 	srv      *http.Server
 	ln       net.Listener
 	mu       sync.Mutex
-	st       state
-	scrapes  int
-	finalAt  int // scrapes seen when Final was called
+	runs     []*Run
+	finals   int // Final calls so far
+	served   int // the most Finals a completed scrape included
 	scraped  chan struct{}
 	start    time.Time
 	desc     map[string]*prometheus.Desc
@@ -66,23 +73,23 @@ func Start(addr string, l Labels) (*Exporter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--metrics-addr %s: %w", addr, err)
 	}
-	e := &Exporter{labels: l, ln: ln, scraped: make(chan struct{}, 1), start: time.Now(), finalAt: -1}
+	e := &Exporter{labels: l, ln: ln, scraped: make(chan struct{}, 1), start: time.Now()}
 	e.describe()
 	e.registry = prometheus.NewRegistry()
 	e.registry.MustRegister(e, collectors.NewProcessCollector(collectors.ProcessCollectorOpts{Namespace: "tairbench"}))
 	mux := http.NewServeMux()
 	h := promhttp.HandlerFor(e.registry, promhttp.HandlerOpts{})
 	mux.Handle("/metrics", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		e.mu.Lock()
+		seen := e.finals // the Finals this scrape's figures include
+		e.mu.Unlock()
 		h.ServeHTTP(w, r)
 		e.mu.Lock()
-		e.scrapes++
-		after := e.finalAt >= 0 && e.scrapes > e.finalAt
+		e.served = max(e.served, seen)
 		e.mu.Unlock()
-		if after {
-			select {
-			case e.scraped <- struct{}{}:
-			default:
-			}
+		select {
+		case e.scraped <- struct{}{}:
+		default:
 		}
 	}))
 	e.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
@@ -122,24 +129,46 @@ func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 	}
 }
 
-// Observe takes one tick's progress (its cumulative histograms need
-// engine.Config.ProgressTotals).
-func (e *Exporter) Observe(p stats.Progress) {
+// Begin adds a run: l's Workload, Target, Shard and Connections name it
+// (the run ID and version are the exporter's). A run of the same
+// workload, target and shard replaces the earlier one.
+func (e *Exporter) Begin(l Labels) *Run {
+	l.RunID, l.Version = e.labels.RunID, e.labels.Version
+	r := &Run{e: e, labels: l}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.st.finished {
+	for i, old := range e.runs {
+		if old.labels.Workload == l.Workload && old.labels.Target == l.Target && old.labels.Shard == l.Shard {
+			e.runs[i] = r
+			return r
+		}
+	}
+	e.runs = append(e.runs, r)
+	return r
+}
+
+// Observe takes one tick's progress (its cumulative histograms need
+// engine.Config.ProgressTotals).
+func (r *Run) Observe(p stats.Progress) {
+	r.e.mu.Lock()
+	defer r.e.mu.Unlock()
+	if r.st.finished {
 		return
 	}
-	e.st.ops, e.st.errors = p.TotalOps, p.Errors
+	r.st.ops, r.st.errors = p.TotalOps, p.Errors
 	if t := p.Totals; t != nil {
-		e.st.requests, e.st.lost = t.Requests, t.Transport
-		e.st.service, e.st.corrected = t.Service, t.Corrected
-		e.st.opNames, e.st.opHists, e.st.opCounts, e.st.opErrors = t.OpNames, t.Ops, t.OpCounts, t.OpErrors
+		r.st.requests, r.st.lost = t.Requests, t.Transport
+		r.st.service, r.st.corrected = t.Service, t.Corrected
+		r.st.opNames, r.st.opHists, r.st.opCounts, r.st.opErrors = t.OpNames, t.Ops, t.OpCounts, t.OpErrors
 	}
 }
 
-// Final makes the figures the run's result, exactly.
-func (e *Exporter) Final(r *result.Run) {
+// Final makes the run's figures its result, exactly.
+func (r *Run) Final(res *result.Run) {
+	r.e.final(r, res)
+}
+
+func (e *Exporter) final(rm *Run, r *result.Run) {
 	st := state{ops: r.Totals.Ops, requests: r.Totals.Requests, errors: r.Totals.Errors, lost: r.Totals.TransportErrors,
 		unreachableS: r.Availability.UnreachableMS / 1000, finished: true}
 	st.service = decode(r.Histogram)
@@ -151,8 +180,8 @@ func (e *Exporter) Final(r *result.Run) {
 		st.opErrors = append(st.opErrors, op.Errors)
 	}
 	e.mu.Lock()
-	e.st = st
-	e.finalAt = e.scrapes
+	rm.st = st
+	e.finals++
 	e.mu.Unlock()
 }
 
@@ -167,19 +196,27 @@ func decode(s string) *hdr.Histogram {
 	return h
 }
 
-// Close waits until the endpoint has been scraped once after Final (or
-// linger has passed, or ctx ends), then stops serving. It says on log
-// what it waits for.
+// Close waits until the endpoint has been scraped once after the last
+// Final (or linger has passed, or ctx ends), then stops serving. It says
+// on log what it waits for.
 func (e *Exporter) Close(ctx context.Context, linger time.Duration, log io.Writer) error {
-	if linger > 0 {
+	e.mu.Lock()
+	ran := e.finals > 0
+	e.mu.Unlock()
+	if linger > 0 && ran {
 		fmt.Fprintf(log, "metrics: waiting up to %s for a last scrape of http://%s/metrics\n", linger, e.Addr())
 		t := time.NewTimer(linger)
 		defer t.Stop()
-		select {
-		case <-e.scraped:
-		case <-t.C:
-			fmt.Fprintf(log, "metrics: no scrape after the run within %s (--metrics-linger): the scraper holds the figures of its last scrape\n", linger)
-		case <-ctx.Done():
+	wait:
+		for !e.scrapedSinceFinal() {
+			select {
+			case <-e.scraped: // a scrape: it may predate the last Final
+			case <-t.C:
+				fmt.Fprintf(log, "metrics: no scrape after the run within %s (--metrics-linger): the scraper holds the figures of its last scrape\n", linger)
+				break wait
+			case <-ctx.Done():
+				break wait
+			}
 		}
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -188,6 +225,13 @@ func (e *Exporter) Close(ctx context.Context, linger time.Duration, log io.Write
 		return err
 	}
 	return nil
+}
+
+// scrapedSinceFinal says whether a scrape followed the last Final.
+func (e *Exporter) scrapedSinceFinal() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.served >= e.finals
 }
 
 // bounds are the latency histograms' bucket upper bounds in seconds: ten a
@@ -200,3 +244,16 @@ var bounds = func() []float64 {
 	}
 	return b
 }()
+
+type ctxKey struct{}
+
+// NewContext returns ctx carrying e: every run made under it reports to e.
+func NewContext(ctx context.Context, e *Exporter) context.Context {
+	return context.WithValue(ctx, ctxKey{}, e)
+}
+
+// FromContext is the exporter ctx carries, or nil.
+func FromContext(ctx context.Context) *Exporter {
+	e, _ := ctx.Value(ctxKey{}).(*Exporter)
+	return e
+}

@@ -28,21 +28,25 @@ func scrape(t *testing.T, e *Exporter) string {
 }
 
 func TestExporterServesTicksThenTheResult(t *testing.T) {
-	e, err := Start("127.0.0.1:0", Labels{RunID: "r1", Workload: "GET k", Target: "127.0.0.1:6379", Version: "test", Connections: 4})
+	e, err := Start("127.0.0.1:0", Labels{RunID: "r1", Version: "test"})
 	require.NoError(t, err)
+	run := e.Begin(Labels{Workload: "GET k", Target: "127.0.0.1:6379", Connections: 4})
+	other := e.Begin(Labels{Workload: "SET k v", Target: "127.0.0.1:6379", Connections: 4})
+	other.Observe(stats.Progress{TotalOps: 7})
 	h := stats.NewHistogram()
 	for v := int64(1); v <= 1000; v++ {
 		require.NoError(t, h.RecordValue(v))
 	}
-	e.Observe(stats.Progress{TotalOps: 1000, Totals: &stats.Totals{Service: h, Requests: 1000}})
+	run.Observe(stats.Progress{TotalOps: 1000, Totals: &stats.Totals{Service: h, Requests: 1000}})
 	page := scrape(t, e)
 	assert.Contains(t, page, `tairbench_commands_total{run_id="r1",shard="",target="127.0.0.1:6379",tool_version="test",workload="GET k"} 1000`)
 	assert.Contains(t, page, `tairbench_run_finished{run_id="r1"`)
+	assert.Contains(t, page, `tairbench_commands_total{run_id="r1",shard="",target="127.0.0.1:6379",tool_version="test",workload="SET k v"} 7`, "every run of the process")
 	assert.Regexp(t, `tairbench_latency_quantile_seconds\{measure="service",op="",.*quantile="0.99"\} 0.00099`, page)
 	assert.Regexp(t, `tairbench_latency_seconds_bucket\{measure="service",op="".*le="0.001"\} 1000`, page)
 
 	r := &result.Run{Totals: result.Totals{Ops: 1234, Requests: 1234}, Histogram: result.EncodeHistogram(h)}
-	e.Final(r)
+	run.Final(r)
 	go func() { _ = scrape(t, e) }()
 	start := time.Now()
 	require.NoError(t, e.Close(t.Context(), 10*time.Second, io.Discard))

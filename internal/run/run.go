@@ -13,7 +13,9 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/internal/metrics"
 	"github.com/tairbench/tairbench/internal/report"
+	"github.com/tairbench/tairbench/internal/stats"
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
@@ -54,6 +56,7 @@ type ClusterReporter interface {
 // Run executes the spec. It returns the result and the merged histogram.
 func Run(ctx context.Context, s Spec) (*result.Run, *hdr.Histogram, error) {
 	identify(ctx, &s)
+	live := observe(ctx, &s)
 	var tl *timeline
 	if s.Sampler != nil {
 		defer s.Sampler.Close()
@@ -80,7 +83,37 @@ func Run(ctx context.Context, s Spec) (*result.Run, *hdr.Histogram, error) {
 			}
 		}
 	}
-	return assemble(s, res, server), res.Snapshot.Histogram, nil
+	r := assemble(s, res, server)
+	if live != nil {
+		live.Final(r)
+	}
+	return r, res.Snapshot.Histogram, nil
+}
+
+// observe reports the run to the metrics endpoint ctx carries, if any:
+// the engine then hands each tick's cumulative histograms to it.
+func observe(ctx context.Context, s *Spec) *metrics.Run {
+	exp := metrics.FromContext(ctx)
+	if exp == nil {
+		return nil
+	}
+	l := metrics.Labels{Shard: s.Config.Shard, Workload: s.Command, Connections: s.Engine.Workers}
+	if l.Workload == "" {
+		l.Workload = s.Name
+	}
+	if s.Config.Target != nil {
+		l.Target = s.Config.Target.Addr
+	}
+	live := exp.Begin(l)
+	s.Engine.ProgressTotals = true
+	prev := s.Engine.Progress
+	s.Engine.Progress = func(p stats.Progress) {
+		if prev != nil {
+			prev(p)
+		}
+		live.Observe(p)
+	}
+	return live
 }
 
 // assemble converts an engine result and the server's timeline (nil when

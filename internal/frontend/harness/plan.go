@@ -1,12 +1,16 @@
 package harness
 
 import (
+	"context"
+	crand "crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"strings"
 	"time"
 
 	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/internal/metrics"
 )
 
 // Plan is what --dry-run prints: one line per run a command would make,
@@ -88,4 +92,22 @@ func Dry(addr string, embedded bool) string {
 		return "tairbench's embedded server (would start in this process; not Tair)"
 	}
 	return strings.TrimSpace(addr)
+}
+
+// WithMetrics starts the live metrics endpoint on addr ("" none) and
+// returns ctx carrying it, so that every run under it reports there, and
+// the function that, after the runs, waits up to linger for a last scrape
+// and stops it.
+func WithMetrics(ctx context.Context, o IO, addr string, linger time.Duration) (context.Context, func() error, error) {
+	if addr == "" {
+		return ctx, func() error { return nil }, nil
+	}
+	id := make([]byte, 6)
+	_, _ = crand.Read(id)
+	exp, err := metrics.Start(addr, metrics.Labels{RunID: hex.EncodeToString(id), Version: o.Version})
+	if err != nil {
+		return ctx, nil, err
+	}
+	fmt.Fprintf(o.Err, "metrics on http://%s/metrics\n", exp.Addr())
+	return metrics.NewContext(ctx, exp), func() error { return exp.Close(ctx, linger, o.Err) }, nil
 }

@@ -71,8 +71,12 @@ type Options struct {
 	Seed          uint64
 	NoServerStats bool
 	// DryRun prints the run and sends nothing (--dry-run).
-	DryRun  bool
-	Timeout time.Duration
+	DryRun bool
+	// MetricsAddr serves the runs' metrics there; MetricsLinger bounds
+	// the wait for a last scrape.
+	MetricsAddr   string
+	MetricsLinger time.Duration
+	Timeout       time.Duration
 	// SLO is tairbench's capacity search (--slo and its settings).
 	SLO flagval.Capacity
 }
@@ -131,6 +135,9 @@ func (o *Options) flagSet(out io.Writer) *pflag.FlagSet {
 	fs.Uint64Var(&o.Seed, "seed", 0, "tairbench: base seed")
 	fs.BoolVar(&o.NoServerStats, "no-server-stats", false, "tairbench: do not sample INFO")
 	fs.BoolVar(&o.DryRun, "dry-run", false, "tairbench: print what would run and send nothing")
+	fs.StringVar(&o.MetricsAddr, "metrics-addr", "", "tairbench: serve the run's metrics (Prometheus) on HOST:PORT")
+	o.MetricsLinger = 30 * time.Second
+	fs.Var(flagval.Seconds{D: &o.MetricsLinger}, "metrics-linger", "tairbench: after the run, wait at most this long for a last scrape")
 	fs.DurationVar(&o.Timeout, "timeout", 10*time.Second, "tairbench: connect and request timeout")
 	o.SLO.Register(fs)
 	return fs

@@ -38,8 +38,20 @@ func dryRun(o Options, io harness.IO) error {
 // Run runs the parsed command line (args as given, kept in the result with
 // its password hidden): memtier's ALL STATS table and JSON, tairbench's
 // line, the .hgrm files and tairbench's own document; with --slo, a
-// capacity search instead.
+// capacity search instead; with MetricsAddr, live metrics too.
 func Run(ctx context.Context, o Options, args []string, io harness.IO) (*result.Compat, error) {
+	ctx, done, err := harness.WithMetrics(ctx, io, o.MetricsAddr, o.MetricsLinger)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := run1(ctx, o, args, io)
+	if derr := done(); err == nil {
+		err = derr
+	}
+	return doc, err
+}
+
+func run1(ctx context.Context, o Options, args []string, io harness.IO) (*result.Compat, error) {
 	if err := harness.CheckPaths(o.JSON, o.JSONOut, hdrPath(o.HDRPrefix)); err != nil {
 		return nil, err
 	}

@@ -6,8 +6,6 @@ package redis
 
 import (
 	"context"
-	crand "crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
@@ -19,10 +17,8 @@ import (
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
-	"github.com/tairbench/tairbench/internal/metrics"
 	"github.com/tairbench/tairbench/internal/run"
 	"github.com/tairbench/tairbench/internal/run/capacity"
-	"github.com/tairbench/tairbench/internal/stats"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 	"github.com/tairbench/tairbench/pkg/result"
 )
@@ -134,13 +130,9 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 	if !o.Out.Quiet {
 		spec.Engine.Progress = harness.Progress(io)
 	}
-	var exp *metrics.Exporter
-	if o.MetricsAddr != "" {
-		if exp, err = r.startMetrics(); err != nil {
-			return nil, err
-		}
-		spec.Engine.ProgressTotals = true
-		spec.Engine.Progress = chain(spec.Engine.Progress, exp.Observe)
+	ctx, closeMetrics, err := harness.WithMetrics(ctx, io, o.MetricsAddr, o.MetricsLinger)
+	if err != nil {
+		return nil, err
 	}
 	var aborted atomic.Pointer[string]
 	if o.AbortOnFail {
@@ -162,26 +154,10 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 		res.Warnings = append(res.Warnings, "stopped early by --abort-on-fail: threshold "+*why+" failed")
 	}
 	ferr := harness.Finish(io, res, hist, o.Out, o.AllowErrors)
-	if exp != nil {
-		exp.Final(res)
-		if cerr := exp.Close(ctx, o.MetricsLinger, io.Err); cerr != nil && ferr == nil {
-			ferr = cerr
-		}
+	if cerr := closeMetrics(); cerr != nil && ferr == nil {
+		ferr = cerr
 	}
 	return res, ferr
-}
-
-// startMetrics serves the run's metrics, labelled with the run.
-func (r *runner) startMetrics() (*metrics.Exporter, error) {
-	id := make([]byte, 6)
-	_, _ = crand.Read(id)
-	exp, err := metrics.Start(r.o.MetricsAddr, metrics.Labels{RunID: hex.EncodeToString(id), Shard: r.o.Shard.Label(),
-		Workload: strings.Join(r.o.Commands, " | "), Target: r.tg.Addr, Version: r.io.Version, Connections: r.o.Parallel})
-	if err != nil {
-		return nil, err
-	}
-	fmt.Fprintf(r.io.Err, "metrics on http://%s/metrics\n", exp.Addr())
-	return exp, nil
 }
 
 // dryRun prints the run (and the fill and thresholds) without sending.
@@ -217,14 +193,6 @@ func (r *runner) dryRun(dur time.Duration) error {
 	return nil
 }
 
-// chain calls a, when set, then b.
-func chain(a, b func(stats.Progress)) func(stats.Progress) {
-	if a == nil {
-		return b
-	}
-	return func(p stats.Progress) { a(p); b(p) }
-}
-
 // sloConflicts refuses the options a capacity search would ignore: its
 // steps last the SLO window at rates it chooses (thresholds judge one run).
 func sloConflicts(o Options) error {
@@ -238,8 +206,6 @@ func sloConflicts(o Options) error {
 		return errors.New("-c and --slo cannot be combined: each capacity-search step lasts --slo-window (after --slo-warmup)")
 	case o.Rate > 0:
 		return errors.New("--rate and --slo cannot be combined: the search chooses the rates (give the first with --slo-start)")
-	case o.MetricsAddr != "":
-		return errors.New("--metrics-addr and --slo cannot be combined yet: the capacity search's steps are separate runs (see its JSON)")
 	case len(o.Out.Thresholds) > 0:
 		return errors.New("--threshold and --slo cannot be combined: a threshold judges one run, a capacity search runs many (its SLO is the threshold)")
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tairbench/tairbench/internal/endpoint"
+	"github.com/tairbench/tairbench/internal/flagval"
 )
 
 // Options are redis-benchmark's settings, with its defaults.
@@ -56,8 +57,12 @@ type Options struct {
 	Seed          uint64
 	NoServerStats bool
 	// DryRun prints the tests and sends nothing (--dry-run).
-	DryRun  bool
-	Timeout time.Duration
+	DryRun bool
+	// MetricsAddr serves the runs' metrics there; MetricsLinger bounds
+	// the wait for a last scrape.
+	MetricsAddr   string
+	MetricsLinger time.Duration
+	Timeout       time.Duration
 }
 
 // Defaults returns redis-benchmark's defaults.
@@ -78,7 +83,8 @@ rpop, sadd, hset, spop, zadd, zpopmin, lrange (lrange_100, lrange_300,
 lrange_500, lrange_600), mset.
 tairbench's own: --embedded (start the embedded server and target it),
 --json FILE (tairbench.compat/v1), --seed N, --no-server-stats, --timeout D,
---dry-run (print the tests and send nothing).
+--dry-run (print the tests and send nothing), --metrics-addr HOST:PORT and
+--metrics-linger S (live Prometheus metrics).
 Not supported: -k 0 (reconnect per request), -I (idle mode), --cacertdir,
 --tls-ciphers and --tls-ciphersuites (Go chooses from its own secure list),
 --enable-tracking.`
@@ -258,6 +264,13 @@ func (o *Options) apply(s *argScanner) error {
 		o.NoServerStats = true
 	case "--dry-run":
 		o.DryRun = true
+	case "--metrics-addr":
+		o.MetricsAddr, err = s.value()
+	case "--metrics-linger":
+		var v string
+		if v, err = s.value(); err == nil {
+			err = flagval.Seconds{D: &o.MetricsLinger}.Set(v)
+		}
 	case "--timeout":
 		var v string
 		if v, err = s.value(); err == nil {

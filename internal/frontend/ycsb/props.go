@@ -67,6 +67,10 @@ type Command struct {
 	// -p set.
 	AllowUnknown bool
 	given        []string
+	// MetricsAddr serves the phase's metrics there (--metrics-addr);
+	// MetricsLinger bounds the wait for a last scrape.
+	MetricsAddr   string
+	MetricsLinger time.Duration
 }
 
 // Parse reads `load|run redis [-s] [-P file]… [-p k=v]… [-threads N]
@@ -140,6 +144,12 @@ func Parse(args []string) (*Command, error) {
 			c.DryRun = true
 		case "--allow-unknown-properties":
 			c.AllowUnknown = true
+		case "--metrics-addr":
+			c.MetricsAddr, err = value()
+		case "--metrics-linger":
+			if v, err = value(); err == nil {
+				err = flagval.Seconds{D: &c.MetricsLinger}.Set(v)
+			}
 		case "--shard":
 			c.Shard, err = value()
 		case "--start-at":

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
@@ -33,6 +34,21 @@ func dryRun(c *Command, wl *Workload, args []string, io harness.IO) error {
 // redis.password hidden): YCSB's report, tairbench's line and its document;
 // with --slo, a capacity search of the run phase instead.
 func Run(ctx context.Context, c *Command, args []string, io harness.IO) (*result.Compat, error) {
+	if c.MetricsLinger == 0 {
+		c.MetricsLinger = 30 * time.Second
+	}
+	ctx, done, err := harness.WithMetrics(ctx, io, c.MetricsAddr, c.MetricsLinger)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := run1(ctx, c, args, io)
+	if derr := done(); err == nil {
+		err = derr
+	}
+	return doc, err
+}
+
+func run1(ctx context.Context, c *Command, args []string, io harness.IO) (*result.Compat, error) {
 	if err := harness.CheckPaths(c.JSON); err != nil {
 		return nil, err
 	}
@@ -117,7 +133,7 @@ func workloadArgs(args []string) []string {
 	var out []string
 	for i := 0; i < len(args); i++ {
 		switch args[i] {
-		case "--shard", "--start-at", "--json", "--seed":
+		case "--shard", "--start-at", "--json", "--seed", "--metrics-addr", "--metrics-linger":
 			i++
 			continue
 		case "--embedded", "--dry-run", "--allow-unknown-properties":
