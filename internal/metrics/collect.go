@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"math"
 	"strconv"
 	"time"
 
@@ -85,4 +86,27 @@ func (e *Exporter) histogram(ch chan<- prometheus.Metric, h *hdr.Histogram, labe
 		q[p] = float64(h.ValueAtQuantile(p*100)) / 1e6
 	}
 	ch <- prometheus.MustNewConstSummary(e.desc["quantiles"], count, sum, q, labels...)
+	if m, err := prometheus.NewConstNativeHistogram(e.desc["native"], count, sum, nativeBuckets(bars), nil, 0, nativeSchema, 0,
+		e.start, labels...); err == nil {
+		ch <- m
+	}
+}
+
+// nativeSchema 5 gives buckets 2^(1/32) apart: a quantile within 2.2%.
+const nativeSchema = 5
+
+// nativeBuckets counts the HdrHistogram's bars (microseconds) in the
+// native histogram's buckets of seconds: bucket i holds (b^(i-1), b^i]
+// with b = 2^(2^-schema).
+func nativeBuckets(bars []hdr.Bar) map[int]int64 {
+	out := map[int]int64{}
+	scale := math.Exp2(nativeSchema)
+	for _, bar := range bars {
+		if bar.Count == 0 {
+			continue
+		}
+		v := float64(max(bar.To, 1)) / 1e6
+		out[int(math.Ceil(math.Log2(v)*scale))] += bar.Count
+	}
+	return out
 }

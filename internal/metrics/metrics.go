@@ -118,6 +118,7 @@ func (e *Exporter) describe() {
 		"op_ops":      d("operation_commands_total", "Commands completed, per operation type.", "op"),
 		"op_errors":   d("operation_errors_total", "Failed commands, per operation type.", "op"),
 		"latency":     d("latency_seconds", "Latency: measure=service from the send, corrected from the intended start (open loop).", "measure", "op"),
+		"native":      d("latency_native_seconds", "Latency as a Prometheus native histogram (schema 5, buckets 2.2% apart), for scrapers that ask for it.", "measure", "op"),
 		"quantiles":   d("latency_quantile_seconds", "Latency quantiles read from the run's HdrHistogram (3 significant digits).", "measure", "op"),
 	}
 }

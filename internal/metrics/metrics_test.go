@@ -73,3 +73,35 @@ func TestDashboardNamesExist(t *testing.T) {
 		assert.True(t, known[n] || strings.HasPrefix(n, "tairbench_process_"), "the dashboard uses %s, which tairbench does not serve", n)
 	}
 }
+
+// TestNativeHistogram: the native histogram's buckets hold every sample.
+func TestNativeHistogram(t *testing.T) {
+	e, err := Start("127.0.0.1:0", Labels{RunID: "r", Version: "test"})
+	require.NoError(t, err)
+	defer e.Close(t.Context(), 0, io.Discard)
+	h := stats.NewHistogram()
+	for v := int64(1); v <= 10000; v++ {
+		require.NoError(t, h.RecordValue(v))
+	}
+	e.Begin(Labels{Workload: "GET k"}).Observe(stats.Progress{TotalOps: 10000, Totals: &stats.Totals{Service: h}})
+	fams, err := e.registry.Gather()
+	require.NoError(t, err)
+	for _, f := range fams {
+		if f.GetName() != "tairbench_latency_native_seconds" {
+			continue
+		}
+		nh := f.GetMetric()[0].GetHistogram()
+		assert.Equal(t, int32(nativeSchema), nh.GetSchema())
+		assert.Equal(t, uint64(10000), nh.GetSampleCount())
+		// The buckets come as deltas from one to the next.
+		var n int64
+		var cur int64
+		for _, d := range nh.GetPositiveDelta() {
+			cur += d
+			n += cur
+		}
+		assert.Equal(t, int64(10000), n)
+		return
+	}
+	t.Fatal("no native histogram gathered")
+}
