@@ -13,6 +13,7 @@ import (
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/frontend/search"
+	"github.com/tairbench/tairbench/internal/threshold"
 )
 
 // searchFlags are the flags 'search' and 'search compare' share: how
@@ -76,6 +77,7 @@ type searchOptions struct {
 	noCache bool
 	keep    bool
 	dryRun  bool
+	gate    gateFlags
 }
 
 func newSearchCmd(a *app) *cobra.Command {
@@ -107,6 +109,7 @@ flags of the whitepaper's TairSearchBench:
 	fs.StringVarP(&o.query, "query", "q", "", "search query (JSON)")
 	fs.StringVarP(&o.addr, "addr", "a", "", "address: host:port for TairSearch, http://host:port for Elasticsearch")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "print the write or queries that would run and send nothing")
+	o.gate.register(fs)
 	fs.BoolVar(&o.noCache, "no-cache", false, "search: disable the engine's result cache (use_cache / request_cache)")
 	fs.BoolVar(&o.keep, "keep-index", false, "write: keep an existing index (default: drop it and create it with the whitepaper's mapping)")
 	o.register(fs)
@@ -117,8 +120,15 @@ flags of the whitepaper's TairSearchBench:
 func runSearch(ctx context.Context, o *searchOptions, a *app) error {
 	so := search.Options{Type: o.typ, Engine: o.engine, File: o.file, N: o.n, Query: o.query, NoCache: o.noCache,
 		Keep: o.keep, Bulk: o.bulk, Seed: o.seed, NoServerStats: o.noServer, AllowErrors: o.allowErrors,
-		Out: harness.Outputs{JSON: o.jsonPath, Quiet: o.quiet}}
+		Out: harness.Outputs{JSON: o.jsonPath, Quiet: o.quiet, JUnit: o.gate.junit}}
 	so.Connections = o.concurrency
+	var err error
+	if so.Out.Thresholds, err = threshold.ParseAll(o.gate.thresholds); err != nil {
+		return err
+	}
+	if err := harness.CheckPaths(o.gate.junit); err != nil {
+		return err
+	}
 	if err := so.Validate(); err != nil {
 		return err
 	}

@@ -148,3 +148,12 @@ func TestDryRunSendsNothing(t *testing.T) {
 	assert.Regexp(t, `total: \d+ runs, [0-9hms]+ of timed runs`, res.out)
 	assert.Equal(t, "1", testenv.InfoField(t, r.Addr, "stats", "total_connections_received"), "only this check connected")
 }
+
+func TestSearchThreshold(t *testing.T) {
+	file := testenv.RepoPath(t, "testdata/wiki/enwiki-abstract-sample-2019.xml")
+	res := runCLI(context.Background(), "search", "-t", "write", "--embedded", "-f", file, "-n", "100", "-c", "2", "--quiet",
+		"--threshold", "errors<1%", "--threshold", "qps>1000000000")
+	require.Equal(t, 99, res.code, res.err)
+	assert.Contains(t, res.out, "threshold errors<1%")
+	assert.Contains(t, res.err, "threshold failed: qps>1000000000")
+}
