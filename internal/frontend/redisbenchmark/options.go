@@ -251,12 +251,22 @@ func (o *Options) apply(s *argScanner) error {
 		return fmt.Errorf("%s is not supported: Go's TLS offers its own list of secure cipher suites (TLS 1.3's cannot be chosen at all); leave it out", s.arg)
 	case "--help":
 		return ErrHelp
+	default:
+		return o.applyOwn(s)
+	}
+	return err
+}
+
+// applyOwn reads tairbench's own options among redis-benchmark's.
+func (o *Options) applyOwn(s *argScanner) error {
+	var err error
+	var v string
+	switch s.arg {
 	case "--embedded":
 		o.Embedded = true
 	case "--json":
 		o.JSON, err = s.value()
 	case "--seed":
-		var v string
 		if v, err = s.value(); err == nil {
 			o.Seed, err = strconv.ParseUint(v, 10, 64)
 		}
@@ -267,12 +277,10 @@ func (o *Options) apply(s *argScanner) error {
 	case "--metrics-addr":
 		o.MetricsAddr, err = s.value()
 	case "--metrics-linger":
-		var v string
 		if v, err = s.value(); err == nil {
 			err = flagval.Seconds{D: &o.MetricsLinger}.Set(v)
 		}
 	case "--timeout":
-		var v string
 		if v, err = s.value(); err == nil {
 			o.Timeout, err = time.ParseDuration(v)
 		}
