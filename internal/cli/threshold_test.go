@@ -157,3 +157,17 @@ func TestSearchThreshold(t *testing.T) {
 	assert.Contains(t, res.out, "threshold errors<1%")
 	assert.Contains(t, res.err, "threshold failed: qps>1000000000")
 }
+
+// TestMissesTheRepliesCannotShow: TR.GETBIT answers 0 for a missing key
+// as for an unset bit; the table says so and gives the server's count.
+func TestMissesTheRepliesCannotShow(t *testing.T) {
+	js := filepath.Join(t.TempDir(), "r.json")
+	res := runCLI(context.Background(), "redis", "--embedded", "-command", "TR.GETBIT nokey-__RAND__ 5", "-command", "GET nokey-__RAND__",
+		"-c", "4000", "-q", "--json", js)
+	require.Equal(t, 0, res.code, res.err)
+	assert.Regexp(t, `TR.GETBIT\s+1\s+\d+\s+\d+\s+0\s+—`, res.out)
+	assert.Contains(t, res.out, "TR.GETBIT replies do not tell a missing key from an empty one; the server counted 4000 reads of a missing key")
+	r := readRunFile(t, js)
+	require.NotNil(t, r.Server.KeyspaceMisses)
+	assert.Equal(t, int64(4000), *r.Server.KeyspaceMisses)
+}

@@ -214,7 +214,7 @@ func Text(w io.Writer, r *result.Run, hist *hdr.Histogram) error {
 			ms(l.Mean), ms(l.P50), ms(l.P90), ms(l.P99), ms(l.P999), ms(l.Max), unit)
 	}
 	if len(r.Operations) > 0 {
-		writeOperations(&b, r.Operations)
+		writeOperations(&b, r.Operations, r.Server)
 	}
 	if sc := t.Schedule; sc != nil {
 		fmt.Fprintf(&b, "schedule     %.0f/s asked, %s, sent %.1f/s; %d requests started behind schedule (mean %.1f ms, max %.1f ms) waiting for replies; %d sends were late in the client (max %.1f ms)\n",
@@ -254,15 +254,44 @@ func Text(w io.Writer, r *result.Run, hist *hdr.Histogram) error {
 }
 
 // writeOperations prints a mixed run's table, one row per operation type.
-func writeOperations(b *strings.Builder, ops []result.Operation) {
+// A command whose replies cannot show a missing key gets "—" for misses,
+// with the server's count of them when it gave one.
+func writeOperations(b *strings.Builder, ops []result.Operation, sv *result.ServerTimeline) {
 	b.WriteString("operations   by type (latency ms; misses: replies that found nothing)\n")
 	fmt.Fprintf(b, "  %-12s %6s %12s %10s %8s %10s %8s %8s %8s %8s %8s\n",
 		"type", "weight", "ops", "ops/s", "errors", "misses", "avg", "p50", "p99", "p99.9", "max")
+	var hidden []string
 	for _, o := range ops {
 		l := o.Latency
-		fmt.Fprintf(b, "  %-12s %6d %12d %10.0f %8d %10d %8s %8s %8s %8s %8s\n",
-			clip(o.Name, 12), o.Weight, o.Ops, o.OpsPerSec, o.Errors, o.Misses, ms(l.Mean), ms(l.P50), ms(l.P99), ms(l.P999), ms(l.Max))
+		misses := strconv.FormatInt(o.Misses, 10)
+		if MissesHidden(o.Command) {
+			misses = "—"
+			hidden = append(hidden, o.Name)
+		}
+		fmt.Fprintf(b, "  %-12s %6d %12d %10.0f %8d %10s %8s %8s %8s %8s %8s\n",
+			clip(o.Name, 12), o.Weight, o.Ops, o.OpsPerSec, o.Errors, misses, ms(l.Mean), ms(l.P50), ms(l.P99), ms(l.P999), ms(l.Max))
 	}
+	if len(hidden) > 0 {
+		fmt.Fprintf(b, "  —: %s replies do not tell a missing key from an empty one", strings.Join(hidden, ", "))
+		if sv != nil && sv.KeyspaceMisses != nil {
+			fmt.Fprintf(b, "; the server counted %d reads of a missing key in the run (INFO keyspace_misses, every command)", *sv.KeyspaceMisses)
+		}
+		b.WriteString("\n")
+	}
+}
+
+// MissesHidden says whether a command template's replies cannot show a
+// missing key (an integer answers alike for a missing key and an unset
+// bit or an empty set): its misses are the server's to count.
+func MissesHidden(command string) bool {
+	name, _, _ := strings.Cut(strings.TrimSpace(command), " ")
+	switch strings.ToUpper(name) {
+	case "TR.GETBIT", "TR.GETBITS", "TR.BITCOUNT", "TR.BITPOS", "TR.RANK", "TR.MIN", "TR.MAX", "TR.SCAN", "TR.JACCARD",
+		"TR.CONTAINS", "TR.BITOPCARD", "GETBIT", "BITCOUNT", "BITPOS", "SISMEMBER", "SMISMEMBER", "SCARD", "EXISTS", "STRLEN",
+		"LLEN", "HLEN", "ZCARD", "HEXISTS":
+		return true
+	}
+	return false
 }
 
 // writeServer summarizes the server's own timeline.
@@ -295,6 +324,9 @@ func writeServer(b *strings.Builder, sv *result.ServerTimeline) {
 	}
 	if heap != nil {
 		parts = append(parts, "heap "+MiB(*heap)+" at the end")
+	}
+	if sv.KeyspaceMisses != nil {
+		parts = append(parts, fmt.Sprintf("%d reads of a missing key (keyspace_misses)", *sv.KeyspaceMisses))
 	}
 	fmt.Fprintf(b, "server       %s\n", strings.Join(parts, ", "))
 	if len(sv.Missing) > 0 {

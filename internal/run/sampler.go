@@ -80,6 +80,12 @@ func (tl *timeline) finish(ctx context.Context, start time.Time, measured time.D
 		}
 	}
 	out.Unanswered = len(tl.errs)
+	if a, ok1 := tl.readings[0].Get(serverstat.KeyspaceMisses); ok1 {
+		if b, ok2 := last.Get(serverstat.KeyspaceMisses); ok2 && b >= a {
+			n := int64(b - a)
+			out.KeyspaceMisses = &n
+		}
+	}
 	rows := int(math.Ceil(measured.Seconds()))
 	bySecond := map[int]result.ServerSample{}
 	for i := 1; i < len(tl.readings); i++ {

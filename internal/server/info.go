@@ -63,8 +63,9 @@ func cmdInfo(c *conn, a [][]byte) {
 		}
 	}
 	if show("stats", true) {
-		fmt.Fprintf(&b, "# Stats\r\ntotal_connections_received:%d\r\ntotal_commands_processed:%d\r\nrejected_connections:%d\r\n\r\n",
-			s.totalConns.Load(), s.totalCmds.Load(), s.rejected.Load())
+		fmt.Fprintf(&b, "# Stats\r\ntotal_connections_received:%d\r\ntotal_commands_processed:%d\r\nrejected_connections:%d\r\n"+
+			"keyspace_hits:%d\r\nkeyspace_misses:%d\r\n\r\n",
+			s.totalConns.Load(), s.totalCmds.Load(), s.rejected.Load(), s.keyspaceHits.Load(), s.keyspaceMisses.Load())
 	}
 	if show("commandstats", false) {
 		b.WriteString("# Commandstats\r\n")

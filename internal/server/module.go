@@ -44,3 +44,12 @@ func lookup[T Value](c *conn, key []byte) (v T, found, ok bool) {
 
 // wrongType is Redis's reply to a command on a key of another type.
 const wrongType = "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n"
+
+// countRead counts a read's lookup as a keyspace hit or miss.
+func (c *conn) countRead(found bool) {
+	if found {
+		c.s.keyspaceHits.Add(1)
+	} else {
+		c.s.keyspaceMisses.Add(1)
+	}
+}

@@ -91,6 +91,9 @@ func parseOffset(b []byte) (uint32, bool) {
 // after replying WRONGTYPE.
 func (c *conn) bitmap(key []byte, create bool) (*roaring.Bitmap, bool) {
 	v, found, ok := lookup[*bitmapValue](c, key)
+	if ok && !create {
+		c.countRead(found)
+	}
 	switch {
 	case !ok:
 		return nil, false

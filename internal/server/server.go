@@ -58,6 +58,9 @@ type Server struct {
 	totalConns atomic.Int64
 	totalCmds  atomic.Int64
 	rejected   atomic.Int64
+	// keyspaceHits and keyspaceMisses count reads that found their key or
+	// not (INFO stats, as Redis's lookupKeyRead counts them).
+	keyspaceHits, keyspaceMisses atomic.Int64
 	nextID     atomic.Int64
 	stats      []cmdStat
 	pending    pendingBudget

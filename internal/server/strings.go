@@ -21,6 +21,9 @@ func stringModule() Module {
 
 func cmdGet(c *conn, a [][]byte) {
 	v, found, ok := lookup[*stringValue](c, a[1])
+	if ok {
+		c.countRead(found)
+	}
 	switch {
 	case !ok:
 	case !found:

@@ -23,6 +23,8 @@ const (
 	Indexed
 	// Queries is the queries run (counter).
 	Queries
+	// KeyspaceMisses is the reads that found no key (counter).
+	KeyspaceMisses
 	// UsedMemory is the memory the server reports in use (gauge, bytes).
 	UsedMemory
 	// Clients is the connected clients (gauge).
@@ -32,7 +34,7 @@ const (
 	numMetrics
 )
 
-var metricNames = [numMetrics]string{"commands", "cpu_seconds", "indexed", "queries", "used_memory", "connected_clients", "heap_used"}
+var metricNames = [numMetrics]string{"commands", "cpu_seconds", "indexed", "queries", "keyspace_misses", "used_memory", "connected_clients", "heap_used"}
 
 // String is the metric's name in results ("missing" lists).
 func (m Metric) String() string {
@@ -43,7 +45,7 @@ func (m Metric) String() string {
 }
 
 // Counter says whether the metric is cumulative.
-func (m Metric) Counter() bool { return m <= Queries }
+func (m Metric) Counter() bool { return m <= KeyspaceMisses }
 
 // Reading is one reading of a server's own counters.
 type Reading struct {

@@ -325,6 +325,10 @@ type ServerTimeline struct {
 	Missing []string `json:"missing"`
 	// Unanswered counts the readings the server did not answer in time.
 	Unanswered int `json:"unanswered"`
+	// KeyspaceMisses is the reads the server found no key for between the
+	// first and the last reading (INFO keyspace_misses; nil when not
+	// given): the misses of commands whose replies cannot show them.
+	KeyspaceMisses *int64 `json:"keyspace_misses,omitempty"`
 	// Reconciliation compares the server's count of the run's commands with
 	// the client's (absent when the server gives no command statistics:
 	// Missing then names "commandstats").

@@ -97,6 +97,8 @@ func ParseInfo(at time.Time, info string) serverstat.Reading {
 			r.Set(serverstat.UsedMemory, x)
 		case "connected_clients":
 			r.Set(serverstat.Clients, x)
+		case "keyspace_misses":
+			r.Set(serverstat.KeyspaceMisses, x)
 		}
 	}
 	if cpuParts == 2 {
