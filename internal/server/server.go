@@ -61,10 +61,10 @@ type Server struct {
 	// keyspaceHits and keyspaceMisses count reads that found their key or
 	// not (INFO stats, as Redis's lookupKeyRead counts them).
 	keyspaceHits, keyspaceMisses atomic.Int64
-	nextID     atomic.Int64
-	stats      []cmdStat
-	pending    pendingBudget
-	accounts   *accounts
+	nextID                       atomic.Int64
+	stats                        []cmdStat
+	pending                      pendingBudget
+	accounts                     *accounts
 }
 
 // cmdStat counts one command's calls.
