@@ -171,3 +171,18 @@ func TestMissesTheRepliesCannotShow(t *testing.T) {
 	require.NotNil(t, r.Server.KeyspaceMisses)
 	assert.Equal(t, int64(4000), *r.Server.KeyspaceMisses)
 }
+
+// TestLoginRefusedStopsAtOnce: no password or a wrong one stops the run
+// before it starts, in one line, instead of a run of NOAUTH errors.
+func TestLoginRefusedStopsAtOnce(t *testing.T) {
+	r := testenv.StartRedis(t, "--requirepass", "sekret")
+	for _, extra := range [][]string{nil, {"-a", "wrong"}} {
+		start := time.Now()
+		res := runCLI(context.Background(), append([]string{"redis", "-port", port(r), "-command", "GET k", "-d", "10", "-q"}, extra...)...)
+		require.Equal(t, 1, res.code, res.err)
+		assert.Contains(t, res.err, "refused the login")
+		assert.Contains(t, res.err, "the run did not start")
+		assert.NotContains(t, res.err, "server statistics unavailable")
+		assert.Less(t, time.Since(start), 5*time.Second)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strings"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -45,6 +46,9 @@ type Spec struct {
 	// result's target then names the server: its name, version, modules,
 	// and whether it is tairbench's embedded server).
 	Identify func(context.Context) (*result.ServerIdentity, error)
+	// Refused says whether Identify's error is the server refusing the
+	// login: the run then does not start (NOAUTH would fail every command).
+	Refused func(error) bool
 }
 
 // ClusterReporter is a factory that routes over a Redis Cluster and can
@@ -55,7 +59,9 @@ type ClusterReporter interface {
 
 // Run executes the spec. It returns the result and the merged histogram.
 func Run(ctx context.Context, s Spec) (*result.Run, *hdr.Histogram, error) {
-	identify(ctx, &s)
+	if err := identify(ctx, &s); err != nil {
+		return nil, nil, err
+	}
 	live := observe(ctx, &s)
 	var tl *timeline
 	if s.Sampler != nil {
@@ -192,15 +198,19 @@ func assemble(s Spec, res *engine.Result, server *result.ServerTimeline) *result
 }
 
 // identify records who the target is in a copy of the spec's target.
-func identify(ctx context.Context, s *Spec) {
+func identify(ctx context.Context, s *Spec) error {
 	if s.Identify == nil || s.Config.Target == nil {
-		return
+		return nil
 	}
 	id, err := s.Identify(ctx)
 	if err != nil {
-		return // the run will say what is wrong with the target
+		if s.Refused != nil && s.Refused(err) {
+			return fmt.Errorf("%s refused the login (%s): the run did not start", s.Config.Target.Addr, strings.TrimSuffix(err.Error(), "."))
+		}
+		return nil // the run will say what else is wrong with the target
 	}
 	t := *s.Config.Target
 	t.Server = id
 	s.Config.Target = &t
+	return nil
 }

@@ -35,6 +35,7 @@ func FromTemplate(ts redis.TemplateSpec, name, version string, t endpoint.Target
 		Factory: &redis.Factory{Target: t, Workload: w, Workers: cfg.Workers},
 	}
 	spec.Identify = func(ctx context.Context) (*result.ServerIdentity, error) { return redis.Identify(ctx, t) }
+	spec.Refused = redis.IsAuthError
 	for _, o := range w.Ops {
 		if w.Mixed() {
 			spec.Operations = append(spec.Operations, result.Operation{Name: o.Name, Command: o.Template, Weight: o.Weight})

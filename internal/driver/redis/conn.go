@@ -14,6 +14,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -58,6 +59,22 @@ type ReplyError struct{ Msg string }
 // Error returns the server's message.
 func (e *ReplyError) Error() string { return e.Msg }
 
+// tlsHandshakeWait bounds a TLS handshake: a TLS server answers the
+// client's hello at once.
+const tlsHandshakeWait = 3 * time.Second
+
+// IsAuthError says whether err is the server refusing the login (NOAUTH,
+// WRONGPASS, a wrong password): retrying cannot help.
+func IsAuthError(err error) bool {
+	var re *ReplyError
+	if !errors.As(err, &re) {
+		return false
+	}
+	m := strings.ToUpper(re.Msg)
+	return strings.HasPrefix(m, "NOAUTH") || strings.HasPrefix(m, "WRONGPASS") || strings.Contains(m, "INVALID PASSWORD") ||
+		strings.Contains(m, "INVALID USERNAME-PASSWORD")
+}
+
 // Dial connects, upgrades to TLS if asked, and logs in. When ctx ends, any
 // blocked read or write returns at once.
 func Dial(ctx context.Context, t endpoint.Target) (*Conn, error) {
@@ -81,11 +98,17 @@ func Dial(ctx context.Context, t endpoint.Target) (*Conn, error) {
 			return nil, err
 		}
 		tc := tls.Client(nc, cfg)
-		hctx, cancel := context.WithTimeout(ctx, timeout)
+		// A server that answers within a second but not the handshake in
+		// three is not speaking TLS: a plaintext Redis waits for a line.
+		hs := min(timeout, tlsHandshakeWait)
+		hctx, cancel := context.WithTimeout(ctx, hs)
 		err = tc.HandshakeContext(hctx)
 		cancel()
 		if err != nil {
 			nc.Close()
+			if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+				return nil, fmt.Errorf("TLS handshake with %s: no answer in %s: the server may not speak TLS on this port (leave TLS out for a plaintext server)", t.Addr, hs)
+			}
 			return nil, fmt.Errorf("TLS handshake with %s failed: %w", t.Addr, err)
 		}
 		nc = tc
@@ -159,7 +182,7 @@ func (c *Conn) handshake(t endpoint.Target) error {
 	}
 	if err != nil {
 		if errors.As(err, &re) {
-			return fmt.Errorf("authentication to %s failed: %s", t.Addr, re.Msg)
+			return fmt.Errorf("authentication to %s failed: %w", t.Addr, re)
 		}
 		return err
 	}
