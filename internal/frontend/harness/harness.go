@@ -225,19 +225,47 @@ func AbortOnFail(ts []threshold.Threshold, next func(stats.Progress), stop func(
 
 // Progress prints one line per second on standard error.
 func Progress(o IO) func(stats.Progress) {
-	return func(p stats.Progress) {
-		iv := p.Interval
+	p, _ := ProgressWithTail(o)
+	return p
+}
+
+// ProgressWithTail is Progress, and the function that, after the run,
+// prints the seconds of its result that no tick printed (the last,
+// partial second), so that the lines hold every second the JSON does.
+// Open-loop lines give p99 from the intended start beside the service p99.
+func ProgressWithTail(o IO) (func(stats.Progress), func(*result.Run)) {
+	printed := -1
+	line := func(iv result.Interval, total int64) {
 		lat := "  no reply in this second      "
-		if iv.MeanUS != nil {
+		switch {
+		case iv.MeanUS != nil && iv.CorrectedP99US != nil:
+			lat = fmt.Sprintf("  p99 %7.3f ms from the intended start (service p99 %7.3f ms)", *iv.CorrectedP99US/1000, *iv.P99US/1000)
+		case iv.MeanUS != nil:
 			lat = fmt.Sprintf("  avg %7.3f ms  p99 %7.3f ms", *iv.MeanUS/1000, *iv.P99US/1000)
+		case iv.Ops > 0:
+			lat = "  replies, no latency recorded in it"
 		}
 		conn := ""
 		if iv.TransportErrors > 0 || iv.ConnectFailures > 0 {
 			conn = fmt.Sprintf("  lost requests %d, failed connects %d", iv.TransportErrors, iv.ConnectFailures)
 		}
-		fmt.Fprintf(o.Err, "[%4.0fs] %10.0f ops/s%s  errors %d (total %d)%s\n",
-			p.Elapsed.Seconds(), iv.OpsPerSec, lat, iv.Errors, p.Errors, conn)
+		fmt.Fprintf(o.Err, "[%4ds] %10.0f ops/s%s  errors %d (total %d)%s\n", iv.Second+1, iv.OpsPerSec, lat, iv.Errors, total, conn)
+		printed = iv.Second
 	}
+	tick := func(p stats.Progress) { line(p.Interval, p.Errors) }
+	tail := func(r *result.Run) {
+		if r == nil {
+			return
+		}
+		var total int64
+		for _, iv := range r.Series {
+			total += iv.Errors
+			if iv.Second > printed {
+				line(iv, total)
+			}
+		}
+	}
+	return tick, tail
 }
 
 // OwnLine is tairbench's line after a peer tool's report: what was

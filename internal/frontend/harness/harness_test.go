@@ -1,12 +1,17 @@
 package harness
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tairbench/tairbench/internal/stats"
+	"github.com/tairbench/tairbench/pkg/result"
 )
 
 func TestCheckPaths(t *testing.T) {
@@ -38,4 +43,23 @@ func TestCheckPaths(t *testing.T) {
 	raw, err := os.ReadFile(existing)
 	require.NoError(t, err)
 	assert.Equal(t, "kept", string(raw), "an existing file is not truncated by the check")
+}
+
+// TestProgressLinesEqualTheSeries: the tail prints the seconds no tick
+// printed, with the JSON's figures; open-loop lines lead with latency
+// from the intended start.
+func TestProgressLinesEqualTheSeries(t *testing.T) {
+	var buf bytes.Buffer
+	tick, tail := ProgressWithTail(IO{Err: &buf})
+	f := func(v float64) *float64 { return &v }
+	s0 := result.Interval{Second: 0, Ops: 100, OpsPerSec: 100, MeanUS: f(100), P99US: f(200), CorrectedP99US: f(3000)}
+	s1 := result.Interval{Second: 1, Ops: 50, OpsPerSec: 50, Errors: 2}
+	tick(stats.Progress{Interval: s0})
+	tail(&result.Run{Series: []result.Interval{s0, s1}})
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	require.Len(t, lines, 2, buf.String())
+	assert.Contains(t, lines[0], "p99   3.000 ms from the intended start (service p99   0.200 ms)")
+	assert.Contains(t, lines[1], "[   2s]")
+	assert.Contains(t, lines[1], "replies, no latency recorded in it")
+	assert.Contains(t, lines[1], "errors 2 (total 2)")
 }

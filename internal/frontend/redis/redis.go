@@ -127,8 +127,9 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 		})
 	}
 	spec := r.spec("", engine.Config{Duration: dur, Ops: o.Count, Warmup: o.Warmup, Rate: o.Rate})
+	tail := func(*result.Run) {}
 	if !o.Out.Quiet {
-		spec.Engine.Progress = harness.Progress(io)
+		spec.Engine.Progress, tail = harness.ProgressWithTail(io)
 	}
 	ctx, closeMetrics, err := harness.WithMetrics(ctx, io, o.MetricsAddr, o.MetricsLinger)
 	if err != nil {
@@ -148,6 +149,7 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	tail(res)
 	res.Preload = pre
 	if why := aborted.Load(); why != nil {
 		res.StopReason = result.StopThreshold
