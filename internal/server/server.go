@@ -229,6 +229,18 @@ func (c *conn) login(user string) {
 	}
 }
 
+// limitHint names the server's limit and its flag behind a refusal, so
+// that a client learns which setting refused its request.
+func (c *conn) limitHint(msg string) string {
+	switch {
+	case strings.HasPrefix(msg, "request larger than"), msg == "invalid bulk length":
+		return fmt.Sprintf(" (this server takes at most %d bytes a request: tairbench serve --max-request)", c.s.cfg.MaxRequest)
+	case strings.HasPrefix(msg, "too much request data pending"):
+		return fmt.Sprintf(" (all connections may have %d bytes pending together: tairbench serve --max-pending)", c.s.cfg.MaxPending)
+	}
+	return ""
+}
+
 // keepBuffer is the request buffer a connection keeps between commands.
 const keepBuffer = 1 << 20
 
@@ -244,7 +256,7 @@ func (c *conn) serve() {
 		if err != nil {
 			if errors.Is(err, resp.ErrProtocol) {
 				msg := strings.TrimPrefix(err.Error(), resp.ErrProtocol.Error()+": ")
-				c.out = resp.AppendError(c.out, "ERR Protocol error: "+msg)
+				c.out = resp.AppendError(c.out, "ERR Protocol error: "+msg+c.limitHint(msg))
 				_ = c.flush()
 			}
 			return
