@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/xml"
+	"net"
 	"os"
 	"path/filepath"
 	"testing"
@@ -185,4 +186,36 @@ func TestLoginRefusedStopsAtOnce(t *testing.T) {
 		assert.NotContains(t, res.err, "server statistics unavailable")
 		assert.Less(t, time.Since(start), 5*time.Second)
 	}
+}
+
+// TestBlackHoleEndsOnTime: a server that accepts and never replies holds
+// the run no longer than its duration plus the grace for requests in
+// flight (plus the 3 s the target's identification may wait), whatever
+// --timeout says; the requests in flight are counted as lost; exit 3.
+func TestBlackHoleEndsOnTime(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns = append(conns, c) // held open, never answered
+		}
+	}()
+	_, p, _ := net.SplitHostPort(ln.Addr().String())
+	js := filepath.Join(t.TempDir(), "r.json")
+	start := time.Now()
+	res := runCLI(context.Background(), "redis", "-port", p, "-command", "GET k", "-d", "2", "-p", "2", "--timeout", "60s",
+		"--no-server-stats", "-q", "--json", js)
+	took := time.Since(start)
+	require.Equal(t, 3, res.code, res.err)
+	assert.Less(t, took, 15*time.Second, "not held for --timeout")
+	r := readRunFile(t, js)
+	assert.Equal(t, int64(2), r.Totals.LostOps, "the 2 requests in flight")
+	require.NotEmpty(t, r.Errors)
+	assert.Contains(t, r.Errors[0].Message, "after the run's end (abandoned)")
 }

@@ -89,6 +89,10 @@ type Config struct {
 	// GiveUp, when set, stops the run (result.StopUnreachable) once no
 	// connection has been usable for this long.
 	GiveUp time.Duration
+	// DeadlineGrace bounds the wait for requests in flight at the deadline
+	// (default 2 s): past it they are abandoned and counted as lost, so a
+	// server that stops answering cannot hold the run past its end.
+	DeadlineGrace time.Duration
 	// Rate, when above 0, makes the run open-loop: Rate requests per
 	// second in all, each with an intended start from a schedule, latency
 	// recorded from the intended start (corrected for coordinated
@@ -157,7 +161,11 @@ func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Seeds: result.Seeds{Base: cfg.Seed}}
-	workers, err := connect(ctx, cfg, f, &res.Seeds)
+	// The workers' connections live under a context of the run's own, so
+	// that ending the run at once also ends the requests in flight.
+	wctx, wcancel := context.WithCancel(ctx)
+	defer wcancel()
+	workers, err := connect(wctx, cfg, f, &res.Seeds)
 	defer closeAll(workers)
 	if err != nil {
 		return nil, err
@@ -166,6 +174,7 @@ func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
 		return nil, err
 	}
 	r := newRunState(ctx, cfg, len(workers))
+	r.abort = wcancel
 	defer r.cancel()
 	done := r.start(workers, res.Seeds.Workers)
 	r.supervise(ctx, done)
@@ -253,6 +262,7 @@ func (r *runState) supervise(ctx context.Context, done <-chan struct{}) {
 		defer t.Stop()
 		giveUp = t.C
 	}
+	var lateStop <-chan time.Time
 	grace := cfg.Tick / 10
 	next := 0
 	tick := time.NewTimer(time.Until(r.agg.Start().Add(cfg.Tick + grace)))
@@ -265,6 +275,13 @@ func (r *runState) supervise(ctx context.Context, done <-chan struct{}) {
 			r.stop(result.StopInterrupted)
 		case <-deadline:
 			r.finish(result.StopDuration)
+			t := time.NewTimer(r.grace())
+			defer t.Stop()
+			lateStop = t.C
+			deadline = nil
+		case <-lateStop:
+			r.abandoned.Store(true)
+			r.stop(result.StopDuration) // blocked reads return at once; failed counts them
 		case now := <-giveUp:
 			if r.avail.unreachableFor(now) >= cfg.GiveUp {
 				r.stop(result.StopUnreachable)

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,6 +25,11 @@ type runState struct {
 	finishing atomic.Bool
 	halt      chan struct{}
 	haltOnce  sync.Once
+	// abandoned is set when requests still in flight DeadlineGrace after
+	// the deadline were given up.
+	abandoned atomic.Bool
+	// abort ends the workers' connections' context (nil: none).
+	abort context.CancelFunc
 
 	cpu0     CPUUsage
 	begin    time.Time
@@ -65,11 +71,22 @@ func newRunState(ctx context.Context, cfg Config, workers int) *runState {
 	return r
 }
 
+// grace is the wait for requests in flight at the deadline.
+func (r *runState) grace() time.Duration {
+	if r.cfg.DeadlineGrace > 0 {
+		return r.cfg.DeadlineGrace
+	}
+	return 2 * time.Second
+}
+
 // stop ends the run at once: requests in flight are abandoned (interrupt,
 // error budget, unreachable target).
 func (r *runState) stop(reason string) {
 	r.stopReason.CompareAndSwap(nil, reason)
 	r.cancel()
+	if r.abort != nil {
+		r.abort()
+	}
 }
 
 // finish ends the run when the requests in flight complete: at the deadline
@@ -245,6 +262,13 @@ func (l *loop) failed(err error, t1 time.Time) bool {
 		return false
 	}
 	if r.ctx.Err() != nil {
+		if r.abandoned.Load() {
+			// No reply by the deadline plus its grace: lost, counted in
+			// the run's last second (the server may still run it).
+			at := r.deadline.Add(-time.Nanosecond)
+			l.rec.Error(at, stats.Lost, []byte(fmt.Sprintf("no reply %s after the run's end (abandoned)", r.grace())), r.cfg.OpsPerRequest)
+			l.rec.LostOp(at, l.st.Op, r.cfg.OpsPerRequest)
+		}
 		return false // interrupted mid-request: not an error of the target
 	}
 	if !r.deadline.IsZero() && t1.After(r.deadline) {
