@@ -60,13 +60,8 @@ func (m *metricsFlags) register(fs *pflag.FlagSet) {
 // around runs f with the metrics endpoint up (when asked), then waits for
 // its last scrape; f's error wins.
 func (m *metricsFlags) around(ctx context.Context, a *app, f func(context.Context) error) error {
-	ctx, done, err := harness.WithMetrics(ctx, a.io(), m.addr, m.linger)
-	if err != nil {
-		return err
-	}
-	err = f(ctx)
-	if derr := done(); err == nil {
-		err = derr
-	}
+	_, err := harness.MetricsAround(ctx, a.io(), m.addr, m.linger, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, f(ctx)
+	})
 	return err
 }

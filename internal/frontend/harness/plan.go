@@ -111,3 +111,22 @@ func WithMetrics(ctx context.Context, o IO, addr string, linger time.Duration) (
 	fmt.Fprintf(o.Err, "metrics on http://%s/metrics\n", exp.Addr())
 	return metrics.NewContext(ctx, exp), func() error { return exp.Close(ctx, linger, o.Err) }, nil
 }
+
+// MetricsAround runs f with the live metrics endpoint on addr ("" none)
+// carried by its context, then waits up to linger (0: 30 s) for the last
+// scrape; f's error wins over the endpoint's.
+func MetricsAround[T any](ctx context.Context, o IO, addr string, linger time.Duration, f func(context.Context) (T, error)) (T, error) {
+	if linger == 0 {
+		linger = 30 * time.Second
+	}
+	ctx, done, err := WithMetrics(ctx, o, addr, linger)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	v, err := f(ctx)
+	if derr := done(); err == nil {
+		err = derr
+	}
+	return v, err
+}

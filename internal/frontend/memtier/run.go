@@ -40,15 +40,9 @@ func dryRun(o Options, io harness.IO) error {
 // line, the .hgrm files and tairbench's own document; with --slo, a
 // capacity search instead; with MetricsAddr, live metrics too.
 func Run(ctx context.Context, o Options, args []string, io harness.IO) (*result.Compat, error) {
-	ctx, done, err := harness.WithMetrics(ctx, io, o.MetricsAddr, o.MetricsLinger)
-	if err != nil {
-		return nil, err
-	}
-	doc, err := run1(ctx, o, args, io)
-	if derr := done(); err == nil {
-		err = derr
-	}
-	return doc, err
+	return harness.MetricsAround(ctx, io, o.MetricsAddr, o.MetricsLinger, func(ctx context.Context) (*result.Compat, error) {
+		return run1(ctx, o, args, io)
+	})
 }
 
 func run1(ctx context.Context, o Options, args []string, io harness.IO) (*result.Compat, error) {

@@ -25,18 +25,9 @@ import (
 // document to -json. A test whose run failed makes the error exit status 3,
 // after every test has run.
 func Run(ctx context.Context, o Options, args []string, io harness.IO) (*result.Compat, error) {
-	if o.MetricsLinger == 0 {
-		o.MetricsLinger = 30 * time.Second
-	}
-	ctx, done, err := harness.WithMetrics(ctx, io, o.MetricsAddr, o.MetricsLinger)
-	if err != nil {
-		return nil, err
-	}
-	doc, err := run1(ctx, o, args, io)
-	if derr := done(); err == nil {
-		err = derr
-	}
-	return doc, err
+	return harness.MetricsAround(ctx, io, o.MetricsAddr, o.MetricsLinger, func(ctx context.Context) (*result.Compat, error) {
+		return run1(ctx, o, args, io)
+	})
 }
 
 func run1(ctx context.Context, o Options, args []string, io harness.IO) (*result.Compat, error) {

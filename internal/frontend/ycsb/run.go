@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
@@ -34,18 +33,9 @@ func dryRun(c *Command, wl *Workload, args []string, io harness.IO) error {
 // redis.password hidden): YCSB's report, tairbench's line and its document;
 // with --slo, a capacity search of the run phase instead.
 func Run(ctx context.Context, c *Command, args []string, io harness.IO) (*result.Compat, error) {
-	if c.MetricsLinger == 0 {
-		c.MetricsLinger = 30 * time.Second
-	}
-	ctx, done, err := harness.WithMetrics(ctx, io, c.MetricsAddr, c.MetricsLinger)
-	if err != nil {
-		return nil, err
-	}
-	doc, err := run1(ctx, c, args, io)
-	if derr := done(); err == nil {
-		err = derr
-	}
-	return doc, err
+	return harness.MetricsAround(ctx, io, c.MetricsAddr, c.MetricsLinger, func(ctx context.Context) (*result.Compat, error) {
+		return run1(ctx, c, args, io)
+	})
 }
 
 func run1(ctx context.Context, c *Command, args []string, io harness.IO) (*result.Compat, error) {
