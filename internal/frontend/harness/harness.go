@@ -471,7 +471,7 @@ func Target(o IO, t endpoint.Target, err error, embedded bool) (endpoint.Target,
 func StartRedisServer(o IO) (string, func(), error) {
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
-		return "", nil, errors.New("redis-server is not installed (apt-get install redis-server), or give --redis HOST:PORT")
+		return "", nil, errors.New("redis-server is not installed (apt-get install redis-server; make deps does), or give a target")
 	}
 	dir, err := os.MkdirTemp("", "tairbench-redis-")
 	if err != nil {
@@ -485,7 +485,7 @@ func StartRedisServer(o IO) (string, func(), error) {
 		port := l.Addr().(*net.TCPAddr).Port
 		_ = l.Close()
 		cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-			"--dir", dir, "--daemonize", "no", "--logfile", filepath.Join(dir, "redis.log"))
+			"--dir", dir, "--daemonize", "no", "--logfile", filepath.Join(dir, "redis.log"), "--maxclients", "10000")
 		if err := cmd.Start(); err != nil {
 			return "", nil, fmt.Errorf("start redis-server: %w", err)
 		}

@@ -44,13 +44,12 @@ func Run(ctx context.Context, o RunOptions, io harness.IO) (*result.WhitepaperSu
 		return nil, dryRun(ctx, o, io)
 	}
 	if o.LocalRedis {
-		r, err := StartLocalRedis()
+		addr, stop, err := harness.StartRedisServer(io)
 		if err != nil {
 			return nil, err
 		}
-		defer r.Stop()
-		tg.Addr = r.Addr
-		fmt.Fprintf(io.Err, "redis-server started on %s for the suite\n", r.Addr)
+		defer stop()
+		tg.Addr = addr
 	}
 	id, _ := redis.Identify(ctx, tg) // nil when the target will not say
 	o.Seed = harness.SeedOrNew(o.Seed)

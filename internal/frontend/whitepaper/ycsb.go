@@ -2,15 +2,10 @@ package whitepaper
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net"
-	"os"
-	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/endpoint"
@@ -65,53 +60,6 @@ type YCSBOptions struct {
 	Threads             int
 	// Groups limits the persistent-memory suite's command groups.
 	Groups []string
-}
-
-// LocalRedis is a redis-server this process started for a suite.
-type LocalRedis struct {
-	Addr string
-	cmd  *exec.Cmd
-	dir  string
-}
-
-// StartLocalRedis starts Debian's redis-server on a free loopback port,
-// without persistence.
-func StartLocalRedis() (*LocalRedis, error) {
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		return nil, errors.New("redis-server not found: install it (make deps installs Debian's) or give --host")
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	_ = l.Close()
-	dir, err := os.MkdirTemp("", "tairbench-redis")
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-		"--dir", dir, "--maxclients", "10000")
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start redis-server: %w", err)
-	}
-	r := &LocalRedis{Addr: fmt.Sprintf("127.0.0.1:%d", port), cmd: cmd, dir: dir}
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if c, err := net.Dial("tcp", r.Addr); err == nil {
-			_ = c.Close()
-			return r, nil
-		}
-	}
-	r.Stop()
-	return nil, errors.New("redis-server did not start within 5 s")
-}
-
-// Stop stops the server and removes its folder.
-func (r *LocalRedis) Stop() {
-	_ = r.cmd.Process.Kill()
-	_ = r.cmd.Wait()
-	_ = os.RemoveAll(r.dir)
 }
 
 // flush empties the target between cases.
