@@ -217,5 +217,5 @@ func TestBlackHoleEndsOnTime(t *testing.T) {
 	r := readRunFile(t, js)
 	assert.Equal(t, int64(2), r.Totals.LostOps, "the 2 requests in flight")
 	require.NotEmpty(t, r.Errors)
-	assert.Contains(t, r.Errors[0].Message, "after the run's end (abandoned)")
+	assert.Contains(t, r.Errors[0].Message, "abandoned: no reply 2s after the run's end")
 }

@@ -262,14 +262,8 @@ func (l *loop) failed(err error, t1 time.Time) bool {
 		return false
 	}
 	if r.ctx.Err() != nil {
-		if r.abandoned.Load() {
-			// No reply by the deadline plus its grace: lost, counted in
-			// the run's last second (the server may still run it).
-			at := r.deadline.Add(-time.Nanosecond)
-			l.rec.Error(at, stats.Lost, []byte(fmt.Sprintf("no reply %s after the run's end (abandoned)", r.grace())), r.cfg.OpsPerRequest)
-			l.rec.LostOp(at, l.st.Op, r.cfg.OpsPerRequest)
-		}
-		return false // interrupted mid-request: not an error of the target
+		l.abandon(t1) // the run stopped under it: counted, never dropped
+		return false
 	}
 	if !r.deadline.IsZero() && t1.After(r.deadline) {
 		r.finish(result.StopDuration) // past the measured time
@@ -295,6 +289,29 @@ func (l *loop) failed(err error, t1 time.Time) bool {
 	case <-time.After(r.cfg.Backoff):
 	}
 	return true
+}
+
+// abandon counts a request the run gave up when it stopped (error budget
+// spent, target unreachable, or no reply within the grace after the
+// deadline) as lost, in the measured time's last second when it ended
+// after it. A request an interruption cut is the user's doing, not the
+// target's, and is not counted.
+func (l *loop) abandon(t1 time.Time) {
+	r := l.r
+	reason, _ := r.stopReason.Load().(string)
+	if reason == result.StopInterrupted || reason == "" && !r.abandoned.Load() {
+		return
+	}
+	why := "the run stopped (" + reason + ")"
+	if r.abandoned.Load() {
+		why = fmt.Sprintf("no reply %s after the run's end", r.grace())
+	}
+	if !r.deadline.IsZero() && !t1.Before(r.deadline) {
+		t1 = r.deadline.Add(-time.Nanosecond)
+	}
+	msg := []byte("abandoned: " + why)
+	l.rec.Error(t1, stats.Lost, msg, r.cfg.OpsPerRequest)
+	l.rec.LostOp(t1, l.st.Op, r.cfg.OpsPerRequest)
 }
 
 // replied records a request that got its replies; false when it completed
