@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/tairbench/tairbench/internal/editdist"
 )
 
 // QueryError is a request the engine rejects; the message names the part.
@@ -567,7 +569,7 @@ func (fd *fieldData) fuzzyMatch(ix *Index, term string, dist, prefix int, boost 
 		if prefix > 0 && (len(tr) < prefix || len(rs) < prefix || string(tr[:prefix]) != string(rs[:prefix])) {
 			continue
 		}
-		if levenshtein(rs, tr, dist) <= dist {
+		if editdist.Distance(rs, tr, dist) <= dist {
 			m, _ := fd.termMatch(ix, t, boost)
 			parts = append(parts, m)
 		}
@@ -577,29 +579,6 @@ func (fd *fieldData) fuzzyMatch(ix *Index, term string, dist, prefix int, boost 
 	}
 	// A document matching several variants scores as its best variant.
 	return disMax(parts, 0), nil
-}
-
-func levenshtein(a, b []rune, limit int) int {
-	if d := len(a) - len(b); d > limit || -d > limit {
-		return limit + 1
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 type matchAllQ struct{ boost float64 }

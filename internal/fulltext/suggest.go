@@ -3,6 +3,8 @@ package fulltext
 import (
 	"sort"
 	"strings"
+
+	"github.com/tairbench/tairbench/internal/editdist"
 )
 
 // AddSuggestions adds (or re-weights) suggestions and returns how many were new.
@@ -42,7 +44,7 @@ func (ix *Index) Suggestions(prefix string, max int, fuzzy bool) []string {
 		case strings.HasPrefix(t, prefix):
 		case fuzzy:
 			tr := []rune(t)
-			if len(tr) < len(pr) || levenshtein(pr, tr[:len(pr)], 1) > 1 {
+			if len(tr) < len(pr) || editdist.Distance(pr, tr[:len(pr)], 1) > 1 {
 				continue
 			}
 		default:

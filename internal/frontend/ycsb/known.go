@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/tairbench/tairbench/internal/editdist"
 )
 
 // known are the properties tairbench reads (with defaults' keys).
@@ -31,34 +33,13 @@ func checkKeys(keys []string) error {
 		}
 		best, dist := "", 1<<30
 		for _, a := range all {
-			if d := editDistance(k, a); d < dist {
+			if d := editdist.Distance([]rune(k), []rune(a), len(k)+len(a)); d < dist {
 				best, dist = a, d
 			}
 		}
 		return fmt.Errorf("unknown property %q: did you mean %q? (--allow-unknown-properties accepts unknown ones, as YCSB does)", k, best)
 	}
 	return nil
-}
-
-// editDistance is Levenshtein's distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // builtIn is the core workload a -P path names: only workloads/workloada
