@@ -94,3 +94,44 @@ func TestRoaringStatDocument(t *testing.T) {
 	res = runCLI(context.Background(), "report", js, "-o", html)
 	require.Equal(t, 0, res.code, res.err)
 }
+
+// TestBitmapFromKeysAndOpenLoop: --from-key reads a Redis set and a
+// bitmap as the user's keys; --rate adds an open-loop run.
+func TestBitmapFromKeysAndOpenLoop(t *testing.T) {
+	src := testenv.StartRedis(t)
+	testenv.Do(t, src.Addr, "SADD", "tags:a", "3", "7", "1000", "65536")
+	testenv.Do(t, src.Addr, "SETBIT", "tags:b", "7", "1")
+	testenv.Do(t, src.Addr, "SETBIT", "tags:b", "65536", "1")
+	r := testenv.StartRedis(t)
+	js := filepath.Join(t.TempDir(), "b.json")
+	res := runCLI(context.Background(), "bitmap", "compare", "--redis", r.Addr, "--from-key", src.Addr+"/tags:a",
+		"--from-key", src.Addr+"/tags:b", "--ops", "membership,and-card-2", "-d", "0.2", "-c", "1", "--rate", "200", "--probes", "5", "--json", js)
+	require.Equal(t, 0, res.code, res.err)
+	doc, err := result.ReadFile(js)
+	require.NoError(t, err)
+	bm := doc.(*result.BitmapComparison)
+	p := bm.Points[0]
+	assert.Equal(t, uint64(4), p.Keys[0].Cardinality)
+	assert.Contains(t, p.Keys[0].Source, "key tags:a (redis-set)")
+	assert.Contains(t, p.Keys[1].Source, "key tags:b (redis-bitmap)")
+	for _, c := range p.Crosscheck {
+		assert.Equal(t, c.Probes, c.Agreed, c.Operation)
+	}
+	require.NotNil(t, p.Operations[0].Results[0].Open, "the open-loop run")
+	assert.NotNil(t, p.Operations[0].Results[0].Open.Totals.CorrectedLatency)
+
+	res = runCLI(context.Background(), "bitmap", "compare", "--redis", r.Addr, "--from-key", src.Addr+"/nokey")
+	require.Equal(t, 1, res.code)
+	assert.Contains(t, res.err, "key nokey does not exist")
+}
+
+// TestBitmapPartialLoadStops: a server that refuses part of the load
+// (maxmemory) stops the comparison with the reason.
+func TestBitmapPartialLoadStops(t *testing.T) {
+	r := testenv.StartRedis(t, "--maxmemory", "3mb", "--maxmemory-policy", "noeviction")
+	res := runCLI(context.Background(), "bitmap", "compare", "--redis", r.Addr, "--structures", "redis-set",
+		"--cardinality", "200000", "--universe", "2^24", "--keys", "1", "-d", "0.1")
+	require.Equal(t, 3, res.code, res.err)
+	assert.Contains(t, res.err, "load stopped, the comparison with it")
+	assert.Contains(t, res.err, "OOM")
+}

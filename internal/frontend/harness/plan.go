@@ -71,7 +71,11 @@ func (p *Plan) Note(format string, a ...any) { fmt.Fprintf(p.W, "  "+format+"\n"
 // Close prints the totals: the timed part exactly, the count-bounded part
 // as commands, since its time is the server's.
 func (p *Plan) Close() {
-	fmt.Fprintf(p.W, "total: %d runs, %s of timed runs", p.runs, time.Duration(p.seconds*float64(time.Second)).Round(time.Second))
+	runs := "runs"
+	if p.runs == 1 {
+		runs = "run"
+	}
+	fmt.Fprintf(p.W, "total: %d %s, %s of timed runs", p.runs, runs, time.Duration(p.seconds*float64(time.Second)).Round(time.Second))
 	if p.commands > 0 {
 		fmt.Fprintf(p.W, " plus %d commands bounded by count (at 100,000/s about %s)", p.commands,
 			time.Duration(float64(p.commands)/1e5*float64(time.Second)).Round(time.Second))
