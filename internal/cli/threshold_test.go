@@ -171,6 +171,9 @@ func TestMissesTheRepliesCannotShow(t *testing.T) {
 	r := readRunFile(t, js)
 	require.NotNil(t, r.Server.KeyspaceMisses)
 	assert.Equal(t, int64(4000), *r.Server.KeyspaceMisses)
+	require.Len(t, r.Operations, 2)
+	assert.True(t, r.Operations[0].MissesHidden, "the JSON says TR.GETBIT's misses cannot be counted")
+	assert.False(t, r.Operations[1].MissesHidden)
 }
 
 // TestLoginRefusedStopsAtOnce: no password or a wrong one stops the run

@@ -264,7 +264,7 @@ func writeOperations(b *strings.Builder, ops []result.Operation, sv *result.Serv
 	for _, o := range ops {
 		l := o.Latency
 		misses := strconv.FormatInt(o.Misses, 10)
-		if MissesHidden(o.Command) {
+		if o.MissesHidden {
 			misses = "—"
 			hidden = append(hidden, o.Name)
 		}
@@ -278,20 +278,6 @@ func writeOperations(b *strings.Builder, ops []result.Operation, sv *result.Serv
 		}
 		b.WriteString("\n")
 	}
-}
-
-// MissesHidden says whether a command template's replies cannot show a
-// missing key (an integer answers alike for a missing key and an unset
-// bit or an empty set): its misses are the server's to count.
-func MissesHidden(command string) bool {
-	name, _, _ := strings.Cut(strings.TrimSpace(command), " ")
-	switch strings.ToUpper(name) {
-	case "TR.GETBIT", "TR.GETBITS", "TR.BITCOUNT", "TR.BITPOS", "TR.RANK", "TR.MIN", "TR.MAX", "TR.SCAN", "TR.JACCARD",
-		"TR.CONTAINS", "TR.BITOPCARD", "GETBIT", "BITCOUNT", "BITPOS", "SISMEMBER", "SMISMEMBER", "SCARD", "EXISTS", "STRLEN",
-		"LLEN", "HLEN", "ZCARD", "HEXISTS":
-		return true
-	}
-	return false
 }
 
 // writeServer summarizes the server's own timeline.

@@ -171,7 +171,7 @@ func assemble(s Spec, res *engine.Result, server *result.ServerTimeline) *result
 	r.Client = c
 	for i, o := range snap.Operations {
 		if i < len(s.Operations) {
-			o.Command, o.Weight = s.Operations[i].Command, s.Operations[i].Weight
+			o.Command, o.Weight, o.MissesHidden = s.Operations[i].Command, s.Operations[i].Weight, s.Operations[i].MissesHidden
 		}
 		o.Histogram = result.EncodeHistogram(snap.OpHistograms[i])
 		r.Operations = append(r.Operations, o)

@@ -38,7 +38,8 @@ func FromTemplate(ts redis.TemplateSpec, name, version string, t endpoint.Target
 	spec.Refused = redis.IsAuthError
 	for _, o := range w.Ops {
 		if w.Mixed() {
-			spec.Operations = append(spec.Operations, result.Operation{Name: o.Name, Command: o.Template, Weight: o.Weight})
+			spec.Operations = append(spec.Operations, result.Operation{Name: o.Name, Command: o.Template, Weight: o.Weight,
+				MissesHidden: !redis.ReplyShowsMiss(o.Template)})
 		}
 	}
 	if ts.ServerStats && !t.Cluster {

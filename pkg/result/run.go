@@ -63,14 +63,19 @@ type Operation struct {
 	Weight  int    `json:"weight"`
 	// Ops, Requests and Errors count as the run's Totals do; Misses counts
 	// replies that found nothing (a null, or an empty array).
-	Ops       int64   `json:"ops"`
-	Requests  int64   `json:"requests"`
-	Errors    int64   `json:"errors"`
-	Misses    int64   `json:"misses"`
-	BytesOut  int64   `json:"bytes_out"`
-	BytesIn   int64   `json:"bytes_in"`
-	OpsPerSec float64 `json:"ops_per_sec"`
-	Latency   Latency `json:"latency_us"`
+	Ops      int64 `json:"ops"`
+	Requests int64 `json:"requests"`
+	Errors   int64 `json:"errors"`
+	Misses   int64 `json:"misses"`
+	// MissesHidden says the command's replies cannot show a missing key
+	// (an integer reads alike for a missing key and an unset bit): Misses
+	// is then 0 for want of a way to count, and the server's
+	// keyspace_misses is the figure.
+	MissesHidden bool    `json:"misses_hidden,omitempty"`
+	BytesOut     int64   `json:"bytes_out"`
+	BytesIn      int64   `json:"bytes_in"`
+	OpsPerSec    float64 `json:"ops_per_sec"`
+	Latency      Latency `json:"latency_us"`
 	// CorrectedLatency is from the intended start (open-loop runs only).
 	CorrectedLatency *Latency `json:"latency_corrected_us,omitempty"`
 	// Histogram is the operation's HdrHistogram, encoded as Run.Histogram.

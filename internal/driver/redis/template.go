@@ -151,3 +151,18 @@ func (w Workload) ModeName() string {
 		return "one command per round trip"
 	}
 }
+
+// ReplyShowsMiss says whether a command's reply tells a missing key from
+// an empty one (a null or an empty array, which the workers count as
+// misses). An integer reply does not: TR.GETBIT, GETBIT, SISMEMBER,
+// EXISTS… answer alike for a missing key and an unset bit or member.
+func ReplyShowsMiss(command string) bool {
+	name, _, _ := strings.Cut(strings.TrimSpace(command), " ")
+	switch strings.ToUpper(name) {
+	case "TR.GETBIT", "TR.GETBITS", "TR.BITCOUNT", "TR.BITPOS", "TR.RANK", "TR.MIN", "TR.MAX", "TR.SCAN", "TR.JACCARD",
+		"TR.CONTAINS", "TR.BITOPCARD", "GETBIT", "BITCOUNT", "BITPOS", "SISMEMBER", "SMISMEMBER", "SCARD", "EXISTS", "STRLEN",
+		"LLEN", "HLEN", "ZCARD", "HEXISTS":
+		return false
+	}
+	return true
+}
