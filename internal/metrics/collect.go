@@ -43,6 +43,15 @@ func (e *Exporter) collectRun(ch chan<- prometheus.Metric, lb Labels, st state) 
 	counter("errors", float64(st.errors))
 	counter("lost", float64(st.lost))
 	counter("unreachable", st.unreachableS)
+	counter("connect", float64(st.connectFailures))
+	for _, c := range st.causes {
+		counter("causes", float64(c.Count), c.Kind, c.Message)
+	}
+	if sc := st.schedule; sc != nil {
+		counter("behind", float64(sc.Behind))
+		counter("lags", float64(sc.ClientLags))
+		gauge("behindMax", sc.BehindMaxMS/1000)
+	}
 	e.histogram(ch, st.service, with("service", ""))
 	e.histogram(ch, st.corrected, with("corrected", ""))
 	for i, name := range st.opNames {

@@ -49,7 +49,12 @@ type state struct {
 	opNames                     []string
 	opHists                     []*hdr.Histogram
 	opCounts, opErrors          []int64
-	finished                    bool
+	connectFailures             int64
+	// causes are the result's error groups; schedule its open-loop
+	// schedule (both known at the end of the run).
+	causes   []result.ErrorCount
+	schedule *result.Schedule
+	finished bool
 }
 
 // Exporter serves the metrics of every run of one tairbench process.
@@ -115,6 +120,11 @@ func (e *Exporter) describe() {
 		"errors":      d("errors_total", "Failed commands: error replies and the commands of lost requests."),
 		"lost":        d("lost_requests_total", "Requests lost on their connection (timeout, reset, closed)."),
 		"unreachable": d("unreachable_seconds_total", "Measured time with no usable connection (at the end of the run)."),
+		"connect":     d("connect_failures_total", "Failed attempts to connect or reconnect."),
+		"causes":      d("error_causes_total", "Failed commands by kind (reply, connection, connect) and message (at the end of the run).", "kind", "cause"),
+		"behind":      d("schedule_behind_requests_total", "Open loop: requests that started over 1 ms late because the server held the connection (at the end of the run)."),
+		"lags":        d("schedule_client_lags_total", "Open loop: requests the client itself started over 1 ms late (at the end of the run)."),
+		"behindMax":   d("schedule_behind_max_seconds", "Open loop: the longest a request started after its intended start (at the end of the run)."),
 		"op_ops":      d("operation_commands_total", "Commands completed, per operation type.", "op"),
 		"op_errors":   d("operation_errors_total", "Failed commands, per operation type.", "op"),
 		"latency":     d("latency_seconds", "Latency: measure=service from the send, corrected from the intended start (open loop).", "measure", "op"),
@@ -157,6 +167,7 @@ func (r *Run) Observe(p stats.Progress) {
 		return
 	}
 	r.st.ops, r.st.errors = p.TotalOps, p.Errors
+	r.st.connectFailures += p.Interval.ConnectFailures
 	if t := p.Totals; t != nil {
 		r.st.requests, r.st.lost = t.Requests, t.Transport
 		r.st.service, r.st.corrected = t.Service, t.Corrected
@@ -171,7 +182,12 @@ func (r *Run) Final(res *result.Run) {
 
 func (e *Exporter) final(rm *Run, r *result.Run) {
 	st := state{ops: r.Totals.Ops, requests: r.Totals.Requests, errors: r.Totals.Errors, lost: r.Totals.TransportErrors,
-		unreachableS: r.Availability.UnreachableMS / 1000, finished: true}
+		unreachableS: r.Availability.UnreachableMS / 1000, causes: r.Errors, schedule: r.Totals.Schedule, finished: true}
+	for _, e := range r.Errors {
+		if e.Kind == "connect" {
+			st.connectFailures += e.Count
+		}
+	}
 	st.service = decode(r.Histogram)
 	st.corrected = decode(r.HistogramCorrected)
 	for _, op := range r.Operations {
