@@ -77,6 +77,10 @@ func TestMetricsThroughPrometheus(t *testing.T) {
 	assert.LessOrEqual(t, math.Abs(math.Log10(est*1e6)-math.Log10(r.Totals.Latency.P99)), 0.1,
 		"histogram_quantile %.1f µs, JSON p99 %.1f µs", est*1e6, r.Totals.Latency.P99)
 
+	info, ok := promQuery(t, prom, `tairbench_run_info{job="tairbench",server="tairbench embedded server, not Tair"}`)
+	require.True(t, ok, "run_info names the embedded server as not Tair")
+	assert.Equal(t, 1.0, info)
+
 	count, ok := promQuery(t, prom, `tairbench_latency_seconds_count{job="tairbench",measure="service",op=""}`)
 	require.True(t, ok)
 	assert.Positive(t, count)

@@ -31,7 +31,7 @@ func (e *Exporter) collectRun(ch chan<- prometheus.Metric, lb Labels, st state) 
 	counter := func(name string, v float64, extra ...string) {
 		ch <- prometheus.MustNewConstMetric(e.desc[name], prometheus.CounterValue, v, with(extra...)...)
 	}
-	gauge("info", 1, strconv.Itoa(lb.Connections))
+	gauge("info", 1, strconv.Itoa(lb.Connections), lb.Server)
 	finished := 0.0
 	if st.finished {
 		finished = 1

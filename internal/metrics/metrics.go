@@ -31,7 +31,10 @@ import (
 // Labels name a run on every series.
 type Labels struct {
 	RunID, Shard, Workload, Target, Version string
-	Connections                             int
+	// Server is who the target said it is ("tairbench embedded server,
+	// not Tair", "redis 7.0.15"), on the run_info series.
+	Server      string
+	Connections int
 }
 
 // Run is one run's figures on an exporter (a suite has one per case).
@@ -112,7 +115,7 @@ func (e *Exporter) describe() {
 		return prometheus.NewDesc("tairbench_"+name, help, append(append([]string{}, names...), extra...), c)
 	}
 	e.desc = map[string]*prometheus.Desc{
-		"info":        d("run_info", "The run: 1 while its endpoint serves.", "connections"),
+		"info":        d("run_info", "The run: 1 while its endpoint serves; server is who the target said it is.", "connections", "server"),
 		"finished":    d("run_finished", "1 once the run has ended and the figures are the result's."),
 		"elapsed":     d("run_elapsed_seconds", "Seconds since the endpoint started."),
 		"ops":         d("commands_total", "Commands completed (a batch or pipeline of N counts N)."),

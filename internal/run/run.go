@@ -107,8 +107,14 @@ func observe(ctx context.Context, s *Spec) *metrics.Run {
 	if l.Workload == "" {
 		l.Workload = s.Name
 	}
-	if s.Config.Target != nil {
-		l.Target = s.Config.Target.Addr
+	if t := s.Config.Target; t != nil {
+		l.Target = t.Addr
+		switch {
+		case t.NotTair():
+			l.Server = "tairbench embedded server, not Tair"
+		case t.Server != nil:
+			l.Server = strings.TrimSpace(t.Server.Name + " " + t.Server.Version)
+		}
 	}
 	live := exp.Begin(l)
 	s.Engine.ProgressTotals = true
