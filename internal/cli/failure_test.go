@@ -105,6 +105,83 @@ func TestServerKilledAndRestarted(t *testing.T) {
 	assert.Equal(t, run.Totals.ConnectFailures, lost, "connect failures are in the seconds they happened")
 	last := run.Series[len(run.Series)-1]
 	assert.Greater(t, last.Ops, int64(0), "the run recovered")
+	assertLives(t, run, r, "restart:")
+}
+
+// assertLives checks the reconciliation against the server's own counts:
+// the last life's calls and rejected calls are what the restarted server
+// says, the earlier lives end unread, no sample is negative, and the
+// first cause observed is the one expected.
+func assertLives(t *testing.T, run *result.Run, r *testenv.Redis, cause string) {
+	t.Helper()
+	require.NotNil(t, run.Server)
+	rc := run.Server.Reconciliation
+	require.NotNil(t, rc)
+	require.GreaterOrEqual(t, len(rc.Lives), 2, "the restart makes a second life: %+v", rc.Lives)
+	assert.NotEmpty(t, run.Server.Restarts)
+	last := rc.Lives[len(rc.Lives)-1]
+	assert.Equal(t, testenv.CommandCalls(t, r.Addr, "incr"), last.Calls, "the new life's calls are the server's own count")
+	assert.Equal(t, testenv.CommandStat(t, r.Addr, "incr", "rejected_calls"), last.Rejected, "and so are its rejected calls")
+	assert.True(t, last.EndRead)
+	assert.False(t, rc.Lives[0].EndRead, "the killed life ended after its last reading")
+	assert.False(t, rc.Complete)
+	assert.False(t, rc.Match, "an incomplete count is never called a match")
+	require.NotEmpty(t, rc.Causes)
+	assert.Contains(t, rc.Causes[0], cause)
+	for _, s := range run.Server.Samples {
+		if s.OpsPerSec != nil {
+			assert.GreaterOrEqual(t, *s.OpsPerSec, 0.0, "second %d: no negative rate", s.Second)
+		}
+		if s.CPUCores != nil {
+			assert.GreaterOrEqual(t, *s.CPUCores, 0.0, "second %d", s.Second)
+		}
+	}
+}
+
+// A restarted server with a large file answers LOADING for a while: the
+// server counts those as rejected calls, and so does the reconciliation.
+func TestServerRestartedLoadingReconciled(t *testing.T) {
+	r := testenv.StartRedis(t, "--appendonly", "yes", "--appendfsync", "always", "--enable-debug-command", "yes")
+	testenv.Do(t, r.Addr, "DEBUG", "POPULATE", "2000000")
+	testenv.Do(t, r.Addr, "BGREWRITEAOF")
+	for deadline := time.Now().Add(30 * time.Second); testenv.InfoField(t, r.Addr, "persistence", "aof_rewrite_in_progress") != "0" ||
+		testenv.InfoField(t, r.Addr, "persistence", "aof_rewrite_scheduled") != "0"; time.Sleep(100 * time.Millisecond) {
+		require.True(t, time.Now().Before(deadline), "the file was not rewritten in 30 s")
+	}
+	restarted := make(chan struct{})
+	time.AfterFunc(2*time.Second, func() { defer close(restarted); r.Stop(); r.Restart(t) })
+	res, run := incrRun(t, r, 7)
+	<-restarted
+	counter(t, r) // waits until the server has loaded its file
+	assertLives(t, run, r, "restart:")
+	rc := run.Server.Reconciliation
+	var loading int64
+	for _, e := range run.Errors {
+		if strings.Contains(e.Message, "LOADING") {
+			loading += e.Count
+		}
+	}
+	require.Greater(t, loading, int64(0), "the client saw LOADING")
+	assert.Equal(t, loading, rc.Lives[len(rc.Lives)-1].Rejected, "every LOADING reply is a rejected call of the new life")
+	assert.Contains(t, res.out, "rejected before running (rejected_calls)")
+	assert.Contains(t, res.out, "observed: restart:")
+}
+
+// A template the server refuses (wrong arity): every command is an error
+// and a rejected call, and the counts match.
+func TestWrongArityReconciles(t *testing.T) {
+	r := testenv.StartRedis(t)
+	jsonPath := filepath.Join(t.TempDir(), "r.json")
+	res := runCLI(context.Background(), "redis", "-port", port(r), "-count", "2000", "-p", "2",
+		"-command", "INCR a b", "-q", "--json", jsonPath)
+	run := readResult(t, jsonPath)
+	assert.Equal(t, ExitRunFailed, res.code, "every command failed")
+	rc := run.Server.Reconciliation
+	require.NotNil(t, rc)
+	assert.True(t, rc.Match, "rejected calls are answers: %+v", rc)
+	assert.Equal(t, int64(2000), rc.Rejected)
+	assert.Equal(t, testenv.CommandStat(t, r.Addr, "incr", "rejected_calls"), rc.Rejected)
+	assert.NotContains(t, res.out, "differs from the client's")
 }
 
 func TestServerKilledForGood(t *testing.T) {
@@ -126,6 +203,13 @@ func TestServerKilledForGood(t *testing.T) {
 	assert.Greater(t, run.Series[4].ConnectFailures, int64(0), "failed connects are told in their second")
 	r.Restart(t)
 	assertReconciles(t, run, counter(t, r))
+	rc := run.Server.Reconciliation
+	require.NotNil(t, rc)
+	assert.False(t, rc.Complete, "the server's count after its last reading is unknown")
+	assert.False(t, rc.Match)
+	require.NotEmpty(t, rc.Causes)
+	assert.Contains(t, rc.Causes[0], "stopped answering")
+	assert.Contains(t, res.out, "cannot be checked against the client's")
 }
 
 func TestServerPaused(t *testing.T) {

@@ -198,7 +198,7 @@ func normalize(v any, key string) any {
 		switch key {
 		case "ops", "requests", "errors", "transport_errors", "aborted", "latency_overflow", "ops_per_request",
 			"connections", "count", "data_size", "batching", "pipeline", "max_errors", "histogram_max_us", "warmup_ops",
-			"db", "resp", "timeout_ms", "duration_s", "warmup_s", "base", "after_deadline_ops", "lost_ops", "connect_failures",
+			"db", "resp", "timeout_ms", "duration_s", "warmup_s", "base", "after_deadline_ops", "lost_ops", "connect_failures", "rejected", "failed",
 			"connections_lost", "unreachable_ms", "unreachable_fraction", "downtime_ms", "reconnects":
 			return x
 		}
@@ -210,7 +210,7 @@ func normalize(v any, key string) any {
 		return x
 	case string:
 		switch key {
-		case "started_at", "histogram_hdr", "tool_version", "host":
+		case "started_at", "histogram_hdr", "tool_version", "host", "run_id":
 			return "<" + key + ">"
 		case "addr":
 			return "<addr>"

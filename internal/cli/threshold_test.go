@@ -221,4 +221,12 @@ func TestBlackHoleEndsOnTime(t *testing.T) {
 	assert.Equal(t, int64(2), r.Totals.LostOps, "the 2 requests in flight")
 	require.NotEmpty(t, r.Errors)
 	assert.Contains(t, r.Errors[0].Message, "abandoned: no reply 2s after the run's end")
+	assert.InDelta(t, 2, r.Availability.UnresponsiveS, 0.01, "2 s with connections up and no reply")
+	assert.Zero(t, r.Availability.UnreachableMS)
+	raw, err := os.ReadFile(js)
+	require.NoError(t, err)
+	assert.Contains(t, string(raw), `"latency_us": {
+      "min": null,`, "no reply: no latency, not 0")
+	assert.Contains(t, res.out, "latency ms   none: no request got a reply")
+	assert.Contains(t, res.out, "unresponsive 2.0 s")
 }

@@ -319,5 +319,6 @@ func (r *runState) collect(ctx context.Context, res *Result) {
 	res.Snapshot = r.agg.Snapshot(measured)
 	res.Availability = r.avail.finish(r.agg.Start().Add(measured), measured, r.stillDown)
 	res.Availability.SilentSeconds = append(res.Availability.SilentSeconds, res.Snapshot.Silent...)
+	res.Availability.UnresponsiveS = max(0, float64(len(res.Snapshot.Silent))-res.Availability.UnreachableMS/1000)
 	res.Snapshot.Totals.OpsPerRequest = r.cfg.OpsPerRequest
 }

@@ -84,7 +84,16 @@ func Warnings(r *result.Run) []string {
 			a.ConnectionsLost, a.Connections, a.DowntimeMS/1000))
 	}
 	if len(a.SilentSeconds) > 0 {
-		w = append(w, fmt.Sprintf("no reply at all in second(s) %s: the target stalled or was unreachable", seconds(a.SilentSeconds)))
+		why := "the target stalled or was unreachable"
+		switch {
+		case a.UnresponsiveS > 0 && a.UnreachableMS == 0:
+			why = fmt.Sprintf("the connections were up and the server did not answer (unresponsive %.1f s: a stall, a pause or a black hole)", a.UnresponsiveS)
+		case a.UnresponsiveS > 0:
+			why = fmt.Sprintf("the target was unreachable %.1f s and unresponsive %.1f s (connections up, no reply)", a.UnreachableMS/1000, a.UnresponsiveS)
+		case a.UnreachableMS > 0:
+			why = "the target was unreachable"
+		}
+		w = append(w, fmt.Sprintf("no reply at all in second(s) %s: %s", seconds(a.SilentSeconds), why))
 	}
 	if t.TransportErrors > 0 {
 		w = append(w, fmt.Sprintf("%d requests (%d commands) were lost on their connection (timeouts, resets, closed connections)",
@@ -121,12 +130,17 @@ func Warnings(r *result.Run) []string {
 		}
 	}
 	if sv := r.Server; sv != nil && sv.Reconciliation != nil && !sv.Reconciliation.Match {
-		why := "another client, or commands lost on the connection"
-		if r.StopReason == result.StopInterrupted {
-			why = "the interrupt abandoned requests in flight, which the server may have run"
+		rc := sv.Reconciliation
+		what := "differs from"
+		if !rc.Complete {
+			what = "cannot be checked against"
 		}
-		w = append(w, fmt.Sprintf("the server's count of %s differs from the client's: %s (%s)",
-			strings.ToUpper(strings.Join(sv.Reconciliation.Commands, ", ")), sv.Reconciliation.Note, why))
+		w = append(w, fmt.Sprintf("the server's count of %s %s the client's: %s; observed: %s",
+			strings.ToUpper(strings.Join(rc.Commands, ", ")), what, rc.Note, strings.Join(rc.Causes, "; ")))
+	}
+	if sv := r.Server; sv != nil && len(sv.Restarts) > 0 && sv.Reconciliation == nil {
+		w = append(w, fmt.Sprintf("the server restarted during the run (a new run_id or lower uptime at %s s): no rate spans the restart",
+			joinFloats(sv.Restarts)))
 	}
 	if r.StopReason == result.StopInterrupted {
 		w = append(w, "the run was interrupted: these are partial results")
@@ -181,7 +195,11 @@ func Text(w io.Writer, r *result.Run, hist *hdr.Histogram) error {
 		fmt.Fprintf(&b, "availability target unreachable %.1f s of %.1f s (%.1f%%), %d/%d connections lost, %d reconnects, %d failed connect attempts\n",
 			a.UnreachableMS/1000, r.DurationMS/1000, 100*a.UnreachableFraction, a.ConnectionsLost, a.Connections, a.Reconnects, t.ConnectFailures)
 		if len(a.SilentSeconds) > 0 {
-			fmt.Fprintf(&b, "             no reply in second(s) %s\n", seconds(a.SilentSeconds))
+			fmt.Fprintf(&b, "             no reply in second(s) %s", seconds(a.SilentSeconds))
+			if a.UnresponsiveS > 0 {
+				fmt.Fprintf(&b, "; unresponsive %.1f s (connections up, no reply)", a.UnresponsiveS)
+			}
+			b.WriteString("\n")
 		}
 	}
 	if c := r.Cluster; c != nil {
@@ -204,7 +222,9 @@ func Text(w io.Writer, r *result.Run, hist *hdr.Histogram) error {
 		unit = fmt.Sprintf("per request of %d commands", t.OpsPerRequest)
 	}
 	l := t.Latency
-	if c := t.CorrectedLatency; c != nil {
+	if l.Empty() {
+		b.WriteString("latency ms   none: no request got a reply\n")
+	} else if c := t.CorrectedLatency; c != nil {
 		fmt.Fprintf(&b, "latency ms   avg %s  p50 %s  p90 %s  p99 %s  p99.9 %s  max %s  (%s, from the intended start: what users waited)\n",
 			ms(c.Mean), ms(c.P50), ms(c.P90), ms(c.P99), ms(c.P999), ms(c.Max), unit)
 		fmt.Fprintf(&b, "service ms   avg %s  p50 %s  p90 %s  p99 %s  p99.9 %s  max %s  (from the actual send)\n",
@@ -284,7 +304,11 @@ func writeOperations(b *strings.Builder, ops []result.Operation, sv *result.Serv
 func writeServer(b *strings.Builder, sv *result.ServerTimeline) {
 	var ops, cpu []float64
 	var mem, heap *int64
+	sampled := 0
 	for _, s := range sv.Samples {
+		if !s.At.IsZero() {
+			sampled++
+		}
 		if s.OpsPerSec != nil {
 			ops = append(ops, *s.OpsPerSec)
 		}
@@ -298,7 +322,7 @@ func writeServer(b *strings.Builder, sv *result.ServerTimeline) {
 			heap = s.HeapUsed
 		}
 	}
-	parts := []string{fmt.Sprintf("%s each second, %d of %d seconds sampled", sv.Source, len(ops), len(sv.Samples))}
+	parts := []string{fmt.Sprintf("%s each second, %d of %d seconds sampled", sv.Source, sampled, len(sv.Samples))}
 	if len(ops) > 0 {
 		parts = append(parts, fmt.Sprintf("%.0f ops/s average", mean(ops)))
 	}
@@ -319,12 +343,7 @@ func writeServer(b *strings.Builder, sv *result.ServerTimeline) {
 		fmt.Fprintf(b, "             not given by the server (null, not 0): %s\n", strings.Join(sv.Missing, ", "))
 	}
 	if rc := sv.Reconciliation; rc != nil {
-		state := "match"
-		if !rc.Match {
-			state = "DIFFER: " + rc.Note
-		}
-		fmt.Fprintf(b, "reconcile    %s: %d on the server (INFO commandstats), %d counted by the client (warm-up and after the deadline included): %s\n",
-			strings.ToUpper(strings.Join(rc.Commands, ", ")), rc.Server, rc.Client, state)
+		reconcileLines(b, rc)
 	}
 }
 
@@ -497,4 +516,43 @@ func Confirmations(c *result.CapacitySearch) []result.CapacityStep {
 		return []result.CapacityStep{*c.Confirm}
 	}
 	return nil
+}
+
+// reconcileLines prints the reconciliation: the totals, what the server
+// refused or failed, each life of the server when it restarted, and the
+// causes observed.
+func reconcileLines(b *strings.Builder, rc *result.Reconciliation) {
+	state := "match"
+	switch {
+	case !rc.Complete:
+		state = "INCOMPLETE, " + rc.Note
+	case !rc.Match:
+		state = "DIFFER: " + rc.Note
+	}
+	fmt.Fprintf(b, "reconcile    %s: %d answered by the server (INFO commandstats), %d counted by the client (warm-up and after the deadline included): %s\n",
+		strings.ToUpper(strings.Join(rc.Commands, ", ")), rc.Server, rc.Client, state)
+	if rc.Rejected > 0 || rc.Failed > 0 {
+		fmt.Fprintf(b, "             of which %d rejected before running (rejected_calls) and %d failed when run (failed_calls): the client's errors\n", rc.Rejected, rc.Failed)
+	}
+	if len(rc.Lives) > 1 || (len(rc.Lives) == 1 && !rc.Lives[0].EndRead) {
+		for i, l := range rc.Lives {
+			end := "read at its end"
+			if !l.EndRead {
+				end = "ended after its last reading: later commands unknown"
+			}
+			fmt.Fprintf(b, "             life %d (run_id %s): %d calls, %d rejected, read %.1f s to %.1f s, %s\n",
+				i+1, clip(l.RunID, 8), l.Calls, l.Rejected, l.FirstS, l.LastS, end)
+		}
+	}
+	for _, c := range rc.Causes {
+		fmt.Fprintf(b, "             observed: %s\n", c)
+	}
+}
+
+func joinFloats(xs []float64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.FormatFloat(x, 'f', 1, 64)
+	}
+	return strings.Join(parts, ", ")
 }

@@ -83,7 +83,12 @@ func Run(ctx context.Context, s Spec) (*result.Run, *hdr.Histogram, error) {
 		server = tl.finish(context.WithoutCancel(ctx), res.StartedAt.Add(s.Engine.Warmup), res.Elapsed)
 		if len(s.Reconcile) > 0 {
 			t := res.Snapshot.Totals
-			server.Reconciliation = tl.reconcile(s.Reconcile, t.Ops+t.WarmupOps+t.AfterDeadlineOps)
+			cv := clientView{Counted: t.Ops + t.WarmupOps + t.AfterDeadlineOps, Lost: t.LostOps, Connections: s.Engine.Workers,
+				Interrupted: res.StopReason == result.StopInterrupted}
+			if _, ok := s.Factory.(ClusterReporter); ok {
+				cv.Connections = 0 // each worker connects to every node
+			}
+			server.Reconciliation = tl.reconcile(s.Reconcile, cv, res.StartedAt.Add(s.Engine.Warmup))
 			if server.Reconciliation == nil {
 				server.Missing = append(server.Missing, "commandstats")
 			}

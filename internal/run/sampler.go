@@ -2,7 +2,6 @@ package run
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"sync"
 	"time"
@@ -23,8 +22,11 @@ type timeline struct {
 	mu       sync.Mutex
 	readings []Reading
 	errs     []time.Time
-	stop     chan struct{}
-	done     chan struct{}
+	// lastFailed says the latest reading failed: the server's counts
+	// after the last good one are unknown.
+	lastFailed bool
+	stop       chan struct{}
+	done       chan struct{}
 }
 
 func startTimeline(ctx context.Context, s Sampler) (*timeline, error) {
@@ -57,6 +59,7 @@ func (tl *timeline) read(ctx context.Context) {
 	r, err := tl.s.Read(rctx)
 	tl.mu.Lock()
 	defer tl.mu.Unlock()
+	tl.lastFailed = err != nil
 	if err != nil {
 		tl.errs = append(tl.errs, time.Now())
 		return
@@ -80,16 +83,16 @@ func (tl *timeline) finish(ctx context.Context, start time.Time, measured time.D
 		}
 	}
 	out.Unanswered = len(tl.errs)
-	if a, ok1 := tl.readings[0].Get(serverstat.KeyspaceMisses); ok1 {
-		if b, ok2 := last.Get(serverstat.KeyspaceMisses); ok2 && b >= a {
-			n := int64(b - a)
-			out.KeyspaceMisses = &n
-		}
-	}
+	out.KeyspaceMisses = tl.counted(serverstat.KeyspaceMisses)
 	rows := int(math.Ceil(measured.Seconds()))
 	bySecond := map[int]result.ServerSample{}
 	for i := 1; i < len(tl.readings); i++ {
 		prev, cur := tl.readings[i-1], tl.readings[i]
+		if serverstat.Restarted(prev, cur) {
+			// No rate spans two lives of the server.
+			out.Restarts = append(out.Restarts, round3(cur.At.Sub(start).Seconds()))
+			continue
+		}
 		// A reading closes the second in which most of its interval lies.
 		mid := prev.At.Add(cur.At.Sub(prev.At) / 2)
 		sec := int(math.Floor(mid.Sub(start).Seconds()))
@@ -117,6 +120,16 @@ func sample(sec int, prev, cur Reading) result.ServerSample {
 			return nil
 		}
 		v := (b - a) / dt
+		if v < 0 {
+			return nil
+		}
+		if m == serverstat.CPUSeconds {
+			if cores, ok := cur.Get(serverstat.Cores); ok && cores > 0 {
+				// A process cannot use more cores than it has: more is the
+				// readings' jitter (coarse CPU clocks), so clip it.
+				v = min(v, cores)
+			}
+		}
 		return &v
 	}
 	gauge := func(m serverstat.Metric) *int64 {
@@ -132,37 +145,36 @@ func sample(sec int, prev, cur Reading) result.ServerSample {
 		IndexingPerSec: rate(serverstat.Indexed), QueriesPerSec: rate(serverstat.Queries)}
 }
 
-// reconcile compares the server's calls of the commands between the first
-// and the last reading with what the client counted; nil when the server
-// gives no command statistics (they are then listed as missing).
-func (tl *timeline) reconcile(commands []string, client int64) *result.Reconciliation {
-	tl.mu.Lock()
-	defer tl.mu.Unlock()
-	first, last := tl.readings[0], tl.readings[len(tl.readings)-1]
-	if len(last.Calls) == 0 {
+// counted is a counter's increase over the run, summed over the server's
+// lives (a restarted server counts from 0); nil when a reading lacks it.
+func (tl *timeline) counted(m serverstat.Metric) *int64 {
+	var n float64
+	base, ok := tl.readings[0].Get(m)
+	if !ok {
 		return nil
 	}
-	r := &result.Reconciliation{Commands: commands, Client: client}
-	for _, c := range commands {
-		r.Server += last.Calls[c] - first.Calls[c]
+	for i := 1; i < len(tl.readings); i++ {
+		prev, cur := tl.readings[i-1], tl.readings[i]
+		v, ok := cur.Get(m)
+		if !ok {
+			return nil
+		}
+		if serverstat.Restarted(prev, cur) {
+			p, _ := prev.Get(m)
+			n += p - base
+			base = 0
+		}
+		if i == len(tl.readings)-1 {
+			n += v - base
+		}
 	}
-	r.Match = r.Server == r.Client
-	if !r.Match {
-		r.Note = fmt.Sprintf("the server ran %d %s the client counted", abs(r.Server-r.Client), moreOrFewer(r.Server-r.Client))
-	}
-	return r
+	out := int64(n)
+	return &out
 }
 
-func abs(n int64) int64 {
-	if n < 0 {
-		return -n
+func round3(x float64) float64 {
+	if r := math.Round(x*1000) / 1000; r != 0 {
+		return r
 	}
-	return n
-}
-
-func moreOrFewer(d int64) string {
-	if d > 0 {
-		return "more than"
-	}
-	return "fewer than"
+	return 0 // not -0
 }

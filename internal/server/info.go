@@ -24,8 +24,8 @@ func cmdInfo(c *conn, a [][]byte) {
 	var b strings.Builder
 	s := c.s
 	if show("server", true) {
-		fmt.Fprintf(&b, "# Server\r\nredis_version:%s\r\nredis_mode:standalone\r\nserver_name:tairbench-embedded\r\nos:%s %s\r\nprocess_id:%d\r\ntcp_port:%s\r\nuptime_in_seconds:%d\r\n\r\n",
-			ServerVersion, runtime.GOOS, runtime.GOARCH, os.Getpid(), portOf(s.Addr()), int64(time.Since(s.started).Seconds()))
+		fmt.Fprintf(&b, "# Server\r\nredis_version:%s\r\nredis_mode:standalone\r\nserver_name:tairbench-embedded\r\nos:%s %s\r\nprocess_id:%d\r\nrun_id:%s\r\ntcp_port:%s\r\nuptime_in_seconds:%d\r\n\r\n",
+			ServerVersion, runtime.GOOS, runtime.GOARCH, os.Getpid(), s.runID, portOf(s.Addr()), int64(time.Since(s.started).Seconds()))
 	}
 	if show("clients", true) {
 		fmt.Fprintf(&b, "# Clients\r\nconnected_clients:%d\r\nmaxclients:%d\r\n\r\n", s.clients.Load(), s.cfg.MaxClients)

@@ -6,6 +6,8 @@ package server
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -48,6 +50,8 @@ type Server struct {
 	ln      net.Listener
 	dbs     []*db
 	started time.Time
+	// runID names this server's life in INFO (run_id), as Redis's does.
+	runID   string
 	wg      sync.WaitGroup
 	closing atomic.Bool
 
@@ -95,7 +99,7 @@ func Start(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: listen %s: %w", cfg.Addr, err)
 	}
 	reg := newRegistry()
-	s := &Server{cfg: cfg, ln: ln, started: time.Now(), conns: map[*conn]struct{}{}, reg: reg, stats: make([]cmdStat, len(reg.list))}
+	s := &Server{cfg: cfg, ln: ln, started: time.Now(), runID: newRunID(), conns: map[*conn]struct{}{}, reg: reg, stats: make([]cmdStat, len(reg.list))}
 	s.pending.max = cfg.MaxPending
 	s.accounts = newAccounts(cfg)
 	for i := 0; i < cfg.Databases; i++ {
@@ -456,4 +460,11 @@ type Counters struct {
 func (s *Server) Counters() Counters {
 	return Counters{Commands: s.totalCmds.Load(), Rejected: s.rejected.Load(), ConnectionsTotal: s.totalConns.Load(),
 		Clients: s.clients.Load(), PendingBytes: s.pending.used.Load(), Uptime: time.Since(s.started)}
+}
+
+// newRunID is 40 random hex digits, as Redis's run_id.
+func newRunID() string {
+	var b [20]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }

@@ -31,10 +31,16 @@ const (
 	Clients
 	// HeapUsed is a JVM's heap in use (gauge, bytes).
 	HeapUsed
+	// Uptime is the seconds since the server started (gauge): when it
+	// goes down, the server restarted.
+	Uptime
+	// Cores is the processors the server may use (gauge): CPU rates above
+	// it are readings' jitter, not use.
+	Cores
 	numMetrics
 )
 
-var metricNames = [numMetrics]string{"commands", "cpu_seconds", "indexed", "queries", "keyspace_misses", "used_memory", "connected_clients", "heap_used"}
+var metricNames = [numMetrics]string{"commands", "cpu_seconds", "indexed", "queries", "keyspace_misses", "used_memory", "connected_clients", "heap_used", "uptime", "cores"}
 
 // String is the metric's name in results ("missing" lists).
 func (m Metric) String() string {
@@ -53,8 +59,32 @@ type Reading struct {
 	values [numMetrics]float64
 	has    [numMetrics]bool
 	// Calls are the calls per command (lower case), from INFO commandstats;
-	// nil when the server gives none.
-	Calls map[string]int64
+	// nil when the server gives none. Rejected and Failed are Redis 7's
+	// rejected_calls (refused before running: wrong arity, LOADING, OOM;
+	// not in Calls) and failed_calls (ran and replied an error; in Calls).
+	Calls, Rejected, Failed map[string]int64
+	// Life names the server process that answered (Redis's run_id; empty
+	// when the server gives none).
+	Life string
+}
+
+// Restarted says whether cur was read from another life of the server
+// than prev: another run_id, a lower uptime, or a counter that went down.
+func Restarted(prev, cur Reading) bool {
+	if prev.Life != "" && cur.Life != "" && prev.Life != cur.Life {
+		return true
+	}
+	for m := Metric(0); m < numMetrics; m++ {
+		if (m.Counter() || m == Uptime) && prev.has[m] && cur.has[m] && cur.values[m] < prev.values[m] {
+			return true
+		}
+	}
+	for c, n := range prev.Calls {
+		if cur.Calls != nil && cur.Calls[c] < n {
+			return true
+		}
+	}
+	return false
 }
 
 // Set stores v for m.

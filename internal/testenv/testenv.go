@@ -210,9 +210,16 @@ func InfoField(t testing.TB, addr, section, field string) string {
 // in lower case (e.g. "exec"), or 0.
 func CommandCalls(t testing.TB, addr, name string) int64 {
 	t.Helper()
+	return CommandStat(t, addr, name, "calls")
+}
+
+// CommandStat returns one figure (calls, rejected_calls, failed_calls) of
+// INFO commandstats for a command name in lower case, or 0.
+func CommandStat(t testing.TB, addr, name, figure string) int64 {
+	t.Helper()
 	v := InfoField(t, addr, "commandstats", "cmdstat_"+name)
 	for _, kv := range strings.Split(v, ",") {
-		if k, n, ok := strings.Cut(kv, "="); ok && k == "calls" {
+		if k, n, ok := strings.Cut(kv, "="); ok && k == figure {
 			x, _ := strconv.ParseInt(n, 10, 64)
 			return x
 		}

@@ -1,6 +1,9 @@
 package result
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Run is the result of one benchmark run (schema SchemaRun).
 type Run struct {
@@ -219,7 +222,8 @@ type Schedule struct {
 	ClientLagMaxMS float64 `json:"client_lag_max_ms"`
 }
 
-// Latency is a latency summary in microseconds.
+// Latency is a latency summary in microseconds; with no reply at all it
+// is all zero, and its JSON is null in every field.
 type Latency struct {
 	Min  float64 `json:"min"`
 	Mean float64 `json:"mean"`
@@ -228,6 +232,19 @@ type Latency struct {
 	P99  float64 `json:"p99"`
 	P999 float64 `json:"p99_9"`
 	Max  float64 `json:"max"`
+}
+
+// Empty says whether no latency was recorded (no request got a reply).
+func (l Latency) Empty() bool { return l == Latency{} }
+
+// MarshalJSON writes null for every field of an empty summary: no reply
+// has no latency, which is not a latency of 0.
+func (l Latency) MarshalJSON() ([]byte, error) {
+	if l.Empty() {
+		return []byte(`{"min":null,"mean":null,"p50":null,"p90":null,"p99":null,"p99_9":null,"max":null}`), nil
+	}
+	type plain Latency
+	return json.Marshal(plain(l))
 }
 
 // ErrorCount is one group of errors of the same cause.
@@ -285,6 +302,10 @@ type Availability struct {
 	// SilentSeconds lists the whole seconds of the measured time in which no
 	// request got a reply.
 	SilentSeconds []int `json:"silent_seconds"`
+	// UnresponsiveS is the silent seconds' time not explained by
+	// unreachability: connections were up and the server did not answer
+	// (a stall, a pause, a black hole).
+	UnresponsiveS float64 `json:"unresponsive_s"`
 }
 
 // ClusterRouting counts what the slot-aware client followed during a run
@@ -330,6 +351,10 @@ type ServerTimeline struct {
 	Missing []string `json:"missing"`
 	// Unanswered counts the readings the server did not answer in time.
 	Unanswered int `json:"unanswered"`
+	// Restarts are the seconds (from the measured start) of the first
+	// reading of each new life of the server: a restart between readings,
+	// across which no rate is taken.
+	Restarts []float64 `json:"restarts,omitempty"`
 	// KeyspaceMisses is the reads the server found no key for between the
 	// first and the last reading (INFO keyspace_misses; nil when not
 	// given): the misses of commands whose replies cannot show them.
@@ -356,15 +381,51 @@ type ServerSample struct {
 	QueriesPerSec  *float64 `json:"queries_per_sec,omitempty"`
 }
 
-// Reconciliation compares the commands the server processed during the run
-// (its command statistics) with those the client counted: its commands,
-// warm-up included, plus those completed after the deadline.
+// Reconciliation compares the commands the server answered during the run
+// (its command statistics: calls plus rejected calls, over every life of
+// the server it saw) with those the client counted: its commands, warm-up
+// included, plus those completed after the deadline.
 type Reconciliation struct {
 	Commands []string `json:"commands"`
 	Server   int64    `json:"server"`
 	Client   int64    `json:"client"`
-	Match    bool     `json:"match"`
-	Note     string   `json:"note,omitempty"`
+	// Match is true when the server's count is complete and equal to the
+	// client's.
+	Match bool   `json:"match"`
+	Note  string `json:"note,omitempty"`
+	// Rejected are the server's rejected_calls (refused before running:
+	// wrong arity, LOADING, OOM) and Failed its failed_calls (ran and
+	// replied an error), both in Server; the client counts them as errors.
+	Rejected int64 `json:"rejected"`
+	Failed   int64 `json:"failed"`
+	// Complete is false when a life of the server ended (a restart, or it
+	// stopped answering) after its last reading: the commands it ran after
+	// that reading are unknown, and Server is a lower bound.
+	Complete bool `json:"complete"`
+	// Lives has one entry per server process seen (run_id), in order.
+	Lives []ServerLife `json:"lives"`
+	// Causes names what was observed that explains a difference (a
+	// restart, rejected calls, other clients, lost requests, an
+	// interrupt); empty when the counts match.
+	Causes []string `json:"causes,omitempty"`
+}
+
+// ServerLife is one server process's share of a reconciliation.
+type ServerLife struct {
+	// RunID is the server's run_id (empty when it gives none).
+	RunID string `json:"run_id,omitempty"`
+	// FirstS and LastS are the readings' times in seconds from the
+	// measured start (negative for readings before it).
+	FirstS float64 `json:"first_s"`
+	LastS  float64 `json:"last_s"`
+	// Calls, Rejected and Failed are the life's counts of the commands
+	// between its first reading (0 for a life that began during the run)
+	// and its last.
+	Calls    int64 `json:"calls"`
+	Rejected int64 `json:"rejected"`
+	Failed   int64 `json:"failed"`
+	// EndRead is false when the life ended after its last reading.
+	EndRead bool `json:"end_read"`
 }
 
 // ThresholdVerdict is one --threshold's verdict on a run.

@@ -63,9 +63,10 @@ func (s *InfoSampler) Close() error {
 }
 
 // ParseInfo reads INFO's "name:value" lines into a Reading: the commands
-// processed, CPU seconds, used memory, connected clients and commandstats.
+// processed, CPU seconds, used memory, connected clients, uptime, run_id
+// and commandstats.
 func ParseInfo(at time.Time, info string) serverstat.Reading {
-	r := serverstat.Reading{At: at, Calls: map[string]int64{}}
+	r := serverstat.Reading{At: at, Calls: map[string]int64{}, Rejected: map[string]int64{}, Failed: map[string]int64{}}
 	var cpu float64
 	cpuParts := 0
 	for _, line := range strings.Split(info, "\n") {
@@ -74,13 +75,11 @@ func ParseInfo(at time.Time, info string) serverstat.Reading {
 			continue
 		}
 		if name, ok := strings.CutPrefix(k, "cmdstat_"); ok {
-			for _, kv := range strings.Split(v, ",") {
-				if f, n, ok := strings.Cut(kv, "="); ok && f == "calls" {
-					if c, err := strconv.ParseInt(n, 10, 64); err == nil {
-						r.Calls[strings.ToLower(name)] = c
-					}
-				}
-			}
+			parseCmdstat(&r, strings.ToLower(name), v)
+			continue
+		}
+		if k == "run_id" {
+			r.Life = v
 			continue
 		}
 		x, err := strconv.ParseFloat(v, 64)
@@ -99,10 +98,35 @@ func ParseInfo(at time.Time, info string) serverstat.Reading {
 			r.Set(serverstat.Clients, x)
 		case "keyspace_misses":
 			r.Set(serverstat.KeyspaceMisses, x)
+		case "uptime_in_seconds":
+			r.Set(serverstat.Uptime, x)
 		}
 	}
 	if cpuParts == 2 {
 		r.Set(serverstat.CPUSeconds, cpu)
 	}
 	return r
+}
+
+// parseCmdstat reads one commandstats line's calls, rejected_calls and
+// failed_calls ("calls=5,usec=9,usec_per_call=1.80,rejected_calls=0,failed_calls=0").
+func parseCmdstat(r *serverstat.Reading, name, v string) {
+	for _, kv := range strings.Split(v, ",") {
+		f, n, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		c, err := strconv.ParseInt(n, 10, 64)
+		if err != nil {
+			continue
+		}
+		switch f {
+		case "calls":
+			r.Calls[name] = c
+		case "rejected_calls":
+			r.Rejected[name] = c
+		case "failed_calls":
+			r.Failed[name] = c
+		}
+	}
 }
