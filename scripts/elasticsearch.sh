@@ -8,6 +8,7 @@
 #                                              print the URL; the PID goes to .cache/es/run-PORT/es.pid
 #   scripts/elasticsearch.sh stop [PORT]       stop by PID
 #   scripts/elasticsearch.sh url [PORT]        print the URL of a running instance
+#   scripts/elasticsearch.sh pid [PORT]        print the PID of a running instance (tests pause it)
 set -euo pipefail
 
 VERSION=${ES_VERSION:-8.19.21}
@@ -126,5 +127,9 @@ case "${1:-}" in
   start) start "${2:-9201}" ;;
   stop) stop "${2:-9201}" ;;
   url) health "${2:-9201}" && echo "http://127.0.0.1:${2:-9201}" ;;
-  *) echo "usage: $0 install|start [PORT]|stop [PORT]|url [PORT]" >&2; exit 2 ;;
+  pid)
+    f="$CACHE/run-${2:-9201}/es.pid"
+    [ -f "$f" ] || f="/var/cache/tairbench-es/run-${2:-9201}/es.pid"
+    cat "$f" ;;
+  *) echo "usage: $0 install|start [PORT]|stop [PORT]|url [PORT]|pid [PORT]" >&2; exit 2 ;;
 esac

@@ -152,7 +152,7 @@ func runSearch(ctx context.Context, o *searchOptions, a *app) error {
 		if o.addr == "" {
 			return errors.New("-a (the engine's address) is required")
 		}
-		tg = endpoint.Target{Addr: o.addr, Auth: o.target.auth}
+		tg = endpoint.Target{Addr: o.addr, Auth: o.target.auth, Timeout: o.target.timeout}
 	}
 	defer stop()
 	so.Options = o.engineOptions(tg)

@@ -2,10 +2,13 @@ package cli
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -76,4 +79,52 @@ func TestSearchCompareCommand(t *testing.T) {
 	raw, err := os.ReadFile(jsonPath)
 	require.NoError(t, err)
 	assert.Contains(t, string(raw), `"schema": "`+result.SchemaSearch+`"`)
+}
+
+// Elasticsearch paused (SIGSTOP) for 5 s under --timeout 2s: the writes in
+// flight time out and are counted, no latency exceeds the timeout, the
+// pause is reported as unresponsive time (not unreachable), and the run
+// goes on to write every document once the node is continued.
+func TestElasticsearchPausedTimesOut(t *testing.T) {
+	es := testenv.StartElasticsearch(t)
+	dump := filepath.Join(t.TempDir(), "w.xml")
+	require.Equal(t, 0, runCLI(context.Background(), "wiki", "gen", "--docs", "8000", "--out", dump).code)
+	paused := make(chan time.Duration, 1)
+	go func() {
+		// Pause once the run has created its index and written for a second.
+		for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if resp, err := http.Head(es.URL + "/wiki"); err == nil {
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusOK {
+					break
+				}
+			}
+		}
+		time.Sleep(time.Second)
+		p, _ := os.FindProcess(es.PID)
+		t0 := time.Now()
+		_ = p.Signal(syscall.SIGSTOP)
+		time.Sleep(5 * time.Second)
+		_ = p.Signal(syscall.SIGCONT)
+		paused <- time.Since(t0)
+	}()
+	jsonPath := filepath.Join(t.TempDir(), "r.json")
+	res := runCLI(context.Background(), "search", "-t", "write", "-e", "elasticsearch", "-a", es.URL, "-f", dump,
+		"-n", "8000", "-c", "4", "--timeout", "2s", "--allow-errors", "--quiet", "--json", jsonPath)
+	require.GreaterOrEqual(t, <-paused, 5*time.Second)
+	require.Equal(t, 0, res.code, res.err)
+	r := readResult(t, jsonPath)
+	var timeouts int64
+	for _, e := range r.Errors {
+		assert.Contains(t, e.Message, "timeout", "only timeouts: %+v", r.Errors)
+		timeouts += e.Count
+	}
+	assert.GreaterOrEqual(t, timeouts, int64(4), "each of the 4 connections timed out at least once")
+	assert.Equal(t, timeouts, r.Totals.LostOps, "every timed-out write is counted lost")
+	assert.Equal(t, int64(8000), r.Totals.Ops+r.Totals.LostOps, "every document is accounted for")
+	assert.Equal(t, "input-exhausted", r.StopReason, "a 5 s pause does not end the run")
+	assert.LessOrEqual(t, r.Totals.Latency.Max, 3e6, "max latency ≤ the 2 s timeout plus scheduling (µs)")
+	assert.Zero(t, r.Availability.UnreachableMS, "the node accepted connections: not unreachable")
+	assert.GreaterOrEqual(t, r.Availability.UnresponsiveS, 2.0, "the pause is unresponsive time")
+	assert.Contains(t, res.out, "the connections were up and the server did not answer")
 }

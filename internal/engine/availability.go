@@ -8,22 +8,34 @@ import (
 )
 
 // availability tracks when workers have no usable connection. Workers call
-// it only when their state changes (a loss, a recovery), never per request.
+// it only when their state changes (a loss, a recovery, another cause of a
+// failure while down), never per request.
+//
+// Time with every worker down is unreachable while a worker's latest
+// failure is a refused connect (a ConnectError), and silent while every
+// worker's latest failure is a request with no reply (a timeout, a reset):
+// the connections can be made and the server does not answer. The report
+// calls the second unresponsive; only the first is unreachable.
 type availability struct {
 	mu           sync.Mutex
 	start        time.Time // start of measurement
 	workers      int
 	down         int
+	refusedDown  int // down workers whose latest failure was a refused connect
 	allDownSince time.Time
+	segSince     time.Time // start of the all-down stretch's current kind
+	segRefused   bool      // that kind: refused (unreachable) or silent
 	unreachable  time.Duration
 	downSince    []time.Time
 	lost         []bool
+	refused      []bool
 	downtime     time.Duration
 	reconnects   int64
 }
 
 func newAvailability(start time.Time, workers int) *availability {
-	return &availability{start: start, workers: workers, downSince: make([]time.Time, workers), lost: make([]bool, workers)}
+	return &availability{start: start, workers: workers, downSince: make([]time.Time, workers), lost: make([]bool, workers),
+		refused: make([]bool, workers)}
 }
 
 // span is the part of [from, to) inside the measured time.
@@ -37,51 +49,87 @@ func (a *availability) span(from, to time.Time) time.Duration {
 	return to.Sub(from)
 }
 
-// markDown records that worker id lost its connection at now.
-func (a *availability) markDown(id int, now time.Time) {
+// closeSegment adds the all-down stretch's current kind up to now.
+func (a *availability) closeSegment(now time.Time) {
+	if a.down == a.workers && a.workers > 0 && a.segRefused {
+		a.unreachable += a.span(a.segSince, now)
+	}
+	a.segSince = now
+	a.segRefused = a.refusedDown > 0
+}
+
+// markDown records that worker id lost its connection at now; refused
+// says the failure was a connect the target refused.
+func (a *availability) markDown(id int, now time.Time, refused bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.closeSegment(now)
 	a.downSince[id] = now
 	if !now.Before(a.start) {
 		a.lost[id] = true
 	}
 	a.down++
+	a.refused[id] = refused
+	if refused {
+		a.refusedDown++
+	}
 	if a.down == a.workers {
 		a.allDownSince = now
 	}
+	a.segRefused = a.refusedDown > 0
+}
+
+// failedAgain records the cause of another failure of worker id, already
+// down: a refused connect, or a request with no reply.
+func (a *availability) failedAgain(id int, now time.Time, refused bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.refused[id] == refused {
+		return
+	}
+	a.closeSegment(now)
+	a.refused[id] = refused
+	if refused {
+		a.refusedDown++
+	} else {
+		a.refusedDown--
+	}
+	a.segRefused = a.refusedDown > 0
 }
 
 // markUp records that worker id has a usable connection again at now.
 func (a *availability) markUp(id int, now time.Time) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.down == a.workers {
-		a.unreachable += a.span(a.allDownSince, now)
-	}
+	a.closeSegment(now)
 	a.down--
+	if a.refused[id] {
+		a.refusedDown--
+		a.refused[id] = false
+	}
 	a.downtime += a.span(a.downSince[id], now)
 	if !now.Before(a.start) {
 		a.reconnects++
 	}
+	a.segRefused = a.refusedDown > 0
 }
 
-// unreachableFor is how long no worker has had a usable connection (0 while one has).
-func (a *availability) unreachableFor(now time.Time) time.Duration {
+// downFor is how long no worker has had a usable connection (0 while one
+// has), and whether a worker's latest failure is a refused connect.
+func (a *availability) downFor(now time.Time) (time.Duration, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.down < a.workers || a.workers == 0 {
-		return 0
+		return 0, false
 	}
-	return now.Sub(a.allDownSince)
+	return now.Sub(a.allDownSince), a.refusedDown > 0
 }
 
 // finish closes the periods still open at end (the end of measurement).
 func (a *availability) finish(end time.Time, measured time.Duration, stillDown []bool) result.Availability {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.down == a.workers && a.workers > 0 {
-		a.unreachable += a.span(a.allDownSince, end)
-	}
+	a.closeSegment(end)
 	for id, d := range stillDown {
 		if d {
 			a.downtime += a.span(a.downSince[id], end)

@@ -89,6 +89,11 @@ type Config struct {
 	// GiveUp, when set, stops the run (result.StopUnreachable) once no
 	// connection has been usable for this long.
 	GiveUp time.Duration
+	// GiveUpSilent, when longer than GiveUp, is how long the run goes on
+	// while every connection's latest request got no reply (timeouts: the
+	// server accepts and does not answer, as in a pause) before it stops
+	// the same way; a pause shorter than it is measured, not ended.
+	GiveUpSilent time.Duration
 	// DeadlineGrace bounds the wait for requests in flight at the deadline
 	// (default 2 s): past it they are abandoned and counted as lost, so a
 	// server that stops answering cannot hold the run past its end.
@@ -283,7 +288,7 @@ func (r *runState) supervise(ctx context.Context, done <-chan struct{}) {
 			r.abandoned.Store(true)
 			r.stop(result.StopDuration) // blocked reads return at once; failed counts them
 		case now := <-giveUp:
-			if r.avail.unreachableFor(now) >= cfg.GiveUp {
+			if d, refused := r.avail.downFor(now); refused && d >= cfg.GiveUp || d >= max(cfg.GiveUp, cfg.GiveUpSilent) {
 				r.stop(result.StopUnreachable)
 			}
 		case <-tick.C:

@@ -278,7 +278,9 @@ func (l *loop) failed(err error, t1 time.Time) bool {
 	}
 	if !l.down {
 		l.down = true
-		r.avail.markDown(l.id, t1)
+		r.avail.markDown(l.id, t1, ce != nil)
+	} else {
+		r.avail.failedAgain(l.id, t1, ce != nil)
 	}
 	if r.cfg.MaxErrors > 0 && r.errCount.Add(1) >= r.cfg.MaxErrors {
 		r.stop(result.StopMaxErrors)

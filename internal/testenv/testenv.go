@@ -290,13 +290,36 @@ func ElasticsearchURL(t testing.TB) string {
 	if u := os.Getenv("TAIRBENCH_ES_URL"); u != "" {
 		return u
 	}
+	return startElasticsearch(t, "1g").URL
+}
+
+// Elasticsearch is an instance of the test's own.
+type Elasticsearch struct {
+	URL string
+	// PID is the node's process, for tests that pause it (SIGSTOP).
+	PID int
+}
+
+// StartElasticsearch starts an Elasticsearch 8.19 of the test's own (a
+// 512 MB heap, about 10 s), never the shared one: for tests that pause or
+// kill it. It is stopped when the test ends.
+func StartElasticsearch(t testing.TB) Elasticsearch {
+	t.Helper()
+	Integration(t)
+	return startElasticsearch(t, "512m")
+}
+
+func startElasticsearch(t testing.TB, heap string) Elasticsearch {
+	t.Helper()
 	root, err := repoRoot()
 	if err != nil {
 		t.Fatalf("elasticsearch: %v", err)
 	}
 	port := strconv.Itoa(FreePort(t))
 	script := filepath.Join(root, "scripts", "elasticsearch.sh")
-	out, err := exec.Command("bash", script, "start", port).Output()
+	cmd := exec.Command("bash", script, "start", port)
+	cmd.Env = append(os.Environ(), "ES_HEAP="+heap)
+	out, err := cmd.Output()
 	if err != nil {
 		var ee *exec.ExitError
 		msg := ""
@@ -306,7 +329,15 @@ func ElasticsearchURL(t testing.TB) string {
 		t.Fatalf("elasticsearch did not start (%v); set TAIRBENCH_ES_URL or %s=1 to skip:\n%s", err, SkipVar, msg)
 	}
 	t.Cleanup(func() { _ = exec.Command("bash", script, "stop", port).Run() })
-	return strings.TrimSpace(string(out))
+	es := Elasticsearch{URL: strings.TrimSpace(string(out))}
+	pid, err := exec.Command("bash", script, "pid", port).Output()
+	if err != nil {
+		t.Fatalf("elasticsearch on %s: no PID file: %v", port, err)
+	}
+	if es.PID, err = strconv.Atoi(strings.TrimSpace(string(pid))); err != nil {
+		t.Fatalf("elasticsearch on %s: PID %q: %v", port, pid, err)
+	}
+	return es
 }
 
 func repoRoot() (string, error) {

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tairbench/tairbench/internal/serverstat"
@@ -28,6 +29,10 @@ type elastic struct {
 	es *es.Client
 	// base is the engine's URL, for the workers' own connections.
 	base string
+	// cores is the processors the nodes may use (0: not known yet),
+	// read once by the sampler.
+	coresOnce sync.Once
+	cores     float64
 }
 
 func New(o fts.Options) (fts.Engine, error) {
@@ -251,13 +256,14 @@ func (e *elastic) Memory(ctx context.Context) (fts.Memory, error) {
 
 func (e *elastic) Close() error { return nil }
 
-func (e *elastic) NewClient(context.Context) (fts.Client, error) {
+func (e *elastic) NewClient(ctx context.Context) (fts.Client, error) {
 	l := e.o.Target.Login()
 	h, err := newESConn(e.base, l.User, l.Password, e.o.Target.Timeout)
 	if err != nil {
 		return nil, err
 	}
-	c := &esClient{e: e, h: h}
+	// Ending the run (its context) ends the request in flight.
+	c := &esClient{e: e, h: h, stopAbort: context.AfterFunc(ctx, h.abort)}
 	refresh, index := "", "/"+url.PathEscape(e.o.Index)
 	if e.o.Realtime {
 		refresh = "?refresh=true"
@@ -268,9 +274,10 @@ func (e *elastic) NewClient(context.Context) (fts.Client, error) {
 }
 
 type esClient struct {
-	e   *elastic
-	h   *esConn
-	buf bytes.Buffer
+	e         *elastic
+	h         *esConn
+	stopAbort func() bool
+	buf       bytes.Buffer
 	// The request paths, made once.
 	docPath, refresh string
 	bulkPath         []byte
@@ -371,6 +378,7 @@ func (c *esClient) Search(ctx context.Context, query []byte, cache bool) error {
 }
 
 func (c *esClient) Close() error {
+	c.stopAbort()
 	c.h.close()
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"sync"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -26,6 +27,10 @@ type esConn struct {
 	timeout time.Duration
 	req     fasthttp.Request
 	resp    fasthttp.Response
+	// mu guards nc, the connection last dialled, so that abort can close
+	// it under a request in flight (fasthttp's Do takes no context).
+	mu sync.Mutex
+	nc net.Conn
 }
 
 func newESConn(base string, user, password string, timeout time.Duration) (*esConn, error) {
@@ -53,6 +58,9 @@ func newESConn(base string, user, password string, timeout time.Duration) (*esCo
 			if err != nil {
 				return nil, &engine.ConnectError{Err: describeHTTP(err)}
 			}
+			c.mu.Lock()
+			c.nc = nc
+			c.mu.Unlock()
 			return nc, nil
 		}}
 	if u.Scheme == "https" {
@@ -86,3 +94,13 @@ func (c *esConn) do(method string, path []byte, contentType string, body []byte)
 }
 
 func (c *esConn) close() { c.hc.CloseIdleConnections() }
+
+// abort closes the connection under a request in flight: the request
+// returns at once with an error (the run stopped under it).
+func (c *esConn) abort() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.nc != nil {
+		_ = c.nc.Close()
+	}
+}

@@ -52,6 +52,9 @@ func (s esSampler) Read(ctx context.Context) (serverstat.Reading, error) {
 		return serverstat.Reading{}, fmt.Errorf("elasticsearch: node stats: %w", err)
 	}
 	r := serverstat.Reading{At: time.Now()}
+	if c := s.e.allocatedProcessors(ctx); c > 0 {
+		r.Set(serverstat.Cores, c)
+	}
 	for _, n := range ns.Nodes {
 		r.Add(serverstat.HeapUsed, float64(n.JVM.Mem.HeapUsed))
 		r.Add(serverstat.Indexed, float64(n.Indices.Indexing.Total))
@@ -67,4 +70,29 @@ func (s esSampler) Close() error { return nil }
 func heapUsed(r serverstat.Reading) int64 {
 	v, _ := r.Get(serverstat.HeapUsed)
 	return int64(v)
+}
+
+// allocatedProcessors is the processors the nodes may use (the sum of
+// _nodes/os allocated_processors), read once; 0 when not given.
+func (e *elastic) allocatedProcessors(ctx context.Context) float64 {
+	e.coresOnce.Do(func() {
+		body, err := do(ctx, e.es, esapi.NodesInfoRequest{Metric: []string{"os"}})
+		if err != nil {
+			return
+		}
+		var ni struct {
+			Nodes map[string]struct {
+				OS struct {
+					Allocated int `json:"allocated_processors"`
+				} `json:"os"`
+			} `json:"nodes"`
+		}
+		if json.Unmarshal(body, &ni) != nil {
+			return
+		}
+		for _, n := range ni.Nodes {
+			e.cores += float64(n.OS.Allocated)
+		}
+	})
+	return e.cores
 }

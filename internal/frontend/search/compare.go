@@ -29,8 +29,13 @@ const (
 )
 
 // GiveUp is how long a search run goes on with no usable connection to
-// the engine before it stops (the cause is in its errors).
-const GiveUp = 3 * time.Second
+// the engine before it stops (the cause is in its errors); GiveUpSilent
+// is how long it goes on while every connection's requests time out (a
+// paused or overloaded engine), so that a pause is measured, not ended.
+const (
+	GiveUp       = 3 * time.Second
+	GiveUpSilent = 30 * time.Second
+)
 
 // WriteOptions configure an ingest run.
 type WriteOptions struct {
@@ -62,7 +67,7 @@ func RunWrite(ctx context.Context, e fts.Engine, o WriteOptions) (*result.Run, *
 	// file): a request budget in the engine could run out while workers still
 	// hold documents of their last chunk.
 	cfg := engine.Config{Workers: max(o.Concurrency, 1), OpsPerRequest: bulk, Seed: o.Seed, Progress: o.Progress,
-		Duration: 365 * 24 * time.Hour, GiveUp: GiveUp}
+		Duration: 365 * 24 * time.Hour, GiveUp: GiveUp, GiveUpSilent: GiveUpSilent}
 	rc := runConfig(e, modeOf(bulk))
 	rc.Search.File, rc.Search.Docs, rc.Search.Bulk = o.File, o.Docs, bulk
 	spec := run.Spec{Name: e.Name() + " write", Command: fmt.Sprintf("write %s", o.File), Version: o.Version,
@@ -127,7 +132,7 @@ type SearchOptions struct {
 // RunSearch runs o.Queries queries against e.
 func RunSearch(ctx context.Context, e fts.Engine, o SearchOptions) (*result.Run, *hdr.Histogram, error) {
 	cfg := engine.Config{Workers: max(o.Concurrency, 1), Ops: max(o.Queries, 1), OpsPerRequest: 1, Seed: o.Seed, Progress: o.Progress,
-		GiveUp: GiveUp}
+		GiveUp: GiveUp, GiveUpSilent: GiveUpSilent}
 	if o.Duration > 0 {
 		cfg.Ops, cfg.Duration = 0, o.Duration
 	}

@@ -146,7 +146,8 @@ func RunCompare(ctx context.Context, o RunCompareOptions, io harness.IO) (*Compa
 	if err != nil {
 		return nil, err
 	}
-	eo.Target = endpoint.Target{Addr: o.ES, Auth: o.ESAuth}
+	// --timeout bounds both engines' requests.
+	eo.Target = endpoint.Target{Addr: o.ES, Auth: o.ESAuth, Timeout: o.Tair.Timeout}
 	es, err := New("elasticsearch", eo)
 	if err != nil {
 		return nil, err
