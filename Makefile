@@ -160,10 +160,11 @@ ES_BENCH_PORT ?= 9232
 bench-search: deps build
 	@mkdir -p .cache $(RESULTS)
 	@[ -f .cache/wiki-$(SEARCH_DOCS).xml ] || $(BIN) wiki gen --docs $(SEARCH_DOCS) --out .cache/wiki-$(SEARCH_DOCS).xml
+	@$(call stamp,bench-search)
 	@url=$$(bash scripts/elasticsearch.sh start $(ES_BENCH_PORT)) || exit 1; \
 	trap 'bash scripts/elasticsearch.sh stop $(ES_BENCH_PORT)' EXIT; \
 	$(BIN) search compare --embedded --es $$url -f .cache/wiki-$(SEARCH_DOCS).xml -c $(SEARCH_CONNS) \
-	  --queries $(SEARCH_QUERIES) --json $(RESULTS)/search-$$(date -u +%Y%m%dT%H%M%SZ).json
+	  --queries $(SEARCH_QUERIES) --json $(RESULTS)/search-$$(date -u +%Y%m%dT%H%M%SZ).json | tee -a $(FIGURES)/bench-search.md; exit $${PIPESTATUS[0]}
 
 # Client CPU per command beside redis-benchmark, memtier (built from
 # ../shared/peers into .cache/peers) and resp-benchmark (PyPI,
@@ -184,7 +185,8 @@ bench-cluster: deps build
 # Issue #14's ingest bars: Elasticsearch client CPU per document (60 µs
 # single, 15 µs in _bulk) and TairSearch ingest over RESP (20,000 docs/s).
 bench-ingest: deps build
-	@python3 scripts/bench_ingest.py --bin $(BIN)
+	@$(call stamp,bench-ingest)
+	@python3 scripts/bench_ingest.py --bin $(BIN) | tee -a $(FIGURES)/bench-ingest.md; exit $${PIPESTATUS[0]}
 
 # Embedded server TR.GETBIT vs redis-server GETBIT: the servers take turns,
 # 3 repetitions, the median paired ratio at -P 1 and -P 16 against a bar
@@ -197,7 +199,7 @@ bench-serve: deps build
 # TARGET --> markers) from a fresh run of each target; a target that
 # misses its bar still writes its figures, which say so. Long: every
 # bench target in turn (DOCS_FIGURES= picks some).
-DOCS_FIGURES ?= bench-serve bench-roaring bench-bitmap bench-client bench-cluster
+DOCS_FIGURES ?= bench-serve bench-roaring bench-bitmap bench-client bench-cluster bench-search bench-ingest
 docs-figures:
 	@for t in $(DOCS_FIGURES); do $(MAKE) --no-print-directory $$t || echo "make $$t missed its bar: its figures say so"; done
 	@python3 scripts/docs_figures.py $(DOCS_FIGURES)

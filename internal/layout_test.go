@@ -138,7 +138,6 @@ func TestDevelopmentGuideListsEveryPackage(t *testing.T) {
 // each (make docs-figures, or the command its text names) and take it off
 // this list.
 var figuresPending = map[string]bool{
-	"docs/redis.md: | workload | standalone µs/cmd (cmds/s)":  true, // make bench-cluster
 	"docs/search.md: | | ingest docs/s | `term:world` (500 h": true, // make bench-search
 	"docs/search.md: | write | client CPU per document: befo": true, // make bench-ingest
 }
