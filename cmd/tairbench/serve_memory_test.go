@@ -2,13 +2,19 @@ package main
 
 import (
 	"bufio"
+	"context"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -25,16 +31,14 @@ func residentOf(t *testing.T, pid int) uint64 {
 	return pages * uint64(os.Getpagesize())
 }
 
-// TestServeUnderAnnouncedBulks repeats the attack on 'tairbench serve'
-// (the built binary, so that its own resident memory is measured): 50
-// connections each announce a 60,000,000-byte bulk string and send 1 MB of
-// it. The server's buffers grow with the data that arrives, not with what
-// was announced, and the memory is handed back after the clients leave.
-func TestServeUnderAnnouncedBulks(t *testing.T) {
+// startServe starts the built binary's 'serve' on a free port, killed
+// when the test ends; it returns the address and the process's PID.
+func startServe(t *testing.T) (string, int) {
+	t.Helper()
 	port := testenv.FreePort(t)
 	cmd := exec.Command(binary(t), "serve", "--port", strconv.Itoa(port))
 	require.NoError(t, cmd.Start())
-	defer func() { _ = cmd.Process.Kill(); _, _ = cmd.Process.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _, _ = cmd.Process.Wait() })
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	require.Eventually(t, func() bool {
 		c, err := net.Dial("tcp", addr)
@@ -43,7 +47,16 @@ func TestServeUnderAnnouncedBulks(t *testing.T) {
 		}
 		return err == nil
 	}, 5*time.Second, 20*time.Millisecond)
-	pid := cmd.Process.Pid
+	return addr, cmd.Process.Pid
+}
+
+// TestServeUnderAnnouncedBulks repeats the attack on 'tairbench serve'
+// (the built binary, so that its own resident memory is measured): 50
+// connections each announce a 60,000,000-byte bulk string and send 1 MB of
+// it. The server's buffers grow with the data that arrives, not with what
+// was announced, and the memory is handed back after the clients leave.
+func TestServeUnderAnnouncedBulks(t *testing.T) {
+	addr, pid := startServe(t)
 	base := residentOf(t, pid)
 	payload := []byte(strings.Repeat("x", 1<<20))
 	var conns []net.Conn
@@ -80,4 +93,104 @@ func TestServeUnderAnnouncedBulks(t *testing.T) {
 	line, err := bufio.NewReader(c).ReadString('\n')
 	require.NoError(t, err)
 	assert.Equal(t, "+PONG\r\n", line, "the server still serves")
+}
+
+// TestServeUnderHostileQueries sends 'tairbench serve' (the built binary)
+// four 10 MB TFT.SEARCH queries at once, eight 1 MB match queries of
+// 140,000 terms at once, a wildcard, a fuzzy match and a terms aggregation
+// over a vocabulary of 60,000 terms: each is refused with the limit and
+// flag that refused it (or answered), the resident memory stays under
+// 400 MB (one 10.8 MB query took 390 MB before the limits), and it is
+// back within 2× of the loaded server's within 10 s of the clients leaving.
+func TestServeUnderHostileQueries(t *testing.T) {
+	addr, pid := startServe(t)
+	ctx := context.Background()
+	rdb := goredis.NewClient(&goredis.Options{Addr: addr, PoolSize: 16, ReadTimeout: 30 * time.Second})
+	defer rdb.Close()
+	require.NoError(t, rdb.Do(ctx, "TFT.CREATEINDEX", "idx", `{"mappings":{"properties":{"t":{"type":"text"},"k":{"type":"keyword"}}}}`).Err())
+	rng := rand.New(rand.NewPCG(1, 2))
+	word := func() string { return "w" + strconv.Itoa(rng.IntN(60000)) }
+	pipe := rdb.Pipeline()
+	for d := 0; d < 20000; d++ {
+		words := make([]string, 20)
+		for i := range words {
+			words[i] = word()
+		}
+		pipe.Do(ctx, "TFT.ADDDOC", "idx", `{"t":"`+strings.Join(words, " ")+`","k":"`+word()+`"}`, "WITH_ID", "d"+strconv.Itoa(d))
+	}
+	_, err := pipe.Exec(ctx)
+	require.NoError(t, err)
+	base := residentOf(t, pid)
+
+	peak := atomic.Uint64{}
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			if r := residentOf(t, pid); r > peak.Load() {
+				peak.Store(r)
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+	query := func(words int) string {
+		ws := make([]string, words)
+		for i := range ws {
+			ws[i] = word()
+		}
+		return `{"query":{"match":{"t":"` + strings.Join(ws, " ") + `"}}}`
+	}
+	huge, large := query(1_550_000), query(140_000)
+	require.Greater(t, len(huge), 10<<20)
+	require.Less(t, len(large), 1<<20)
+	cases := []struct {
+		name, body, refusal string
+		times               int
+	}{
+		{"10 MB match", huge, "--max-query-bytes", 4},
+		{"1 MB match of 140,000 terms", large, "--max-query-clauses", 8},
+		{"wildcard over the vocabulary", `{"query":{"wildcard":{"t":"*1*"}}}`, "--max-query-expansions", 2},
+		{"fuzzy over the vocabulary", `{"query":{"match":{"t":{"query":"w12345","fuzziness":2}}}}`, "", 2},
+		{"a terms aggregation's size", `{"size":0,"aggs":{"a":{"terms":{"field":"k","size":1000000}}}}`, "--max-query-buckets", 2},
+		{"a terms aggregation over every document", `{"size":0,"aggs":{"a":{"terms":{"field":"k","size":65536}}}}`, "", 2},
+	}
+	for _, c := range cases {
+		var wg sync.WaitGroup
+		errs := make([]error, c.times)
+		for i := 0; i < c.times; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = rdb.Do(ctx, "TFT.SEARCH", "idx", c.body).Err()
+			}()
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if c.refusal == "" {
+				if err != nil { // answered, or refused by a limit that names its flag
+					assert.Contains(t, err.Error(), "tairbench serve --max-query-", c.name)
+				}
+				continue
+			}
+			require.Error(t, err, c.name)
+			assert.Contains(t, err.Error(), c.refusal, c.name)
+		}
+	}
+	close(stop)
+	<-sampled
+	rdb.Close()
+	t.Logf("resident %d MiB loaded, %d MiB at the peak", base>>20, peak.Load()>>20)
+	assert.Less(t, peak.Load(), uint64(400<<20), "under 400 MB through the hostile queries")
+	var after uint64
+	assert.Eventually(t, func() bool {
+		after = residentOf(t, pid)
+		return after <= 2*base
+	}, 10*time.Second, 100*time.Millisecond, "within 2× of the loaded server's resident memory 10 s after")
+	t.Logf("resident %d MiB after the clients left", after>>20)
+	assert.Equal(t, "PONG", testenv.Do(t, addr, "PING"), "the server still serves")
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tairbench/tairbench/internal/fulltext"
 	"github.com/tairbench/tairbench/internal/metrics"
 	"github.com/tairbench/tairbench/internal/server"
 )
@@ -46,11 +47,25 @@ TFT.* commands of the TairSearch module.`,
 	fs.Int64Var(&o.cfg.MaxRequest, "max-request", 64<<20, "largest request (bytes of one command's arguments): each connection's budget of pending request bytes")
 	fs.StringVar(&o.metrics, "metrics-addr", "", "serve the server's own metrics (Prometheus) on HOST:PORT")
 	fs.Int64Var(&o.cfg.MaxPending, "max-pending", 1<<30, "request bytes all connections may have pending together; past it a client gets an error and is closed")
+	fs.Int64Var(&o.cfg.MaxQueryBytes, "max-query-bytes", 1<<20, "largest search request body (TFT.SEARCH, TFT.MSEARCH, TFT.EXPLAINSCORE, TFT.EXPLAINCOST)")
+	fs.Int64Var(&o.cfg.MaxQueryMemory, "max-query-memory", 256<<20, fmt.Sprintf("memory the search requests running at once may take together (each is charged %d× its body)", server.QueryCost))
+	fs.IntVar(&o.cfg.Search.MaxClauses, "max-query-clauses", fulltext.DefaultMaxClauses, "most terms a match query analyses to, and clauses of one bool or dis_max query")
+	fs.IntVar(&o.cfg.Search.MaxTerms, "max-query-terms", fulltext.DefaultMaxTerms, "most values of one terms query")
+	fs.IntVar(&o.cfg.Search.MaxExpansions, "max-query-expansions", fulltext.DefaultMaxExpansions, "most indexed terms one prefix, wildcard, fuzzy or text range query expands to")
+	fs.IntVar(&o.cfg.Search.MaxBuckets, "max-query-buckets", fulltext.DefaultMaxBuckets, "largest size of a terms aggregation (the buckets it returns)")
 	return cmd
 }
 
 func runServe(ctx context.Context, o *serveOptions, a *app) error {
 	o.cfg.Addr = net.JoinHostPort(o.bind, strconv.Itoa(o.port))
+	for name, v := range map[string]int64{"--max-request": o.cfg.MaxRequest, "--max-pending": o.cfg.MaxPending,
+		"--max-query-bytes": o.cfg.MaxQueryBytes, "--max-query-memory": o.cfg.MaxQueryMemory, "--max-clients": int64(o.cfg.MaxClients),
+		"--max-query-clauses": int64(o.cfg.Search.MaxClauses), "--max-query-terms": int64(o.cfg.Search.MaxTerms),
+		"--max-query-expansions": int64(o.cfg.Search.MaxExpansions), "--max-query-buckets": int64(o.cfg.Search.MaxBuckets)} {
+		if v < 1 {
+			return fmt.Errorf("%s must be at least 1, got %d", name, v)
+		}
+	}
 	for _, u := range o.users {
 		name, pw, ok := strings.Cut(u, ":")
 		if !ok || name == "" || name == "default" {

@@ -299,6 +299,10 @@ type bucket struct {
 }
 
 func renderTerms(b *bytes.Buffer, ix *Index, a aggSpec, docs *roaring.Bitmap) error {
+	most := ix.Limits.buckets()
+	if a.size > most {
+		return &LimitError{Limit: "buckets", What: fmt.Sprintf("the terms aggregation on '%s' (its size)", a.field), N: a.size, Max: most}
+	}
 	fd := ix.field(a.field)
 	buckets := map[string]*bucket{}
 	// count adds document d to the bucket of key (created from proto).

@@ -57,6 +57,8 @@ type Index struct {
 	// mu guards cache and sorted, which reads fill in.
 	mu    sync.Mutex
 	cache map[string]cached
+	// Limits bound each search request's work (zero fields: defaults).
+	Limits Limits
 }
 
 type cached struct {
@@ -385,6 +387,7 @@ func (ix *Index) Delete(ids ...string) int {
 // DeleteAll removes every document and keeps the mapping.
 func (ix *Index) DeleteAll() {
 	fresh := NewIndex(ix.Name, ix.Mapping)
+	fresh.Limits = ix.Limits
 	ix.ids, ix.docs, ix.docIDs, ix.live, ix.fields, ix.srcSize = fresh.ids, fresh.docs, fresh.docIDs, fresh.live, fresh.fields, 0
 	ix.invalidate()
 }

@@ -299,17 +299,22 @@ func (fd *fieldData) kwMatch(pred func(string) bool) *roaring.Bitmap {
 }
 
 // termsMatch unions the postings of terms accepted by pred, with a constant score.
-func (fd *fieldData) termsWhere(pred func(string) bool) *roaring.Bitmap {
+// termsWhere unions the postings of terms accepted by pred, refusing more
+// than most of them (what names the query in the error).
+func (fd *fieldData) termsWhere(pred func(string) bool, most int, what string) (*roaring.Bitmap, error) {
 	if !fd.f.Index && fd.f.Type == TypeKeyword {
-		return fd.kwMatch(pred)
+		return fd.kwMatch(pred), nil
 	}
 	var bms []*roaring.Bitmap
 	for t, p := range fd.postings {
 		if pred(t) {
+			if len(bms) == most {
+				return nil, &LimitError{Limit: "expansions", What: what, N: most + 1, Max: most}
+			}
 			bms = append(bms, p.docs)
 		}
 	}
-	return roaring.FastOr(bms...)
+	return roaring.FastOr(bms...), nil
 }
 
 // combine scores a disjunction of clauses with coord = matched/total.
@@ -406,6 +411,9 @@ func parseTerms(body any) (query, error) {
 }
 
 func (q *termsQ) eval(ix *Index) (matches, error) {
+	if n, most := len(q.values), ix.Limits.terms(); n > most {
+		return matches{}, &LimitError{Limit: "terms", What: fmt.Sprintf("the terms query on '%s'", q.field), N: n, Max: most}
+	}
 	var parts []matches
 	for _, v := range q.values {
 		m, err := (&termQ{field: q.field, value: v, boost: q.boost, lower: q.lower}).eval(ix)
@@ -522,6 +530,9 @@ func (q *matchQ) eval(ix *Index) (matches, error) {
 	if len(toks) == 0 {
 		return matches{docs: roaring.New()}, nil
 	}
+	if n, most := len(toks), ix.Limits.clauses(); n > most {
+		return matches{}, &LimitError{Limit: "clauses", What: fmt.Sprintf("the match query on '%s' (terms after analysis)", q.field), N: n, Max: most}
+	}
 	var parts []matches
 	for _, t := range toks {
 		var m matches
@@ -570,6 +581,9 @@ func (fd *fieldData) fuzzyMatch(ix *Index, term string, dist, prefix int, boost 
 			continue
 		}
 		if editdist.Distance(rs, tr, dist) <= dist {
+			if most := ix.Limits.expansions(); len(parts) == most {
+				return matches{}, &LimitError{Limit: "expansions", What: fmt.Sprintf("the fuzzy match of '%s'", clip(term, 40)), N: most + 1, Max: most}
+			}
 			m, _ := fd.termMatch(ix, t, boost)
 			parts = append(parts, m)
 		}
@@ -668,6 +682,9 @@ func evalAll(ix *Index, qs []query) ([]matches, error) {
 }
 
 func (q *boolQ) eval(ix *Index) (matches, error) {
+	if n, most := len(q.must)+len(q.should)+len(q.mustNot)+len(q.filter), ix.Limits.clauses(); n > most {
+		return matches{}, &LimitError{Limit: "clauses", What: "a bool query", N: n, Max: most}
+	}
 	must, err := evalAll(ix, q.must)
 	if err != nil {
 		return matches{}, err
@@ -820,7 +837,11 @@ func (q *rangeQ) eval(ix *Index) (matches, error) {
 	pred := func(t string) bool {
 		return (!set[0] || t > bs[0]) && (!set[1] || t >= bs[1]) && (!set[2] || t < bs[2]) && (!set[3] || t <= bs[3])
 	}
-	return constant(fd.termsWhere(pred), q.boost, "range"), nil
+	docs, err := fd.termsWhere(pred, ix.Limits.expansions(), fmt.Sprintf("the range query on '%s'", q.field))
+	if err != nil {
+		return matches{}, err
+	}
+	return constant(docs, q.boost, "range"), nil
 }
 
 type patternQ struct {
@@ -857,7 +878,11 @@ func (q *patternQ) eval(ix *Index) (matches, error) {
 	if q.typ == "wildcard" {
 		pred = func(t string) bool { return wildcardMatch(v, t) }
 	}
-	return constant(fd.termsWhere(pred), q.boost, q.typ), nil
+	docs, err := fd.termsWhere(pred, ix.Limits.expansions(), fmt.Sprintf("the %s query '%s' on '%s'", q.typ, clip(q.value, 40), q.field))
+	if err != nil {
+		return matches{}, err
+	}
+	return constant(docs, q.boost, q.typ), nil
 }
 
 type disMaxQ struct {
@@ -912,6 +937,9 @@ func disMax(parts []matches, tie float64) matches {
 }
 
 func (q *disMaxQ) eval(ix *Index) (matches, error) {
+	if n, most := len(q.queries), ix.Limits.clauses(); n > most {
+		return matches{}, &LimitError{Limit: "clauses", What: "a dis_max query", N: n, Max: most}
+	}
 	parts, err := evalAll(ix, q.queries)
 	if err != nil {
 		return matches{}, err
@@ -927,4 +955,12 @@ func (fd *fieldData) sortedTerms() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// clip shortens s to n bytes for an error message.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }

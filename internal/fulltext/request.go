@@ -33,6 +33,9 @@ type sortSpec struct {
 
 // ParseRequest parses a TFT.SEARCH request body.
 func ParseRequest(raw []byte) (*Request, error) {
+	if err := checkDepth(raw); err != nil {
+		return nil, err
+	}
 	members, err := parseObject(raw)
 	if err != nil {
 		return nil, qerr("invalid json: %v", err)

@@ -3,6 +3,7 @@ package server
 import (
 	"os"
 	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"sync"
@@ -63,4 +64,61 @@ func residentBytes() uint64 {
 		return 0
 	}
 	return pages * uint64(os.Getpagesize())
+}
+
+// trimmer hands the heap's garbage and free memory back to the operating
+// system once clients leave: a connection's close schedules one look, a
+// second after the last close and at most every trimEvery; the look frees
+// memory when the heap the process holds (objects, live or garbage, gaps
+// in spans and free spans) has grown by trimAt since the last time it did.
+// An idle Go process would otherwise keep it until its next collection,
+// two minutes later.
+type trimmer struct {
+	mu      sync.Mutex
+	pending bool
+	last    time.Time
+	held    uint64 // the heap held after the last trim
+	samples []metrics.Sample
+}
+
+const (
+	trimEvery = 5 * time.Second
+	trimAt    = 64 << 20
+)
+
+// closed schedules a look at the heap (a connection closed).
+func (t *trimmer) closed() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.pending {
+		return
+	}
+	t.pending = true
+	wait := max(time.Second, trimEvery-time.Since(t.last))
+	time.AfterFunc(wait, t.look)
+}
+
+func (t *trimmer) look() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.pending, t.last = false, time.Now()
+	held := t.heldBytes()
+	if held >= t.held+trimAt {
+		debug.FreeOSMemory()
+		t.held = t.heldBytes()
+	}
+}
+
+// heldBytes is the heap memory the process holds.
+func (t *trimmer) heldBytes() uint64 {
+	if t.samples == nil {
+		t.samples = []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/unused:bytes"},
+			{Name: "/memory/classes/heap/free:bytes"}}
+	}
+	metrics.Read(t.samples)
+	var held uint64
+	for _, s := range t.samples {
+		held += s.Value.Uint64()
+	}
+	return held
 }

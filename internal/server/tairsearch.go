@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -76,8 +77,18 @@ func (c *conn) index(key []byte, quiet bool) *fulltext.Index {
 	return v.ix
 }
 
-// searchErr replies a search error as an ERR line.
+// searchErr replies a search error as an ERR line; a refusal by one of
+// the search limits names its flag.
 func (c *conn) searchErr(err error) {
+	var le *fulltext.LimitError
+	if errors.As(err, &le) {
+		hint := ""
+		if le.Limit != "depth" {
+			hint = " (tairbench serve --max-query-" + le.Limit + ")"
+		}
+		c.fail("ERR " + le.Error() + hint)
+		return
+	}
 	var qe *fulltext.QueryError
 	if errors.As(err, &qe) {
 		c.fail("ERR " + qe.Msg)
@@ -99,7 +110,9 @@ func tftCreateIndex(c *conn, a [][]byte) {
 		c.searchErr(err)
 		return
 	}
-	d.set(a[1], &indexValue{ix: fulltext.NewIndex(string(a[1]), m)})
+	ix := fulltext.NewIndex(string(a[1]), m)
+	ix.Limits = c.s.cfg.Search
+	d.set(a[1], &indexValue{ix: ix})
 	c.out = resp.AppendOK(c.out)
 }
 
@@ -351,6 +364,11 @@ func tftSearch(c *conn, a [][]byte) {
 	if ix == nil {
 		return
 	}
+	release, ok := c.queryGate(a[2])
+	if !ok {
+		return
+	}
+	defer release()
 	out, err := ix.Search(a[2], useCache)
 	if err != nil {
 		c.searchErr(err)
@@ -373,6 +391,11 @@ func tftMSearch(c *conn, a [][]byte) {
 		}
 		ixs = append(ixs, ix)
 	}
+	release, ok := c.queryGate(a[len(a)-1])
+	if !ok {
+		return
+	}
+	defer release()
 	out, err := fulltext.MSearch(ixs, a[len(a)-1])
 	if err != nil {
 		c.searchErr(err)
@@ -386,6 +409,11 @@ func tftExplainCost(c *conn, a [][]byte) {
 	if ix == nil {
 		return
 	}
+	release, ok := c.queryGate(a[2])
+	if !ok {
+		return
+	}
+	defer release()
 	out, err := ix.ExplainCost(a[2])
 	if err != nil {
 		c.searchErr(err)
@@ -399,6 +427,11 @@ func tftExplainScore(c *conn, a [][]byte) {
 	if ix == nil {
 		return
 	}
+	release, ok := c.queryGate(a[2])
+	if !ok {
+		return
+	}
+	defer release()
 	out, err := ix.ExplainScore(a[2])
 	if err != nil {
 		c.searchErr(err)
@@ -456,6 +489,7 @@ func (c *conn) suggestionIndex(key []byte, create bool) (*fulltext.Index, bool) 
 		return nil, false
 	}
 	ix := fulltext.NewIndex(string(key), m)
+	ix.Limits = c.s.cfg.Search
 	c.db().set(key, &indexValue{ix: ix})
 	return ix, true
 }
@@ -556,4 +590,23 @@ func tftGetAllSugs(c *conn, a [][]byte) {
 	default:
 		c.out = appendStrings(c.out, ix.Suggestions("", 0, false))
 	}
+}
+
+// queryGate refuses a search request whose body is larger than
+// --max-query-bytes, or whose memory would take the requests running
+// together past --max-query-memory, before it is parsed; otherwise it
+// charges the request's memory until release.
+func (c *conn) queryGate(body []byte) (release func(), ok bool) {
+	n := int64(len(body))
+	if most := c.s.cfg.MaxQueryBytes; n > most {
+		c.fail(fmt.Sprintf("ERR query too large: %d bytes, this server takes at most %d a query (tairbench serve --max-query-bytes)", n, most))
+		return nil, false
+	}
+	cost := n * QueryCost
+	if !c.s.queries.Reserve(cost) {
+		c.fail(fmt.Sprintf("ERR too many queries in flight: %d more bytes would pass the %d that the running queries may take together (tairbench serve --max-query-memory)",
+			cost, c.s.cfg.MaxQueryMemory))
+		return nil, false
+	}
+	return func() { c.s.queries.Release(cost) }, true
 }
