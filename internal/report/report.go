@@ -132,8 +132,11 @@ func Warnings(r *result.Run) []string {
 	if sv := r.Server; sv != nil && sv.Reconciliation != nil && !sv.Reconciliation.Match {
 		rc := sv.Reconciliation
 		what := "differs from"
-		if !rc.Complete {
+		switch {
+		case !rc.Complete:
 			what = "cannot be checked against"
+		case rc.Explained:
+			what = "is above"
 		}
 		w = append(w, fmt.Sprintf("the server's count of %s %s the client's: %s; observed: %s",
 			strings.ToUpper(strings.Join(rc.Commands, ", ")), what, rc.Note, strings.Join(rc.Causes, "; ")))
@@ -526,6 +529,8 @@ func reconcileLines(b *strings.Builder, rc *result.Reconciliation) {
 	switch {
 	case !rc.Complete:
 		state = "INCOMPLETE, " + rc.Note
+	case rc.Explained:
+		state = "explained: " + rc.Note
 	case !rc.Match:
 		state = "DIFFER: " + rc.Note
 	}

@@ -57,7 +57,12 @@ func (tl *timeline) reconcile(commands []string, cv clientView, start time.Time)
 		first = i
 	}
 	r.Match = r.Complete && r.Server == r.Client
-	if !r.Match {
+	d := r.Server - r.Client
+	r.Explained = r.Complete && d > 0 && d <= cv.Lost
+	if r.Explained {
+		r.Note = fmt.Sprintf("the server ran %d of the %d commands lost on their connection (their replies never came)", d, cv.Lost)
+		r.Causes = []string{fmt.Sprintf("lost requests: %d commands were lost on their connection, %d of which the server ran", cv.Lost, d)}
+	} else if !r.Match {
 		r.Note, r.Causes = explain(r, cv, tl.maxClients())
 	}
 	return r

@@ -398,6 +398,10 @@ type Reconciliation struct {
 	// replied an error), both in Server; the client counts them as errors.
 	Rejected int64 `json:"rejected"`
 	Failed   int64 `json:"failed"`
+	// Explained is true when the counts differ only by commands lost on
+	// their connection that the server ran: complete, and the server's
+	// count lies above the client's by at most the lost commands.
+	Explained bool `json:"explained"`
 	// Complete is false when a life of the server ended (a restart, or it
 	// stopped answering) after its last reading: the commands it ran after
 	// that reading are unknown, and Server is a lower bound.

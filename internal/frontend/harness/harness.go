@@ -306,6 +306,12 @@ func reconciliation(run *result.Run) string {
 	if rc.Match {
 		return fmt.Sprintf("server counted %d: match", rc.Server)
 	}
+	if rc.Explained {
+		return fmt.Sprintf("server counted %d, client %d: the server ran %d commands whose replies were lost", rc.Server, rc.Client, rc.Server-rc.Client)
+	}
+	if !rc.Complete {
+		return fmt.Sprintf("server counted at least %d, client %d: INCOMPLETE (%s)", rc.Server, rc.Client, strings.Join(rc.Causes, "; "))
+	}
 	return fmt.Sprintf("server counted %d, client %d: MISMATCH", rc.Server, rc.Client)
 }
 
