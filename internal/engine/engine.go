@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"time"
 
@@ -324,6 +325,9 @@ func (r *runState) collect(ctx context.Context, res *Result) {
 	res.Snapshot = r.agg.Snapshot(measured)
 	res.Availability = r.avail.finish(r.agg.Start().Add(measured), measured, r.stillDown)
 	res.Availability.SilentSeconds = append(res.Availability.SilentSeconds, res.Snapshot.Silent...)
-	res.Availability.UnresponsiveS = max(0, float64(len(res.Snapshot.Silent))-res.Availability.UnreachableMS/1000)
+	// Whole silent seconds less the unreachable time, to a tenth of a
+	// second: a silent second that the target was unreachable for is not
+	// also unresponsive.
+	res.Availability.UnresponsiveS = max(0, math.Round(10*(float64(len(res.Snapshot.Silent))-res.Availability.UnreachableMS/1000))/10)
 	res.Snapshot.Totals.OpsPerRequest = r.cfg.OpsPerRequest
 }
