@@ -195,7 +195,6 @@ var blocksPending = map[string]bool{
 	"docs/distributed.md: figure                                      A": true,
 	"docs/redis.md: operations   by type":                                true,
 	"docs/redis.md: command      SET k-__RAND__ __DATA__":                true,
-	"docs/redis.md: !! WARNING: 4 commands failed":                       true,
 	"docs/search.md: TairSearch (127.0.0.1:44065) vs Elasticsearch":      true,
 	"docs/suites.md: Tair enhanced edition":                              true,
 	"docs/suites.md: Redis cluster edition, dual-replica":                true,
