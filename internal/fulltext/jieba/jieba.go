@@ -226,10 +226,47 @@ func (s *Segmenter) Cut(str string, hmm bool, emit func(start, end int, word str
 	}
 }
 
+// CutForSearch is jieba's search mode (cut_for_search): every word of Cut,
+// each preceded by its two- and three-character runs that are dictionary
+// words (two-character runs of words longer than two characters, then
+// three-character runs of words longer than three), in jieba's order.
+func (s *Segmenter) CutForSearch(str string, hmm bool, emit func(start, end int, word string)) {
+	s.Cut(str, hmm, func(start, end int, w string) {
+		if n := end - start; n > 2 {
+			rs := []rune(w)
+			for _, g := range [2]int{2, 3} {
+				if n <= g {
+					break
+				}
+				for i := 0; i+g <= n; i++ {
+					if sub := string(rs[i : i+g]); s.inDict(sub) {
+						emit(start+i, start+i+g, sub)
+					}
+				}
+			}
+		}
+		emit(start, end, w)
+	})
+}
+
+// inDict says whether w is a word of the dictionary with a frequency above
+// 0 (jieba keeps prefixes of words at 0).
+func (s *Segmenter) inDict(w string) bool {
+	f, ok := s.lookup(w)
+	return ok && f > 0
+}
+
 // Words returns the words of s (a convenience for tests and tools).
 func (s *Segmenter) Words(str string, hmm bool) []string {
 	var out []string
 	s.Cut(str, hmm, func(_, _ int, w string) { out = append(out, w) })
+	return out
+}
+
+// SearchWords returns the words of s in search mode.
+func (s *Segmenter) SearchWords(str string, hmm bool) []string {
+	var out []string
+	s.CutForSearch(str, hmm, func(_, _ int, w string) { out = append(out, w) })
 	return out
 }
 

@@ -99,6 +99,11 @@ func synthetic(t *testing.T, n int) []string {
 
 // reference cuts the sentences with PyPI's jieba, given the same dictionary.
 func reference(t *testing.T, sentences []string, hmm bool, userWords []string) [][]string {
+	return referenceMode(t, sentences, hmm, false, userWords)
+}
+
+// referenceMode is reference in jieba's search mode when search is set.
+func referenceMode(t *testing.T, sentences []string, hmm, search bool, userWords []string) [][]string {
 	pyPath := testenv.PythonJieba(t)
 	zr, err := gzip.NewReader(bytes.NewReader(dictGz))
 	require.NoError(t, err)
@@ -111,7 +116,7 @@ func reference(t *testing.T, sentences []string, hmm bool, userWords []string) [
 	if userWords == nil {
 		userWords = []string{}
 	}
-	req, err := json.Marshal(map[string]any{"dict": dict, "hmm": hmm, "userwords": userWords, "sentences": sentences})
+	req, err := json.Marshal(map[string]any{"dict": dict, "hmm": hmm, "search": search, "userwords": userWords, "sentences": sentences})
 	require.NoError(t, err)
 	cmd := exec.Command("python3", "testdata/reference.py")
 	cmd.Env = append(os.Environ(), "PYTHONPATH="+pyPath, "PYTHONIOENCODING=utf-8")
@@ -155,6 +160,27 @@ func TestSameWordsAsPyPIJieba(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Search mode (Tair's jieba analyzer cuts this way) yields what PyPI's
+// jieba.cut_for_search yields, word for word and in order.
+func TestSearchModeLikePyPIJieba(t *testing.T) {
+	sentences := append(slices.Clone(written), synthetic(t, 200)...)
+	userWords := []string{"key-value数据结构存储", "云原生内存数据库"}
+	for _, words := range [][]string{nil, userWords} {
+		want := referenceMode(t, sentences, true, true, words)
+		s, err := New(words)
+		require.NoError(t, err)
+		for i, sent := range sentences {
+			require.Equal(t, want[i], s.SearchWords(sent, true), "sentence %d: %q", i, sent)
+		}
+	}
+	s, err := New(nil)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"数据", "结构", "数据结构"}, s.SearchWords("数据结构", true))
+	// The reference (tair-api.md 3.8) gives 性能, 高性能 for Tair; PyPI's
+	// dictionary also holds 高性 (frequency 5), so jieba yields it first.
+	assert.Equal(t, []string{"高性", "性能", "高性能"}, s.SearchWords("高性能", true))
 }
 
 func TestUserWordsAreCutWhole(t *testing.T) {
