@@ -137,8 +137,10 @@ else
 SUITE_TARGET := --host $(HOST) --port $(PORT) $(if $(AUTH),-a '$(AUTH)')
 endif
 bench-whitepaper: bench-roaring bench-ycsb
-	$(BIN) suite enhanced $(SUITE_TARGET) --requests $(WHITEPAPER_REQUESTS) --json $(RESULTS)/enhanced-$$(date -u +%Y%m%dT%H%M%SZ).json
-	$(BIN) suite cluster $(SUITE_TARGET) --test-time $(WHITEPAPER_TEST_TIME) --json $(RESULTS)/cluster-$$(date -u +%Y%m%dT%H%M%SZ).json
+	@$(call stamp,bench-whitepaper)
+	@set -o pipefail; $(BIN) suite enhanced $(SUITE_TARGET) --requests $(WHITEPAPER_REQUESTS) --json $(RESULTS)/enhanced-$$(date -u +%Y%m%dT%H%M%SZ).json | tee -a $(FIGURES)/bench-whitepaper.md
+	@echo >> $(FIGURES)/bench-whitepaper.md
+	@set -o pipefail; $(BIN) suite cluster $(SUITE_TARGET) --test-time $(WHITEPAPER_TEST_TIME) --json $(RESULTS)/cluster-$$(date -u +%Y%m%dT%H%M%SZ).json | tee -a $(FIGURES)/bench-whitepaper.md
 
 # The persistent-memory and ESSD whitepapers' YCSB tables, against a
 # redis-server this target starts on a free port (installed by make deps),
@@ -147,8 +149,10 @@ bench-whitepaper: bench-roaring bench-ycsb
 YCSB_RECORDS ?=
 bench-ycsb: deps build
 	@mkdir -p $(RESULTS)
-	$(BIN) suite pmem $(SUITE_TARGET) $(if $(YCSB_RECORDS),--records $(YCSB_RECORDS)) --json $(RESULTS)/pmem-$$(date -u +%Y%m%dT%H%M%SZ).json
-	$(BIN) suite essd $(SUITE_TARGET) $(if $(YCSB_RECORDS),--records $(YCSB_RECORDS)) --json $(RESULTS)/essd-$$(date -u +%Y%m%dT%H%M%SZ).json
+	@$(call stamp,bench-ycsb)
+	@set -o pipefail; $(BIN) suite pmem $(SUITE_TARGET) $(if $(YCSB_RECORDS),--records $(YCSB_RECORDS)) --json $(RESULTS)/pmem-$$(date -u +%Y%m%dT%H%M%SZ).json | tee -a $(FIGURES)/bench-ycsb.md
+	@echo >> $(FIGURES)/bench-ycsb.md
+	@set -o pipefail; $(BIN) suite essd $(SUITE_TARGET) $(if $(YCSB_RECORDS),--records $(YCSB_RECORDS)) --json $(RESULTS)/essd-$$(date -u +%Y%m%dT%H%M%SZ).json | tee -a $(FIGURES)/bench-ycsb.md
 
 # TairSearch (embedded) vs Elasticsearch 8.19 (local, scripts/elasticsearch.sh)
 # on a generated 100,000-document dump: write, term query, aggregation with
@@ -199,7 +203,7 @@ bench-serve: deps build
 # TARGET --> markers) from a fresh run of each target; a target that
 # misses its bar still writes its figures, which say so. Long: every
 # bench target in turn (DOCS_FIGURES= picks some).
-DOCS_FIGURES ?= bench-serve bench-roaring bench-bitmap bench-client bench-cluster bench-search bench-ingest
+DOCS_FIGURES ?= bench-serve bench-whitepaper bench-roaring bench-ycsb bench-bitmap bench-client bench-cluster bench-search bench-ingest
 docs-figures:
 	@for t in $(DOCS_FIGURES); do $(MAKE) --no-print-directory $$t || echo "make $$t missed its bar: its figures say so"; done
 	@python3 scripts/docs_figures.py $(DOCS_FIGURES)

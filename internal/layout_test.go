@@ -137,10 +137,7 @@ func TestDevelopmentGuideListsEveryPackage(t *testing.T) {
 // line) that predate this rule and still lack their commit: regenerate
 // each (make docs-figures, or the command its text names) and take it off
 // this list.
-var figuresPending = map[string]bool{
-	"docs/search.md: | | ingest docs/s | `term:world` (500 h": true, // make bench-search
-	"docs/search.md: | write | client CPU per document: befo": true, // make bench-ingest
-}
+var figuresPending = map[string]bool{}
 
 // pending says whether a table (its file and first line) is on the list.
 func pending(key string) bool {
@@ -195,11 +192,6 @@ var blocksPending = map[string]bool{
 	"docs/distributed.md: figure                                      A": true,
 	"docs/redis.md: operations   by type":                                true,
 	"docs/redis.md: command      SET k-__RAND__ __DATA__":                true,
-	"docs/search.md: TairSearch (127.0.0.1:44065) vs Elasticsearch":      true,
-	"docs/suites.md: Tair enhanced edition":                              true,
-	"docs/suites.md: Redis cluster edition, dual-replica":                true,
-	"docs/suites.md: Tair persistent-memory instance":                    true,
-	"docs/suites.md: Tair ESSD-based instances":                          true,
 }
 
 // TestMeasuredOutputNamesItsCommit: every code block of tool output with
