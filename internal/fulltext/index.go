@@ -67,8 +67,9 @@ type cached struct {
 }
 
 // insertions numbers documents in the order they were written, across
-// indexes: ties between hits, and sorts on _doc, follow it, so that
-// TFT.MSEARCH merges several indexes in one order whatever order they are named in.
+// indexes: sorts on _doc follow it, so that TFT.MSEARCH merges several
+// indexes in one order whatever order they are named in (ties between
+// hits go by index name and document id instead).
 var insertions atomic.Uint64
 
 // CacheTTL is how long TFT.SEARCH … use_cache serves a cached reply.

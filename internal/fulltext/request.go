@@ -229,7 +229,7 @@ func (r *Request) ranker(ix *Index) (func(a, b hit) bool, bool) {
 			if a.score != b.score {
 				return a.score > b.score
 			}
-			return a.seq() < b.seq()
+			return tieBefore(a, b)
 		}, true
 	}
 	sorts := r.sorts
@@ -240,8 +240,18 @@ func (r *Request) ranker(ix *Index) (func(a, b hit) bool, bool) {
 				return c < 0
 			}
 		}
-		return a.seq() < b.seq()
+		return tieBefore(a, b)
 	}, false
+}
+
+// tieBefore orders hits that tie as Tair does (tair-api.md 3.5, 3.7): index
+// by index in name order, then by ascending document id, whatever order
+// the documents were written in (TFT.MADDDOC takes them in any order).
+func tieBefore(a, b hit) bool {
+	if a.ix != b.ix {
+		return a.ix.Name < b.ix.Name
+	}
+	return a.id() < b.id()
 }
 
 // compareBy orders two hits by one sort key (missing values last).

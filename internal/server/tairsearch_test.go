@@ -3,6 +3,9 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -244,8 +247,9 @@ func hitIDs(t *testing.T, reply string) []string {
 }
 
 // TestMSearchMergeOrder: hits of several indexes come in one order, by the
-// requested sort and then by global insertion order, whatever order the
-// indexes are named in, and keys_cursor pages continue it.
+// requested sort (_doc: global insertion order) and then by index name and
+// document id, whatever order the indexes are named in, and keys_cursor
+// pages continue it.
 func TestMSearchMergeOrder(t *testing.T) {
 	_, c := start(t, Config{})
 	ctx := context.Background()
@@ -436,4 +440,35 @@ func TestJiebaAnalyzer(t *testing.T) {
 	out, err = c.Do(ctx, "tft.analyzer", "my_jieba", "Tair是一个key-value数据结构存储服务", "INDEX", "zh").Text()
 	require.NoError(t, err)
 	assert.Contains(t, out, `{"token":"key-value数据结构存储","start_offset":7,"end_offset":22,"position":3}`)
+}
+
+// TestTiesInIDOrderWhateverTheWriteOrder: hits that tie on score come back
+// in ascending document id order (tair-api.md 3.5), after TFT.MADDDOC of
+// the same documents in 20 random orders, with and without a sort.
+func TestTiesInIDOrderWhateverTheWriteOrder(t *testing.T) {
+	_, c := start(t, Config{})
+	ctx := context.Background()
+	ids := []string{"1", "2", "3", "10", "a", "b-7", "00005", "z"}
+	want := slices.Clone(ids)
+	slices.Sort(want)
+	rng := rand.New(rand.NewPCG(7, 11))
+	for round := range 20 {
+		key := fmt.Sprintf("ties%d", round)
+		require.NoError(t, c.Do(ctx, "tft.createindex", key, `{"mappings":{"properties":{"f0":{"type":"text"},"n":{"type":"long"}}}}`).Err())
+		order := slices.Clone(ids)
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		args := []any{"tft.madddoc", key}
+		for _, id := range order {
+			args = append(args, `{"f0":"tair redis","n":1}`, id)
+		}
+		require.NoError(t, c.Do(ctx, args...).Err())
+		for _, q := range []string{`{"size":20,"query":{"match":{"f0":"tair"}}}`, `{"size":20,"query":{"match_all":{}}}`,
+			`{"size":20,"query":{"term":{"f0":"redis"}},"sort":[{"n":{"order":"asc"}}]}`} {
+			var got []string
+			for _, h := range hitIDs(t, doSearch(t, c, key, q)) {
+				got = append(got, strings.TrimPrefix(h, key+"/"))
+			}
+			require.Equal(t, want, got, "written in the order %v, query %s", order, q)
+		}
+	}
 }
