@@ -151,7 +151,10 @@ func builtinAnalyzer(name string) (Analyzer, error) {
 }
 
 // jiebaAnalyzer cuts text with jieba and keeps the words that hold a letter
-// or a digit (spaces and punctuation are not tokens), lower-cased.
+// or a digit (spaces and punctuation are not tokens), lower-cased. As in
+// Tair, a token's position counts every word of the cut before it, the
+// ones not kept included (tair-api.md 3.8: in "Redis是完全开源免费的，遵守…"
+// 遵守 is at 7, after the comma at 6).
 type jiebaAnalyzer struct {
 	seg *jieba.Segmenter
 	hmm bool
@@ -159,11 +162,13 @@ type jiebaAnalyzer struct {
 
 func (a jiebaAnalyzer) Analyze(text string) []Token {
 	var toks []Token
+	pos := -1
 	a.seg.Cut(text, a.hmm, func(start, end int, w string) {
+		pos++
 		if !strings.ContainsFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
 			return
 		}
-		toks = append(toks, Token{Term: strings.ToLower(w), Start: start, End: end, Position: len(toks)})
+		toks = append(toks, Token{Term: strings.ToLower(w), Start: start, End: end, Position: pos})
 	})
 	return toks
 }

@@ -402,6 +402,11 @@ func TestJiebaAnalyzer(t *testing.T) {
 	assert.Contains(t, out, `{"token":"redis","start_offset":0,"end_offset":5,"position":0}`)
 	assert.Contains(t, out, `{"token":"完全","start_offset":6,"end_offset":8,"position":2}`, "offsets in characters, as Tair gives them")
 	assert.NotContains(t, out, `"，"`, "punctuation is not a token")
+	for _, tok := range []string{`"开源","start_offset":8,"end_offset":10,"position":3`, `"免费","start_offset":10,"end_offset":12,"position":4`,
+		`"遵守","start_offset":14,"end_offset":16,"position":7`, `"bsd","start_offset":16,"end_offset":19,"position":8`,
+		`"协议","start_offset":19,"end_offset":21,"position":9`} {
+		assert.Contains(t, out, tok, "positions count every word of the cut, punctuation included (tair-api.md 3.8)")
+	}
 
 	runSteps(t, c, []step{
 		{[]any{"tft.createindex", "zh", jiebaMapping}, "OK", false},
