@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -91,16 +92,11 @@ func TestElasticsearchPausedTimesOut(t *testing.T) {
 	require.Equal(t, 0, runCLI(context.Background(), "wiki", "gen", "--docs", "8000", "--out", dump).code)
 	paused := make(chan time.Duration, 1)
 	go func() {
-		// Pause once the run has created its index and written for a second.
-		for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-			if resp, err := http.Head(es.URL + "/wiki"); err == nil {
-				resp.Body.Close()
-				if resp.StatusCode == http.StatusOK {
-					break
-				}
-			}
+		// Pause once the run is writing: the index has taken 200 documents
+		// (on a loaded machine the run's set-up can take over a second).
+		for deadline := time.Now().Add(120 * time.Second); time.Now().Before(deadline) && indexed(t, es.URL) < 200; {
+			time.Sleep(20 * time.Millisecond)
 		}
-		time.Sleep(time.Second)
 		p, _ := os.FindProcess(es.PID)
 		t0 := time.Now()
 		_ = p.Signal(syscall.SIGSTOP)
@@ -110,7 +106,7 @@ func TestElasticsearchPausedTimesOut(t *testing.T) {
 	}()
 	jsonPath := filepath.Join(t.TempDir(), "r.json")
 	res := runCLI(context.Background(), "search", "-t", "write", "-e", "elasticsearch", "-a", es.URL, "-f", dump,
-		"-n", "8000", "-c", "4", "--timeout", "2s", "--allow-errors", "--quiet", "--json", jsonPath)
+		"-n", "3000", "-c", "4", "--timeout", "2s", "--allow-errors", "--quiet", "--json", jsonPath)
 	require.GreaterOrEqual(t, <-paused, 5*time.Second)
 	require.Equal(t, 0, res.code, res.err)
 	r := readResult(t, jsonPath)
@@ -121,10 +117,67 @@ func TestElasticsearchPausedTimesOut(t *testing.T) {
 	}
 	assert.GreaterOrEqual(t, timeouts, int64(4), "each of the 4 connections timed out at least once")
 	assert.Equal(t, timeouts, r.Totals.LostOps, "every timed-out write is counted lost")
-	assert.Equal(t, int64(8000), r.Totals.Ops+r.Totals.LostOps, "every document is accounted for")
+	assert.Equal(t, int64(3000), r.Totals.Ops+r.Totals.LostOps, "every document is accounted for")
 	assert.Equal(t, "input-exhausted", r.StopReason, "a 5 s pause does not end the run")
 	assert.LessOrEqual(t, r.Totals.Latency.Max, 3e6, "max latency ≤ the 2 s timeout plus scheduling (µs)")
 	assert.Zero(t, r.Availability.UnreachableMS, "the node accepted connections: not unreachable")
 	assert.GreaterOrEqual(t, r.Availability.UnresponsiveS, 2.0, "the pause is unresponsive time")
 	assert.Contains(t, res.out, "the connections were up and the server did not answer")
+
+	// Paused again mid-run, under --timeout 60s: an interruption 2 s into
+	// the pause abandons the writes in flight at once instead of waiting
+	// out the timeout.
+	base := indexed(t, es.URL)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cancelledAt := make(chan time.Time, 1)
+	continued := make(chan struct{})
+	defer func() { <-continued }() // the node runs again before it is stopped
+	go func() {
+		defer close(continued)
+		for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline) && indexed(t, es.URL) < base+100; {
+			time.Sleep(20 * time.Millisecond)
+		}
+		p, _ := os.FindProcess(es.PID)
+		_ = p.Signal(syscall.SIGSTOP)
+		time.Sleep(2 * time.Second)
+		cancelledAt <- time.Now()
+		cancel()
+		time.Sleep(time.Second)
+		_ = p.Signal(syscall.SIGCONT)
+	}()
+	res = runCLI(ctx, "search", "-t", "write", "-e", "elasticsearch", "-a", es.URL, "-f", dump, "--keep-index",
+		"-n", "8000", "-c", "4", "--timeout", "60s", "--quiet", "--json", jsonPath)
+	var cancelled time.Time
+	select {
+	case cancelled = <-cancelledAt:
+	default:
+		require.Fail(t, "the run ended before the pause", res.out)
+	}
+	assert.Less(t, time.Since(cancelled), 5*time.Second, "the interrupted run ended at once, not after its 60 s timeout: %s", res.err)
+	r = readResult(t, jsonPath)
+	assert.Equal(t, result.StopInterrupted, r.StopReason)
+}
+
+// indexed is the documents Elasticsearch's index "wiki" has indexed so far
+// (its indexing statistics), 0 when it cannot tell.
+func indexed(t *testing.T, url string) int64 {
+	resp, err := http.Get(url + "/wiki/_stats/indexing")
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	var st struct {
+		All struct {
+			Total struct {
+				Indexing struct {
+					IndexTotal int64 `json:"index_total"`
+				} `json:"indexing"`
+			} `json:"total"`
+		} `json:"_all"`
+	}
+	if json.NewDecoder(resp.Body).Decode(&st) != nil {
+		return 0
+	}
+	return st.All.Total.Indexing.IndexTotal
 }
