@@ -83,7 +83,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s ./internal/frontend/redisbenchmark
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s ./internal/frontend/memtier
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s ./internal/frontend/ycsb
-	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s ./internal/vector
+	$(GO) test -run '^$$' -fuzz 'FuzzParse$$' -fuzztime 20s ./internal/vector
+	$(GO) test -run '^$$' -fuzz FuzzParseFilter -fuzztime 20s ./internal/vector
 
 bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem ./pkg/... ./internal/...
