@@ -84,7 +84,7 @@ type Server struct {
 	nextID                       atomic.Int64
 	stats                        []cmdStat
 	pending                      pendingBudget
-	queries                      pendingBudget // the search requests running
+	queries                      queryBudget // the search requests running
 	trim                         trimmer
 	accounts                     *accounts
 }

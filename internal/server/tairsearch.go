@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/tairbench/tairbench/internal/fulltext"
 	"github.com/tairbench/tairbench/pkg/resp"
@@ -364,11 +365,11 @@ func tftSearch(c *conn, a [][]byte) {
 	if ix == nil {
 		return
 	}
-	release, ok := c.queryGate(a[2])
+	cost, ok := c.queryGate(a[2])
 	if !ok {
 		return
 	}
-	defer release()
+	defer c.s.queries.release(cost)
 	out, err := ix.Search(a[2], useCache)
 	if err != nil {
 		c.searchErr(err)
@@ -391,11 +392,11 @@ func tftMSearch(c *conn, a [][]byte) {
 		}
 		ixs = append(ixs, ix)
 	}
-	release, ok := c.queryGate(a[len(a)-1])
+	cost, ok := c.queryGate(a[len(a)-1])
 	if !ok {
 		return
 	}
-	defer release()
+	defer c.s.queries.release(cost)
 	out, err := fulltext.MSearch(ixs, a[len(a)-1])
 	if err != nil {
 		c.searchErr(err)
@@ -409,11 +410,11 @@ func tftExplainCost(c *conn, a [][]byte) {
 	if ix == nil {
 		return
 	}
-	release, ok := c.queryGate(a[2])
+	cost, ok := c.queryGate(a[2])
 	if !ok {
 		return
 	}
-	defer release()
+	defer c.s.queries.release(cost)
 	out, err := ix.ExplainCost(a[2])
 	if err != nil {
 		c.searchErr(err)
@@ -427,11 +428,11 @@ func tftExplainScore(c *conn, a [][]byte) {
 	if ix == nil {
 		return
 	}
-	release, ok := c.queryGate(a[2])
+	cost, ok := c.queryGate(a[2])
 	if !ok {
 		return
 	}
-	defer release()
+	defer c.s.queries.release(cost)
 	out, err := ix.ExplainScore(a[2])
 	if err != nil {
 		c.searchErr(err)
@@ -595,18 +596,36 @@ func tftGetAllSugs(c *conn, a [][]byte) {
 // queryGate refuses a search request whose body is larger than
 // --max-query-bytes, or whose memory would take the requests running
 // together past --max-query-memory, before it is parsed; otherwise it
-// charges the request's memory until release.
-func (c *conn) queryGate(body []byte) (release func(), ok bool) {
+// charges the request's memory (cost), which the caller releases.
+func (c *conn) queryGate(body []byte) (cost int64, ok bool) {
 	n := int64(len(body))
 	if most := c.s.cfg.MaxQueryBytes; n > most {
 		c.fail(fmt.Sprintf("ERR query too large: %d bytes, this server takes at most %d a query (tairbench serve --max-query-bytes)", n, most))
-		return nil, false
+		return 0, false
 	}
-	cost := n * QueryCost
-	if !c.s.queries.Reserve(cost) {
+	cost = n * QueryCost
+	if !c.s.queries.reserve(cost) {
 		c.fail(fmt.Sprintf("ERR too many queries in flight: %d more bytes would pass the %d that the running queries may take together (tairbench serve --max-query-memory)",
 			cost, c.s.cfg.MaxQueryMemory))
-		return nil, false
+		return 0, false
 	}
-	return func() { c.s.queries.Release(cost) }, true
+	return cost, true
 }
+
+// queryBudget counts the memory charged to the search requests running.
+// Unlike pendingBudget it frees nothing itself: its charges are
+// estimates, and the trimmer hands memory back once clients leave.
+type queryBudget struct {
+	max  int64
+	used atomic.Int64
+}
+
+func (b *queryBudget) reserve(n int64) bool {
+	if b.used.Add(n) > b.max {
+		b.used.Add(-n)
+		return false
+	}
+	return true
+}
+
+func (b *queryBudget) release(n int64) { b.used.Add(-n) }
