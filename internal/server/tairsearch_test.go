@@ -477,3 +477,25 @@ func TestTiesInIDOrderWhateverTheWriteOrder(t *testing.T) {
 		}
 	}
 }
+
+// The search limits refuse with their flag: a body over --max-query-bytes,
+// and a request whose charge (QueryCost × its body) would pass
+// --max-query-memory; the charge is released when the request ends.
+func TestQueryBytesAndMemoryRefused(t *testing.T) {
+	s, c := start(t, Config{MaxQueryBytes: 64 << 10, MaxQueryMemory: 1 << 20})
+	ctx := context.Background()
+	require.NoError(t, c.Do(ctx, "tft.createindex", "q", twoText).Err())
+	big := `{"query":{"match":{"f0":"` + strings.Repeat("a ", 40<<10) + `"}}}`
+	err := c.Do(ctx, "tft.search", "q", big).Err()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "tairbench serve --max-query-bytes")
+	mid := `{"query":{"match":{"f0":"` + strings.Repeat("b ", 20<<10) + `"}}}` // 40 KB × 32 > 1 MiB
+	err = c.Do(ctx, "tft.search", "q", mid).Err()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "tairbench serve --max-query-memory")
+	small := `{"query":{"match":{"f0":"redis"}}}`
+	for range 100 {
+		require.NoError(t, c.Do(ctx, "tft.search", "q", small).Err(), "charges are released")
+	}
+	assert.Zero(t, s.queries.used.Load())
+}
