@@ -155,9 +155,9 @@ type maxHeap struct{ h []Hit }
 
 func worse(a, b Hit) bool { return a.Dist > b.Dist || (a.Dist == b.Dist && a.Slot > b.Slot) }
 
-func (m *maxHeap) Len() int  { return len(m.h) }
-func (m *maxHeap) top() Hit  { return m.h[0] }
-func (m *maxHeap) reset()    { m.h = m.h[:0] }
+func (m *maxHeap) Len() int { return len(m.h) }
+func (m *maxHeap) top() Hit { return m.h[0] }
+func (m *maxHeap) reset()   { m.h = m.h[:0] }
 func (m *maxHeap) push(x Hit) {
 	m.h = append(m.h, x)
 	i := len(m.h) - 1
