@@ -25,6 +25,7 @@ var modules = []func() Module{
 	stringModule,
 	roaringModule,
 	searchModule,
+	tairvectorModule,
 }
 
 // lookup returns the value at key as a T. found is false for a missing
