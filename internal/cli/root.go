@@ -71,6 +71,7 @@ var commands = []func(*app) *cobra.Command{
 	newRoaringCmd,
 	newBitmapCmd,
 	newSearchCmd,
+	newVectorCmd,
 	newWikiCmd,
 	newServeCmd,
 	newVersionCmd,

@@ -205,13 +205,16 @@ func newVecIndex(name string, a [][]byte) (*vecIndex, string) {
 	return v, ""
 }
 
+// newANN builds the index's ANN structure: FLAT ranks with the exact
+// distance; HNSW's graph with vector.RankDistance (knn recomputes the
+// exact distance of the hits it returns).
 func (v *vecIndex) newANN(name string) ann.Index {
 	if v.algo == "FLAT" {
 		return ann.NewFlat(v.dims, v.dist)
 	}
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(name))
-	return ann.NewHNSW(v.dims, v.dist, v.m, v.efC, h.Sum64())
+	return ann.NewHNSW(v.dims, vector.RankDistance(v.metric), v.m, v.efC, h.Sum64())
 }
 
 func intIn(s string, lo, hi int) (int, bool) {

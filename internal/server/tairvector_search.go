@@ -76,6 +76,12 @@ func (v *vecIndex) knn(q []float32, topN int, o knnOpts, now int64) []ann.Hit {
 		return e != nil && e.alive(now) && (o.filter == nil || o.filter.Match(e.attr))
 	}
 	hits := v.ix.Search(q, topN, o.ef, accept)
+	if v.algo == "HNSW" {
+		for i := range hits {
+			hits[i].Dist = v.dist(q, v.ix.Vector(hits[i].Slot))
+		}
+		sort.SliceStable(hits, func(i, j int) bool { return hits[i].Dist < hits[j].Dist })
+	}
 	if o.hasMax {
 		n := 0
 		for _, h := range hits {

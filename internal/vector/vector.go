@@ -229,3 +229,51 @@ func skipSpace(b []byte, i int) int {
 	}
 	return i
 }
+
+// RankDistance returns a function that orders vectors as Distance does but
+// sums in four independent float32 lanes, about twice as fast; its value may
+// differ from Distance's in the last bits, so replies recompute Distance for
+// the hits. JACCARD has none (it returns Distance's).
+func RankDistance(m Metric) func(a, b []float32) float32 {
+	switch m {
+	case L2:
+		return l2Lanes
+	case IP, Cosine:
+		return func(a, b []float32) float32 { return 1 - dotLanes(a, b) }
+	}
+	return func(a, b []float32) float32 { return Distance(m, a, b) }
+}
+
+func l2Lanes(a, b []float32) float32 {
+	var s0, s1, s2, s3 float32
+	n := len(a) &^ 3
+	b = b[:len(a)]
+	for i := 0; i < n; i += 4 {
+		d0, d1, d2, d3 := a[i]-b[i], a[i+1]-b[i+1], a[i+2]-b[i+2], a[i+3]-b[i+3]
+		s0 += d0 * d0
+		s1 += d1 * d1
+		s2 += d2 * d2
+		s3 += d3 * d3
+	}
+	for i := n; i < len(a); i++ {
+		d := a[i] - b[i]
+		s0 += d * d
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+func dotLanes(a, b []float32) float32 {
+	var s0, s1, s2, s3 float32
+	n := len(a) &^ 3
+	b = b[:len(a)]
+	for i := 0; i < n; i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for i := n; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}

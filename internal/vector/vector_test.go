@@ -108,3 +108,29 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestRankDistanceAgrees(t *testing.T) {
+	a := []float32{0.5, 1, -2, 3.25, 7, 0.125, 9}
+	b := []float32{1, 0.5, 2, -3, 1, 1, 0}
+	for _, m := range []Metric{L2, IP, Cosine, Jaccard} {
+		assert.InDelta(t, Distance(m, a, b), RankDistance(m)(a, b), 1e-4, m.String())
+	}
+}
+
+func BenchmarkDistance128(b *testing.B) {
+	x, y := make([]float32, 128), make([]float32, 128)
+	for i := range x {
+		x[i], y[i] = float32(i), float32(128-i)
+	}
+	fast := RankDistance(L2)
+	b.Run("exact", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			Distance(L2, x, y)
+		}
+	})
+	b.Run("lanes", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			fast(x, y)
+		}
+	})
+}

@@ -475,3 +475,17 @@ func (r *Reader) ReadText() (text string, isErr, isNil bool, err error) {
 	}
 	return "", false, false, protoErr("expected a string reply, got %q", b[0])
 }
+
+// ReadStrings reads a reply that should be an array of bulk strings (a
+// search's keys and distances) into args, reusing its buffers. Any other
+// reply (an error among them) is read whole into rep and args is nil.
+func (r *Reader) ReadStrings(args [][]byte, rep *Reply) ([][]byte, error) {
+	b, err := r.br.Peek(1)
+	if err != nil {
+		return nil, err
+	}
+	if b[0] == '*' {
+		return r.ReadCommand(args)
+	}
+	return nil, r.ReadReply(rep)
+}

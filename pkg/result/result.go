@@ -18,6 +18,8 @@
 //     Run per structure and operation.
 //   - [RoaringStat] (schema [SchemaRoaringStat], "tairbench.roaring-stat/v1"):
 //     TR.STAT memory sampling tables.
+//   - [VectorBench] (schema [SchemaVector], "tairbench.vector/v1"): vector
+//     search recall and QPS per search parameter, per engine.
 //
 // Every document starts with the same [Header]; [Read] decodes any of them.
 package result
@@ -179,12 +181,15 @@ func Read(rd io.Reader) (Document, error) {
 		doc = &BitmapComparison{}
 	case SchemaRoaringStat:
 		doc = &RoaringStat{}
+	case SchemaVector:
+		doc = &VectorBench{}
 	default:
 		if h.Schema == "" {
 			return nil, fmt.Errorf("result: no \"schema\" field: not a tairbench result document")
 		}
-		return nil, fmt.Errorf("result: unknown schema %q (this version reads %s, %s, %s, %s, %s, %s, %s and %s)", h.Schema,
-			SchemaRun, SchemaRoaring, SchemaSearch, SchemaCapacity, SchemaCompat, SchemaWhitepaper, SchemaBitmap, SchemaRoaringStat)
+		return nil, fmt.Errorf("result: unknown schema %q (this version reads %s, %s, %s, %s, %s, %s, %s, %s and %s)", h.Schema,
+			SchemaRun, SchemaRoaring, SchemaSearch, SchemaCapacity, SchemaCompat, SchemaWhitepaper, SchemaBitmap, SchemaRoaringStat,
+			SchemaVector)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(doc); err != nil {

@@ -289,3 +289,20 @@ func (c *Conn) DoString(args ...string) (string, error) {
 	}
 	return s, nil
 }
+
+// ReadStrings reads an array of bulk strings into args (valid until the
+// next read); an error reply is a *ReplyError, another reply type an error.
+func (c *Conn) ReadStrings(args [][]byte) ([][]byte, error) {
+	c.rep = resp.Reply{}
+	out, err := c.r.ReadStrings(args, &c.rep)
+	if err != nil {
+		return nil, fmt.Errorf("read: %w", describe(err))
+	}
+	if c.rep.Type == 0 {
+		return out, nil
+	}
+	if c.rep.IsError() {
+		return nil, &ReplyError{Msg: string(c.rep.Err)}
+	}
+	return nil, fmt.Errorf("read: want an array of strings, got a reply of type %q", c.rep.Type)
+}

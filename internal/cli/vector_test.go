@@ -1,0 +1,108 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tairbench/tairbench/internal/testenv"
+	"github.com/tairbench/tairbench/internal/vecdata"
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+func readVector(t *testing.T, path string) *result.VectorBench {
+	t.Helper()
+	doc, err := result.ReadFile(path)
+	require.NoError(t, err)
+	vb, ok := doc.(*result.VectorBench)
+	require.True(t, ok)
+	return vb
+}
+
+// TestVectorEmbedded: FLAT is exact; HNSW is a graph whose recall rises
+// with ef_search from below 1.
+func TestVectorEmbedded(t *testing.T) {
+	dir := t.TempDir()
+	small := []string{"vector", "--embedded", "--data", "clustered", "--n", "20000", "--nq", "200", "--dims", "32",
+		"--centres", "100", "-d", "300ms", "--data-dir", dir}
+	js := filepath.Join(dir, "flat.json")
+	res := runCLI(context.Background(), append(small, "--algorithm", "FLAT", "--json", js)...)
+	require.Equal(t, 0, res.code, res.err)
+	assert.Contains(t, res.out, "tairbench's embedded server, not Tair")
+	flat := readVector(t, js)
+	require.Len(t, flat.Engines[0].Points, 1)
+	assert.Equal(t, 1.0, flat.Engines[0].Points[0].Recall)
+	assert.Greater(t, flat.Engines[0].Memory.Index, int64(20000*32*4))
+
+	js = filepath.Join(dir, "hnsw.json")
+	res = runCLI(context.Background(), append(small, "--ef-search", "10,200", "--m", "8", "--ef-construct", "40", "--json", js)...)
+	require.Equal(t, 0, res.code, res.err)
+	pts := readVector(t, js).Engines[0].Points
+	require.Len(t, pts, 2)
+	assert.Less(t, pts[0].Recall, 1.0)
+	assert.GreaterOrEqual(t, pts[1].Recall, 0.95)
+	assert.Greater(t, pts[1].Recall, pts[0].Recall)
+	assert.Contains(t, res.out, "QPS at recall")
+	// The ground truth was cached beside the data.
+	cached, _ := filepath.Glob(filepath.Join(dir, "truth", "*.ivecs"))
+	assert.Len(t, cached, 1)
+}
+
+func TestVectorRefusals(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "cut.fvecs")
+	require.NoError(t, vecdata.WriteFvecs(bad, []float32{1, 2, 3, 4, 5, 6}, 3))
+	b, _ := os.ReadFile(bad)
+	require.NoError(t, os.WriteFile(bad, b[:len(b)-2], 0o644))
+	cases := []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--data", bad}, "cut.fvecs: truncated at byte 30"},
+		{[]string{"--metric", "HAMMING"}, `--metric "HAMMING": want L2, IP or COSINE`},
+		{[]string{"--algorithm", "IVF"}, `--algorithm "IVF": want HNSW or FLAT`},
+		{[]string{"--ef-search", "10,x"}, `--ef-search "10,x": want positive integers`},
+		{[]string{"--ef-search", "2000"}, "Tair takes 1..1000"},
+		{[]string{"--m", "0"}, "--m must be 1..100"},
+		{[]string{"--engines", "milvus"}, `unknown engine "milvus"`},
+		{[]string{"--engines", "elasticsearch"}, "elasticsearch needs --es URL"},
+		{[]string{"--data", "random-s-100"}, "make it with python3 scripts/vector_data.py random-s-100"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.msg, func(t *testing.T) {
+			args := append([]string{"vector", "--embedded", "--n", "50", "--nq", "5", "--dims", "4", "--centres", "2",
+				"--data-dir", dir, "-d", "100ms"}, tc.args...)
+			res := runCLI(context.Background(), args...)
+			assert.NotEqual(t, 0, res.code)
+			assert.Contains(t, res.err, tc.msg)
+		})
+	}
+}
+
+// TestVectorAgainstElasticsearch runs the same sweep on TairVector
+// (embedded) and a real Elasticsearch 8.19 and prints both engines' QPS at
+// recall in one table.
+func TestVectorAgainstElasticsearch(t *testing.T) {
+	url := testenv.ElasticsearchURL(t)
+	dir := t.TempDir()
+	js := filepath.Join(dir, "both.json")
+	res := runCLI(context.Background(), "vector", "--embedded", "--es", url, "--engines", "tairvector,elasticsearch",
+		"--data", "clustered", "--n", "5000", "--nq", "100", "--dims", "16", "--centres", "50", "-d", "300ms",
+		"--ef-search", "10,100", "--num-candidates", "10,100", "--index", "tb-vector-test", "--data-dir", dir, "--json", js)
+	require.Equal(t, 0, res.code, res.err)
+	vb := readVector(t, js)
+	require.Len(t, vb.Engines, 2)
+	for _, e := range vb.Engines {
+		require.Len(t, e.Points, 2, e.Engine)
+		assert.GreaterOrEqual(t, e.Points[1].Recall, 0.95, e.Engine)
+		assert.Greater(t, e.Points[1].QPS, 0.0, e.Engine)
+		assert.Len(t, e.AtRecall, 3)
+	}
+	assert.Equal(t, "num_candidates", vb.Engines[1].Param)
+	assert.Regexp(t, `(?m)^elasticsearch\s+\d+\s+\d+`, res.out) // the QPS-at-recall row
+	assert.Contains(t, res.out, "Compare QPS only at equal recall")
+}

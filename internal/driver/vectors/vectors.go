@@ -1,0 +1,195 @@
+// Package vectors is what a vector search driver implements (Engine, a
+// worker's Client) and the engine workers that insert and query through
+// it; driver/tairvector and driver/elastic are its drivers. Requests are
+// encoded before the timed region: an Engine renders them, a Client only
+// sends them and reads the reply.
+package vectors
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+
+	"github.com/tairbench/tairbench/internal/endpoint"
+	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/internal/vector"
+)
+
+// IndexSpec is the index a run builds.
+type IndexSpec struct {
+	Dims   int
+	Metric vector.Metric
+	// Algorithm is HNSW or FLAT (Elasticsearch: hnsw or flat index_options).
+	Algorithm      string
+	M, EfConstruct int
+}
+
+// Memory is an engine's memory report in bytes (0: unknown).
+type Memory struct {
+	// Index is the index's own figure (TairVector's index_data_size plus
+	// attribute_data_size; Elasticsearch's store size after the merge).
+	Index int64 `json:"index_bytes"`
+	// Used is the server's used memory (INFO used_memory; the JVM heap).
+	Used int64 `json:"used_bytes"`
+	// Detail names the figures.
+	Detail string `json:"detail"`
+}
+
+// Engine is one vector engine under test.
+type Engine interface {
+	Name() string
+	// Target is where the engine is.
+	Target() endpoint.Target
+	// Param names the search parameter swept (ef_search, num_candidates).
+	Param() string
+	// Check tells, before anything is written, whether the engine can run:
+	// reachable, and (TairVector) with the TVS.* commands.
+	Check(ctx context.Context) error
+	// Create drops the index and creates it empty.
+	Create(ctx context.Context, spec IndexSpec) error
+	// Finish makes the loaded vectors searchable (Elasticsearch: refresh
+	// and force-merge to one segment, as ann-benchmarks does).
+	Finish(ctx context.Context) error
+	Memory(ctx context.Context) (Memory, error)
+	// EncodeInsert renders base vectors first, first+1, … (rows of dims)
+	// as one request: a pipeline of TVS.HSET, one _bulk.
+	EncodeInsert(dst []byte, first int, rows []float32, dims int) []byte
+	// EncodeSearch renders one query for the k nearest with the search parameter.
+	EncodeSearch(dst []byte, q []float32, k, param int) []byte
+	NewClient(ctx context.Context) (Client, error)
+	Close() error
+}
+
+// Client is one worker's connection.
+type Client interface {
+	// Insert sends an encoded insert of n vectors; it returns how many the
+	// engine rejected and why; err is set when the request was lost.
+	Insert(ctx context.Context, req []byte, n int) (failed int, reason string, err error)
+	// Search sends an encoded search and appends the hits' base vector
+	// numbers, nearest first, to ids.
+	Search(ctx context.Context, req []byte, ids []uint32) ([]uint32, error)
+	Close() error
+}
+
+// ReplyError is an engine's error reply: the request reached the engine
+// and was refused, so it counts as a failed command, not a lost request.
+type ReplyError struct{ Msg string }
+
+func (e *ReplyError) Error() string { return e.Msg }
+
+// Replied marks the error as the engine's answer.
+func (e *ReplyError) Replied() {}
+
+// IsReply tells an engine's error reply from a lost request.
+func IsReply(err error) bool {
+	var r interface{ Replied() }
+	return errors.As(err, &r)
+}
+
+// Inserts hands batches of base vectors to insert workers: a shared
+// cursor, claimed with one atomic add per request.
+type Inserts struct {
+	Engine Engine
+	Rows   []float32
+	Dims   int
+	Batch  int
+	next   atomic.Int64
+}
+
+// NewWorker implements engine.Factory.
+func (f *Inserts) NewWorker(ctx context.Context, _ int, _ uint64) (engine.Worker, error) {
+	c, err := f.Engine.NewClient(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &insertWorker{f: f, c: c}, nil
+}
+
+type insertWorker struct {
+	f      *Inserts
+	c      Client
+	req    []byte
+	n      int
+	errBuf []byte
+}
+
+func (w *insertWorker) Prepare() {
+	total := len(w.f.Rows) / w.f.Dims
+	b := int64(max(w.f.Batch, 1))
+	first := int(w.f.next.Add(b) - b)
+	w.n = max(min(int(b), total-first), 0)
+	if w.n > 0 {
+		rows := w.f.Rows[first*w.f.Dims : (first+w.n)*w.f.Dims]
+		w.req = w.f.Engine.EncodeInsert(w.req[:0], first, rows, w.f.Dims)
+	}
+}
+
+func (w *insertWorker) Exec(ctx context.Context, s *engine.Step) error {
+	if w.n == 0 {
+		return engine.ErrDone
+	}
+	failed, reason, err := w.c.Insert(ctx, w.req, w.n)
+	if err != nil {
+		return err
+	}
+	s.Ops, s.Failed = w.n, failed
+	if failed > 0 {
+		w.errBuf = append(w.errBuf[:0], reason...)
+		s.Err = w.errBuf
+	}
+	return nil
+}
+
+func (w *insertWorker) Close() error { return w.c.Close() }
+
+// Searches hands pre-encoded queries to search workers: worker i sends
+// queries i, i+W, i+2W, … and wraps around.
+type Searches struct {
+	Engine   Engine
+	Requests [][]byte
+	Workers  int
+}
+
+// NewWorker implements engine.Factory.
+func (f *Searches) NewWorker(ctx context.Context, id int, _ uint64) (engine.Worker, error) {
+	c, err := f.Engine.NewClient(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &searchWorker{f: f, c: c, next: id % len(f.Requests), step: max(f.Workers, 1)}, nil
+}
+
+type searchWorker struct {
+	f          *Searches
+	c          Client
+	next, step int
+	cur        []byte
+	ids        []uint32
+	errBuf     []byte
+}
+
+func (w *searchWorker) Prepare() {
+	w.cur = w.f.Requests[w.next]
+	w.next = (w.next + w.step) % len(w.f.Requests)
+}
+
+func (w *searchWorker) Exec(ctx context.Context, s *engine.Step) error {
+	var err error
+	w.ids, err = w.c.Search(ctx, w.cur, w.ids[:0])
+	s.Ops = 1
+	switch {
+	case err == nil:
+		if len(w.ids) == 0 {
+			s.Misses = 1
+		}
+	case IsReply(err):
+		s.Failed = 1
+		w.errBuf = append(w.errBuf[:0], err.Error()...)
+		s.Err = w.errBuf
+	default:
+		return err
+	}
+	return nil
+}
+
+func (w *searchWorker) Close() error { return w.c.Close() }

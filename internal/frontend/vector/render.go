@@ -1,0 +1,108 @@
+package vector
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+// Render writes the benchmark's tables: set-up, load and memory per
+// engine, the sweep, QPS at recall side by side, and the notes.
+func Render(w io.Writer, d *result.VectorBench) {
+	c := d.Config
+	build := c.Algorithm
+	if c.Algorithm == "HNSW" {
+		build = fmt.Sprintf("HNSW M=%d ef_construct=%d", c.M, c.EfConstruct)
+	}
+	fmt.Fprintf(w, "vector search on %s: %d base vectors, %d queries, %d dims, %s, k=%d; %s\n", c.Dataset, c.Base,
+		c.Queries, c.Dims, c.Metric, c.K, build)
+	fmt.Fprintf(w, "  data: %s\n", c.Source)
+	fmt.Fprintf(w, "  load: %d connections, %d vectors per request; search: %d connections, %.1f s closed loop per point "+
+		"after %.1f s of warm-up", c.LoadConnections, c.Batch, c.Connections, c.DurationMS/1000, c.WarmupMS/1000)
+	if c.Rate > 0 {
+		fmt.Fprintf(w, ", then %.0f/s open loop", c.Rate)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "\n%-14s %10s %9s %10s %10s  %s\n", "engine", "insert/s", "build s", "index MB", "used MB", "target")
+	for _, e := range d.Engines {
+		fmt.Fprintf(w, "%-14s %10.0f %9.1f %10s %10s  %s\n", e.Engine, e.InsertPerSec, e.BuildSeconds, mb(e.Memory.Index),
+			mb(e.Memory.Used), e.Target)
+	}
+	fmt.Fprintf(w, "\n%-14s %-20s %9s %10s %8s %8s", "engine", "param", fmt.Sprintf("recall@%d", c.K), "QPS", "p50 ms", "p99 ms")
+	if c.Rate > 0 {
+		fmt.Fprintf(w, " %14s", "open p99 ms")
+	}
+	fmt.Fprintln(w)
+	for _, e := range d.Engines {
+		for _, p := range e.Points {
+			label := "-"
+			if p.Param > 0 {
+				label = fmt.Sprintf("%s=%d", e.Param, p.Param)
+			}
+			l := p.Closed.Totals.Latency
+			fmt.Fprintf(w, "%-14s %-20s %9.4f %10.0f %8.3f %8.3f", e.Engine, label, p.Recall, p.QPS, l.P50/1000, l.P99/1000)
+			if p.Open != nil {
+				fmt.Fprintf(w, " %14.3f", p.Open.Totals.Latency.P99/1000)
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	renderAtRecall(w, d)
+	if len(d.Warnings) > 0 {
+		fmt.Fprintln(w, "\nnotes:")
+		for _, n := range d.Warnings {
+			fmt.Fprintf(w, "  - %s\n", n)
+		}
+	}
+}
+
+func renderAtRecall(w io.Writer, d *result.VectorBench) {
+	if len(d.Engines) == 0 || len(d.Engines[0].AtRecall) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n%-14s", "QPS at recall")
+	for _, a := range d.Engines[0].AtRecall {
+		fmt.Fprintf(w, " %10s", fmt.Sprintf("≥ %.2f", a.Recall))
+	}
+	fmt.Fprintln(w)
+	for _, e := range d.Engines {
+		fmt.Fprintf(w, "%-14s", e.Engine)
+		for _, a := range e.AtRecall {
+			if a.QPS == 0 {
+				fmt.Fprintf(w, " %10s", "not reached")
+				continue
+			}
+			fmt.Fprintf(w, " %10.0f", a.QPS)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func mb(b int64) string {
+	if b <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", float64(b)/(1<<20))
+}
+
+// warnings says what the figures are and are not.
+func warnings(d *result.VectorBench) []string {
+	var out []string
+	for _, e := range d.Engines {
+		if strings.Contains(e.Target, "embedded server") {
+			out = append(out, e.Engine+"'s figures come from tairbench's embedded server (Go, in this process), not Tair.")
+		}
+	}
+	if len(d.Engines) > 1 {
+		out = append(out, "Compare QPS only at equal recall (the \"QPS at recall\" rows): the engines' search "+
+			"parameters (ef_search, num_candidates) do not mean the same breadth.",
+			"Set-up differs: TairVector takes vectors as text over RESP and answers keys and distances; "+
+				"Elasticsearch takes JSON over HTTP, is force-merged to one segment before the sweep and "+
+				"searches its graph off the JVM heap (its index figure is the store on disk, not memory).")
+	}
+	out = append(out, "Recall counts the true k nearest (exact search over every base vector) among the k returned; "+
+		"ties at the k-th distance may count as misses.")
+	return out
+}

@@ -1,0 +1,357 @@
+// Package vector is `tairbench vector`: load a dataset into TairVector
+// (Tair or the embedded server) and/or Elasticsearch, then sweep the search
+// parameter (ef_search, num_candidates) and measure recall@k against exact
+// ground truth, QPS and latency through the engine, insert throughput,
+// build time and memory: the ANN-benchmarks method the TairVector
+// whitepaper follows, with QPS compared at equal recall.
+package vector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tairbench/tairbench/internal/driver/elastic"
+	"github.com/tairbench/tairbench/internal/driver/fts"
+	"github.com/tairbench/tairbench/internal/driver/redis"
+	"github.com/tairbench/tairbench/internal/driver/tairvector"
+	"github.com/tairbench/tairbench/internal/driver/vectors"
+	"github.com/tairbench/tairbench/internal/endpoint"
+	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/run"
+	"github.com/tairbench/tairbench/internal/vecdata"
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+// Engine is one engine to run and its sweep of the search parameter
+// (empty: one point, the engine's default).
+type Engine struct {
+	Engine vectors.Engine
+	Sweep  []int
+}
+
+// Options configure a benchmark.
+type Options struct {
+	Engines []Engine
+	Set     *vecdata.Set
+	Truth   *vecdata.Truth
+	K       int
+	// Algorithm is HNSW or FLAT; M and EfConstruct build HNSW.
+	Algorithm       string
+	M, EfConstruct  int
+	Connections     int
+	LoadConnections int
+	// Batch is the vectors per insert request (pipeline or _bulk).
+	Batch    int
+	Duration time.Duration
+	// Warmup runs each point's queries this long before measuring.
+	Warmup time.Duration
+	// Rate, when set, adds an open-loop run per point at this many queries/s.
+	Rate float64
+	Seed uint64
+}
+
+// GiveUp is how long a run waits for an unreachable engine.
+const GiveUp = 10 * time.Second
+
+// Run loads the set into every engine and sweeps each; it prints the
+// table on io.Out and returns the result document.
+func Run(ctx context.Context, o Options, io harness.IO) (*result.VectorBench, error) {
+	s := o.Set
+	doc := &result.VectorBench{Header: result.NewHeader(result.SchemaVector, io.Version), Config: result.VectorConfig{
+		Dataset: s.Name, Source: s.Source, Dims: s.Dims, Metric: s.Metric.String(), Base: s.N(), Queries: s.NQ(), K: o.K,
+		Algorithm: o.Algorithm, Connections: o.Connections, LoadConnections: o.LoadConnections, Batch: o.Batch,
+		DurationMS: float64(o.Duration) / float64(time.Millisecond), WarmupMS: float64(o.Warmup) / float64(time.Millisecond),
+		Rate: o.Rate}}
+	if o.Algorithm == "HNSW" {
+		doc.Config.M, doc.Config.EfConstruct = o.M, o.EfConstruct
+	}
+	for _, e := range o.Engines {
+		er, err := o.runEngine(ctx, e, io)
+		if er != nil {
+			doc.Engines = append(doc.Engines, *er)
+		}
+		if err != nil {
+			return doc, fmt.Errorf("%s: %w", e.Engine.Name(), err)
+		}
+	}
+	doc.Warnings = warnings(doc)
+	Render(io.Out, doc)
+	return doc, nil
+}
+
+func (o *Options) runEngine(ctx context.Context, e Engine, io harness.IO) (*result.VectorEngine, error) {
+	en := e.Engine
+	er := &result.VectorEngine{Engine: en.Name(), Target: describeTarget(en), Param: en.Param()}
+	if err := en.Check(ctx); err != nil {
+		return nil, err
+	}
+	spec := vectors.IndexSpec{Dims: o.Set.Dims, Metric: o.Set.Metric, Algorithm: o.Algorithm, M: o.M, EfConstruct: o.EfConstruct}
+	if err := en.Create(ctx, spec); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	load, err := o.load(ctx, en, io)
+	er.Load = load
+	if err != nil {
+		return er, err
+	}
+	loaded := time.Since(start)
+	if err := en.Finish(ctx); err != nil {
+		return er, err
+	}
+	er.BuildSeconds = time.Since(start).Seconds()
+	er.InsertPerSec = float64(o.Set.N()) / loaded.Seconds()
+	fmt.Fprintf(io.Err, "loaded %d vectors into %s in %.1f s (%.0f vectors/s); searchable after %.1f s\n",
+		o.Set.N(), en.Name(), loaded.Seconds(), er.InsertPerSec, er.BuildSeconds)
+	if m, err := en.Memory(ctx); err == nil {
+		er.Memory = result.VectorMemory{Index: m.Index, Used: m.Used, Detail: m.Detail}
+	} else {
+		fmt.Fprintf(io.Err, "%s: memory not read: %v\n", en.Name(), err)
+	}
+	sweep := e.Sweep
+	if o.Algorithm == "FLAT" || len(sweep) == 0 {
+		sweep = []int{0}
+	}
+	for _, p := range sweep {
+		pt, err := o.point(ctx, en, p, io)
+		if pt != nil {
+			er.Points = append(er.Points, *pt)
+		}
+		if err != nil {
+			return er, err
+		}
+	}
+	er.AtRecall = AtRecall(er.Points, []float64{0.9, 0.95, 0.99})
+	return er, nil
+}
+
+func describeTarget(en vectors.Engine) string {
+	t := en.Target()
+	if t.InProcess {
+		return t.Addr + " (tairbench's embedded server, not Tair)"
+	}
+	return t.Addr
+}
+
+// load inserts every base vector through the engine.
+func (o *Options) load(ctx context.Context, en vectors.Engine, io harness.IO) (*result.Run, error) {
+	batch := max(o.Batch, 1)
+	cfg := engine.Config{Workers: max(o.LoadConnections, 1), OpsPerRequest: batch, Seed: o.Seed,
+		Duration: 365 * 24 * time.Hour, GiveUp: GiveUp}
+	spec := run.Spec{Name: en.Name() + " insert", Command: fmt.Sprintf("insert %d vectors, %d per request", o.Set.N(), batch),
+		Version: io.Version, Config: o.runConfig(en, fmt.Sprintf("%d vectors per request", batch)), Engine: cfg,
+		Factory: &vectors.Inserts{Engine: en, Rows: o.Set.Train, Dims: o.Set.Dims, Batch: batch}}
+	o.identify(&spec, en)
+	r, err := runChecked(ctx, spec, "inserts")
+	if err != nil {
+		return r, err
+	}
+	if r.Totals.Ops != int64(o.Set.N()) {
+		return r, fmt.Errorf("%d of %d vectors inserted", r.Totals.Ops, o.Set.N())
+	}
+	return r, nil
+}
+
+func (o *Options) runConfig(en vectors.Engine, mode string) result.RunConfig {
+	rc := result.RunConfig{Mode: mode}
+	if t := en.Target(); strings.Contains(t.Addr, "://") {
+		rc.Search = &result.SearchRunConfig{Engine: en.Name(), URL: t.Addr}
+	} else {
+		rc.Target = t.Result()
+	}
+	return rc
+}
+
+func (o *Options) identify(spec *run.Spec, en vectors.Engine) {
+	if spec.Config.Target == nil {
+		return
+	}
+	t := en.Target()
+	spec.Identify = func(ctx context.Context) (*result.ServerIdentity, error) { return redis.Identify(ctx, t) }
+}
+
+// point measures one value of the search parameter: recall over every
+// query (untimed), then the closed loop (and the open loop at Rate).
+func (o *Options) point(ctx context.Context, en vectors.Engine, p int, io harness.IO) (*result.VectorPoint, error) {
+	reqs := make([][]byte, o.Set.NQ())
+	for i := range reqs {
+		reqs[i] = en.EncodeSearch(nil, o.Set.Query(i), o.K, p)
+	}
+	rec, err := o.recall(ctx, en, reqs)
+	if err != nil {
+		return nil, fmt.Errorf("recall at %s %d: %w", en.Param(), p, err)
+	}
+	pt := &result.VectorPoint{Param: p, Recall: rec}
+	label := "-"
+	if p > 0 {
+		label = fmt.Sprintf("%s=%d", en.Param(), p)
+	}
+	cfg := engine.Config{Workers: max(o.Connections, 1), OpsPerRequest: 1, Seed: o.Seed, Duration: o.Duration, Warmup: o.Warmup,
+		GiveUp: GiveUp}
+	mk := func(rate float64) run.Spec {
+		c := cfg
+		c.Rate = rate
+		s := run.Spec{Name: en.Name() + " knn " + label, Command: fmt.Sprintf("k=%d %s", o.K, label), Version: io.Version,
+			Config: o.runConfig(en, "one query per request"), Engine: c,
+			Factory: &vectors.Searches{Engine: en, Requests: reqs, Workers: c.Workers}}
+		o.identify(&s, en)
+		return s
+	}
+	if pt.Closed, err = o.timed(ctx, mk(0)); err != nil {
+		return pt, err
+	}
+	pt.QPS = pt.Closed.Totals.OpsPerSec
+	if o.Rate > 0 {
+		if pt.Open, err = o.timed(ctx, mk(o.Rate)); err != nil {
+			return pt, err
+		}
+	}
+	fmt.Fprintf(io.Err, "%-13s %-22s recall@%d %.4f  %10.0f QPS  p99 %.3f ms\n", en.Name(), label, o.K, rec, pt.QPS,
+		pt.Closed.Totals.Latency.P99/1000)
+	return pt, nil
+}
+
+func (o *Options) timed(ctx context.Context, spec run.Spec) (*result.Run, error) {
+	r, err := runChecked(ctx, spec, "searches")
+	if err == nil && r.Totals.Ops == 0 {
+		err = fmt.Errorf("no search completed in %s", o.Duration)
+	}
+	return r, err
+}
+
+// runChecked runs spec; a run with failed requests is an error naming
+// the first failure (its figures would be those of errors).
+func runChecked(ctx context.Context, spec run.Spec, what string) (*result.Run, error) {
+	r, _, err := run.Run(ctx, spec)
+	if err != nil {
+		return r, err
+	}
+	if r.Totals.Errors > 0 {
+		msg := ""
+		if len(r.Errors) > 0 {
+			msg = ": " + r.Errors[0].Message
+		}
+		return r, fmt.Errorf("%d of %d %s failed%s", r.Totals.Errors, r.Totals.Ops, what, msg)
+	}
+	return r, nil
+}
+
+// recall sends every query once, from Connections clients in parallel,
+// and returns the mean recall@K against the ground truth.
+func (o *Options) recall(ctx context.Context, en vectors.Engine, reqs [][]byte) (float64, error) {
+	n := max(o.Connections, 1)
+	sums := make([]float64, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for w := 0; w < n; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			c, err := en.NewClient(ctx)
+			if err != nil {
+				errs[w] = err
+				return
+			}
+			defer c.Close()
+			var ids []uint32
+			for q := w; q < len(reqs); q += n {
+				if ids, err = c.Search(ctx, reqs[q], ids[:0]); err != nil {
+					errs[w] = fmt.Errorf("query %d: %w", q, err)
+					return
+				}
+				sums[w] += o.Truth.Recall(q, ids, o.K)
+			}
+		}(w)
+	}
+	wg.Wait()
+	total := 0.0
+	for w := range sums {
+		if errs[w] != nil {
+			return 0, errs[w]
+		}
+		total += sums[w]
+	}
+	return total / float64(len(reqs)), nil
+}
+
+// AtRecall interpolates each target recall's QPS on the points' frontier
+// (the points no other point beats on both recall and QPS).
+func AtRecall(points []result.VectorPoint, targets []float64) []result.QPSAtRecall {
+	var front []result.VectorPoint
+	for _, p := range points {
+		beaten := false
+		for _, q := range points {
+			if (q.Recall > p.Recall && q.QPS >= p.QPS) || (q.Recall >= p.Recall && q.QPS > p.QPS) {
+				beaten = true
+				break
+			}
+		}
+		if !beaten {
+			front = append(front, p)
+		}
+	}
+	sort.Slice(front, func(i, j int) bool { return front[i].Recall < front[j].Recall })
+	out := make([]result.QPSAtRecall, 0, len(targets))
+	for _, r := range targets {
+		a := result.QPSAtRecall{Recall: r, How: fmt.Sprintf("no point reached recall %.2f", r)}
+		for i, p := range front {
+			if p.Recall < r {
+				continue
+			}
+			a.QPS, a.How = p.QPS, fmt.Sprintf("measured at %d (recall %.4f)", p.Param, p.Recall)
+			if i > 0 && p.Recall > r {
+				lo := front[i-1]
+				t := (r - lo.Recall) / (p.Recall - lo.Recall)
+				a.QPS = lo.QPS + t*(p.QPS-lo.QPS)
+				a.How = fmt.Sprintf("interpolated between %d and %d", lo.Param, p.Param)
+			}
+			break
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// engines lists the vector drivers a run can choose, by name: adding an
+// engine is a driver package and one line here.
+var engines = []struct {
+	name string
+	new  func(context.Context, Targets) (vectors.Engine, error)
+}{
+	{"tairvector", func(ctx context.Context, t Targets) (vectors.Engine, error) {
+		return tairvector.New(ctx, t.Tair, t.Index)
+	}},
+	{"elasticsearch", func(_ context.Context, t Targets) (vectors.Engine, error) {
+		if t.ES.Addr == "" {
+			return nil, errors.New("elasticsearch needs --es URL")
+		}
+		return elastic.NewVectors(fts.Options{Target: t.ES, Index: t.Index, Connections: t.Connections})
+	}},
+}
+
+// Targets are where the engines are.
+type Targets struct {
+	Tair, ES    endpoint.Target
+	Index       string
+	Connections int
+}
+
+// NewEngine returns the named engine.
+func NewEngine(ctx context.Context, name string, t Targets) (vectors.Engine, error) {
+	for _, e := range engines {
+		if e.name == name {
+			return e.new(ctx, t)
+		}
+	}
+	names := make([]string, len(engines))
+	for i, e := range engines {
+		names[i] = e.name
+	}
+	return nil, fmt.Errorf("unknown engine %q (%s)", name, strings.Join(names, ", "))
+}

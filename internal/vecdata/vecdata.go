@@ -1,0 +1,316 @@
+// Package vecdata holds the vector benchmark's datasets: base vectors,
+// query vectors, their metric and the exact ground truth. Sets come from
+// the generator (clustered, like scikit-learn's make_blobs), from files
+// (.fvecs, .bvecs, .ivecs, .npy), or from the caches the project's
+// scripts write (Random-s-100 from scikit-learn, MiniLM embeddings).
+package vecdata
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+
+	"codeberg.org/sbinet/npyio"
+
+	"github.com/tairbench/tairbench/internal/ann"
+	"github.com/tairbench/tairbench/internal/vector"
+)
+
+// Set is a dataset: Train (n × Dims, row-major) is loaded, Test queried.
+type Set struct {
+	Name   string
+	Dims   int
+	Metric vector.Metric
+	Train  []float32
+	Test   []float32
+	// Source says where the vectors came from (a file, the generator's
+	// parameters, a script).
+	Source string
+}
+
+// N is the number of base vectors.
+func (s *Set) N() int { return len(s.Train) / s.Dims }
+
+// NQ is the number of queries.
+func (s *Set) NQ() int { return len(s.Test) / s.Dims }
+
+// Row returns base vector i.
+func (s *Set) Row(i int) []float32 { return s.Train[i*s.Dims : (i+1)*s.Dims] }
+
+// Query returns query i.
+func (s *Set) Query(i int) []float32 { return s.Test[i*s.Dims : (i+1)*s.Dims] }
+
+// Clustered generates n base and nq query vectors of dims around centres
+// centres, as scikit-learn's make_blobs does (centres uniform in
+// [−10, 10), points N(centre, 1), shuffled), then split at random: the
+// distribution of ann-benchmarks' random-*-euclidean sets, not their bytes.
+func Clustered(n, nq, dims, centres int, seed uint64) *Set {
+	r := rand.New(rand.NewPCG(seed, 0x7e57))
+	c := make([]float32, centres*dims)
+	for i := range c {
+		c[i] = float32(r.Float64()*20 - 10)
+	}
+	all := make([]float32, (n+nq)*dims)
+	for i := 0; i < n+nq; i++ {
+		ci := i % centres
+		for j := 0; j < dims; j++ {
+			all[i*dims+j] = c[ci*dims+j] + float32(r.NormFloat64())
+		}
+	}
+	tmp := make([]float32, dims)
+	for i := n + nq - 1; i > 0; i-- {
+		j := r.IntN(i + 1)
+		copy(tmp, all[i*dims:(i+1)*dims])
+		copy(all[i*dims:(i+1)*dims], all[j*dims:(j+1)*dims])
+		copy(all[j*dims:(j+1)*dims], tmp)
+	}
+	return &Set{Name: fmt.Sprintf("clustered-%d-%d", dims, n), Dims: dims, Metric: vector.L2,
+		Train: all[:n*dims], Test: all[n*dims:],
+		Source: fmt.Sprintf("generated: %d base + %d query vectors, %d dims, %d centres, seed %d", n, nq, dims, centres, seed)}
+}
+
+// Truth is each query's k nearest base vectors by exact search.
+type Truth struct {
+	K   int
+	IDs [][]uint32
+}
+
+// GroundTruth computes the exact k nearest base vectors of every query,
+// in parallel on every core.
+func GroundTruth(s *Set, k int) *Truth {
+	dist := DistFunc(s.Metric)
+	t := &Truth{K: k, IDs: make([][]uint32, s.NQ())}
+	var next sync.Mutex
+	i := 0
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				next.Lock()
+				q := i
+				i++
+				next.Unlock()
+				if q >= s.NQ() {
+					return
+				}
+				hits := ann.Exact(s.Train, s.Dims, s.Query(q), k, dist)
+				ids := make([]uint32, len(hits))
+				for j, h := range hits {
+					ids[j] = h.Slot
+				}
+				t.IDs[q] = ids
+			}
+		}()
+	}
+	wg.Wait()
+	return t
+}
+
+// DistFunc is the metric's distance (vectors already normalised for COSINE).
+func DistFunc(m vector.Metric) ann.Dist {
+	return func(a, b []float32) float32 { return vector.Distance(m, a, b) }
+}
+
+// Recall is the share of the true k nearest that got appears among.
+func (t *Truth) Recall(q int, got []uint32, k int) float64 {
+	want := t.IDs[q][:min(k, len(t.IDs[q]))]
+	n := 0
+	for _, g := range got {
+		for _, w := range want {
+			if g == w {
+				n++
+				break
+			}
+		}
+	}
+	return float64(n) / float64(len(want))
+}
+
+// LoadTruth reads a cached ground truth (.ivecs), or computes and writes
+// it when the cache is missing or was made for fewer neighbours or
+// queries. path "" computes without caching.
+func LoadTruth(s *Set, k int, path string) (*Truth, error) {
+	if path != "" {
+		if ids, _, err := ReadIvecs(path); err == nil && len(ids) == s.NQ() && len(ids[0]) >= k {
+			return &Truth{K: k, IDs: ids}, nil
+		}
+	}
+	t := GroundTruth(s, k)
+	if path == "" {
+		return t, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return t, fmt.Errorf("ground truth cache: %w", err)
+	}
+	return t, writeIvecs(path, t.IDs)
+}
+
+// ReadFile reads base or query vectors from path by its extension:
+// .fvecs (float32), .bvecs (uint8) or .npy (2-D float32 or float64).
+func ReadFile(path string) ([]float32, int, error) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".fvecs":
+		return readVecs(path, 4)
+	case ".bvecs":
+		return readVecs(path, 1)
+	case ".npy":
+		return readNpy(path)
+	case ".hdf5", ".h5":
+		return nil, 0, fmt.Errorf("%s: HDF5 is read through scripts/vector_data.py (h5py): "+
+			"python3 scripts/vector_data.py hdf5 %s writes its train/test as .npy beside it", path, path)
+	}
+	return nil, 0, fmt.Errorf("%s: unknown vector file type (want .fvecs, .bvecs, .npy or .hdf5)", path)
+}
+
+// readVecs reads the TEXMEX format: each vector is a little-endian int32
+// dimension and that many elements of size bytes (float32 or uint8).
+func readVecs(path string, size int) ([]float32, int, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	var out []float32
+	dims := 0
+	for off := 0; off < len(b); {
+		if off+4 > len(b) {
+			return nil, 0, fmt.Errorf("%s: truncated at byte %d: a vector's 4-byte dimension is cut short", path, off)
+		}
+		d := int(int32(binary.LittleEndian.Uint32(b[off:])))
+		if d <= 0 || (dims != 0 && d != dims) {
+			return nil, 0, fmt.Errorf("%s: byte %d: dimension %d (the file's first vector has %d)", path, off, d, dims)
+		}
+		dims = d
+		end := off + 4 + d*size
+		if end > len(b) {
+			return nil, 0, fmt.Errorf("%s: truncated at byte %d: the vector starting at byte %d needs %d bytes, %d remain",
+				path, len(b), off, 4+d*size, len(b)-off)
+		}
+		for i := off + 4; i < end; i += size {
+			if size == 4 {
+				out = append(out, math.Float32frombits(binary.LittleEndian.Uint32(b[i:])))
+			} else {
+				out = append(out, float32(b[i]))
+			}
+		}
+		off = end
+	}
+	if dims == 0 {
+		return nil, 0, fmt.Errorf("%s: no vectors", path)
+	}
+	return out, dims, nil
+}
+
+// ReadIvecs reads integer vectors (ground truth neighbour ids).
+func ReadIvecs(path string) ([][]uint32, int, error) {
+	f, dims, err := readVecsRaw(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([][]uint32, 0, len(f)/max(dims, 1))
+	for i := 0; i+dims <= len(f); i += dims {
+		out = append(out, f[i:i+dims])
+	}
+	return out, dims, nil
+}
+
+func readVecsRaw(path string) ([]uint32, int, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	var out []uint32
+	dims := 0
+	for off := 0; off < len(b); {
+		if off+4 > len(b) {
+			return nil, 0, fmt.Errorf("%s: truncated at byte %d", path, off)
+		}
+		d := int(binary.LittleEndian.Uint32(b[off:]))
+		end := off + 4 + 4*d
+		if d <= 0 || end > len(b) || (dims != 0 && d != dims) {
+			return nil, 0, fmt.Errorf("%s: truncated or malformed at byte %d", path, off)
+		}
+		dims = d
+		for i := off + 4; i < end; i += 4 {
+			out = append(out, binary.LittleEndian.Uint32(b[i:]))
+		}
+		off = end
+	}
+	return out, dims, nil
+}
+
+func writeIvecs(path string, rows [][]uint32) error {
+	var b []byte
+	for _, r := range rows {
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(r)))
+		for _, x := range r {
+			b = binary.LittleEndian.AppendUint32(b, x)
+		}
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return fmt.Errorf("ground truth cache: %w", err)
+	}
+	return os.Rename(tmp, path)
+}
+
+// WriteFvecs writes vectors (rows of dims) in the .fvecs format.
+func WriteFvecs(path string, data []float32, dims int) error {
+	b := make([]byte, 0, len(data)/dims*(4+4*dims))
+	for i := 0; i < len(data); i += dims {
+		b = binary.LittleEndian.AppendUint32(b, uint32(dims))
+		for _, f := range data[i : i+dims] {
+			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(f))
+		}
+	}
+	return os.WriteFile(path, b, 0o644)
+}
+
+func readNpy(path string) ([]float32, int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	r, err := npyio.NewReader(f)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", path, err)
+	}
+	shape := r.Header.Descr.Shape
+	if len(shape) != 2 || shape[1] < 1 {
+		return nil, 0, fmt.Errorf("%s: want a 2-D array (vectors × dims), got shape %v", path, shape)
+	}
+	if r.Header.Descr.Fortran {
+		return nil, 0, fmt.Errorf("%s: Fortran-ordered arrays are not read; save it C-ordered (np.ascontiguousarray)", path)
+	}
+	var out []float32
+	switch strings.Trim(r.Header.Descr.Type, "'\"") {
+	case "<f4":
+		err = r.Read(&out)
+	case "<f8":
+		var f64 []float64
+		if err = r.Read(&f64); err == nil {
+			out = make([]float32, len(f64))
+			for i, v := range f64 {
+				out[i] = float32(v)
+			}
+		}
+	default:
+		return nil, 0, fmt.Errorf("%s: element type %s; want float32 (<f4) or float64 (<f8)", path, r.Header.Descr.Type)
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", path, err)
+	}
+	return out, shape[1], nil
+}
+
+// ErrMissing is a named dataset whose files are not there yet.
+var ErrMissing = errors.New("dataset not prepared")

@@ -1,0 +1,111 @@
+package vecdata
+
+import (
+	"encoding/binary"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"codeberg.org/sbinet/npyio"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/tairbench/tairbench/internal/vector"
+)
+
+func TestFvecsRoundTripAndTruncation(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "x.fvecs")
+	data := []float32{1, 2, 3, 4, 5, 6}
+	require.NoError(t, WriteFvecs(p, data, 3))
+	got, dims, err := ReadFile(p)
+	require.NoError(t, err)
+	assert.Equal(t, 3, dims)
+	assert.Equal(t, data, got)
+
+	b, _ := os.ReadFile(p)
+	cases := map[string]struct {
+		bytes []byte
+		msg   string
+	}{
+		"cut inside a vector": {b[:len(b)-5], "truncated at byte 27: the vector starting at byte 16 needs 16 bytes, 11 remain"},
+		"cut inside a header": {append(append([]byte{}, b...), 3, 0), "truncated at byte 32: a vector's 4-byte dimension is cut short"},
+		"dimension changes":   {append(append([]byte{}, b...), binary.LittleEndian.AppendUint32(nil, 2)...), "byte 32: dimension 2 (the file's first vector has 3)"},
+		"empty":               {nil, "no vectors"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			bad := filepath.Join(dir, "bad.fvecs")
+			require.NoError(t, os.WriteFile(bad, tc.bytes, 0o644))
+			_, _, err := ReadFile(bad)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.msg)
+		})
+	}
+}
+
+func TestBvecsAndNpy(t *testing.T) {
+	dir := t.TempDir()
+	bv := filepath.Join(dir, "x.bvecs")
+	require.NoError(t, os.WriteFile(bv, []byte{2, 0, 0, 0, 7, 255, 2, 0, 0, 0, 0, 1}, 0o644))
+	got, dims, err := ReadFile(bv)
+	require.NoError(t, err)
+	assert.Equal(t, 2, dims)
+	assert.Equal(t, []float32{7, 255, 0, 1}, got)
+
+	np := filepath.Join(dir, "x.npy")
+	f, err := os.Create(np)
+	require.NoError(t, err)
+	require.NoError(t, npyio.Write(f, mat.NewDense(2, 3, []float64{1, 2, 3, 4, 5, 6.5})))
+	require.NoError(t, f.Close())
+	got, dims, err = ReadFile(np)
+	require.NoError(t, err)
+	assert.Equal(t, 3, dims)
+	assert.Equal(t, []float32{1, 2, 3, 4, 5, 6.5}, got)
+
+	flat := filepath.Join(dir, "flat.npy")
+	f, _ = os.Create(flat)
+	require.NoError(t, npyio.Write(f, []float32{1, 2, 3}))
+	require.NoError(t, f.Close())
+	_, _, err = ReadFile(flat)
+	assert.ErrorContains(t, err, "want a 2-D array")
+}
+
+func TestUnknownAndHDF5Refused(t *testing.T) {
+	_, _, err := ReadFile("x.csv")
+	assert.ErrorContains(t, err, "unknown vector file type")
+	_, _, err = ReadFile("glove.hdf5")
+	assert.ErrorContains(t, err, "scripts/vector_data.py hdf5 glove.hdf5")
+	_, err = OpenPrepared("random-s-100", t.TempDir())
+	assert.ErrorIs(t, err, ErrMissing)
+	assert.ErrorContains(t, err, "python3 scripts/vector_data.py random-s-100")
+}
+
+func TestClusteredAndTruth(t *testing.T) {
+	s := Clustered(500, 20, 8, 5, 1)
+	assert.Equal(t, 500, s.N())
+	assert.Equal(t, 20, s.NQ())
+	again := Clustered(500, 20, 8, 5, 1)
+	assert.Equal(t, s.Train, again.Train)
+	path := filepath.Join(t.TempDir(), "truth", "t.ivecs")
+	tr, err := LoadTruth(s, 10, path)
+	require.NoError(t, err)
+	cached, err := LoadTruth(s, 5, path)
+	require.NoError(t, err)
+	assert.Equal(t, tr.IDs, cached.IDs)
+	// The truth is the exact nearest: no base vector is nearer than the 10th.
+	q := s.Query(0)
+	tenth := vector.Distance(vector.L2, q, s.Row(int(tr.IDs[0][9])))
+	nearer := 0
+	for i := 0; i < s.N(); i++ {
+		if vector.Distance(vector.L2, q, s.Row(i)) < tenth {
+			nearer++
+		}
+	}
+	assert.LessOrEqual(t, nearer, 9)
+	assert.Equal(t, 1.0, tr.Recall(0, tr.IDs[0], 10))
+	assert.InDelta(t, 0.1, tr.Recall(0, tr.IDs[0][:1], 10), 1e-9)
+	assert.False(t, math.IsNaN(tr.Recall(1, nil, 10)))
+}
