@@ -7,9 +7,9 @@
                                     (test_size=0.1, random_state=1): 90,000
                                     base and 10,000 query vectors
   vector_data.py random-xs-20 DIR   the same recipe at (10000, 20, 100)
-  vector_data.py hdf5 FILE          an ann-benchmarks HDF5 file's train and
-                                    test datasets as FILE-train.npy and
-                                    FILE-test.npy (needs h5py)
+  vector_data.py hdf5 FILE DIR      an ann-benchmarks HDF5 file (NAME.hdf5)'s
+                                    train and test datasets as
+                                    DIR/NAME/train.npy and test.npy (h5py)
 
 Writes DIR/NAME/train.npy and test.npy (float32, C order) and
 DIR/NAME/SOURCE.txt (the recipe, library versions and SHA-256 of the
@@ -47,25 +47,32 @@ def blobs(name, out_dir):
     print("\n".join(lines))
 
 
-def hdf5(path):
+def hdf5(path, out_dir):
     import h5py
     import numpy as np
 
-    stem = os.path.splitext(path)[0]
+    name = os.path.splitext(os.path.basename(path))[0]
+    d = os.path.join(out_dir, name)
+    os.makedirs(d, exist_ok=True)
+    lines = [f"{name} from {path} (ann-benchmarks' HDF5 layout)"]
     with h5py.File(path, "r") as f:
+        lines.append(f"distance: {f.attrs.get('distance', 'unknown')}")
         for part in ("train", "test"):
             if part not in f:
                 sys.exit(f"{path}: no '{part}' dataset (ann-benchmarks' layout has train, test, neighbors, distances)")
             arr = np.ascontiguousarray(f[part][:], dtype=np.float32)
-            np.save(f"{stem}-{part}.npy", arr)
-            print(f"{stem}-{part}.npy: {arr.shape[0]} x {arr.shape[1]}")
+            np.save(os.path.join(d, part + ".npy"), arr)
+            lines.append(f"{part}: {arr.shape[0]} x {arr.shape[1]} float32")
+    with open(os.path.join(d, "SOURCE.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
 
 
 def main():
     if len(sys.argv) == 3 and sys.argv[1] in RECIPES:
         blobs(sys.argv[1], sys.argv[2])
-    elif len(sys.argv) == 3 and sys.argv[1] == "hdf5":
-        hdf5(sys.argv[2])
+    elif len(sys.argv) == 4 and sys.argv[1] == "hdf5":
+        hdf5(sys.argv[2], sys.argv[3])
     else:
         sys.exit(__doc__)
 

@@ -10,18 +10,20 @@ import (
 	"github.com/tairbench/tairbench/internal/vector"
 )
 
-// Prepared names the datasets a script prepares into the cache, with the
-// command that prepares each.
+// Prepared names the datasets a script makes from nothing, with the
+// command that makes each.
 var Prepared = map[string]string{
 	"random-s-100": "python3 scripts/vector_data.py random-s-100 DIR (scikit-learn's make_blobs, ann-benchmarks' recipe)",
 	"random-xs-20": "python3 scripts/vector_data.py random-xs-20 DIR (scikit-learn's make_blobs, ann-benchmarks' recipe)",
 }
 
-// OpenPrepared reads a prepared dataset from dir/NAME/{train,test}.npy.
+// OpenPrepared reads a prepared dataset from dir/NAME/{train,test}.npy:
+// one a script made (Prepared), or an ann-benchmarks HDF5 file converted
+// by `python3 scripts/vector_data.py hdf5 NAME.hdf5 DIR`.
 func OpenPrepared(name, dir string) (*Set, error) {
 	how, ok := Prepared[name]
 	if !ok {
-		return nil, fmt.Errorf("unknown dataset %q (prepared ones: %s)", name, strings.Join(preparedNames(), ", "))
+		how = fmt.Sprintf("python3 scripts/vector_data.py hdf5 %s.hdf5 DIR (ann-benchmarks' file, which you download)", name)
 	}
 	base := filepath.Join(dir, name)
 	s, err := FromFiles(filepath.Join(base, "train.npy"), filepath.Join(base, "test.npy"), 0)
@@ -32,20 +34,12 @@ func OpenPrepared(name, dir string) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.Name = name + "-euclidean"
+	s.Name = name
+	if ok {
+		s.Name += "-euclidean"
+	}
 	s.Source = how[:strings.Index(how, " (")] + " → " + base
 	return s, nil
-}
-
-func preparedNames() []string {
-	var out []string
-	for n := range Prepared {
-		out = append(out, n)
-	}
-	if len(out) > 1 && out[0] > out[1] {
-		out[0], out[1] = out[1], out[0]
-	}
-	return out
 }
 
 // FromFiles reads base vectors from base and queries from queries; with

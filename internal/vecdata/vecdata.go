@@ -165,8 +165,8 @@ func ReadFile(path string) ([]float32, int, error) {
 	case ".npy":
 		return readNpy(path)
 	case ".hdf5", ".h5":
-		return nil, 0, fmt.Errorf("%s: HDF5 is read through scripts/vector_data.py (h5py): "+
-			"python3 scripts/vector_data.py hdf5 %s writes its train/test as .npy beside it", path, path)
+		return nil, 0, fmt.Errorf("%s: HDF5 is read through h5py: python3 scripts/vector_data.py hdf5 %s DIR "+
+			"writes its train and test sets to DIR/NAME, then give --data NAME --data-dir DIR", path, path)
 	}
 	return nil, 0, fmt.Errorf("%s: unknown vector file type (want .fvecs, .bvecs, .npy or .hdf5)", path)
 }

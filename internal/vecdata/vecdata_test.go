@@ -77,7 +77,7 @@ func TestUnknownAndHDF5Refused(t *testing.T) {
 	_, _, err := ReadFile("x.csv")
 	assert.ErrorContains(t, err, "unknown vector file type")
 	_, _, err = ReadFile("glove.hdf5")
-	assert.ErrorContains(t, err, "scripts/vector_data.py hdf5 glove.hdf5")
+	assert.ErrorContains(t, err, "scripts/vector_data.py hdf5 glove.hdf5 DIR")
 	_, err = OpenPrepared("random-s-100", t.TempDir())
 	assert.ErrorIs(t, err, ErrMissing)
 	assert.ErrorContains(t, err, "python3 scripts/vector_data.py random-s-100")

@@ -17,7 +17,8 @@ import (
 // DataSpec says which vectors to use.
 type DataSpec struct {
 	// Data is "clustered" (the generator), a prepared set's name
-	// (random-s-100, random-xs-20) or a file (.fvecs, .bvecs, .npy).
+	// (random-s-100, random-xs-20, or an ann-benchmarks name converted into
+	// Dir) or a file (.fvecs, .bvecs, .npy).
 	Data string
 	// Queries is the query file for a Data file (default: its last NQ rows).
 	Queries string
@@ -48,7 +49,7 @@ func (d DataSpec) Load() (*vecdata.Set, *vecdata.Truth, error) {
 			return nil, nil, errors.New("clustered data needs --n, --nq, --dims (1..32768) and --centres, each at least 1")
 		}
 		s = vecdata.Clustered(d.N, d.NQ, d.Dims, d.Centres, d.Seed)
-	case vecdata.Prepared[d.Data] != "":
+	case filepath.Ext(d.Data) == "":
 		s, err = vecdata.OpenPrepared(d.Data, d.Dir)
 	default:
 		s, err = vecdata.FromFiles(d.Data, d.Queries, d.NQ)
