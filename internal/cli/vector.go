@@ -249,7 +249,8 @@ func (o *vectorOptions) register(fs *pflag.FlagSet, data bool) {
 	fs.StringVar(&o.es, "es", "", "Elasticsearch URL (http://host:port)")
 	fs.StringVar(&o.esAuth, "es-auth", "", `Elasticsearch basic auth "user:password"`)
 	fs.StringVar(&o.index, "index", "tairbench-vectors", "index name (dropped and created)")
-	fs.StringVar(&o.data.Dir, "data-dir", ".cache/vector", "prepared datasets and ground truth caches")
+	fs.StringVar(&o.data.Dir, "data-dir", ".cache/vector", "prepared datasets (NAME/train.npy, NAME/test.npy)")
+	fs.StringVar(&o.data.TruthDir, "truth-dir", ".cache/vector/truth", "ground truth cache (empty: compute every time)")
 	fs.IntVarP(&o.data.K, "k", "k", 10, "neighbours per query (recall@k)")
 	fs.IntVar(&o.m, "m", 16, "HNSW: links per node (M)")
 	fs.IntVar(&o.efC, "ef-construct", 100, "HNSW: build breadth (ef_construct / ef_construction)")
@@ -262,7 +263,7 @@ func (o *vectorOptions) register(fs *pflag.FlagSet, data bool) {
 	fs.DurationVar(&o.warmup, "warmup", time.Second, "queries sent before each point is measured (JIT, caches)")
 	fs.Float64Var(&o.rate, "rate", 0, "also run each point open-loop at this many queries/s")
 	if data {
-		fs.StringVar(&o.data.Data, "data", "clustered", "clustered, random-s-100, random-xs-20, or a .fvecs/.bvecs/.npy file")
+		fs.StringVar(&o.data.Data, "data", "clustered", "clustered, a prepared set in --data-dir (random-s-100, wiki-minilm, …), or a .fvecs/.bvecs/.npy file")
 		fs.StringVar(&o.data.Queries, "queries", "", "query vectors file for a --data file")
 		fs.IntVar(&o.data.N, "n", 100000, "clustered: base vectors")
 		fs.IntVar(&o.data.NQ, "nq", 1000, "queries (clustered: generated; others: the first NQ, 0 for all)")

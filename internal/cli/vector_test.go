@@ -28,7 +28,7 @@ func readVector(t *testing.T, path string) *result.VectorBench {
 func TestVectorEmbedded(t *testing.T) {
 	dir := t.TempDir()
 	small := []string{"vector", "--embedded", "--data", "clustered", "--n", "20000", "--nq", "200", "--dims", "32",
-		"--centres", "100", "-d", "300ms", "--data-dir", dir}
+		"--centres", "100", "-d", "300ms", "--truth-dir", filepath.Join(dir, "truth")}
 	js := filepath.Join(dir, "flat.json")
 	res := runCLI(context.Background(), append(small, "--algorithm", "FLAT", "--json", js)...)
 	require.Equal(t, 0, res.code, res.err)
@@ -75,7 +75,7 @@ func TestVectorRefusals(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.msg, func(t *testing.T) {
 			args := append([]string{"vector", "--embedded", "--n", "50", "--nq", "5", "--dims", "4", "--centres", "2",
-				"--data-dir", dir, "-d", "100ms"}, tc.args...)
+				"--data-dir", dir, "--truth-dir", "", "-d", "100ms"}, tc.args...)
 			res := runCLI(context.Background(), args...)
 			assert.NotEqual(t, 0, res.code)
 			assert.Contains(t, res.err, tc.msg)
@@ -92,7 +92,7 @@ func TestVectorAgainstElasticsearch(t *testing.T) {
 	js := filepath.Join(dir, "both.json")
 	res := runCLI(context.Background(), "vector", "--embedded", "--es", url, "--engines", "tairvector,elasticsearch",
 		"--data", "clustered", "--n", "5000", "--nq", "100", "--dims", "16", "--centres", "50", "-d", "300ms",
-		"--ef-search", "10,100", "--num-candidates", "10,100", "--index", "tb-vector-test", "--data-dir", dir, "--json", js)
+		"--ef-search", "10,100", "--num-candidates", "10,100", "--index", "tb-vector-test", "--truth-dir", "", "--json", js)
 	require.Equal(t, 0, res.code, res.err)
 	vb := readVector(t, js)
 	require.Len(t, vb.Engines, 2)
@@ -105,4 +105,23 @@ func TestVectorAgainstElasticsearch(t *testing.T) {
 	assert.Equal(t, "num_candidates", vb.Engines[1].Param)
 	assert.Regexp(t, `(?m)^elasticsearch\s+\d+\s+\d+`, res.out) // the QPS-at-recall row
 	assert.Contains(t, res.out, "Compare QPS only at equal recall")
+}
+
+// TestVectorWikiMiniLM sweeps the committed MiniLM embeddings of the
+// Wikipedia sample (testdata/vector/wiki-minilm: abstracts, title queries).
+func TestVectorWikiMiniLM(t *testing.T) {
+	dir := t.TempDir()
+	js := filepath.Join(dir, "wiki.json")
+	res := runCLI(context.Background(), "vector", "--embedded", "--data", "wiki-minilm", "--data-dir", "../../testdata/vector",
+		"--truth-dir", dir, "--metric", "COSINE", "--nq", "0", "--ef-search", "1,10,100",
+		"-d", "200ms", "--warmup", "0s", "--json", js)
+	require.Equal(t, 0, res.code, res.err)
+	vb := readVector(t, js)
+	assert.Equal(t, 384, vb.Config.Dims)
+	assert.Equal(t, 368, vb.Config.Base)
+	assert.Equal(t, "COSINE", vb.Config.Metric)
+	pts := vb.Engines[0].Points
+	require.Len(t, pts, 3)
+	assert.Less(t, pts[0].Recall, pts[2].Recall)
+	assert.GreaterOrEqual(t, pts[2].Recall, 0.95)
 }

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -76,10 +77,15 @@ func Clustered(n, nq, dims, centres int, seed uint64) *Set {
 		Source: fmt.Sprintf("generated: %d base + %d query vectors, %d dims, %d centres, seed %d", n, nq, dims, centres, seed)}
 }
 
-// Truth is each query's k nearest base vectors by exact search.
+// Truth is each query's k nearest base vectors by exact search, and the
+// k-th one's distance, against which recall counts a returned neighbour.
 type Truth struct {
 	K   int
 	IDs [][]uint32
+	// Kth is each query's k-th nearest distance, in the form recall
+	// compares (true L2, not squared; 1 − cos or 1 − dot otherwise).
+	Kth []float64
+	set *Set
 }
 
 // GroundTruth computes the exact k nearest base vectors of every query,
@@ -112,27 +118,54 @@ func GroundTruth(s *Set, k int) *Truth {
 		}()
 	}
 	wg.Wait()
+	t.bind(s)
 	return t
+}
+
+// bind keeps the set and computes each query's k-th distance.
+func (t *Truth) bind(s *Set) {
+	t.set = s
+	t.Kth = make([]float64, len(t.IDs))
+	for q, ids := range t.IDs {
+		ids = ids[:min(t.K, len(ids))]
+		t.IDs[q] = ids
+		t.Kth[q] = t.compared(q, ids[len(ids)-1])
+	}
+}
+
+// compared is the distance recall compares between query q and base id.
+func (t *Truth) compared(q int, id uint32) float64 {
+	d := float64(vector.Distance(t.set.Metric, t.set.Query(q), t.set.Row(int(id))))
+	if t.set.Metric == vector.L2 {
+		return math.Sqrt(max(d, 0))
+	}
+	return d
+}
+
+// Epsilon is ann-benchmarks' slack: a returned neighbour within it of
+// the true k-th distance counts, so ties at the k-th place are not misses.
+const Epsilon = 1e-3
+
+// Recall is the share of got that are true k nearest neighbours of query
+// q, as ann-benchmarks counts it: a returned id counts when its distance to
+// the query is at most the true k-th distance plus Epsilon (each id once;
+// ids outside the base set count as misses).
+func (t *Truth) Recall(q int, got []uint32, k int) float64 {
+	n := 0
+	for i, g := range got {
+		if i >= k || int(g) >= t.set.N() || slices.Contains(got[:i], g) {
+			continue
+		}
+		if t.compared(q, g) <= t.Kth[q]+Epsilon {
+			n++
+		}
+	}
+	return float64(n) / float64(min(k, len(t.IDs[q])))
 }
 
 // DistFunc is the metric's distance (vectors already normalised for COSINE).
 func DistFunc(m vector.Metric) ann.Dist {
 	return func(a, b []float32) float32 { return vector.Distance(m, a, b) }
-}
-
-// Recall is the share of the true k nearest that got appears among.
-func (t *Truth) Recall(q int, got []uint32, k int) float64 {
-	want := t.IDs[q][:min(k, len(t.IDs[q]))]
-	n := 0
-	for _, g := range got {
-		for _, w := range want {
-			if g == w {
-				n++
-				break
-			}
-		}
-	}
-	return float64(n) / float64(len(want))
 }
 
 // LoadTruth reads a cached ground truth (.ivecs), or computes and writes
@@ -141,7 +174,9 @@ func (t *Truth) Recall(q int, got []uint32, k int) float64 {
 func LoadTruth(s *Set, k int, path string) (*Truth, error) {
 	if path != "" {
 		if ids, _, err := ReadIvecs(path); err == nil && len(ids) == s.NQ() && len(ids[0]) >= k {
-			return &Truth{K: k, IDs: ids}, nil
+			t := &Truth{K: k, IDs: ids}
+			t.bind(s)
+			return t, nil
 		}
 	}
 	t := GroundTruth(s, k)

@@ -94,7 +94,9 @@ func TestClusteredAndTruth(t *testing.T) {
 	require.NoError(t, err)
 	cached, err := LoadTruth(s, 5, path)
 	require.NoError(t, err)
-	assert.Equal(t, tr.IDs, cached.IDs)
+	for q := range tr.IDs {
+		assert.Equal(t, tr.IDs[q][:5], cached.IDs[q])
+	}
 	// The truth is the exact nearest: no base vector is nearer than the 10th.
 	q := s.Query(0)
 	tenth := vector.Distance(vector.L2, q, s.Row(int(tr.IDs[0][9])))
@@ -108,4 +110,13 @@ func TestClusteredAndTruth(t *testing.T) {
 	assert.Equal(t, 1.0, tr.Recall(0, tr.IDs[0], 10))
 	assert.InDelta(t, 0.1, tr.Recall(0, tr.IDs[0][:1], 10), 1e-9)
 	assert.False(t, math.IsNaN(tr.Recall(1, nil, 10)))
+	// A duplicate of a true neighbour, at the same distance, counts (a tie);
+	// the same id twice counts once; an id outside the set is a miss.
+	dup := append([]float32{}, s.Train...)
+	dup = append(dup, s.Row(int(tr.IDs[0][0]))...)
+	s2 := &Set{Dims: s.Dims, Metric: s.Metric, Train: dup, Test: s.Test}
+	tr2 := GroundTruth(s2, 1)
+	require.Equal(t, tr.IDs[0][:1], tr2.IDs[0]) // the tie goes to the lower id
+	assert.Equal(t, 1.0, tr2.Recall(0, []uint32{uint32(s.N())}, 1))
+	assert.InDelta(t, 0.2, tr.Recall(0, []uint32{tr.IDs[0][0], tr.IDs[0][0], tr.IDs[0][1], 99999}, 10), 1e-9)
 }

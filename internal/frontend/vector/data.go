@@ -27,9 +27,9 @@ type DataSpec struct {
 	N, NQ, Dims, Centres int
 	Metric               string
 	Seed                 uint64
-	// Dir holds prepared sets and ground truth caches.
-	Dir string
-	K   int
+	// Dir holds prepared sets; TruthDir the ground truth caches ("": none).
+	Dir, TruthDir string
+	K             int
 }
 
 // Load reads or generates the set and its ground truth (cached in Dir).
@@ -82,7 +82,7 @@ func (d DataSpec) Load() (*vecdata.Set, *vecdata.Truth, error) {
 
 // truthPath names the ground truth cache by the set's bytes and metric.
 func (d DataSpec) truthPath(s *vecdata.Set) string {
-	if d.Dir == "" {
+	if d.TruthDir == "" {
 		return ""
 	}
 	h := sha256.New()
@@ -98,5 +98,5 @@ func (d DataSpec) truthPath(s *vecdata.Set) string {
 		}
 	}
 	name := strings.NewReplacer("/", "_", " ", "_").Replace(s.Name)
-	return filepath.Join(d.Dir, "truth", fmt.Sprintf("%s-%x-k%d.ivecs", name, h.Sum(nil)[:8], d.K))
+	return filepath.Join(d.TruthDir, fmt.Sprintf("%s-%x-k%d.ivecs", name, h.Sum(nil)[:8], d.K))
 }

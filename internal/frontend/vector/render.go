@@ -102,7 +102,7 @@ func warnings(d *result.VectorBench) []string {
 				"Elasticsearch takes JSON over HTTP, is force-merged to one segment before the sweep and "+
 				"searches its graph off the JVM heap (its index figure is the store on disk, not memory).")
 	}
-	out = append(out, "Recall counts the true k nearest (exact search over every base vector) among the k returned; "+
-		"ties at the k-th distance may count as misses.")
+	out = append(out, "Recall@k as ann-benchmarks counts it: a returned neighbour is a hit when its distance is within "+
+		"1e-3 of the true k-th nearest (exact search over every base vector; true L2, not squared), so ties are not misses.")
 	return out
 }

