@@ -91,6 +91,8 @@ func Write(w io.Writer, inputs []Input) error {
 			writeBitmap(&b, in.Name, d)
 		case *result.RoaringStat:
 			writeRoaringStat(&b, in.Name, d)
+		case *result.VectorBench:
+			writeVector(&b, in.Name, d)
 		}
 	}
 	b.WriteString(`<p id="check" class="meta">charts: not checked (scripts off)</p><script>` + checkJS + `</script></body></html>`)

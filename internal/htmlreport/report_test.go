@@ -93,3 +93,29 @@ func TestGoldenReport(t *testing.T) {
 	assert.Contains(t, b.String(), "<td>tairsearch</td><td>write</td><td>1000</td><td>2000</td>", "measured beside published")
 	assert.Contains(t, b.String(), `<rect class="bar low" width="25.0"`, "their ratio as a bar")
 }
+
+func TestVectorSection(t *testing.T) {
+	now = func() time.Time { return time.Unix(1_800_000_100, 0) }
+	pt := func(p int, recall, qps float64) result.VectorPoint {
+		return result.VectorPoint{Param: p, Recall: recall, QPS: qps}
+	}
+	d := &result.VectorBench{Header: result.Header{Schema: result.SchemaVector, Version: "test"},
+		Config: result.VectorConfig{Dataset: "random-s-100-euclidean", Base: 90000, Queries: 10000, Dims: 100, Metric: "L2",
+			K: 10, Algorithm: "HNSW"},
+		Engines: []result.VectorEngine{
+			{Engine: "tairvector", Target: "127.0.0.1:1 (tairbench's embedded server, not Tair)", Param: "ef_search",
+				Points:   []result.VectorPoint{pt(10, 0.91, 19000), pt(40, 0.99, 15000)},
+				AtRecall: []result.QPSAtRecall{{Recall: 0.9, QPS: 19000}, {Recall: 0.99, QPS: 15000}}},
+			{Engine: "elasticsearch", Target: "http://127.0.0.1:9200", Param: "num_candidates",
+				Points:   []result.VectorPoint{pt(10, 0.93, 1300), pt(40, 0.989, 1500)},
+				AtRecall: []result.QPSAtRecall{{Recall: 0.9, QPS: 1500}, {Recall: 0.99}}}},
+		Warnings: []string{"tairvector's figures come from tairbench's embedded server (Go, in this process), not Tair."}}
+	var b bytes.Buffer
+	require.NoError(t, Write(&b, []Input{{"vector.json", d}}))
+	page := b.String()
+	assert.Equal(t, 1, strings.Count(page, `class="chart"`))
+	assert.Contains(t, page, "QPS against recall@10")
+	assert.Contains(t, page, "<td>elasticsearch</td><td title=\"\">1500</td><td>not reached</td>")
+	assert.Contains(t, page, "not Tair")
+	testenv.Golden(t, "report-vector.html", b.Bytes(), *update)
+}

@@ -1,0 +1,66 @@
+package htmlreport
+
+import (
+	"fmt"
+	"html"
+	"math"
+	"strings"
+
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+// writeVector draws recall against QPS per engine (QPS on a log axis,
+// as ann-benchmarks plots it) and the QPS-at-recall table.
+func writeVector(b *strings.Builder, name string, d *result.VectorBench) {
+	c := d.Config
+	fmt.Fprintf(b, "<h2>Vector search — %s</h2><p class=\"meta\">%s: %d base vectors, %d queries, %d dims, %s, k=%d, %s</p>",
+		html.EscapeString(name), html.EscapeString(c.Dataset), c.Base, c.Queries, c.Dims, html.EscapeString(c.Metric), c.K,
+		html.EscapeString(c.Algorithm))
+	var lines []line
+	lo, hi := math.Inf(1), 0.0
+	rlo := 1.0
+	for i, e := range d.Engines {
+		l := line{name: e.Engine + " (" + e.Target + ")", color: color(i)}
+		for _, p := range e.Points {
+			if p.QPS > 0 {
+				l.pts = append(l.pts, [2]float64{p.Recall, p.QPS})
+				lo, hi, rlo = math.Min(lo, p.QPS), math.Max(hi, p.QPS), math.Min(rlo, p.Recall)
+			}
+		}
+		sortByX(l.pts)
+		if len(l.pts) > 0 {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) > 0 {
+		pct := func(v float64) string { return fmt.Sprintf("%.2f", v) }
+		b.WriteString(svgChart(fmt.Sprintf("QPS against recall@%d (up and right is better)", c.K), fmt.Sprintf("recall@%d", c.K),
+			"queries/s", niceAxis(math.Min(rlo, 0.9), 1, false, pct), niceAxis(lo, hi, true, number), lines))
+	}
+	b.WriteString("<table><tr><th>engine</th>")
+	if len(d.Engines) > 0 {
+		for _, a := range d.Engines[0].AtRecall {
+			fmt.Fprintf(b, "<th>QPS at recall ≥ %.2f</th>", a.Recall)
+		}
+	}
+	b.WriteString("<th>insert/s</th><th>build s</th></tr>")
+	for _, e := range d.Engines {
+		fmt.Fprintf(b, "<tr><td>%s</td>", html.EscapeString(e.Engine))
+		for _, a := range e.AtRecall {
+			if a.QPS == 0 {
+				b.WriteString("<td>not reached</td>")
+				continue
+			}
+			fmt.Fprintf(b, "<td title=\"%s\">%.0f</td>", html.EscapeString(a.How), a.QPS)
+		}
+		fmt.Fprintf(b, "<td>%.0f</td><td>%.1f</td></tr>", e.InsertPerSec, e.BuildSeconds)
+	}
+	b.WriteString("</table>")
+	if len(d.Warnings) > 0 {
+		b.WriteString("<ul class=\"notes\">")
+		for _, w := range d.Warnings {
+			fmt.Fprintf(b, "<li>%s</li>", html.EscapeString(w))
+		}
+		b.WriteString("</ul>")
+	}
+}
