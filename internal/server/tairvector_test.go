@@ -273,3 +273,40 @@ func TestVectorHNSWOverwriteAndDelete(t *testing.T) {
 	assert.Len(t, v, 2000)
 	assert.NotContains(t, keysOf(t, v), "far")
 }
+
+// TestVectorConcurrentSearchesAndWrites: searches share the read lock and
+// pooled scratch space while writes come in; the race detector watches.
+func TestVectorConcurrentSearchesAndWrites(t *testing.T) {
+	_, c := start(t, Config{})
+	ctx := context.Background()
+	require.NoError(t, c.Do(ctx, "TVS.CREATEINDEX", "cc", 4, "HNSW", "L2", "M", 8).Err())
+	for i := 0; i < 300; i++ {
+		require.NoError(t, c.Do(ctx, "TVS.HSET", "cc", strconv.Itoa(i), "VECTOR", fmt.Sprintf("[%d,1,2,3]", i)).Err())
+	}
+	done := make(chan error, 8)
+	for w := 0; w < 8; w++ {
+		go func(w int) {
+			for i := 0; i < 50; i++ {
+				if w%4 == 0 {
+					if err := c.Do(ctx, "TVS.HSET", "cc", strconv.Itoa(300+w*50+i), "VECTOR", fmt.Sprintf("[%d,0,0,0]", i)).Err(); err != nil {
+						done <- err
+						return
+					}
+					continue
+				}
+				v, err := c.Do(ctx, "TVS.KNNSEARCH", "cc", 5, fmt.Sprintf("[%d,1,2,3]", i), "ef_search", 50).Slice()
+				if err == nil && len(v) != 10 {
+					err = fmt.Errorf("%d elements", len(v))
+				}
+				if err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}(w)
+	}
+	for w := 0; w < 8; w++ {
+		require.NoError(t, <-done)
+	}
+}
