@@ -85,6 +85,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s ./internal/frontend/ycsb
 	$(GO) test -run '^$$' -fuzz 'FuzzParse$$' -fuzztime 20s ./internal/vector
 	$(GO) test -run '^$$' -fuzz FuzzParseFilter -fuzztime 20s ./internal/vector
+	$(GO) test -run '^$$' -fuzz FuzzParseVecs -fuzztime 20s ./internal/vecdata
 
 bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem ./pkg/... ./internal/...

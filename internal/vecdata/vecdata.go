@@ -213,25 +213,39 @@ func readVecs(path string, size int) ([]float32, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
+	out, dims, err := ParseVecs(b, size)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", path, err)
+	}
+	return out, dims, nil
+}
+
+// ParseVecs parses TEXMEX vectors (size 4: .fvecs, 1: .bvecs); an error
+// names the byte offset where the input goes wrong.
+func ParseVecs(b []byte, size int) ([]float32, int, error) {
 	var out []float32
 	dims := 0
 	for off := 0; off < len(b); {
 		if off+4 > len(b) {
-			return nil, 0, fmt.Errorf("%s: truncated at byte %d: a vector's 4-byte dimension is cut short", path, off)
+			return nil, 0, fmt.Errorf("truncated at byte %d: a vector's 4-byte dimension is cut short", off)
 		}
 		d := int(int32(binary.LittleEndian.Uint32(b[off:])))
 		if d <= 0 || (dims != 0 && d != dims) {
-			return nil, 0, fmt.Errorf("%s: byte %d: dimension %d (the file's first vector has %d)", path, off, d, dims)
+			return nil, 0, fmt.Errorf("byte %d: dimension %d (the file's first vector has %d)", off, d, dims)
 		}
 		dims = d
-		end := off + 4 + d*size
-		if end > len(b) {
-			return nil, 0, fmt.Errorf("%s: truncated at byte %d: the vector starting at byte %d needs %d bytes, %d remain",
-				path, len(b), off, 4+d*size, len(b)-off)
+		if need := 4 + d*size; need > len(b)-off {
+			return nil, 0, fmt.Errorf("truncated at byte %d: the vector starting at byte %d needs %d bytes, %d remain",
+				len(b), off, need, len(b)-off)
 		}
+		end := off + 4 + d*size
 		for i := off + 4; i < end; i += size {
 			if size == 4 {
-				out = append(out, math.Float32frombits(binary.LittleEndian.Uint32(b[i:])))
+				f := math.Float32frombits(binary.LittleEndian.Uint32(b[i:]))
+				if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
+					return nil, 0, fmt.Errorf("byte %d: element %v is not a finite number", i, f)
+				}
+				out = append(out, f)
 			} else {
 				out = append(out, float32(b[i]))
 			}
@@ -239,7 +253,7 @@ func readVecs(path string, size int) ([]float32, int, error) {
 		off = end
 	}
 	if dims == 0 {
-		return nil, 0, fmt.Errorf("%s: no vectors", path)
+		return nil, 0, errors.New("no vectors")
 	}
 	return out, dims, nil
 }

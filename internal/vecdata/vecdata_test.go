@@ -120,3 +120,21 @@ func TestClusteredAndTruth(t *testing.T) {
 	assert.Equal(t, 1.0, tr2.Recall(0, []uint32{uint32(s.N())}, 1))
 	assert.InDelta(t, 0.2, tr.Recall(0, []uint32{tr.IDs[0][0], tr.IDs[0][0], tr.IDs[0][1], 99999}, 10), 1e-9)
 }
+
+func FuzzParseVecs(f *testing.F) {
+	f.Add([]byte{2, 0, 0, 0, 0, 0, 128, 63, 0, 0, 0, 64}, 4)
+	f.Add([]byte{2, 0, 0, 0, 7, 9}, 1)
+	f.Add([]byte{255, 255, 255, 127, 1}, 4)
+	f.Fuzz(func(t *testing.T, b []byte, size int) {
+		if size != 1 {
+			size = 4
+		}
+		out, dims, err := ParseVecs(b, size)
+		if err != nil {
+			return
+		}
+		if dims < 1 || len(out)%dims != 0 || len(out)/dims*(4+dims*size) != len(b) {
+			t.Fatalf("%d elements of %d dims from %d bytes", len(out), dims, len(b))
+		}
+	})
+}
