@@ -62,7 +62,8 @@ def embed_summaries():
 def vector(binary, *args):
     with tempfile.TemporaryDirectory() as d:
         js = os.path.join(d, "r.json")
-        out = sh([binary, "vector", "--embedded", "--data-dir", DATA, "--json", js, *args])
+        where = [] if "--data-dir" in args else ["--data-dir", DATA]
+        out = sh([binary, "vector", "--embedded", *where, "--json", js, *args])
         with open(js) as f:
             return json.load(f), out
 
