@@ -25,6 +25,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, ".cache", "vector")
@@ -91,6 +92,12 @@ def points(doc):
     return e, e["points"]
 
 
+def stamp():
+    """The commit and date each table names (the docs check them)."""
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
+    return f"commit {commit or 'unknown'}, {time.strftime('%Y-%m-%d', time.gmtime())}"
+
+
 def at(e, r):
     for a in e["qps_at_recall"]:
         if abs(a["recall"] - r) < 1e-9:
@@ -112,7 +119,7 @@ def main():
     flat, _ = vector(a.bin, "--data", "random-s-100", "--algorithm", "FLAT", "--nq", nq, *dur)
     fe, fp = points(flat)
     print(f"### FLAT on {flat['config']['dataset']} ({flat['config']['base_vectors']} x {flat['config']['dims']}, "
-          f"{flat['config']['queries']} queries)\n")
+          f"{flat['config']['queries']} queries; {stamp()})\n")
     print("| recall@10 | QPS | p99 ms | insert/s |\n|---|---|---|---|")
     print(f"| {fp[0]['recall']:.4f} | {fp[0]['qps']:.0f} | {fp[0]['closed']['totals']['latency_us']['p99'] / 1000:.2f} | "
           f"{fe['insert_per_sec']:.0f} |")
@@ -122,7 +129,7 @@ def main():
     hn, _ = vector(a.bin, "--data", "random-s-100", "--nq", nq, "--ef-search", EF, *dur)
     he, hp = points(hn)
     ref = faiss_reference(16, 100)
-    print(f"\n### HNSW (M 16, ef_construct 100) on Random-s-100 beside FAISS on the same data\n")
+    print(f"\n### HNSW (M 16, ef_construct 100) on Random-s-100 beside FAISS on the same data ({stamp()})\n")
     ref_name = ref["implementation"] if ref else "FAISS not installed (PyPI faiss-cpu): no reference column"
     print(f"| ef_search | recall@10 | QPS | p99 ms | {ref_name}: recall@10 |\n|---|---|---|---|---|")
     for pt in hp:
@@ -139,7 +146,7 @@ def main():
     cf, _ = vector(a.bin, *c, "--algorithm", "FLAT", *dur)
     ce, cp = points(ch)
     flat_qps = points(cf)[1][0]["qps"]
-    print(f"\n### HNSW against FLAT on {ch['config']['dataset']} (100,000 x 128 clustered, 1,000 queries)\n")
+    print(f"\n### HNSW against FLAT on {ch['config']['dataset']} (100,000 x 128 clustered, 1,000 queries) ({stamp()})\n")
     print("| index | ef_search | recall@10 | QPS |\n|---|---|---|---|")
     print(f"| FLAT | - | {points(cf)[1][0]['recall']:.4f} | {flat_qps:.0f} |")
     for pt in cp:
@@ -162,7 +169,7 @@ def main():
                        "--ef-search", EF, *dur)
         _, wp = points(wk)
         print(f"\n### HNSW on MiniLM embeddings of {what} ({wk['config']['base_vectors']} x 384 texts, cosine, "
-              f"{wk['config']['queries']} title queries)\n")
+              f"{wk['config']['queries']} title queries; {stamp()})\n")
         print("| ef_search | recall@10 | QPS |\n|---|---|---|")
         for pt in wp:
             print(f"| {pt['param']} | {pt['recall']:.4f} | {pt['qps']:.0f} |")
