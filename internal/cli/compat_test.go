@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tairbench/tairbench/internal/testenv"
+	"github.com/tairbench/tairbench/pkg/result"
 )
 
 // TestRedisBenchmarkStdinAndLoop: -x takes the command's last argument from
@@ -67,5 +68,33 @@ func TestPeerRateOptionsAreOpenLoop(t *testing.T) {
 		assert.Equal(t, rate, run.Totals.Schedule.Rate, path)
 		assert.NotEmpty(t, run.HistogramCorrected, "%s: latency from the intended start", path)
 		assert.NotNil(t, run.Totals.CorrectedLatency, path)
+	}
+}
+
+// TestMemtierPipelineIsAWindow: --pipeline keeps N requests in flight per
+// connection against a real redis-server: each connection sends exactly
+// --requests, one reply per request, and redis-server counted them all;
+// the combinations a window cannot honour yet are refused.
+func TestMemtierPipelineIsAWindow(t *testing.T) {
+	r := testenv.StartRedis(t)
+	js := filepath.Join(t.TempDir(), "m.json")
+	res := runCLI(context.Background(), "memtier", "-s", "127.0.0.1", "-p", port(r), "-c", "3", "-t", "1", "-n", "1000",
+		"--pipeline", "16", "--hide-histogram", "--json", js)
+	require.Equal(t, 0, res.code, res.err)
+	assert.Contains(t, res.err, "window of 16 commands in flight")
+	assert.Contains(t, res.out, "3000 commands in 3000 requests, 0 errors")
+	assert.Contains(t, res.out, "server counted 3000: match")
+	doc, err := result.ReadFile(js)
+	require.NoError(t, err)
+	run := doc.(*result.Compat).Tests[0].Run
+	assert.Equal(t, 16, run.Config.Template.Window)
+	for _, tc := range [][]string{
+		{"--pipeline", "4", "--rate-limiting", "100"},
+		{"--pipeline", "4", "--cluster-mode"},
+		{"--pipeline", "4", "-n", "allkeys"},
+	} {
+		res := runCLI(context.Background(), append([]string{"memtier", "-s", "127.0.0.1", "-p", port(r)}, tc...)...)
+		assert.Equal(t, 1, res.code, tc)
+		assert.Contains(t, res.err, "not supported yet", tc)
 	}
 }

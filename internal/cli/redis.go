@@ -36,6 +36,7 @@ type redisOptions struct {
 	dataSize      int
 	batching      int
 	pipeline      int
+	window        int
 	seed          uint64
 	maxErrors     int64
 	allowError    bool
@@ -87,6 +88,7 @@ SIGINT or SIGTERM stopped it (its partial result is written).`,
 	fs.IntVar(&o.dataSize, "data-size", 64, "size of __DATA__ values in bytes")
 	fs.IntVar(&o.batching, "batching", 0, "wrap N commands in MULTI/EXEC per request")
 	fs.IntVarP(&o.pipeline, "pipeline", "P", 0, "pipeline N commands per request (no MULTI)")
+	fs.IntVar(&o.window, "window", 0, "keep N commands in flight per connection, one more sent per reply (memtier's --pipeline)")
 	fs.Uint64Var(&o.seed, "seed", 0, "base random seed (0: a new one, printed in the result)")
 	fs.Float64Var(&o.rate, "rate", 0, "open-loop: requests per second in all, on a schedule; latency is also measured from each request's intended start (0: closed-loop)")
 	fs.StringVar(&o.arrivals, "arrivals", engine.ArrivalsConstant, "open-loop schedule: constant or poisson")
@@ -118,7 +120,7 @@ func runRedis(ctx context.Context, fs *pflag.FlagSet, o *redisOptions, a *app) e
 	ro := redisfront.Options{Target: tg, Embedded: o.target.embedded, Commands: o.commands, Ratio: o.ratio,
 		Parallel: o.parallel, Count: o.count, Duration: o.duration, Warmup: o.warmup,
 		CountGiven: fs.Changed("count"), DurationGiven: fs.Changed("duration"),
-		R1: o.r1, R2: o.r2, Rands: o.rands, DataSize: o.dataSize, Batching: o.batching, Pipeline: o.pipeline,
+		R1: o.r1, R2: o.r2, Rands: o.rands, DataSize: o.dataSize, Batching: o.batching, Pipeline: o.pipeline, Window: o.window,
 		BatchingGiven: fs.Changed("batching"), PipelineGiven: fs.Changed("pipeline"),
 		Seed: o.seed, MaxErrors: o.maxErrors, AllowErrors: o.allowError, Rate: o.rate, Arrivals: o.arrivals,
 		NoServerStats: o.noServer, Shard: shard, AbortOnFail: o.abortOnFail,

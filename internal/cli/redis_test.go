@@ -113,6 +113,8 @@ func TestBadInputFailsCleanly(t *testing.T) {
 		{"bad range", []string{"--rand", "3=0"}, "range \"0\""},
 		{"unknown flag", []string{"--nope"}, "unknown flag: --nope"},
 		{"batching and pipeline", []string{"-batching", "2", "-P", "2"}, "cannot be combined"},
+		{"window and pipeline", []string{"-window", "4", "-P", "2"}, "cannot be combined with -P or -batching"},
+		{"window open-loop", []string{"-window", "4", "--rate", "100"}, "-window with --rate is not supported yet"},
 		{"bad resp", []string{"--resp", "4"}, "--resp must be 2 or 3"},
 		{"tls to plain server", []string{"-port", port(r), "--tls", "--tls-insecure", "--timeout", "2s"}, "TLS handshake with"},
 	}

@@ -40,6 +40,22 @@ type Step struct {
 	// BytesOut and BytesIn are the request's bytes sent and its replies'
 	// bytes read (0 when the driver cannot tell).
 	BytesOut, BytesIn int
+	// Sent, when set, is when the command that replied was sent: a window
+	// pipeline's reply answers a command an earlier Exec sent, and its
+	// latency runs from that send, not from this Exec's start.
+	Sent time.Time
+	// Lost, when a failed Exec sets it, is the number of commands lost
+	// with the connection (a window's commands in flight); 0 means the
+	// request's own OpsPerRequest.
+	Lost int
+}
+
+// Drainer is a worker that keeps commands in flight between Execs (a
+// window pipeline). After its last Exec the engine calls Drain, which
+// reads their replies by ctx's deadline; their commands are counted as
+// completed after the run's end, as a request in flight at the deadline is.
+type Drainer interface {
+	Drain(ctx context.Context, s *Step) error
 }
 
 // Worker sends requests on its own connection. Prepare builds the next

@@ -352,3 +352,38 @@ func TestOpenLoopCorrectsForAStall(t *testing.T) {
 		assert.Less(t, closed.Snapshot.Totals.Latency.P99, 2_000.0, "closed-loop, the stall is two requests")
 	})
 }
+
+// windowish answers each Exec with a reply to a command sent 5 ms before,
+// and holds 3 more in flight that Drain reads at the end.
+type windowish struct{ drained *atomic.Int64 }
+
+func (windowish) Prepare()     {}
+func (windowish) Close() error { return nil }
+func (windowish) Exec(_ context.Context, s *Step) error {
+	s.Ops, s.Sent = 1, time.Now().Add(-5*time.Millisecond)
+	return nil
+}
+func (w windowish) Drain(_ context.Context, s *Step) error {
+	s.Ops = 3
+	w.drained.Add(3)
+	return nil
+}
+
+type windowishFactory struct{ drained atomic.Int64 }
+
+func (f *windowishFactory) NewWorker(context.Context, int, uint64) (Worker, error) {
+	return windowish{&f.drained}, nil
+}
+
+// TestStepSentAndDrain: a reply's latency runs from Step.Sent, and what a
+// Drainer reads after the last Exec counts as completed after the end.
+func TestStepSentAndDrain(t *testing.T) {
+	f := &windowishFactory{}
+	res, err := Run(context.Background(), Config{Workers: 2, Ops: 100}, f)
+	require.NoError(t, err)
+	tot := res.Snapshot.Totals
+	assert.Equal(t, int64(100), tot.Ops)
+	assert.Equal(t, int64(6), tot.AfterDeadlineOps, "3 drained per worker")
+	assert.Equal(t, int64(6), f.drained.Load())
+	assert.GreaterOrEqual(t, tot.Latency.P50, 5000.0, "from the command's own send, 5 ms before")
+}

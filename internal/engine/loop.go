@@ -108,6 +108,7 @@ func (r *runState) start(workers []Worker, seeds []uint64) <-chan struct{} {
 			l := r.newLoop(id, w, seeds[id])
 			defer l.close()
 			l.run()
+			l.drain()
 		}()
 	}
 	done := make(chan struct{})
@@ -186,6 +187,30 @@ func (l *loop) run() {
 		if !l.replied(t0, t1) {
 			return
 		}
+	}
+}
+
+// drain reads what a window pipeline still has in flight after the loop
+// ended (never after an interruption), within the run's grace, and counts
+// it as completed after the run's end.
+func (l *loop) drain() {
+	d, ok := l.w.(Drainer)
+	r := l.r
+	if !ok || r.ctx.Err() != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.ctx, r.grace())
+	defer cancel()
+	l.st = Step{}
+	err := d.Drain(ctx, &l.st)
+	t1 := time.Now()
+	l.rec.Late(l.st.Ops)
+	if l.st.Failed > 0 {
+		l.rec.Error(t1, stats.Reply, l.st.Err, l.st.Failed)
+	}
+	if err != nil && l.st.Lost > 0 {
+		l.rec.Error(t1, stats.Lost, []byte("after the run's end: "+err.Error()), l.st.Lost)
+		l.rec.LostOp(t1, l.st.Op, l.st.Lost)
 	}
 }
 
@@ -273,8 +298,12 @@ func (l *loop) failed(err error, t1 time.Time) bool {
 	if errors.As(err, &ce) {
 		l.rec.Error(t1, stats.Connect, []byte(err.Error()), 0)
 	} else {
-		l.rec.Error(t1, stats.Lost, []byte(err.Error()), r.cfg.OpsPerRequest)
-		l.rec.LostOp(t1, l.st.Op, r.cfg.OpsPerRequest)
+		n := r.cfg.OpsPerRequest
+		if l.st.Lost > 0 {
+			n = l.st.Lost
+		}
+		l.rec.Error(t1, stats.Lost, []byte(err.Error()), n)
+		l.rec.LostOp(t1, l.st.Op, n)
 	}
 	if !l.down {
 		l.down = true
@@ -328,6 +357,9 @@ func (l *loop) replied(t0, t1 time.Time) bool {
 		l.rec.Late(st.Ops)
 		r.finish(result.StopDuration)
 		return false
+	}
+	if !st.Sent.IsZero() {
+		t0 = st.Sent // a window pipeline's reply: from its own command's send
 	}
 	l.rec.Record(t1, t1.Sub(t0), st.Ops, st.Failed)
 	var corrected time.Duration

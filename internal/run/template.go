@@ -29,7 +29,7 @@ func FromTemplate(ts redis.TemplateSpec, name, version string, t endpoint.Target
 			Target: t.Result(),
 			Mode:   w.ModeName(),
 			Template: &result.TemplateConfig{Ranges: ranges, DataSize: ts.Options.DataSize,
-				Batching: ts.Batching, Pipeline: ts.Pipeline},
+				Batching: ts.Batching, Pipeline: ts.Pipeline, Window: ts.Window},
 		},
 		Engine:  cfg,
 		Factory: &redis.Factory{Target: t, Workload: w, Workers: cfg.Workers},

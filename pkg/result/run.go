@@ -125,6 +125,8 @@ type TemplateConfig struct {
 	DataSize int               `json:"data_size"`
 	Batching int               `json:"batching"`
 	Pipeline int               `json:"pipeline"`
+	// Window is a window pipeline's commands in flight (memtier's --pipeline).
+	Window int `json:"window,omitempty"`
 }
 
 // SearchRunConfig is a search-engine run's settings.

@@ -306,3 +306,7 @@ func (c *Conn) ReadStrings(args [][]byte) ([][]byte, error) {
 	}
 	return nil, fmt.Errorf("read: want an array of strings, got a reply of type %q", c.rep.Type)
 }
+
+// Buffered is the number of reply bytes read from the connection and not
+// yet parsed.
+func (c *Conn) Buffered() int { return c.r.Buffered() }

@@ -26,9 +26,12 @@ type TemplateSpec struct {
 	Rotate bool
 	// SharedSeed, when not 0, gives every connection the same key sequence.
 	SharedSeed uint64
-	// Batching wraps N commands in MULTI/EXEC; Pipeline sends N per write.
-	// At most one of them is above 0.
-	Batching, Pipeline int
+	// Batching wraps N commands in MULTI/EXEC; Pipeline sends N per write;
+	// Window keeps N in flight (memtier's --pipeline). At most one of them
+	// is above 0.
+	Batching, Pipeline, Window int
+	// WindowLimit is a Window's commands per connection in all (0: no limit).
+	WindowLimit int64
 	// ServerStats samples a standalone target's INFO once a second and
 	// reconciles the template's command with INFO commandstats (a cluster
 	// is not sampled: one node's INFO is not the cluster's).
@@ -95,10 +98,14 @@ func compile(template string, opts cmdtmpl.Options) (*cmdtmpl.Program, error) {
 func (ts TemplateSpec) Workload() (Workload, error) {
 	w := Workload{Mode: Single, N: 1, Inline: ts.Inline, Rotate: ts.Rotate, SharedSeed: ts.SharedSeed}
 	switch {
-	case ts.Batching < 0 || ts.Pipeline < 0:
+	case ts.Batching < 0 || ts.Pipeline < 0 || ts.Window < 0:
 		return w, ErrNegativeGroup
-	case ts.Batching > 0 && ts.Pipeline > 0:
+	case ts.Batching > 0 && ts.Pipeline > 0, ts.Window > 0 && (ts.Batching > 0 || ts.Pipeline > 0):
 		return w, ErrBatchAndPipeline
+	case ts.Window > 0 && ts.Inline:
+		return w, errors.New("a window pipeline sends RESP, not the inline protocol")
+	case ts.Window > 0:
+		w.Mode, w.N, w.WindowLimit = Window, ts.Window, ts.WindowLimit
 	case ts.Inline && ts.Batching > 0:
 		return w, ErrInlineBatch
 	case ts.Batching > 0:
@@ -147,6 +154,8 @@ func (w Workload) ModeName() string {
 		return fmt.Sprintf("MULTI/EXEC batches of %d", w.N)
 	case Pipeline:
 		return fmt.Sprintf("pipeline of %d", w.N)
+	case Window:
+		return fmt.Sprintf("window of %d commands in flight", w.N)
 	default:
 		return "one command per round trip"
 	}

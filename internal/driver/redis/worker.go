@@ -25,6 +25,9 @@ const (
 	Pipeline
 	// Batch wraps N commands in MULTI … EXEC.
 	Batch
+	// Window keeps N commands in flight on the connection: each reply
+	// read lets one more command go (memtier's --pipeline).
+	Window
 )
 
 // Workload is what each worker sends.
@@ -45,6 +48,9 @@ type Workload struct {
 	SharedSeed uint64
 	// N is the pipeline depth or batch size (1 for Single).
 	N int
+	// WindowLimit, for a Window, is how many commands one connection sends
+	// in all (memtier's --requests per client); 0: no limit.
+	WindowLimit int64
 }
 
 // Op is one operation type of a mixed workload.
@@ -127,7 +133,7 @@ func (w Workload) gens(seed uint64, part, parts int) []*cmdtmpl.Gen {
 
 // OpsPerRequest returns the number of template commands in one request.
 func (w Workload) OpsPerRequest() int {
-	if w.Mode == Single || w.N < 1 {
+	if w.Mode == Single || w.Mode == Window || w.N < 1 {
 		return 1
 	}
 	return w.N
@@ -185,6 +191,9 @@ func (f *Factory) NewWorker(ctx context.Context, id int, seed uint64) (engine.Wo
 	gens := f.Workload.gens(seed, id, f.Workers)
 	pk := newPicker(f.Workload.Ops, seed, f.Workload.Rotate)
 	if f.Target.Cluster {
+		if f.Workload.Mode == Window {
+			return nil, errors.New("a window pipeline (-window, memtier's --pipeline) is not supported on a cluster yet")
+		}
 		cs, err := f.clusterState(ctx)
 		if err != nil {
 			return nil, err
@@ -195,7 +204,11 @@ func (f *Factory) NewWorker(ctx context.Context, id int, seed uint64) (engine.Wo
 	if _, err := links.Main(); err != nil {
 		return nil, err
 	}
-	return &rawWorker{f: f, gens: gens, pick: pk, links: links}, nil
+	raw := &rawWorker{f: f, gens: gens, pick: pk, links: links}
+	if f.Workload.Mode == Window {
+		return newWindowWorker(raw), nil
+	}
+	return raw, nil
 }
 
 // rawWorker sends pre-encoded requests on one connection.

@@ -70,7 +70,9 @@ func (o Options) Spec() (redis.TemplateSpec, error) {
 		}
 	}
 	if o.Pipeline > 1 {
-		ts.Pipeline = o.Pipeline
+		// memtier keeps --pipeline requests in flight per connection, one
+		// more sent for each reply: a window, not a batch of N.
+		ts.Window = o.Pipeline
 	}
 	if len(o.Commands) > 0 {
 		if len(o.Commands) > cmdtmpl.MaxRanges-2 {
@@ -169,6 +171,7 @@ func (o Options) RunSpec(name, version string, tg endpoint.Target, seed uint64, 
 		return run.Spec{}, err
 	}
 	ts.ServerStats = !o.NoServerStats
+	_, ts.WindowLimit = o.Budget() // each connection sends exactly --requests
 	if !o.DistinctSeed {
 		ts.SharedSeed = seed // memtier's default: every connection draws the same keys
 	}

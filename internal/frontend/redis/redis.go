@@ -49,9 +49,12 @@ type Options struct {
 	// refused: it would silently mean "none").
 	Batching, Pipeline           int
 	BatchingGiven, PipelineGiven bool
-	Seed                         uint64
-	MaxErrors                    int64
-	AllowErrors                  bool
+	// Window keeps N commands in flight per connection, one more sent
+	// for each reply (memtier's --pipeline); 0: off.
+	Window      int
+	Seed        uint64
+	MaxErrors   int64
+	AllowErrors bool
 	// Rate above 0 makes the run open-loop; Arrivals spaces it.
 	Rate          float64
 	Arrivals      string
@@ -259,6 +262,12 @@ func prepare(o Options, io harness.IO) (*runner, error) {
 		return nil, errors.New("-P must be at least 1 (leave it out for one command per round trip)")
 	case o.BatchingGiven && o.Batching < 1:
 		return nil, errors.New("-batching must be at least 1 (leave it out for no MULTI/EXEC)")
+	case o.Window < 0:
+		return nil, errors.New("-window must not be negative")
+	case o.Window > 0 && (o.Pipeline > 0 || o.Batching > 0):
+		return nil, errors.New("-window keeps N commands in flight; it cannot be combined with -P or -batching")
+	case o.Window > 0 && o.Rate > 0:
+		return nil, errors.New("-window with --rate is not supported yet: each reply would need its own command's intended start (issue #26)")
 	}
 	if o.Rate < 0 || o.Arrivals != engine.ArrivalsConstant && o.Arrivals != engine.ArrivalsPoisson {
 		return nil, errors.New("--rate must not be negative and --arrivals must be constant or poisson")
@@ -273,7 +282,7 @@ func prepare(o Options, io harness.IO) (*runner, error) {
 	}
 	o.Shard.Ranges(&opts)
 	r := &runner{o: o, io: io, ts: driver.TemplateSpec{Template: o.Commands[0], Mix: mix, Options: opts, Batching: o.Batching,
-		Pipeline: o.Pipeline, ServerStats: !o.NoServerStats}}
+		Pipeline: o.Pipeline, Window: o.Window, ServerStats: !o.NoServerStats}}
 	if r.w, err = r.ts.Workload(); err != nil {
 		return nil, flagNames(err)
 	}

@@ -1,0 +1,122 @@
+package redis
+
+import (
+	"context"
+	"time"
+
+	"github.com/tairbench/tairbench/internal/engine"
+)
+
+// windowWorker keeps N commands in flight on its connection, as
+// memtier_benchmark's --pipeline does: each Exec reads one reply, whose
+// latency runs from its own command's send, after sending what Prepare
+// rendered to fill the window again. It drains the window's tail
+// when the run ends, and stops sending at the workload's WindowLimit.
+type windowWorker struct {
+	*rawWorker
+	ring      []windowSlot // commands in flight, oldest at head
+	head, n   int
+	queued    []int // operations of the commands rendered but not sent
+	sentTotal int64
+}
+
+type windowSlot struct {
+	sent time.Time
+	op   int
+}
+
+func newWindowWorker(raw *rawWorker) *windowWorker {
+	return &windowWorker{rawWorker: raw, ring: make([]windowSlot, raw.f.Workload.N),
+		queued: make([]int, 0, raw.f.Workload.N)}
+}
+
+// Prepare renders the commands that refill the window (outside the timed region).
+func (w *windowWorker) Prepare() {
+	want := len(w.ring) - w.n - len(w.queued)
+	if lim := w.f.Workload.WindowLimit; lim > 0 {
+		want = min(want, int(lim-w.sentTotal)-len(w.queued))
+	}
+	if len(w.queued) == 0 {
+		w.req = w.req[:0]
+	}
+	for ; want > 0; want-- {
+		op := w.pick.pick()
+		w.req = w.gens[op].AppendRESP(w.req)
+		w.queued = append(w.queued, op)
+	}
+}
+
+// Exec sends the rendered commands and reads the oldest reply.
+func (w *windowWorker) Exec(ctx context.Context, s *engine.Step) error {
+	c, err := w.links.Main()
+	if err != nil {
+		return err
+	}
+	// Replies already read into the buffer are taken first, and the
+	// commands that refill the window go in one write once it is empty, as
+	// an event loop (memtier's) reads all that arrived, then writes.
+	if len(w.queued) > 0 && (w.n == 0 || c.Buffered() == 0) {
+		if err := c.Write(w.req); err != nil {
+			return w.lost(c, s, err)
+		}
+		now := time.Now()
+		for _, op := range w.queued {
+			w.ring[(w.head+w.n)%len(w.ring)] = windowSlot{sent: now, op: op}
+			w.n++
+		}
+		s.BytesOut = len(w.req)
+		w.sentTotal += int64(len(w.queued))
+		w.queued, w.req = w.queued[:0], w.req[:0]
+	}
+	if w.n == 0 {
+		return engine.ErrDone // the limit is sent and every reply read
+	}
+	rx := c.BytesRead()
+	if err := c.Read(&c.rep); err != nil {
+		return w.lost(c, s, err)
+	}
+	s.BytesIn = int(c.BytesRead() - rx)
+	countReply(s, &c.rep, &w.errBuf)
+	slot := w.ring[w.head]
+	w.head, w.n = (w.head+1)%len(w.ring), w.n-1
+	s.Sent, s.Op = slot.sent, slot.op
+	return nil
+}
+
+// lost drops the connection: every command in flight is lost with it.
+func (w *windowWorker) lost(c *Conn, s *engine.Step, err error) error {
+	s.Lost = max(w.n, 1)
+	w.n, w.head = 0, 0
+	w.queued, w.req = w.queued[:0], w.req[:0]
+	w.links.Drop(c)
+	return err
+}
+
+// Drain reads the replies still in flight when the run ended.
+func (w *windowWorker) Drain(ctx context.Context, s *engine.Step) error {
+	if w.n == 0 {
+		return nil
+	}
+	c, err := w.links.Main()
+	if err != nil {
+		s.Lost = w.n
+		return err
+	}
+	stop := context.AfterFunc(ctx, func() { _ = c.nc.SetReadDeadline(time.Now()) })
+	defer stop()
+	for w.n > 0 {
+		err := ctx.Err()
+		if err == nil {
+			err = c.Read(&c.rep)
+		}
+		if err != nil {
+			s.Lost = w.n
+			w.n = 0
+			w.links.Drop(c)
+			return err
+		}
+		countReply(s, &c.rep, &w.errBuf)
+		w.head, w.n = (w.head+1)%len(w.ring), w.n-1
+	}
+	return nil
+}
