@@ -85,12 +85,14 @@ class Server:
 # Each row: name, description, and per tool a function (port, n) -> argv,
 # or None where the tool cannot express the workload.
 def rows(bin_path):
-    def tb(cmd, conns=50, pipeline=1, batching=0, r1=KEYS, r2=KEYS):
+    def tb(cmd, conns=50, pipeline=1, batching=0, r1=KEYS, r2=KEYS, window=0):
         def argv(port, n):
             a = [bin_path, "redis", "-port", str(port), "-p", str(conns), "-c", str(n), "-r", str(r1), "-r2", str(r2),
                  "--data-size", "64", "-q", "--no-server-stats", "--allow-errors", "-command", cmd]
             if pipeline > 1:
                 a += ["-P", str(pipeline)]
+            if window:
+                a += ["-window", str(window)]
             if batching:
                 a += ["--batching", str(batching)]
             return a
@@ -128,6 +130,9 @@ def rows(bin_path):
         ("get-p16", "GET, 50 connections, -P 16", 2_000_000, {
             "tairbench": tb("GET key:__RAND__", pipeline=16), "redis-benchmark": rb(["-t", "get"], pipeline=16),
             "memtier": mt(["--ratio", "0:1"], pipeline=16), "resp-benchmark": rs(f"GET {{key uniform {KEYS}}}", pipeline=16)}),
+        ("set-w16", "SET, 50 connections, 16 in flight per connection (a window: memtier's --pipeline)", 2_000_000, {
+            "tairbench": tb("SET key:__RAND__ __DATA__", window=16), "redis-benchmark": None,
+            "memtier": mt(["--ratio", "1:0"], pipeline=16), "resp-benchmark": None}),
         ("setbit", f"SETBIT KEY OFFSET 1, both random below {BITS:,}, 50 connections, -P 1", 300_000, {
             "tairbench": tb("SETBIT bit:__RAND__ __RAND2__ 1", r1=BITS, r2=BITS),
             "redis-benchmark": None,
@@ -143,6 +148,8 @@ def rows(bin_path):
 
 
 NOTES = {
+    ("set-w16", "redis-benchmark"): "sends 16 and waits for all 16 (a batch, the -P 16 rows), no window",
+    ("set-w16", "resp-benchmark"): "sends 16 and waits for all 16 (a batch, the -P 16 rows), no window",
     ("setbit", "redis-benchmark"): "its `__rand_int__` is zero-padded to 12 digits, which Redis refuses as a bit offset",
     ("multi10", "memtier"): "MULTI, each SET and EXEC as separate round trips (its `--command` rotation)",
     ("multi10", "redis-benchmark"): "cannot batch commands in MULTI/EXEC",
