@@ -211,46 +211,15 @@ func (m *maxHeap) sorted() []Hit {
 	return out
 }
 
-// minHeap keeps the nearest hit on top.
-type minHeap struct{ h []Hit }
+// minHeap keeps the nearest hit on top: a maxHeap of negated distances.
+type minHeap struct{ m maxHeap }
 
-func (m *minHeap) Len() int { return len(m.h) }
-func (m *minHeap) reset()   { m.h = m.h[:0] }
-func (m *minHeap) push(x Hit) {
-	m.h = append(m.h, x)
-	i := len(m.h) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !worse(m.h[p], m.h[i]) {
-			break
-		}
-		m.h[i], m.h[p] = m.h[p], m.h[i]
-		i = p
-	}
-}
-
-func (m *minHeap) pop() Hit {
-	x := m.h[0]
-	n := len(m.h) - 1
-	m.h[0] = m.h[n]
-	m.h = m.h[:n]
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		j := l
-		if r := l + 1; r < n && worse(m.h[l], m.h[r]) {
-			j = r
-		}
-		if !worse(m.h[i], m.h[j]) {
-			break
-		}
-		m.h[i], m.h[j] = m.h[j], m.h[i]
-		i = j
-	}
-	return x
+func (h *minHeap) Len() int   { return h.m.Len() }
+func (h *minHeap) reset()     { h.m.reset() }
+func (h *minHeap) push(x Hit) { h.m.push(Hit{x.Slot, -x.Dist}) }
+func (h *minHeap) pop() Hit {
+	x := h.m.pop()
+	return Hit{x.Slot, -x.Dist}
 }
 
 // visited marks slots seen by one search: a slot is visited when its

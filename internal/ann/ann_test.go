@@ -73,7 +73,7 @@ func TestHNSWRecallRisesWithEf(t *testing.T) {
 	const dims, n, nq = 32, 20000, 100
 	all := clustered(n+nq, dims, 50, 3)
 	data, qs := all[:n*dims], all[n*dims:]
-	h := NewHNSW(dims, l2, 8, 40, 7)
+	h := NewHNSW(dims, l2, nil, 8, 40, 7)
 	build(t, data, dims, h)
 	truth := make([][]Hit, nq)
 	for i := range truth {
@@ -96,7 +96,7 @@ func TestHNSWRecallRisesWithEf(t *testing.T) {
 func TestHNSWFilterAndTombstones(t *testing.T) {
 	const dims = 8
 	data := clustered(3000, dims, 10, 5)
-	h := NewHNSW(dims, l2, 16, 100, 1)
+	h := NewHNSW(dims, l2, nil, 16, 100, 1)
 	build(t, data, dims, h)
 	q := data[:dims]
 	// A filter that lets 1 in 100 through still finds its nearest ones.
@@ -121,7 +121,7 @@ func TestHNSWFilterAndTombstones(t *testing.T) {
 }
 
 func TestHNSWSmall(t *testing.T) {
-	h := NewHNSW(2, l2, 1, 1, 1)
+	h := NewHNSW(2, l2, nil, 1, 1, 1)
 	assert.Nil(t, h.Search([]float32{0, 0}, 3, 10, nil))
 	h.Add(0, []float32{1, 1})
 	h.Add(1, []float32{2, 2})
@@ -132,7 +132,7 @@ func TestHNSWSmall(t *testing.T) {
 func BenchmarkHNSWSearch(b *testing.B) {
 	const dims = 64
 	data := clustered(20000, dims, 50, 3)
-	h := NewHNSW(dims, l2, 16, 100, 7)
+	h := NewHNSW(dims, l2, nil, 16, 100, 7)
 	build(b, data, dims, h)
 	qs := clustered(100, dims, 50, 4)
 	b.ReportAllocs()

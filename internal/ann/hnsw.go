@@ -14,7 +14,8 @@ import (
 // graph as tombstones (routed through, never returned) until Compact.
 type HNSW struct {
 	st       store
-	dist     Dist
+	dist     Dist // ranks while building and searching
+	exact    Dist // the distance Search reports
 	m, m0    int
 	efC      int
 	mL       float64
@@ -31,10 +32,15 @@ type HNSW struct {
 
 // NewHNSW returns an empty graph. m is the links per node above level 0
 // (Tair's M), efConstruct the beam used while inserting; seed fixes the
-// levels drawn, so one input order always builds one graph.
-func NewHNSW(dims int, dist Dist, m, efConstruct int, seed uint64) *HNSW {
+// levels drawn, so one input order always builds one graph. rank orders
+// vectors while building and searching (a faster sum may do); exact is
+// the distance Search reports, its hits re-sorted by it (nil: rank).
+func NewHNSW(dims int, rank, exact Dist, m, efConstruct int, seed uint64) *HNSW {
 	m = max(m, 1)
-	return &HNSW{st: store{dims: dims}, dist: dist, m: m, m0: 2 * m, efC: max(efConstruct, 1),
+	if exact == nil {
+		exact = rank
+	}
+	return &HNSW{st: store{dims: dims}, dist: rank, exact: exact, m: m, m0: 2 * m, efC: max(efConstruct, 1),
 		mL: 1 / math.Log(float64(max(m, 2))), rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), top: -1,
 		maxLevel: 16}
 }
@@ -218,7 +224,7 @@ func (h *HNSW) searchLayer(q []float32, ep Hit, ef, lc int, ok func(uint32) bool
 	}
 }
 
-// Search implements Index.
+// Search implements Index; the hits carry the exact distance.
 func (h *HNSW) Search(q []float32, k, ef int, accept func(uint32) bool) []Hit {
 	if h.top < 0 || k <= 0 {
 		return nil
@@ -236,6 +242,9 @@ func (h *HNSW) Search(q []float32, k, ef int, accept func(uint32) bool) []Hit {
 	h.searchLayer(q, ep, ef, 0, ok, ok != nil, sc)
 	for sc.res.Len() > k {
 		sc.res.pop()
+	}
+	for i := range sc.res.h {
+		sc.res.h[i].Dist = h.exact(q, h.st.vec(sc.res.h[i].Slot))
 	}
 	out := sc.res.sorted()
 	scratchPool.Put(sc)
@@ -268,7 +277,7 @@ func (h *HNSW) Compact() {
 		return
 	}
 	old := h.st
-	*h = *NewHNSW(old.dims, h.dist, h.m, h.efC, h.rng.Uint64())
+	*h = *NewHNSW(old.dims, h.dist, h.exact, h.m, h.efC, h.rng.Uint64())
 	for i, ok := range old.live {
 		if ok {
 			h.Add(uint32(i), old.data[i*old.dims:(i+1)*old.dims])

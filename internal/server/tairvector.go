@@ -206,15 +206,15 @@ func newVecIndex(name string, a [][]byte) (*vecIndex, string) {
 }
 
 // newANN builds the index's ANN structure: FLAT ranks with the exact
-// distance; HNSW's graph with vector.RankDistance (knn recomputes the
-// exact distance of the hits it returns).
+// distance; HNSW's graph with vector.RankDistance, and it reports the
+// exact distance of its hits.
 func (v *vecIndex) newANN(name string) ann.Index {
 	if v.algo == "FLAT" {
 		return ann.NewFlat(v.dims, v.dist)
 	}
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(name))
-	return ann.NewHNSW(v.dims, vector.RankDistance(v.metric), v.m, v.efC, h.Sum64())
+	return ann.NewHNSW(v.dims, vector.RankDistance(v.metric), v.dist, v.m, v.efC, h.Sum64())
 }
 
 func intIn(s string, lo, hi int) (int, bool) {
@@ -584,14 +584,33 @@ func tvsHGetAll(c *conn, a [][]byte) {
 }
 
 // appendFields appends an entity's fields as an array of name/value pairs:
-// all of them (VECTOR first) when names is nil, else those named that exist.
+// all of them (VECTOR first) when names is empty, else those named that exist.
 func (v *vecIndex) appendFields(dst []byte, e *vecEntity, names [][]byte) []byte {
-	if names == nil {
+	dst = resp.AppendArray(dst, 2*v.fieldCount(e, names))
+	return v.appendPairs(dst, e, names)
+}
+
+// fieldCount is the number of pairs appendPairs writes.
+func (v *vecIndex) fieldCount(e *vecEntity, names [][]byte) int {
+	if len(names) == 0 {
 		n := len(e.attrs)
 		if e.slot >= 0 {
 			n++
 		}
-		dst = resp.AppendArray(dst, 2*n)
+		return n
+	}
+	n := 0
+	for _, name := range names {
+		if _, ok := e.attr(string(name)); ok || (string(name) == "VECTOR" && e.slot >= 0) {
+			n++
+		}
+	}
+	return n
+}
+
+// appendPairs appends the fields' name/value pairs, without an array header.
+func (v *vecIndex) appendPairs(dst []byte, e *vecEntity, names [][]byte) []byte {
+	if len(names) == 0 {
 		if e.slot >= 0 {
 			dst = resp.AppendBulkString(dst, "VECTOR")
 			dst = v.appendVector(dst, e)
@@ -602,20 +621,16 @@ func (v *vecIndex) appendFields(dst []byte, e *vecEntity, names [][]byte) []byte
 		}
 		return dst
 	}
-	var pairs []byte
-	n := 0
 	for _, name := range names {
 		if string(name) == "VECTOR" && e.slot >= 0 {
-			pairs = resp.AppendBulk(pairs, name)
-			pairs = v.appendVector(pairs, e)
-			n++
+			dst = resp.AppendBulk(dst, name)
+			dst = v.appendVector(dst, e)
 		} else if val, ok := e.attr(string(name)); ok {
-			pairs = resp.AppendBulk(pairs, name)
-			pairs = resp.AppendBulkString(pairs, val)
-			n++
+			dst = resp.AppendBulk(dst, name)
+			dst = resp.AppendBulkString(dst, val)
 		}
 	}
-	return append(resp.AppendArray(dst, 2*n), pairs...)
+	return dst
 }
 
 func tvsHMGet(c *conn, a [][]byte) {

@@ -76,12 +76,6 @@ func (v *vecIndex) knn(q []float32, topN int, o knnOpts, now int64) []ann.Hit {
 		return e != nil && e.alive(now) && (o.filter == nil || o.filter.Match(e.attr))
 	}
 	hits := v.ix.Search(q, topN, o.ef, accept)
-	if v.algo == "HNSW" {
-		for i := range hits {
-			hits[i].Dist = v.dist(q, v.ix.Vector(hits[i].Slot))
-		}
-		sort.SliceStable(hits, func(i, j int) bool { return hits[i].Dist < hits[j].Dist })
-	}
 	if o.hasMax {
 		n := 0
 		for _, h := range hits {
@@ -125,37 +119,19 @@ func appendKnn(dst []byte, hs []vecHit) []byte {
 func appendKnnFields(dst []byte, hs []vecHit, names [][]byte, withIndex bool) []byte {
 	dst = resp.AppendArray(dst, len(hs))
 	for _, h := range hs {
-		var fields []byte
-		if len(names) == 0 {
-			fields = h.ix.appendFields(nil, h.e, nil)
-		} else {
-			fields = h.ix.appendFields(nil, h.e, names)
-		}
-		// fields starts with its own array header: re-count it.
-		n, rest := splitArrayHeader(fields)
-		head := 2 + n
+		head := 2
 		if withIndex {
 			head++
 		}
-		dst = resp.AppendArray(dst, head)
+		dst = resp.AppendArray(dst, head+2*h.ix.fieldCount(h.e, names))
 		dst = resp.AppendBulkString(dst, h.e.key)
 		dst = resp.AppendBulkString(dst, vector.FormatDistance(h.dist))
 		if withIndex {
 			dst = resp.AppendBulk(dst, h.name)
 		}
-		dst = append(dst, rest...)
+		dst = h.ix.appendPairs(dst, h.e, names)
 	}
 	return dst
-}
-
-func splitArrayHeader(b []byte) (int, []byte) {
-	i := 1
-	n := 0
-	for b[i] != '\r' {
-		n = n*10 + int(b[i]-'0')
-		i++
-	}
-	return n, b[i+2:]
 }
 
 // knnQuery is a parsed search: the indexes, the query vectors, topN, the
