@@ -94,7 +94,7 @@ type HTTPError struct {
 }
 
 // Error returns the status and Elasticsearch's reason (or the start of the body).
-// Replied marks the error as the engine's answer (fts.IsReply).
+// Replied marks the error as the engine's answer (engine.IsReply).
 func (e *HTTPError) Replied() {}
 
 // Error returns the status and Elasticsearch's reason.

@@ -13,6 +13,7 @@ import (
 	"github.com/tairbench/tairbench/internal/driver/fts"
 	"github.com/tairbench/tairbench/internal/driver/vectors"
 	"github.com/tairbench/tairbench/internal/endpoint"
+	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/vector"
 	"github.com/tairbench/tairbench/pkg/resp"
 )
@@ -158,7 +159,7 @@ func (c *esVecClient) Insert(_ context.Context, req []byte, _ int) (int, string,
 		return 0, "", err
 	}
 	if status >= 300 {
-		return 0, "", &vectors.ReplyError{Msg: httpError(status, body).Error()}
+		return 0, "", &engine.ReplyError{Err: httpError(status, body)}
 	}
 	return bulkFailures(body)
 }
@@ -171,7 +172,7 @@ func (c *esVecClient) Search(_ context.Context, req []byte, ids []uint32) ([]uin
 		return ids, err
 	}
 	if status >= 300 {
-		return ids, &vectors.ReplyError{Msg: httpError(status, body).Error()}
+		return ids, &engine.ReplyError{Err: httpError(status, body)}
 	}
 	for {
 		i := bytes.Index(body, idKey)
@@ -182,7 +183,7 @@ func (c *esVecClient) Search(_ context.Context, req []byte, ids []uint32) ([]uin
 		j := bytes.IndexByte(body, '"')
 		n, ok := resp.ParseInt(body[:max(j, 0)])
 		if j < 0 || !ok || n < 0 || n > 1<<32-1 {
-			return ids, &vectors.ReplyError{Msg: fmt.Sprintf("a hit whose _id is not a base vector's number: %.40q", body)}
+			return ids, vectors.Refusal("a hit whose _id is not a base vector's number: %.40q", body)
 		}
 		ids = append(ids, uint32(n))
 		body = body[j:]

@@ -149,38 +149,11 @@ type searchWorker struct {
 func (w *searchWorker) Prepare() {}
 
 func (w *searchWorker) Exec(ctx context.Context, s *engine.Step) error {
-	err := w.c.Search(ctx, w.f.Query, w.f.Cache)
 	s.Ops = 1
-	switch {
-	case err == nil:
-	case IsReply(err):
-		s.Failed = 1
-		w.errBuf = append(w.errBuf[:0], err.Error()...)
-		s.Err = w.errBuf
-	default:
-		return err
+	if err := w.c.Search(ctx, w.f.Query, w.f.Cache); err != nil {
+		return s.Refused(err, &w.errBuf)
 	}
 	return nil
 }
 
 func (w *searchWorker) Close() error { return w.c.Close() }
-
-// ReplyError wraps an engine's error reply: the request reached the engine
-// and was refused, so it counts as a failed command, not a lost request.
-type ReplyError struct{ Err error }
-
-// Error returns the reply's message.
-func (e *ReplyError) Error() string { return e.Err.Error() }
-
-// Unwrap returns the driver's error.
-func (e *ReplyError) Unwrap() error { return e.Err }
-
-// Replied marks the error as the engine's answer.
-func (e *ReplyError) Replied() {}
-
-// IsReply tells an engine's error reply (any error with a Replied method,
-// such as ReplyError) from a lost request.
-func IsReply(err error) bool {
-	var r interface{ Replied() }
-	return errors.As(err, &r)
-}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/endpoint"
+	"github.com/tairbench/tairbench/internal/engine"
 
 	goredis "github.com/redis/go-redis/v9"
 )
@@ -168,7 +169,7 @@ func (c *tairClient) Search(ctx context.Context, query []byte, cache bool) error
 		err = c.c.Do(ctx, "TFT.SEARCH", c.index, query).Err()
 	}
 	if isReply(err) {
-		return &fts.ReplyError{Err: err}
+		return &engine.ReplyError{Err: err}
 	}
 	return err
 }

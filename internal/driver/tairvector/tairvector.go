@@ -14,6 +14,7 @@ import (
 	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/driver/vectors"
 	"github.com/tairbench/tairbench/internal/endpoint"
+	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/pkg/resp"
 )
 
@@ -122,19 +123,26 @@ func (e *tairVector) EncodeSearch(dst []byte, q []float32, k, param int) []byte 
 	return dst
 }
 
-// appendVectorBulk writes v as a bulk string in the SDKs' text form.
+// appendVectorBulk writes v as a bulk string in the SDKs' text form: the
+// text goes after dst first, then moves up behind its length header, so
+// nothing is allocated once dst has room.
 func appendVectorBulk(dst []byte, v []float32) []byte {
-	var tmp [32]byte
-	text := make([]byte, 0, len(v)*10+2)
-	text = append(text, '[')
+	start := len(dst)
+	dst = append(dst, '[')
 	for i, f := range v {
 		if i > 0 {
-			text = append(text, ',')
+			dst = append(dst, ',')
 		}
-		text = append(text, strconv.AppendFloat(tmp[:0], float64(f), 'g', -1, 32)...)
+		dst = strconv.AppendFloat(dst, float64(f), 'g', -1, 32)
 	}
-	text = append(text, ']')
-	return resp.AppendBulk(dst, text)
+	dst = append(dst, ']')
+	var hdr [24]byte
+	h := strconv.AppendInt(append(hdr[:0], '$'), int64(len(dst)-start), 10)
+	h = append(h, '\r', '\n')
+	dst = append(dst, h...) // room for the header
+	copy(dst[start+len(h):], dst[start:len(dst)-len(h)])
+	copy(dst[start:], h)
+	return append(dst, '\r', '\n')
 }
 
 func (e *tairVector) NewClient(ctx context.Context) (vectors.Client, error) {
@@ -179,14 +187,14 @@ func (c *client) Search(_ context.Context, req []byte, ids []uint32) ([]uint32, 
 	c.args, err = c.c.ReadStrings(c.args[:0])
 	if err != nil {
 		if re, ok := err.(*redis.ReplyError); ok {
-			return ids, &vectors.ReplyError{Msg: re.Msg}
+			return ids, &engine.ReplyError{Err: re}
 		}
 		return ids, err
 	}
 	for i := 0; i < len(c.args); i += 2 {
 		n, ok := resp.ParseInt(c.args[i])
 		if !ok || n < 0 || n > 1<<32-1 {
-			return ids, &vectors.ReplyError{Msg: fmt.Sprintf("a key %q that is not a base vector's number", c.args[i])}
+			return ids, vectors.Refusal("a key %q that is not a base vector's number", c.args[i])
 		}
 		ids = append(ids, uint32(n))
 	}

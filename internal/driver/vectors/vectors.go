@@ -7,7 +7,7 @@ package vectors
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"sync/atomic"
 
 	"github.com/tairbench/tairbench/internal/endpoint"
@@ -71,20 +71,9 @@ type Client interface {
 	Close() error
 }
 
-// ReplyError is an engine's error reply: the request reached the engine
-// and was refused, so it counts as a failed command, not a lost request.
-type ReplyError struct{ Msg string }
-
-func (e *ReplyError) Error() string { return e.Msg }
-
-// Replied marks the error as the engine's answer.
-func (e *ReplyError) Replied() {}
-
-// IsReply tells an engine's error reply from a lost request.
-func IsReply(err error) bool {
-	var r interface{ Replied() }
-	return errors.As(err, &r)
-}
+// Refusal is an engine's error reply (counted as a failed command, not a
+// lost request).
+func Refusal(format string, a ...any) error { return &engine.ReplyError{Err: fmt.Errorf(format, a...)} }
 
 // Inserts hands batches of base vectors to insert workers: a shared
 // cursor, claimed with one atomic add per request.
@@ -177,17 +166,11 @@ func (w *searchWorker) Exec(ctx context.Context, s *engine.Step) error {
 	var err error
 	w.ids, err = w.c.Search(ctx, w.cur, w.ids[:0])
 	s.Ops = 1
-	switch {
-	case err == nil:
-		if len(w.ids) == 0 {
-			s.Misses = 1
-		}
-	case IsReply(err):
-		s.Failed = 1
-		w.errBuf = append(w.errBuf[:0], err.Error()...)
-		s.Err = w.errBuf
-	default:
-		return err
+	if err != nil {
+		return s.Refused(err, &w.errBuf)
+	}
+	if len(w.ids) == 0 {
+		s.Misses = 1
 	}
 	return nil
 }
