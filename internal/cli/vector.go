@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -215,6 +216,11 @@ func runVectorSuite(ctx context.Context, o *vectorSuiteOptions, a *app) error {
 			if !slices.ContainsFunc(vector.Cases, func(k vector.Case) bool { return k.Name == c }) {
 				return fmt.Errorf("--cases: unknown case %q", c)
 			}
+		}
+	}
+	if o.jsonDir != "" {
+		if err := os.MkdirAll(o.jsonDir, 0o755); err != nil {
+			return fmt.Errorf("--json-dir: %w", err)
 		}
 	}
 	vo, done, err := o.setup(ctx, a)

@@ -6,8 +6,10 @@ import (
 	"path/filepath"
 	"testing"
 
+	"codeberg.org/sbinet/npyio"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/internal/vecdata"
@@ -125,4 +127,39 @@ func TestVectorWikiMiniLM(t *testing.T) {
 	require.Len(t, pts, 3)
 	assert.Less(t, pts[0].Recall, pts[2].Recall)
 	assert.GreaterOrEqual(t, pts[2].Recall, 0.95)
+}
+
+// TestVectorSuite: a present case runs (FLAT, exact) and says the
+// whitepaper's figure is not available; an absent one is named with the
+// command that provides it; an unknown case is refused.
+func TestVectorSuite(t *testing.T) {
+	dir := t.TempDir()
+	set := vecdata.Clustered(2000, 50, 8, 20, 1)
+	base := filepath.Join(dir, "random-s-100")
+	require.NoError(t, os.MkdirAll(base, 0o755))
+	for name, rows := range map[string][]float32{"train.npy": set.Train, "test.npy": set.Test} {
+		f64 := make([]float64, len(rows))
+		for i, v := range rows {
+			f64[i] = float64(v)
+		}
+		f, err := os.Create(filepath.Join(base, name))
+		require.NoError(t, err)
+		require.NoError(t, npyio.Write(f, mat.NewDense(len(rows)/8, 8, f64)))
+		require.NoError(t, f.Close())
+	}
+	out := filepath.Join(dir, "json")
+	res := runCLI(context.Background(), "vector", "suite", "--embedded", "--data-dir", dir, "--truth-dir", "",
+		"--cases", "random-s-100,sift-128-euclidean", "-d", "200ms", "--warmup", "0s", "--json-dir", out)
+	require.Equal(t, 0, res.code, res.err)
+	assert.Contains(t, res.out, "whitepaper: published figure not available")
+	assert.Contains(t, res.out, "absent: dataset not prepared: sift-128-euclidean is not in "+dir)
+	assert.Contains(t, res.out, "python3 scripts/vector_data.py hdf5 sift-128-euclidean.hdf5")
+	assert.Contains(t, res.out, "tairbench's embedded server, not Tair")
+	vb := readVector(t, filepath.Join(out, "random-s-100.json"))
+	assert.Equal(t, "FLAT", vb.Config.Algorithm)
+	assert.Equal(t, 1.0, vb.Engines[0].Points[0].Recall)
+
+	res = runCLI(context.Background(), "vector", "suite", "--embedded", "--cases", "sift-1m")
+	assert.Equal(t, 1, res.code)
+	assert.Contains(t, res.err, `--cases: unknown case "sift-1m"`)
 }

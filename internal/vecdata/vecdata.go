@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"codeberg.org/sbinet/npyio"
 
@@ -93,18 +94,14 @@ type Truth struct {
 func GroundTruth(s *Set, k int) *Truth {
 	dist := DistFunc(s.Metric)
 	t := &Truth{K: k, IDs: make([][]uint32, s.NQ())}
-	var next sync.Mutex
-	i := 0
+	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for {
-				next.Lock()
-				q := i
-				i++
-				next.Unlock()
+				q := int(next.Add(1) - 1)
 				if q >= s.NQ() {
 					return
 				}
