@@ -150,25 +150,36 @@ func builtinAnalyzer(name string) (Analyzer, error) {
 	return nil, fmt.Errorf("unknown analyzer '%s'", name)
 }
 
-// jiebaAnalyzer cuts text with jieba and keeps the words that hold a letter
-// or a digit (spaces and punctuation are not tokens), lower-cased. As in
-// Tair, a token's position counts every word of the cut before it, the
-// ones not kept included (tair-api.md 3.8: in "Redis是完全开源免费的，遵守…"
-// 遵守 is at 7, after the comma at 6).
+// jiebaAnalyzer is Tair's jieba analyzer (tair-api.md 3.8): jieba's search
+// mode (a long word also yields its dictionary sub-words, each its own
+// token, before it), lower-cased, without spaces, punctuation and the
+// Chinese stop words, and with positions counted over every token of the
+// cut, the dropped ones included: in "Redis是完全开源免费的，遵守…" 完全 is at 2
+// after redis 0 and the dropped 是 1, and 遵守 at 7 after the comma at 6.
+// A sub-word needs a dictionary frequency of at least minSubwordFreq.
 type jiebaAnalyzer struct {
 	seg *jieba.Segmenter
 	hmm bool
 }
 
+// minSubwordFreq keeps search mode's sub-words to words of some use: the
+// reference gives 性能, 高性能 for 高性能, where jieba's dictionary also
+// lists the fragment 高性 (and 据库 in 数据库) at frequency 5.
+const minSubwordFreq = 10
+
 func (a jiebaAnalyzer) Analyze(text string) []Token {
 	var toks []Token
 	pos := -1
-	a.seg.Cut(text, a.hmm, func(start, end int, w string) {
+	a.seg.CutForSearchMin(text, a.hmm, minSubwordFreq, func(start, end int, w string) {
 		pos++
 		if !strings.ContainsFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
 			return
 		}
-		toks = append(toks, Token{Term: strings.ToLower(w), Start: start, End: end, Position: pos})
+		w = strings.ToLower(w)
+		if chineseStopWords[w] {
+			return
+		}
+		toks = append(toks, Token{Term: w, Start: start, End: end, Position: pos})
 	})
 	return toks
 }

@@ -171,3 +171,24 @@ func BenchmarkWikiQuery(b *testing.B) {
 		})
 	}
 }
+
+// TestChineseStopListIsDocumented: docs/search.md prints exactly the jieba
+// analyzer's stop words, and the list keeps the words the reference shows
+// kept.
+func TestChineseStopListIsDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/search.md")
+	require.NoError(t, err)
+	_, after, ok := strings.Cut(string(doc), "Stop words (`internal/fulltext/stopwords_zh.go`):")
+	require.True(t, ok, "docs/search.md lists the stop words")
+	list, _, _ := strings.Cut(after, ".\n")
+	var got []string
+	for _, w := range strings.Fields(list) {
+		if w != "·" {
+			got = append(got, w)
+		}
+	}
+	assert.Equal(t, ChineseStopWords(), got)
+	for _, w := range []string{"一个", "中", "化", "再次"} {
+		assert.False(t, chineseStopWords[w], "the reference shows %s kept", w)
+	}
+}

@@ -231,6 +231,13 @@ func (s *Segmenter) Cut(str string, hmm bool, emit func(start, end int, word str
 // words (two-character runs of words longer than two characters, then
 // three-character runs of words longer than three), in jieba's order.
 func (s *Segmenter) CutForSearch(str string, hmm bool, emit func(start, end int, word string)) {
+	s.CutForSearchMin(str, hmm, 1, emit)
+}
+
+// CutForSearchMin is CutForSearch keeping only the sub-words whose
+// dictionary frequency is at least minFreq (the word itself is always
+// emitted).
+func (s *Segmenter) CutForSearchMin(str string, hmm bool, minFreq int64, emit func(start, end int, word string)) {
 	s.Cut(str, hmm, func(start, end int, w string) {
 		if n := end - start; n > 2 {
 			rs := []rune(w)
@@ -239,7 +246,7 @@ func (s *Segmenter) CutForSearch(str string, hmm bool, emit func(start, end int,
 					break
 				}
 				for i := 0; i+g <= n; i++ {
-					if sub := string(rs[i : i+g]); s.inDict(sub) {
+					if sub := string(rs[i : i+g]); s.freqAtLeast(sub, minFreq) {
 						emit(start+i, start+i+g, sub)
 					}
 				}
@@ -249,11 +256,11 @@ func (s *Segmenter) CutForSearch(str string, hmm bool, emit func(start, end int,
 	})
 }
 
-// inDict says whether w is a word of the dictionary with a frequency above
-// 0 (jieba keeps prefixes of words at 0).
-func (s *Segmenter) inDict(w string) bool {
+// freqAtLeast says whether w is a word of the dictionary with a frequency
+// of at least min.
+func (s *Segmenter) freqAtLeast(w string, min int64) bool {
 	f, ok := s.lookup(w)
-	return ok && f > 0
+	return ok && f >= min && f > 0
 }
 
 // Words returns the words of s (a convenience for tests and tools).
