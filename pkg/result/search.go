@@ -35,10 +35,12 @@ type ParityCheck struct {
 	Agree bool            `json:"agree"`
 }
 
-// Hits is what parity compares: the total and the aggregation buckets.
+// Hits is what parity compares: the total, the aggregation buckets and
+// the ids of the hits returned, in order.
 type Hits struct {
 	Total   int64    `json:"total"`
 	Buckets []Bucket `json:"buckets"`
+	IDs     []string `json:"ids,omitempty"`
 }
 
 // Bucket is one terms-aggregation bucket.

@@ -136,15 +136,50 @@ func clip(b []byte) string {
 	return string(b)
 }
 
-// settings are the whitepaper's index settings (one shard; replicas 0 on a
-// single node, where the whitepaper's 1 would leave the index yellow).
+// settings are the index body: the whitepaper's settings (one shard;
+// replicas 0 on a single node, where the whitepaper's 1 would leave the
+// index yellow) with Schema, or a track's body with those settings added
+// where it gives none.
 func (e *elastic) settings() string {
 	refresh := e.o.RefreshInterval
 	if e.o.Realtime {
 		refresh = "-1" // each write asks for a refresh itself
 	}
+	if e.o.Mapping != nil {
+		body, err := withDefaultSettings(e.o.Mapping, refresh)
+		if err == nil {
+			return string(body)
+		}
+		return string(e.o.Mapping) // Elasticsearch will say what is wrong
+	}
 	return fmt.Sprintf(`{"settings":{"number_of_shards":1,"number_of_replicas":0,"refresh_interval":%q,"index.queries.cache.enabled":false},`, refresh) +
 		strings.TrimPrefix(fts.Schema, "{")
+}
+
+// withDefaultSettings adds one shard, no replicas and the refresh interval
+// to an index body's settings, keeping what the body sets itself.
+func withDefaultSettings(body []byte, refresh string) ([]byte, error) {
+	var m map[string]any
+	if err := json.Unmarshal(body, &m); err != nil {
+		return nil, err
+	}
+	st, _ := m["settings"].(map[string]any)
+	if st == nil {
+		st = map[string]any{}
+	}
+	ix, _ := st["index"].(map[string]any)
+	has := func(k string) bool {
+		_, a := st[k]
+		_, b := ix[k]
+		return a || b
+	}
+	for k, v := range map[string]any{"number_of_shards": 1, "number_of_replicas": 0, "refresh_interval": refresh} {
+		if !has(k) {
+			st[k] = v
+		}
+	}
+	m["settings"] = st
+	return json.Marshal(m)
 }
 
 func (e *elastic) Check(ctx context.Context) error {
@@ -362,19 +397,19 @@ func isHTTPError(err error) bool {
 	return errors.As(err, &he)
 }
 
-func (c *esClient) Search(ctx context.Context, query []byte, cache bool) error {
+func (c *esClient) Search(ctx context.Context, query []byte, cache bool) (int64, error) {
 	path := c.searchPath[0]
 	if cache {
 		path = c.searchPath[1]
 	}
 	status, body, err := c.h.do("POST", path, "application/json", query)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if status >= 300 {
-		return httpError(status, body)
+		return 0, httpError(status, body)
 	}
-	return nil
+	return fts.TotalHits(body), nil
 }
 
 func (c *esClient) Close() error {

@@ -115,3 +115,11 @@ func TestESConnDoesNotAllocate(t *testing.T) {
 	}
 	assert.Zero(t, testing.AllocsPerRun(200, func() { _, _, _ = h.do("PUT", path, "application/json", body) }))
 }
+
+func TestWithDefaultSettings(t *testing.T) {
+	out, err := withDefaultSettings([]byte(`{"settings":{"index":{"number_of_shards":2},"analysis":{}},"mappings":{"properties":{}}}`), "1s")
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"settings":{"index":{"number_of_shards":2},"analysis":{},"number_of_replicas":0,"refresh_interval":"1s"},"mappings":{"properties":{}}}`, string(out))
+	_, err = withDefaultSettings([]byte(`[`), "1s")
+	assert.Error(t, err)
+}

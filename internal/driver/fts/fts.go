@@ -5,6 +5,7 @@
 package fts
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -36,6 +37,17 @@ type Options struct {
 	Realtime        bool
 	// Connections is the number of concurrent connections the client should allow.
 	Connections int
+	// Mapping, when set, is the body that creates the index on this engine
+	// (a track's mapping); nil means Schema.
+	Mapping []byte
+}
+
+// IndexBody is the body that creates the index: o.Mapping, or Schema.
+func (o Options) IndexBody() []byte {
+	if o.Mapping != nil {
+		return o.Mapping
+	}
+	return []byte(Schema)
 }
 
 // Hits is what parity compares (see result.Hits).
@@ -80,8 +92,9 @@ type Client interface {
 	// engine rejected and its message for the first; err is set when a
 	// request was lost (the engine did not answer).
 	Write(ctx context.Context, docs []Encoded, bulk bool) (failed int, reason string, err error)
-	// Search runs a query; cache selects the engine's result cache.
-	Search(ctx context.Context, query []byte, cache bool) error
+	// Search runs a query and returns the reply's total hits; cache
+	// selects the engine's result cache.
+	Search(ctx context.Context, query []byte, cache bool) (int64, error)
 	Close() error
 }
 
@@ -111,6 +124,38 @@ func EncodeAll(docs []wiki.Doc) []Encoded {
 	return out
 }
 
+// TotalHits finds hits.total.value in a search reply without parsing it:
+// Elasticsearch writes "total":{"value":N,…} first in "hits", TairSearch
+// "total":{"relation":…,"value":N} last in the reply. It returns -1 when
+// the reply has neither.
+func TotalHits(body []byte) int64 {
+	var rest []byte
+	if i := bytes.LastIndex(body, []byte(`"total":{"relation"`)); i >= 0 {
+		rest = body[i:]
+	} else if i := bytes.Index(body, []byte(`"total":{"value"`)); i >= 0 {
+		rest = body[i:]
+	} else {
+		return -1
+	}
+	j := bytes.Index(rest, []byte(`"value":`))
+	if k := bytes.IndexByte(rest, '}'); j < 0 || k < j {
+		return -1
+	}
+	var n int64
+	digits := 0
+	for _, c := range rest[j+len(`"value":`):] {
+		if c < '0' || c > '9' {
+			break
+		}
+		n = n*10 + int64(c-'0')
+		digits++
+	}
+	if digits == 0 {
+		return -1
+	}
+	return n
+}
+
 // ParseHits reads total hits and the first aggregation's buckets from a
 // search reply (TairSearch and Elasticsearch share this shape).
 func ParseHits(body []byte) (Hits, error) {
@@ -119,6 +164,9 @@ func ParseHits(body []byte) (Hits, error) {
 			Total struct {
 				Value int64 `json:"value"`
 			} `json:"total"`
+			Hits []struct {
+				ID string `json:"_id"`
+			} `json:"hits"`
 		} `json:"hits"`
 		Aggregations map[string]struct {
 			Buckets []struct {
@@ -131,6 +179,9 @@ func ParseHits(body []byte) (Hits, error) {
 		return Hits{}, fmt.Errorf("parse search reply: %w", err)
 	}
 	h := Hits{Total: r.Hits.Total.Value}
+	for _, x := range r.Hits.Hits {
+		h.IDs = append(h.IDs, x.ID)
+	}
 	names := make([]string, 0, len(r.Aggregations))
 	for n := range r.Aggregations {
 		names = append(names, n)

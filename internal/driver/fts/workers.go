@@ -150,8 +150,12 @@ func (w *searchWorker) Prepare() {}
 
 func (w *searchWorker) Exec(ctx context.Context, s *engine.Step) error {
 	s.Ops = 1
-	if err := w.c.Search(ctx, w.f.Query, w.f.Cache); err != nil {
+	n, err := w.c.Search(ctx, w.f.Query, w.f.Cache)
+	if err != nil {
 		return s.Refused(err, &w.errBuf)
+	}
+	if n == 0 {
+		s.Misses = 1
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/tairbench/tairbench/internal/serverstat"
 
@@ -49,7 +50,7 @@ func (e *tairSearch) Reset(ctx context.Context) error {
 	if err := e.admin.Del(ctx, e.o.Index).Err(); err != nil {
 		return fmt.Errorf("tairsearch: %w", err)
 	}
-	if err := e.admin.Do(ctx, "TFT.CREATEINDEX", e.o.Index, fts.Schema).Err(); err != nil {
+	if err := e.admin.Do(ctx, "TFT.CREATEINDEX", e.o.Index, e.o.IndexBody()).Err(); err != nil {
 		return fmt.Errorf("tairsearch: create index: %w", err)
 	}
 	return nil
@@ -67,7 +68,7 @@ func (e *tairSearch) Ensure(ctx context.Context) error {
 	if n > 0 {
 		return nil
 	}
-	if err := e.admin.Do(ctx, "TFT.CREATEINDEX", e.o.Index, fts.Schema).Err(); err != nil {
+	if err := e.admin.Do(ctx, "TFT.CREATEINDEX", e.o.Index, e.o.IndexBody()).Err(); err != nil {
 		return fmt.Errorf("tairsearch: create index: %w", err)
 	}
 	return nil
@@ -161,17 +162,21 @@ func (c *tairClient) Write(ctx context.Context, docs []fts.Encoded, bulk bool) (
 	return 0, "", err
 }
 
-func (c *tairClient) Search(ctx context.Context, query []byte, cache bool) error {
-	var err error
+func (c *tairClient) Search(ctx context.Context, query []byte, cache bool) (int64, error) {
+	var cmd *goredis.Cmd
 	if cache {
-		err = c.c.Do(ctx, "TFT.SEARCH", c.index, query, "use_cache").Err()
+		cmd = c.c.Do(ctx, "TFT.SEARCH", c.index, query, "use_cache")
 	} else {
-		err = c.c.Do(ctx, "TFT.SEARCH", c.index, query).Err()
+		cmd = c.c.Do(ctx, "TFT.SEARCH", c.index, query)
 	}
-	if isReply(err) {
-		return &engine.ReplyError{Err: err}
+	if err := cmd.Err(); err != nil {
+		if isReply(err) {
+			return 0, &engine.ReplyError{Err: err}
+		}
+		return 0, err
 	}
-	return err
+	s, _ := cmd.Val().(string)
+	return fts.TotalHits(unsafe.Slice(unsafe.StringData(s), len(s))), nil
 }
 
 func (c *tairClient) Close() error { return c.c.Close() }
