@@ -256,3 +256,17 @@ func (m *Mapping) MappingsJSON() string {
 
 // SettingsJSON returns the settings as given, compact ("{}" when none).
 func (m *Mapping) SettingsJSON() string { return string(m.settings) }
+
+// Terms returns the terms the field's index analyzer makes of text (none
+// for a field that is not analyzed text).
+func (f *Field) Terms(text string) []string {
+	if f.analyzer == nil {
+		return nil
+	}
+	toks := f.analyzer.Analyze(text)
+	out := make([]string, len(toks))
+	for i, t := range toks {
+		out[i] = t.Term
+	}
+	return out
+}

@@ -452,3 +452,30 @@ func viterbiCut(t *text, a, b int, emit func(int, int, string)) {
 		emit(a+next, b, t.sub(a+next, b))
 	}
 }
+
+// Entries calls fn for every entry of the embedded dictionary, in file
+// order: the word, its frequency and its part-of-speech tag (jieba's, as
+// "n" for a noun; "" when the line has none).
+func Entries(fn func(word string, freq int64, tag string)) error {
+	zr, err := gzip.NewReader(bytes.NewReader(dictGz))
+	if err != nil {
+		return fmt.Errorf("jieba dictionary: %w", err)
+	}
+	sc := bufio.NewScanner(zr)
+	for sc.Scan() {
+		parts := strings.SplitN(strings.TrimSpace(sc.Text()), " ", 3)
+		if len(parts) < 2 {
+			continue
+		}
+		n, err := strconv.ParseInt(parts[1], 10, 64)
+		if err != nil {
+			continue
+		}
+		tag := ""
+		if len(parts) == 3 {
+			tag = parts[2]
+		}
+		fn(parts[0], n, tag)
+	}
+	return sc.Err()
+}
