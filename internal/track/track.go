@@ -85,10 +85,10 @@ type Task struct {
 	Iterations int64    `json:"iterations,omitempty"`
 	// Rate is the target throughput in requests per second (open loop,
 	// latency also from the intended start); 0 runs closed loop.
-	Rate    float64   `json:"rate,omitempty"`
-	Ingest  *Ingest   `json:"ingest,omitempty"`
-	Queries []Query   `json:"queries,omitempty"`
-	Cache   bool      `json:"cache,omitempty"`
+	Rate    float64 `json:"rate,omitempty"`
+	Ingest  *Ingest `json:"ingest,omitempty"`
+	Queries []Query `json:"queries,omitempty"`
+	Cache   bool    `json:"cache,omitempty"`
 }
 
 // Ingest writes the corpus's next documents.

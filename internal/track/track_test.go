@@ -53,7 +53,9 @@ func TestEcommerceScanAndExpand(t *testing.T) {
 	require.NoError(t, err)
 	b, err := tp.Bind(s.Pools)
 	require.NoError(t, err)
-	var q struct{ Range struct{ Price struct{ Gte, Lte float64 } } }
+	var q struct {
+		Range struct{ Price struct{ Gte, Lte float64 } }
+	}
 	require.NoError(t, json.Unmarshal(b.Expand(nil, r), &q))
 	assert.Less(t, q.Range.Price.Gte, q.Range.Price.Lte)
 }
