@@ -3,7 +3,9 @@
 # Central's integ-test-zip distribution, run with the machine's JDK 17 as a
 # non-root user, single node, security off, loopback only.
 #
-#   scripts/elasticsearch.sh install          fetch and unpack (cached under .cache/es)
+#   scripts/elasticsearch.sh install          fetch and unpack (cached under .cache/es), and build and
+#                                              install the Chinese analysis plugin (scripts/es-analysis-zh:
+#                                              Lucene's smartcn and cjk analyzers, Lucene from Maven Central)
 #   scripts/elasticsearch.sh start [PORT]      start (default port 9201), wait for /_cluster/health,
 #                                              print the URL; the PID goes to .cache/es/run-PORT/es.pid
 #   scripts/elasticsearch.sh stop [PORT]       stop by PID
@@ -31,7 +33,7 @@ java_home() {
 }
 
 install() {
-  if [ -x "$HOME_DIR/bin/elasticsearch" ]; then return; fi
+  if [ -x "$HOME_DIR/bin/elasticsearch" ]; then install_zh; return; fi
   command -v mvn >/dev/null || { log "maven (mvn) is needed to fetch Elasticsearch from Maven Central"; exit 1; }
   mkdir -p "$CACHE"
   log "fetching $ARTIFACT from Maven Central"
@@ -43,6 +45,31 @@ install() {
   chmod -R a+rX "$HOME_DIR"
   chmod +x "$HOME_DIR"/bin/*
   [ -x "$HOME_DIR/bin/elasticsearch" ] || { log "unexpected archive layout under $CACHE"; exit 1; }
+  install_zh
+}
+
+# install_zh builds the analysis plugin of scripts/es-analysis-zh against this
+# distribution's own jars, with Lucene's smartcn jar of the distribution's
+# Lucene version, and installs it in the distribution's plugins folder.
+install_zh() {
+  local dir="$HOME_DIR/plugins/tairbench-analysis-zh" src="$ROOT/scripts/es-analysis-zh"
+  if [ -f "$dir/tairbench-analysis-zh.jar" ] && [ "$dir/tairbench-analysis-zh.jar" -nt "$src/org/tairbench/analysis/ChinesePlugin.java" ]; then return; fi
+  local lucene; lucene=$(ls "$HOME_DIR"/lib/lucene-core-*.jar | sed 's/.*lucene-core-\(.*\)\.jar/\1/')
+  local jh; jh=$(java_home)
+  [ -x "$jh/bin/javac" ] || { log "javac is needed to build the Chinese analysis plugin: install openjdk-17-jdk-headless"; exit 1; }
+  log "building the Chinese analysis plugin (Lucene smartcn $lucene)"
+  local build="$CACHE/build-zh"
+  rm -rf "$build"; mkdir -p "$build/classes"
+  mvn -q -B -Dstyle.color=never dependency:copy -Dartifact="org.apache.lucene:lucene-analysis-smartcn:$lucene:jar" \
+    -DoutputDirectory="$build" >&2
+  "$jh/bin/javac" -nowarn -d "$build/classes" -cp "$HOME_DIR/lib/*:$build/lucene-analysis-smartcn-$lucene.jar" \
+    "$src/org/tairbench/analysis/ChinesePlugin.java" >&2
+  "$jh/bin/jar" cf "$build/tairbench-analysis-zh.jar" -C "$build/classes" .
+  mkdir -p "$dir"
+  cp "$build/tairbench-analysis-zh.jar" "$build/lucene-analysis-smartcn-$lucene.jar" "$dir/"
+  sed "s/@ES_VERSION@/$VERSION/" "$src/plugin-descriptor.properties" >"$dir/plugin-descriptor.properties"
+  chmod -R a+rX "$dir"
+  rm -rf "$build"
 }
 
 ensure_user() {
@@ -73,6 +100,9 @@ reachable() {
     cp -r "$HOME_DIR" "$pub/"
     chmod -R a+rX "$pub"
   fi
+  rm -rf "$pub/elasticsearch-$VERSION/plugins" # the plugins as install built them
+  cp -r "$HOME_DIR/plugins" "$pub/elasticsearch-$VERSION/plugins"
+  chmod -R a+rX "$pub/elasticsearch-$VERSION/plugins"
   HOME_DIR="$pub/elasticsearch-$VERSION"
   CACHE="$pub"
 }

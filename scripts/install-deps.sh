@@ -23,7 +23,7 @@ command -v python3 >/dev/null 2>&1 || need+=(python3)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v prometheus >/dev/null 2>&1 || need+=(prometheus)
 python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
-ls /usr/lib/jvm/java-17-openjdk-*/bin/java >/dev/null 2>&1 || need+=(openjdk-17-jre-headless)
+ls /usr/lib/jvm/java-17-openjdk-*/bin/javac >/dev/null 2>&1 || need+=(openjdk-17-jdk-headless) # javac: the Chinese analysis plugin
 fi
 
 if [ ${#need[@]} -gt 0 ]; then

@@ -114,6 +114,7 @@ flags of the whitepaper's TairSearchBench:
 	fs.BoolVar(&o.keep, "keep-index", false, "write: keep an existing index (default: drop it and create it with the whitepaper's mapping)")
 	o.register(fs)
 	cmd.AddCommand(newCompareCmd(a))
+	cmd.AddCommand(newTrackRunCmd(a))
 	return cmd
 }
 

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+
+	"github.com/tairbench/tairbench/internal/fulltext"
 )
 
 // Translation is how one TairSearch analyzer became an Elasticsearch one.
@@ -16,10 +18,15 @@ type Translation struct {
 	Why   string `json:"why,omitempty"`
 }
 
-// ChineseAnalyzer is the Elasticsearch analyzer a jieba field gets: the
-// built-in cjk analyzer (no plugin to install; Elasticsearch's smartcn and
-// icu plugins are not on Maven Central).
-const ChineseAnalyzer = "cjk"
+// ChineseAnalyzer is the Elasticsearch analyzer a jieba field gets: Lucene's
+// smartcn (words, from a hidden Markov model over its own dictionary) with
+// the jieba analyzer's stop words, from the analysis plugin that
+// scripts/elasticsearch.sh builds (Elasticsearch's official analysis-smartcn
+// is not on Maven Central; Lucene's analyzer is).
+const ChineseAnalyzer = "tair_jieba"
+
+// chineseWhy says how smartcn differs from Tair's jieba.
+const chineseWhy = "jieba (search mode: sub-words too) on TairSearch, Lucene smartcn (one cut, English words stemmed) on Elasticsearch, the same stop words: hits and scores differ where the two cut differently"
 
 // esAnalyzers are the Elasticsearch analyzers tairbench defines for
 // TairSearch's built-in ones.
@@ -27,6 +34,9 @@ var esAnalyzers = map[string]any{
 	// Lucene's standard tokenizer, lower-cased, English stop words: what
 	// TairSearch's standard analyzer does.
 	"tair_standard": map[string]any{"type": "standard", "stopwords": "_english_"},
+	// Lucene's smartcn with the jieba analyzer's stop words (the plugin of
+	// scripts/es-analysis-zh).
+	ChineseAnalyzer: map[string]any{"type": "smartcn", "stopwords": fulltext.ChineseStopWords()},
 }
 
 // builtinES maps TairSearch's built-in analyzers.
@@ -39,7 +49,7 @@ func builtinES(name string) (es string, exact bool, why string) {
 	case "whitespace", "keyword":
 		return name, true, ""
 	case "jieba":
-		return ChineseAnalyzer, false, "jieba cuts words (search mode, Chinese stop words); cjk indexes overlapping bigrams of Han characters, so hits and scores differ"
+		return ChineseAnalyzer, false, chineseWhy
 	}
 	return "standard", false, "unknown analyzer " + name
 }
@@ -75,7 +85,7 @@ func ProposeElasticsearch(tair json.RawMessage) (json.RawMessage, []Translation,
 		case typ == "custom" && (tok == "standard" || tok == ""):
 			analyzers[name], custom[name] = map[string]any{"type": "custom", "tokenizer": "standard", "filter": []string{"lowercase"}}, name
 		case typ == "jieba":
-			custom[name], customWhy[name] = ChineseAnalyzer, "custom jieba analyzer (user words kept whole) → cjk bigrams: hits and scores differ"
+			custom[name], customWhy[name] = ChineseAnalyzer, chineseWhy+"; smartcn knows no user words"
 		default:
 			es, _, why := builtinES(typ)
 			custom[name], customWhy[name] = es, why

@@ -11,8 +11,10 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/tairbench/tairbench/internal/fulltext"
 )
 
 func TestBuiltinTracksLoad(t *testing.T) {
@@ -134,11 +136,24 @@ func TestProposeElasticsearch(t *testing.T) {
 	"k":{"type":"keyword","ignore_above":64},"o":{"properties":{"n":{"type":"long"}}},"w":{"type":"text","analyzer":"my"}}},
 	"settings":{"analysis":{"analyzer":{"my":{"type":"custom","tokenizer":"whitespace"}}}}}`))
 	require.NoError(t, err)
-	assert.JSONEq(t, `{"settings":{"analysis":{"analyzer":{"my":{"type":"custom","tokenizer":"whitespace"},"tair_standard":{"type":"standard","stopwords":"_english_"}}}},
-	"mappings":{"dynamic":false,"properties":{"t":{"type":"text","analyzer":"cjk"},"e":{"type":"text","analyzer":"tair_standard"},
-	"k":{"type":"keyword","ignore_above":64},"o":{"properties":{"n":{"type":"long"}}},"w":{"type":"text","analyzer":"my"}}}}`, string(body))
+	var got struct {
+		Settings struct {
+			Analysis struct {
+				Analyzer map[string]json.RawMessage `json:"analyzer"`
+			} `json:"analysis"`
+		} `json:"settings"`
+		Mappings json.RawMessage `json:"mappings"`
+	}
+	require.NoError(t, json.Unmarshal(body, &got))
+	assert.JSONEq(t, `{"dynamic":false,"properties":{"t":{"type":"text","analyzer":"tair_jieba"},"e":{"type":"text","analyzer":"tair_standard"},
+	"k":{"type":"keyword","ignore_above":64},"o":{"properties":{"n":{"type":"long"}}},"w":{"type":"text","analyzer":"my"}}}`, string(got.Mappings))
+	an := got.Settings.Analysis.Analyzer
+	assert.JSONEq(t, `{"type":"custom","tokenizer":"whitespace"}`, string(an["my"]))
+	assert.JSONEq(t, `{"type":"standard","stopwords":"_english_"}`, string(an["tair_standard"]))
+	stop, _ := json.Marshal(fulltext.ChineseStopWords())
+	assert.JSONEq(t, `{"type":"smartcn","stopwords":`+string(stop)+`}`, string(an["tair_jieba"]), "smartcn drops the jieba analyzer's stop words")
 	require.Len(t, notes, 3)
-	assert.Equal(t, Translation{Field: "t", TairSearch: "jieba", Elasticsearch: "cjk", Why: notes[1].Why}, notes[1])
+	assert.Equal(t, Translation{Field: "t", TairSearch: "jieba", Elasticsearch: "tair_jieba", Why: notes[1].Why}, notes[1])
 	assert.False(t, notes[1].Exact)
 	assert.True(t, notes[0].Exact)
 }

@@ -3,6 +3,7 @@ package track
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -28,7 +29,7 @@ func (t *Track) validate() error {
 	switch {
 	case n != 1:
 		return fmt.Errorf("corpus: give exactly one of file, wiki_file and generator")
-	case c.Generator != "" && !contains(generators, c.Generator):
+	case c.Generator != "" && !slices.Contains(generators, c.Generator):
 		return fmt.Errorf("corpus: unknown generator %q (%s)", c.Generator, strings.Join(generators, ", "))
 	case c.Generator != "" && c.Docs <= 0:
 		return fmt.Errorf("corpus: generator %s needs docs", c.Generator)
@@ -62,22 +63,13 @@ func (t *Track) validate() error {
 	return nil
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 func (p Param) check(name string, m *fulltext.Mapping) error {
 	field := func(types ...string) (*fulltext.Field, error) {
 		f, ok := m.Fields[p.Field]
 		if !ok {
 			return nil, fmt.Errorf("param %s: field %q is not in the tairsearch mapping", name, p.Field)
 		}
-		if len(types) > 0 && !contains(types, f.Type) {
+		if len(types) > 0 && !slices.Contains(types, f.Type) {
 			return nil, fmt.Errorf("param %s: field %s is %s, not %s", name, p.Field, f.Type, strings.Join(types, " or "))
 		}
 		return f, nil

@@ -181,15 +181,17 @@ func Read(rd io.Reader) (Document, error) {
 		doc = &BitmapComparison{}
 	case SchemaRoaringStat:
 		doc = &RoaringStat{}
+	case SchemaTrack:
+		doc = &TrackRun{}
 	case SchemaVector:
 		doc = &VectorBench{}
 	default:
 		if h.Schema == "" {
 			return nil, fmt.Errorf("result: no \"schema\" field: not a tairbench result document")
 		}
-		return nil, fmt.Errorf("result: unknown schema %q (this version reads %s, %s, %s, %s, %s, %s, %s, %s and %s)", h.Schema,
+		return nil, fmt.Errorf("result: unknown schema %q (this version reads %s, %s, %s, %s, %s, %s, %s, %s, %s and %s)", h.Schema,
 			SchemaRun, SchemaRoaring, SchemaSearch, SchemaCapacity, SchemaCompat, SchemaWhitepaper, SchemaBitmap, SchemaRoaringStat,
-			SchemaVector)
+			SchemaVector, SchemaTrack)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(doc); err != nil {

@@ -62,12 +62,20 @@ func (s *DocSource) Read() int64 {
 	return s.read
 }
 
+// EncodedSource hands out encoded documents (a track's corpus): up to
+// len(dst)'s capacity at a time, none once it is done.
+type EncodedSource interface {
+	TakeEncoded(dst []Encoded) []Encoded
+}
+
 // WriteFactory makes ingest workers: each request writes one document, or
-// Bulk documents in one bulk request.
+// Bulk documents in one bulk request. The documents come from Source (the
+// whitepaper's dump) or Encoded.
 type WriteFactory struct {
-	Engine Engine
-	Source *DocSource
-	Bulk   int
+	Engine  Engine
+	Source  *DocSource
+	Encoded EncodedSource
+	Bulk    int
 }
 
 // NewWorker implements engine.Factory.
@@ -84,6 +92,7 @@ type writeWorker struct {
 	c      Client
 	local  []wiki.Doc
 	pos    int
+	enc    []Encoded // Encoded's chunk
 	batch  []Encoded
 	errBuf []byte
 }
@@ -91,6 +100,22 @@ type writeWorker struct {
 func (w *writeWorker) Prepare() {
 	n := max(w.f.Bulk, 1)
 	w.batch = w.batch[:0]
+	if w.f.Encoded != nil {
+		for len(w.batch) < n {
+			if w.pos == len(w.enc) {
+				if w.enc == nil {
+					w.enc = make([]Encoded, 0, max(chunk, n))
+				}
+				w.enc, w.pos = w.f.Encoded.TakeEncoded(w.enc[:0]), 0
+				if len(w.enc) == 0 {
+					return
+				}
+			}
+			w.batch = append(w.batch, w.enc[w.pos])
+			w.pos++
+		}
+		return
+	}
 	for len(w.batch) < n {
 		if w.pos == len(w.local) {
 			w.local, w.pos = w.f.Source.take(w.local), 0

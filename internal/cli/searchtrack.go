@@ -1,0 +1,137 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	ftrack "github.com/tairbench/tairbench/internal/frontend/track"
+	"github.com/tairbench/tairbench/internal/track"
+)
+
+// trackOptions are 'tairbench search run' flags.
+type trackOptions struct {
+	target        targetFlags
+	tairAddr      string
+	esAddr        string
+	esAuth        string
+	engines       string
+	docs          int64
+	duration      time.Duration
+	maxDivergence float64
+	samples       int
+	seed          uint64
+	jsonPath      string
+	quiet         bool
+	allowErrors   bool
+	list          bool
+}
+
+func newTrackRunCmd(a *app) *cobra.Command {
+	o := &trackOptions{}
+	cmd := &cobra.Command{
+		Use:   "run TRACK",
+		Short: "Run a search track (a built-in one or a track file) on TairSearch, Elasticsearch or both",
+		Long: `Run a search track: its corpus is read once (bad lines are refused, naming the first),
+each engine gets the track's index (Elasticsearch's body is proposed from the TairSearch mapping
+unless the track gives one, and every analyzer it could not translate is named), then every task
+of the schedule runs on each engine in turn. Before a query task is timed on two engines, each
+template runs with sample parameters on both and the parity table says where their hits differ
+and why. Built-in tracks: ` + strings.Join(track.Builtin(), ", ") + `.`,
+		Args: func(c *cobra.Command, args []string) error {
+			if o.list {
+				return nil
+			}
+			if len(args) != 1 {
+				return fmt.Errorf("give one track: a built-in name (%s) or a track file", strings.Join(track.Builtin(), ", "))
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			if o.list {
+				for _, n := range track.Builtin() {
+					t, err := track.Load(n)
+					if err != nil {
+						return err
+					}
+					fmt.Fprintf(a.Out, "%-14s %s\n", n, t.Description)
+				}
+				return nil
+			}
+			return runTrack(c.Context(), o, args[0], a)
+		},
+	}
+	fs := cmd.Flags()
+	o.target.port = 6379
+	fs.StringVar(&o.target.auth, "auth", "", `TairSearch password or "user:password"`)
+	o.target.registerConn(fs)
+	fs.StringVar(&o.tairAddr, "tair", "", "TairSearch address host:port")
+	fs.StringVar(&o.esAddr, "es", "", "Elasticsearch URL")
+	fs.StringVar(&o.esAuth, "es-auth", "", `Elasticsearch basic auth "user:password"`)
+	fs.StringVar(&o.engines, "engines", "", "engines to run, in order: tairsearch, elasticsearch (default: tairsearch, and elasticsearch too with --es)")
+	fs.Int64Var(&o.docs, "docs", 0, "documents of the corpus to use (0: the track's)")
+	fs.DurationVar(&o.duration, "duration", 0, "measured time of every query task (default: the track's)")
+	fs.Float64Var(&o.maxDivergence, "max-divergence", -1, "stop before timing a task whose templates diverge more than this (0 to 1; -1: never)")
+	fs.IntVar(&o.samples, "samples", 5, "parameter samples per template for the parity check")
+	fs.Uint64Var(&o.seed, "seed", 0, "base random seed (0: a new one)")
+	fs.StringVar(&o.jsonPath, "json", "", "write the result as JSON to this file (- for stdout)")
+	fs.BoolVar(&o.quiet, "quiet", false, "no per-second progress lines")
+	fs.BoolVar(&o.allowErrors, "allow-errors", false, "exit 0 even when requests failed")
+	fs.BoolVar(&o.list, "list", false, "list the built-in tracks")
+	return cmd
+}
+
+func runTrack(ctx context.Context, o *trackOptions, name string, a *app) error {
+	ro := ftrack.Options{Track: name, ES: o.esAddr, ESAuth: o.esAuth, Docs: o.docs, MaxDivergence: o.maxDivergence,
+		Samples: o.samples, Seed: o.seed, JSON: o.jsonPath, Quiet: o.quiet, AllowErrors: o.allowErrors}
+	if o.maxDivergence > 1 {
+		return fmt.Errorf("--max-divergence is a share, 0 to 1 (or -1 for never), not %g", o.maxDivergence)
+	}
+	if o.duration < 0 || o.docs < 0 {
+		return fmt.Errorf("--duration and --docs must not be negative")
+	}
+	ro.Duration = o.duration
+	switch {
+	case o.engines != "":
+		for _, e := range strings.Split(o.engines, ",") {
+			ro.Engines = append(ro.Engines, strings.TrimSpace(e))
+		}
+	case o.esAddr != "":
+		ro.Engines = []string{"tairsearch", "elasticsearch"}
+	default:
+		ro.Engines = []string{"tairsearch"}
+	}
+	for _, e := range ro.Engines {
+		if e != "tairsearch" && e != "elasticsearch" {
+			return fmt.Errorf("--engines: unknown engine %q (tairsearch, elasticsearch)", e)
+		}
+		if e == "elasticsearch" && o.esAddr == "" {
+			return fmt.Errorf("--engines names elasticsearch: give --es URL")
+		}
+	}
+	if _, err := track.Load(name); err != nil { // refused before any server starts
+		return err
+	}
+	if slices.Contains(ro.Engines, "tairsearch") {
+		if o.tairAddr != "" {
+			o.target.host = o.tairAddr
+		}
+		if !o.target.embedded && o.tairAddr == "" {
+			return fmt.Errorf("TairSearch's address is required (--tair ADDR), or --embedded")
+		}
+		tg, stop, err := o.target.resolve(a)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		ro.Tair = tg
+	} else {
+		ro.Tair.Timeout = o.target.timeout
+	}
+	_, err := ftrack.Run(ctx, ro, a.io())
+	return err
+}

@@ -1,0 +1,138 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tairbench/tairbench/internal/testenv"
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+func readTrack(t *testing.T, path string) *result.TrackRun {
+	t.Helper()
+	doc, err := result.ReadFile(path)
+	require.NoError(t, err)
+	tr, ok := doc.(*result.TrackRun)
+	require.True(t, ok, "a %T", doc)
+	return tr
+}
+
+// TestTrackChineseOnBothEngines runs the built-in Chinese e-commerce track
+// on the embedded server and on Elasticsearch 8.19 with the Chinese
+// analysis plugin: every task runs on both, each query template has its
+// parity row, and each template's latency is in the JSON.
+func TestTrackChineseOnBothEngines(t *testing.T) {
+	url := testenv.ElasticsearchURL(t)
+	js := filepath.Join(t.TempDir(), "track.json")
+	res := runCLI(context.Background(), "search", "run", "ecommerce-zh", "--embedded", "--es", url, "--docs", "2000",
+		"--duration", "400ms", "--quiet", "--seed", "1", "--json", js)
+	require.Equal(t, 0, res.code, res.err)
+	tr := readTrack(t, js)
+	assert.Equal(t, "ecommerce-zh", tr.Track)
+	assert.Equal(t, "embedded server, not Tair", tr.Engines["tairsearch"])
+	require.Len(t, tr.Tasks, 3)
+	for _, task := range tr.Tasks {
+		require.Len(t, task.Engines, 2, task.Name)
+		for _, e := range task.Engines {
+			assert.Zero(t, e.Run.Totals.Errors, "%s on %s", task.Name, e.Engine)
+		}
+		if task.Kind == "ingest" {
+			for _, e := range task.Engines {
+				assert.Equal(t, int64(1600), e.Docs, "the ingest task writes its 80 %% share, searchable on %s", e.Engine)
+			}
+			continue
+		}
+		require.NotEmpty(t, task.Parity, task.Name)
+		for _, e := range task.Engines {
+			require.Len(t, e.Templates, len(task.Parity), "%s on %s", task.Name, e.Engine)
+			for i, ts := range e.Templates {
+				assert.Equal(t, task.Parity[i].Template, ts.Name)
+				assert.Positive(t, ts.Requests, "%s %s on %s", task.Name, ts.Name, e.Engine)
+				require.NotNil(t, ts.Latency)
+				assert.Positive(t, ts.Latency.P50)
+				assert.NotEmpty(t, e.Run.Operations[i].Histogram, "the template's own histogram")
+			}
+		}
+		for _, p := range task.Parity {
+			assert.Equal(t, 5, p.Samples)
+			if p.Divergence > 0 {
+				assert.NotEmpty(t, p.Cause, "%s: a difference is explained", p.Template)
+			}
+		}
+	}
+	// The analyzers differ, and the run says so.
+	assert.Contains(t, res.out, "analyzer title: jieba → tair_jieba")
+	assert.Contains(t, res.out, "scoring: TairSearch TF-IDF (classic), Elasticsearch BM25")
+	assert.Regexp(t, `match-head +\d/5 +\d\.\d\d +analyzer \(title: jieba on TairSearch, tair_jieba on Elasticsearch\)`, res.out)
+	// The price range finds the same documents on both; only ties in the
+	// sort may be ordered differently, and then the run says so.
+	assert.Regexp(t, `price-range-sort +5/5 +(1\.00 +agree|0\.\d\d +sort ties)`, res.out)
+
+	// --max-divergence stops before timing.
+	res = runCLI(context.Background(), "search", "run", "ecommerce-zh", "--embedded", "--es", url, "--docs", "500",
+		"--duration", "200ms", "--quiet", "--seed", "1", "--max-divergence", "0")
+	assert.Equal(t, 3, res.code, res.err)
+	assert.Contains(t, res.err, "task queries: the engines diverge more than --max-divergence")
+}
+
+// Every bad input is refused in one line naming it.
+func TestTrackRefusals(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+		return p
+	}
+	track := func(corpus, param string) string {
+		return `{"name":"t","corpus":{"file":"` + corpus + `"},"index":{"name":"p","tairsearch":{"mappings":{"properties":` +
+			`{"title":{"type":"text","analyzer":"jieba"},"price":{"type":"double"}}}}},"params":{"w":{"kind":"terms","field":"title","band":"head"}},` +
+			`"tasks":[{"name":"w","ingest":{"bulk":1}},{"name":"q","iterations":20,"queries":[{"name":"m","body":{"query":{"match":{"title":"{{` + param + `}}"}}}}]}]}`
+	}
+	write("good.jsonl", "{\"_id\":\"1\",\"title\":\"数据库\",\"price\":3.5}\n{\"_id\":\"2\",\"title\":\"缓存\",\"price\":\"abc\"}\n{\"_id\":\"3\",\"title\":\"队列\",\"price\":7}\n")
+	write("bad.jsonl", "{\"title\":\"x\"}\n{\"title\":\n{\"title\":\"y\"}\nnope\n")
+	for _, c := range []struct {
+		name, track string
+		code        int
+		want        string
+	}{
+		{"rejected document", write("rej.json", track("good.jsonl", "w")), 3,
+			"task w on tairsearch: 1 of 3 documents were rejected or lost (first: ERR failed to parse field [price] of type [double])"},
+		{"bad corpus line", write("bad.json", track("bad.jsonl", "w")), 1,
+			"bad.jsonl line 2: not a JSON object: unexpected end of JSON input (2 of 4 lines are not JSON objects; nothing was written)"},
+		{"unknown parameter", write("unk.json", track("good.jsonl", "nope")), 1,
+			"task q, template m: unknown parameter {{nope}} (the track defines w)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := runCLI(context.Background(), "search", "run", c.track, "--embedded", "--quiet")
+			assert.Equal(t, c.code, res.code, res.err)
+			assert.Contains(t, res.err, c.want)
+			assert.Equal(t, 1, strings.Count(res.err, "tairbench: "), "one line: %s", res.err)
+		})
+	}
+	res := runCLI(context.Background(), "search", "run", "ecommerce-zh", "--engines", "elasticsearch")
+	assert.Equal(t, 1, res.code)
+	assert.Contains(t, res.err, "--engines names elasticsearch: give --es URL")
+}
+
+// The built-in English track runs on the embedded server alone.
+func TestTrackWikiEmbedded(t *testing.T) {
+	js := filepath.Join(t.TempDir(), "wiki.json")
+	res := runCLI(context.Background(), "search", "run", "wiki-en", "--embedded", "--docs", "1000", "--duration", "300ms",
+		"--quiet", "--seed", "2", "--json", js)
+	require.Equal(t, 0, res.code, res.err)
+	tr := readTrack(t, js)
+	require.Len(t, tr.Tasks, 2)
+	assert.Equal(t, int64(1000), tr.Tasks[0].Engines[0].Docs)
+	byName := map[string]result.TemplateStats{}
+	for _, ts := range tr.Tasks[1].Engines[0].Templates {
+		byName[ts.Name] = ts
+	}
+	assert.Zero(t, byName["by-id"].ZeroHitShare, "ids of written documents are found")
+	assert.Greater(t, byName["term-head"].MeanHits, byName["term-tail"].MeanHits, "head terms match more documents than tail terms")
+}

@@ -1,0 +1,132 @@
+package track
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	tk "github.com/tairbench/tairbench/internal/track"
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+// parity runs each template with sample parameters on both engines and
+// compares total hits and the top 10 ids.
+func (r *runner) parity(ctx context.Context, t tk.Task, bound []*tk.Bound) []result.TemplateParity {
+	var out []result.TemplateParity
+	for i, q := range t.Queries {
+		rng := sampleRand(r.o.Seed, i)
+		p := result.TemplateParity{Template: q.Name, Samples: r.o.Samples, Totals: map[string]int64{}}
+		agree, overlap := 0, 0.0
+		var failed string
+		for s := 0; s < r.o.Samples; s++ {
+			body := bound[i].Expand(nil, rng)
+			var tops [][]string
+			var totals []int64
+			for _, e := range r.engines {
+				h, err := e.Probe(ctx, body)
+				if err != nil && failed == "" {
+					failed = fmt.Sprintf("%s refused the query: %v", e.Name(), err)
+				}
+				tops, totals = append(tops, first(h.IDs, 10)), append(totals, h.Total)
+				if s == 0 {
+					p.Totals[e.Name()] = h.Total
+				}
+			}
+			if s == 0 {
+				p.Example = string(body)
+			}
+			if totals[0] == totals[1] {
+				agree++
+			}
+			overlap += overlapShare(tops[0], tops[1])
+		}
+		p.TotalAgreement = float64(agree) / float64(r.o.Samples)
+		p.TopOverlap = overlap / float64(r.o.Samples)
+		p.Divergence = 1 - min(p.TotalAgreement, p.TopOverlap)
+		switch {
+		case failed != "":
+			p.Divergence, p.Cause = 1, failed
+		case p.Divergence > 0:
+			p.Cause = r.cause(q.Body, p)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func first(ids []string, n int) []string {
+	if len(ids) > n {
+		return ids[:n]
+	}
+	return ids
+}
+
+// overlapShare is |a ∩ b| / max(|a|, |b|), 1 when both are empty.
+func overlapShare(a, b []string) float64 {
+	if len(a) == 0 && len(b) == 0 {
+		return 1
+	}
+	in := map[string]bool{}
+	for _, x := range a {
+		in[x] = true
+	}
+	n := 0
+	for _, x := range b {
+		if in[x] {
+			n++
+		}
+	}
+	return float64(n) / float64(max(len(a), len(b)))
+}
+
+// cause names why a template's hits differ: an analyzer that is not the
+// same on both engines, else the scoring model when only the order
+// differs, else what is left.
+func (r *runner) cause(body json.RawMessage, p result.TemplateParity) string {
+	used := names(body)
+	var diff []string
+	for _, a := range r.doc.Analyzers {
+		field, _, _ := strings.Cut(a.Field, " ")
+		if !a.Exact && used[field] {
+			diff = append(diff, fmt.Sprintf("%s: %s on TairSearch, %s on Elasticsearch", a.Field, a.TairSearch, a.Elasticsearch))
+		}
+	}
+	switch {
+	case len(diff) > 0:
+		return "analyzer (" + strings.Join(diff, "; ") + ")"
+	case p.TotalAgreement == 1 && used["sort"]:
+		return "sort ties (equal sort values: TairSearch orders them by id, Elasticsearch by index order)"
+	case p.TotalAgreement == 1:
+		return "scoring model (TF-IDF against BM25: the same hits, ranked differently)"
+	case r.doc.Analyzers == nil:
+		return "the engines' own analyzers and scoring (the track gave Elasticsearch's index body)"
+	}
+	return "unexplained: the same analyzers, different totals"
+}
+
+// names collects the object keys and string values of a query body (the
+// fields it names, among other words).
+func names(body json.RawMessage) map[string]bool {
+	var v any
+	_ = json.Unmarshal(body, &v)
+	out := map[string]bool{}
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, c := range x {
+				out[k] = true
+				walk(c)
+			}
+		case []any:
+			for _, c := range x {
+				walk(c)
+			}
+		case string:
+			out[x] = true
+		}
+	}
+	walk(v)
+	return out
+}

@@ -1,0 +1,87 @@
+package result
+
+// SchemaTrack identifies a TrackRun.
+const SchemaTrack = "tairbench.track/v1"
+
+// TrackRun is a search track run on one or more engines (schema
+// SchemaTrack): every task's result per engine, with per-template
+// statistics, and the parity of each query template between the engines.
+type TrackRun struct {
+	Header
+	Track       string `json:"track"`
+	Description string `json:"description,omitempty"`
+	// Corpus says where the documents came from and how many were read.
+	Corpus string `json:"corpus"`
+	Docs   int64  `json:"docs"`
+	// Engines maps each engine to where it was reached (redacted), with
+	// "embedded server, not Tair" for tairbench's own.
+	Engines map[string]string `json:"engines"`
+	// Analyzers are how the TairSearch mapping's analyzers were translated
+	// for Elasticsearch (empty when it ran alone or the track gave its body).
+	Analyzers []AnalyzerTranslation `json:"analyzers,omitempty"`
+	// Differences lists what differs in set-up between the engines.
+	Differences []string    `json:"differences,omitempty"`
+	Tasks       []TrackTask `json:"tasks"`
+	Warnings    []string    `json:"warnings"`
+}
+
+// AnalyzerTranslation is one field's analyzer on each engine.
+type AnalyzerTranslation struct {
+	Field         string `json:"field"`
+	TairSearch    string `json:"tairsearch"`
+	Elasticsearch string `json:"elasticsearch"`
+	Exact         bool   `json:"exact"`
+	Why           string `json:"why,omitempty"`
+}
+
+// TrackTask is one task of the schedule.
+type TrackTask struct {
+	Name string `json:"name"`
+	// Kind is ingest, query or mixed.
+	Kind    string  `json:"kind"`
+	Clients int     `json:"clients"`
+	Rate    float64 `json:"rate,omitempty"`
+	// Parity is each template checked on every engine before timing.
+	Parity  []TemplateParity `json:"parity,omitempty"`
+	Engines []TrackEngine    `json:"engines"`
+}
+
+// TrackEngine is one engine's run of a task.
+type TrackEngine struct {
+	Engine string `json:"engine"`
+	Run    *Run   `json:"run"`
+	// Templates are the per-template figures beside Run.Operations.
+	Templates []TemplateStats `json:"templates,omitempty"`
+	// Docs is the searchable document count after an ingest.
+	Docs int64 `json:"docs,omitempty"`
+}
+
+// TemplateStats are one query template's figures in a run (its latency
+// histogram is the matching Run.Operations entry).
+type TemplateStats struct {
+	Name string `json:"name"`
+	// Requests and ZeroHitShare: replies, and the share that found nothing.
+	Requests     int64   `json:"requests"`
+	ZeroHitShare float64 `json:"zero_hit_share"`
+	// MeanHits is the mean total hits per reply (warm-up included).
+	MeanHits float64  `json:"mean_hits"`
+	Latency  *Latency `json:"latency_us,omitempty"`
+}
+
+// TemplateParity compares one template's hits between engines on sample
+// parameters.
+type TemplateParity struct {
+	Template string `json:"template"`
+	Samples  int    `json:"samples"`
+	// TotalAgreement is the share of samples whose total hits are equal.
+	TotalAgreement float64 `json:"total_agreement"`
+	// TopOverlap is the mean share of the top 10 ids both engines return.
+	TopOverlap float64 `json:"top10_overlap"`
+	// Divergence is 1 − min(TotalAgreement, TopOverlap).
+	Divergence float64 `json:"divergence"`
+	// Cause names why they differ ("" when they agree).
+	Cause string `json:"cause,omitempty"`
+	// Example is one sample query and each engine's total.
+	Example string           `json:"example"`
+	Totals  map[string]int64 `json:"totals"`
+}
