@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -18,16 +19,24 @@ import (
 )
 
 // readRun reads a result file with one run: tairbench.run, or a
-// tairbench.compat document of one test (tairbench ycsb, memtier).
+// tairbench.compat document of one test (tairbench ycsb, memtier), or one
+// task's run on one engine of a tairbench.track document, named as
+// FILE#task/engine.
 func readRun(path string) (*result.Run, error) {
-	f, err := os.Open(path)
+	file, sel := path, ""
+	if _, err := os.Stat(path); err != nil {
+		if i := strings.LastIndexByte(path, '#'); i > 0 {
+			file, sel = path[:i], path[i+1:]
+		}
+	}
+	f, err := os.Open(file)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	doc, err := result.Read(f)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	switch d := doc.(type) {
 	case *result.Run:
@@ -37,8 +46,70 @@ func readRun(path string) (*result.Run, error) {
 			return d.Tests[0].Run, nil
 		}
 		return nil, fmt.Errorf("%s: %d tests in one %s document; merge and compare take one run per file", path, len(d.Tests), d.Tool)
+	case *result.TrackRun:
+		return trackRun(file, sel, d)
 	}
 	return nil, fmt.Errorf("%s: a %s document, not one run", path, doc.Head().Schema)
+}
+
+// trackRun picks one task's run on one engine ("task/engine") of a track result.
+func trackRun(file, sel string, d *result.TrackRun) (*result.Run, error) {
+	var names []string
+	for _, t := range d.Tasks {
+		for _, e := range t.Engines {
+			if e.Run == nil {
+				continue
+			}
+			if sel == t.Name+"/"+e.Engine {
+				return e.Run, nil
+			}
+			names = append(names, t.Name+"/"+e.Engine)
+		}
+	}
+	if sel == "" {
+		return nil, fmt.Errorf("%s: a track result holds %d runs: name one as %s#TASK/ENGINE (%s)", file, len(names), file, strings.Join(names, ", "))
+	}
+	return nil, fmt.Errorf("%s: no run %q in this track result (%s)", file, sel, strings.Join(names, ", "))
+}
+
+// trackDocs reads two track results (ok is false unless both are).
+func trackDocs(pathA, pathB string) (a, b *result.TrackRun, ok bool) {
+	da, errA := result.ReadFile(pathA)
+	db, errB := result.ReadFile(pathB)
+	if errA != nil || errB != nil {
+		return nil, nil, false
+	}
+	a, okA := da.(*result.TrackRun)
+	b, okB := db.(*result.TrackRun)
+	return a, b, okA && okB
+}
+
+// compareTracks compares every task's run on every engine that both track
+// results hold, B against A.
+func compareTracks(w io.Writer, pathA, pathB string, a, b *result.TrackRun) error {
+	if a.Track != b.Track {
+		fmt.Fprintf(w, "note: A ran track %s, B ran track %s\n", a.Track, b.Track)
+	}
+	n := 0
+	for _, ta := range a.Tasks {
+		for _, ea := range ta.Engines {
+			rb, err := trackRun(pathB, ta.Name+"/"+ea.Engine, b)
+			if err != nil || ea.Run == nil {
+				fmt.Fprintf(w, "\ntask %s on %s: only in A\n", ta.Name, ea.Engine)
+				continue
+			}
+			fmt.Fprintf(w, "\ntask %s on %s\n", ta.Name, ea.Engine)
+			rows := resultset.Compare(ea.Run, rb)
+			if err := resultset.WriteCompare(w, pathA, pathB, resultset.Setup(ea.Run, rb), rows); err != nil {
+				return err
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return errors.New("the two track results share no task run on the same engine")
+	}
+	return nil
 }
 
 // bitmapDocs reads two bitmap comparisons (ok is false unless both are).
@@ -125,7 +196,12 @@ series differ (p < 0.01) by more than their own per-second variation, so
 that "B is 3% faster" is not said when the runs cannot tell.
 
 Two tairbench.bitmap results ('bitmap compare') are compared point by
-point: memory and each operation's mean latency per structure, with B/A.`,
+point: memory and each operation's mean latency per structure, with B/A.
+
+Two tairbench.track results ('search run') are compared task by task and
+engine by engine; one task's run on one engine is named FILE#TASK/ENGINE
+(so TairSearch and Elasticsearch of one track run compare as
+run.json#queries/tairsearch run.json#queries/elasticsearch).`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			if da, db, ok := bitmapDocs(args[0], args[1]); ok {
@@ -133,6 +209,9 @@ point: memory and each operation's mean latency per structure, with B/A.`,
 					return errors.New("--fail-on judges two runs (tairbench.run), not bitmap comparisons")
 				}
 				return resultset.WriteBitmapCompare(a.Out, args[0], args[1], da, db)
+			}
+			if ta, tb, ok := trackDocs(args[0], args[1]); ok && len(failOn) == 0 {
+				return compareTracks(a.Out, args[0], args[1], ta, tb)
 			}
 			var gates []resultset.FailOn
 			for _, s := range failOn {

@@ -54,6 +54,8 @@ func runsOf(in Input) []named {
 			}
 		}
 		return out
+	case *result.TrackRun:
+		return trackRuns(in.Name, d)
 	}
 	return nil
 }
@@ -93,6 +95,8 @@ func Write(w io.Writer, inputs []Input) error {
 			writeRoaringStat(&b, in.Name, d)
 		case *result.VectorBench:
 			writeVector(&b, in.Name, d)
+		case *result.TrackRun:
+			writeTrack(&b, in.Name, d)
 		}
 	}
 	b.WriteString(`<p id="check" class="meta">charts: not checked (scripts off)</p><script>` + checkJS + `</script></body></html>`)

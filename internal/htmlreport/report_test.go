@@ -119,3 +119,27 @@ func TestVectorSection(t *testing.T) {
 	assert.Contains(t, page, "not Tair")
 	testenv.Golden(t, "report-vector.html", b.Bytes(), *update)
 }
+
+func TestTrackSection(t *testing.T) {
+	now = func() time.Time { return time.Unix(1_800_000_100, 0) }
+	q := run(t, 900, false)
+	q.Operations = []result.Operation{{Name: "match-head", OpsPerSec: 700}, {Name: "terms-agg", OpsPerSec: 300}}
+	lat := result.Latency{P50: 900, P99: 950}
+	d := &result.TrackRun{Header: result.Header{Schema: result.SchemaTrack, Version: "test"}, Track: "ecommerce-zh",
+		Description: "Chinese e-commerce", Corpus: "generated products-zh, 1000 documents, seed 1", Docs: 1000,
+		Engines:     map[string]string{"tairsearch": "embedded server, not Tair", "elasticsearch": "http://127.0.0.1:9200"},
+		Differences: []string{"scoring: TairSearch TF-IDF (classic), Elasticsearch BM25"},
+		Tasks: []result.TrackTask{{Name: "queries", Kind: "query", Clients: 4,
+			Parity: []result.TemplateParity{{Template: "match-head", Samples: 5, TotalAgreement: 0.4, TopOverlap: 0.6, Divergence: 0.6,
+				Cause: "analyzer (title: jieba on TairSearch, tair_jieba on Elasticsearch)", Example: `{"query":{"match":{"title":"数据"}}}`}},
+			Engines: []result.TrackEngine{{Engine: "tairsearch", Run: q, Templates: []result.TemplateStats{
+				{Name: "match-head", Requests: 700, MeanHits: 120.5, Latency: &lat}, {Name: "terms-agg", Requests: 300, ZeroHitShare: 0.1, Latency: &lat}}}}}},
+		Warnings: []string{}}
+	var b bytes.Buffer
+	require.NoError(t, Write(&b, []Input{{"track.json", d}}))
+	page := b.String()
+	assert.Contains(t, page, "track.json: queries on tairsearch", "each task's run gets the run charts")
+	assert.Contains(t, page, "<td>match-head</td><td>700</td><td>0.90</td><td>0.95</td><td></td><td>0 %</td><td>120.5</td>")
+	assert.Contains(t, page, "embedded server, not Tair")
+	testenv.Golden(t, "report-track.html", b.Bytes(), *update)
+}

@@ -1,0 +1,84 @@
+package htmlreport
+
+import (
+	"fmt"
+	"html"
+	"sort"
+	"strings"
+
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+// trackRuns names every task's run on every engine of a track result, for
+// the run charts.
+func trackRuns(name string, d *result.TrackRun) []named {
+	var out []named
+	for _, t := range d.Tasks {
+		for _, e := range t.Engines {
+			if e.Run != nil {
+				out = append(out, named{fmt.Sprintf("%s: %s on %s", name, t.Name, e.Engine), e.Run})
+			}
+		}
+	}
+	return out
+}
+
+// writeTrack prints a track result per task: what ran where and what
+// differs, the parity of each template, and each engine's per-template
+// throughput, latency, hits and zero-hit share.
+func writeTrack(b *strings.Builder, name string, d *result.TrackRun) {
+	fmt.Fprintf(b, "<h2>Search track %s — %s</h2><p class=\"meta\">%s. Corpus: %s (%d documents).</p><ul class=\"notes\">",
+		html.EscapeString(d.Track), html.EscapeString(name), html.EscapeString(d.Description), html.EscapeString(d.Corpus), d.Docs)
+	engines := make([]string, 0, len(d.Engines))
+	for k := range d.Engines {
+		engines = append(engines, k)
+	}
+	sort.Strings(engines)
+	for _, e := range engines {
+		fmt.Fprintf(b, "<li>%s: %s</li>", html.EscapeString(e), html.EscapeString(d.Engines[e]))
+	}
+	for _, s := range d.Differences {
+		fmt.Fprintf(b, "<li>differs: %s</li>", html.EscapeString(s))
+	}
+	for _, s := range d.Warnings {
+		fmt.Fprintf(b, "<li>warning: %s</li>", html.EscapeString(s))
+	}
+	b.WriteString("</ul>")
+	for _, t := range d.Tasks {
+		fmt.Fprintf(b, "<h3>task %s (%s, %d clients)</h3>", html.EscapeString(t.Name), html.EscapeString(t.Kind), t.Clients)
+		if len(t.Parity) > 0 {
+			b.WriteString("<table><tr><th>template</th><th>totals agree</th><th>top-10 overlap</th><th>cause</th></tr>")
+			for _, p := range t.Parity {
+				cause := p.Cause
+				if cause == "" {
+					cause = "agree"
+				}
+				fmt.Fprintf(b, "<tr><td title=\"%s\">%s</td><td>%.0f %%</td><td>%.2f</td><td>%s</td></tr>", html.EscapeString(p.Example),
+					html.EscapeString(p.Template), 100*p.TotalAgreement, p.TopOverlap, html.EscapeString(cause))
+			}
+			b.WriteString("</table>")
+		}
+		b.WriteString("<table><tr><th>engine</th><th>operation</th><th>ops/s</th><th>p50 ms</th><th>p99 ms</th><th>errors</th><th>zero hits</th><th>mean hits</th></tr>")
+		for _, e := range t.Engines {
+			if e.Run == nil {
+				continue
+			}
+			r := e.Run
+			fmt.Fprintf(b, "<tr><td>%s</td><td>all</td><td>%.0f</td><td>%.2f</td><td>%.2f</td><td>%d</td><td></td><td></td></tr>",
+				html.EscapeString(e.Engine), r.Totals.OpsPerSec, r.Totals.Latency.P50/1000, r.Totals.Latency.P99/1000, r.Totals.Errors)
+			for i, ts := range e.Templates {
+				rate := 0.0
+				if i < len(r.Operations) {
+					rate = r.Operations[i].OpsPerSec
+				}
+				p50, p99 := 0.0, 0.0
+				if ts.Latency != nil {
+					p50, p99 = ts.Latency.P50/1000, ts.Latency.P99/1000
+				}
+				fmt.Fprintf(b, "<tr><td></td><td>%s</td><td>%.0f</td><td>%.2f</td><td>%.2f</td><td></td><td>%.0f %%</td><td>%.1f</td></tr>",
+					html.EscapeString(ts.Name), rate, p50, p99, 100*ts.ZeroHitShare, ts.MeanHits)
+			}
+		}
+		b.WriteString("</table>")
+	}
+}
