@@ -115,7 +115,18 @@ func TestTrackRefusals(t *testing.T) {
 			assert.Equal(t, 1, strings.Count(res.err, "tairbench: "), "one line: %s", res.err)
 		})
 	}
-	res := runCLI(context.Background(), "search", "run", "ecommerce-zh", "--engines", "elasticsearch")
+	// 'search' itself: a JSON-lines file, and -q given twice, are refused;
+	// -q @FILE reads the query.
+	jl := write("products.jsonl", "{\"_id\":\"1\",\"title\":\"x\"}\n")
+	res := runCLI(context.Background(), "search", "-t", "write", "-f", jl, "--embedded", "--quiet")
+	assert.Equal(t, 1, res.code)
+	assert.Contains(t, res.err, "products.jsonl is not a Wikipedia abstract dump (it starts with JSON): your own documents run in a track")
+	res = runCLI(context.Background(), "search", "-t", "search", "-q", "{}", "-q", "{}", "--embedded")
+	assert.Contains(t, res.err, "-q given 2 times: one query per run; a mix of queries is a track")
+	res = runCLI(context.Background(), "search", "-t", "search", "-q", "@"+write("q.txt", "not json"), "--embedded")
+	assert.Contains(t, res.err, "q.txt: the file is not one JSON query")
+
+	res = runCLI(context.Background(), "search", "run", "ecommerce-zh", "--engines", "elasticsearch")
 	assert.Equal(t, 1, res.code)
 	assert.Contains(t, res.err, "--engines names elasticsearch: give --es URL")
 }
@@ -135,4 +146,28 @@ func TestTrackWikiEmbedded(t *testing.T) {
 	}
 	assert.Zero(t, byName["by-id"].ZeroHitShare, "ids of written documents are found")
 	assert.Greater(t, byName["term-head"].MeanHits, byName["term-tail"].MeanHits, "head terms match more documents than tail terms")
+}
+
+// A task with a target rate runs open loop: each template's latency from
+// the intended start is in the JSON beside its service time.
+func TestTrackRateTask(t *testing.T) {
+	dir := t.TempDir()
+	tf := filepath.Join(dir, "rate.json")
+	require.NoError(t, os.WriteFile(tf, []byte(`{"name":"rate","corpus":{"generator":"products-zh","docs":300},`+
+		`"index":{"name":"p","tairsearch":{"mappings":{"properties":{"title":{"type":"text","analyzer":"jieba"},"category":{"type":"keyword"}}}}},`+
+		`"params":{"w":{"kind":"terms","field":"title","band":"torso"},"c":{"kind":"values","field":"category"}},`+
+		`"tasks":[{"name":"w","ingest":{"bulk":50}},{"name":"q","clients":2,"rate":200,"duration":"1s","queries":[`+
+		`{"name":"m","weight":3,"body":{"query":{"match":{"title":"{{w}}"}}}},{"name":"t","body":{"query":{"term":{"category":"{{c}}"}}}}]}]}`), 0o644))
+	js := filepath.Join(dir, "out.json")
+	res := runCLI(context.Background(), "search", "run", tf, "--embedded", "--quiet", "--json", js)
+	require.Equal(t, 0, res.code, res.err)
+	tr := readTrack(t, js)
+	q := tr.Tasks[1]
+	assert.Equal(t, 200.0, q.Rate)
+	for _, ts := range q.Engines[0].Templates {
+		require.NotNil(t, ts.CorrectedLatency, ts.Name)
+		assert.Positive(t, ts.CorrectedLatency.P99, ts.Name)
+		assert.Positive(t, ts.Requests, ts.Name)
+	}
+	assert.Contains(t, res.out, "p99 ms from intended start")
 }

@@ -64,8 +64,11 @@ type TemplateStats struct {
 	Requests     int64   `json:"requests"`
 	ZeroHitShare float64 `json:"zero_hit_share"`
 	// MeanHits is the mean total hits per reply (warm-up included).
-	MeanHits float64  `json:"mean_hits"`
-	Latency  *Latency `json:"latency_us,omitempty"`
+	MeanHits float64 `json:"mean_hits"`
+	// Latency is from the send (service time); CorrectedLatency, for a task
+	// with a target rate, from each request's intended start.
+	Latency          *Latency `json:"latency_us,omitempty"`
+	CorrectedLatency *Latency `json:"latency_corrected_us,omitempty"`
 }
 
 // TemplateParity compares one template's hits between engines on sample

@@ -85,6 +85,9 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 		}
 		return r, harness.Finish(io, r, h, o.Out, o.AllowErrors)
 	}
+	if err := notJSONLines(o.File); err != nil {
+		return nil, err
+	}
 	prepare := e.Reset
 	if o.Keep {
 		prepare = e.Ensure
@@ -190,4 +193,28 @@ func DryRun(o Options, target string, io harness.IO) error {
 	p.Run(o.Engine+" "+o.Type, what, target, engine.Config{Workers: o.Connections, Ops: int64(o.N)})
 	p.Close()
 	return nil
+}
+
+// notJSONLines refuses a JSON-lines file given to -t write, which reads a
+// Wikipedia abstract dump: read as XML it would write nothing.
+func notJSONLines(path string) error {
+	why := ""
+	for _, ext := range []string{".jsonl", ".ndjson"} {
+		if strings.Contains(strings.ToLower(path), ext) {
+			why = "its name says JSON lines"
+		}
+	}
+	if f, err := os.Open(path); err == nil {
+		head := make([]byte, 64)
+		n, _ := f.Read(head)
+		f.Close()
+		if t := strings.TrimSpace(string(head[:n])); strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[") {
+			why = "it starts with JSON"
+		}
+	}
+	if why == "" {
+		return nil
+	}
+	return fmt.Errorf("-f %s is not a Wikipedia abstract dump (%s): your own documents run in a track, "+
+		"tairbench search run TRACK.json (docs/search.md shows one)", path, why)
 }

@@ -58,7 +58,21 @@ func renderTask(w io.Writer, t result.TrackTask) {
 		tw.Flush()
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "  engine\toperation\treq/s\tp50 ms\tp99 ms\terrors\tzero hits\tmean hits\t")
+	open := t.Rate > 0
+	head := "  engine\toperation\treq/s\tp50 ms\tp99 ms\terrors\tzero hits\tmean hits\t"
+	if open {
+		head += "p99 ms from intended start\t"
+	}
+	fmt.Fprintln(tw, head)
+	corrected := func(l *result.Latency) string {
+		if !open {
+			return ""
+		}
+		if l == nil {
+			return "-\t"
+		}
+		return ms(l.P99) + "\t"
+	}
 	for _, e := range t.Engines {
 		r := e.Run
 		if r == nil {
@@ -68,27 +82,25 @@ func renderTask(w io.Writer, t result.TrackTask) {
 		if t.Kind == "ingest" {
 			unit = "docs/s"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%.0f %s\t%s\t%s\t%d\t\t\t\n", e.Engine, "all", r.Totals.OpsPerSec, unit,
-			ms(r.Totals.Latency.P50), ms(r.Totals.Latency.P99), r.Totals.Errors)
-		if len(e.Templates) > 1 || (len(e.Templates) == 1 && len(r.Operations) > 0) {
-			for i, ts := range e.Templates {
-				rate, errs := 0.0, int64(0)
-				if i < len(r.Operations) {
-					rate, errs = r.Operations[i].OpsPerSec, r.Operations[i].Errors
-				}
-				fmt.Fprintf(tw, "  \t%s\t%.0f\t%s\t%s\t%d\t%.0f %%\t%.1f\t\n", ts.Name, rate, ms(ts.Latency.P50), ms(ts.Latency.P99),
-					errs, 100*ts.ZeroHitShare, ts.MeanHits)
+		fmt.Fprintf(tw, "  %s\t%s\t%.0f %s\t%s\t%s\t%d\t\t\t%s\n", e.Engine, "all", r.Totals.OpsPerSec, unit,
+			ms(r.Totals.Latency.P50), ms(r.Totals.Latency.P99), r.Totals.Errors, corrected(r.Totals.CorrectedLatency))
+		perOp := len(r.Operations) > 0
+		for i, ts := range e.Templates {
+			if !perOp {
+				fmt.Fprintf(tw, "  \t%s\t\t\t\t\t%.0f %%\t%.1f\t%s\n", ts.Name, 100*ts.ZeroHitShare, ts.MeanHits, "")
+				continue
 			}
-		} else if len(e.Templates) == 1 {
-			ts := e.Templates[0]
-			fmt.Fprintf(tw, "  \t%s\t\t\t\t\t%.0f %%\t%.1f\t\n", ts.Name, 100*ts.ZeroHitShare, ts.MeanHits)
+			op := r.Operations[i]
+			fmt.Fprintf(tw, "  \t%s\t%.0f\t%s\t%s\t%d\t%.0f %%\t%.1f\t%s\n", ts.Name, op.OpsPerSec, ms(ts.Latency.P50), ms(ts.Latency.P99),
+				op.Errors, 100*ts.ZeroHitShare, ts.MeanHits, corrected(ts.CorrectedLatency))
 		}
-		if len(r.Operations) > len(e.Templates) {
+		if perOp && len(r.Operations) > len(e.Templates) {
 			op := r.Operations[len(e.Templates)]
-			fmt.Fprintf(tw, "  \t%s\t%.0f docs/s\t%s\t%s\t%d\t\t\t\n", op.Name, op.OpsPerSec, ms(op.Latency.P50), ms(op.Latency.P99), op.Errors)
+			fmt.Fprintf(tw, "  \t%s\t%.0f docs/s\t%s\t%s\t%d\t\t\t%s\n", op.Name, op.OpsPerSec, ms(op.Latency.P50), ms(op.Latency.P99), op.Errors,
+				corrected(op.CorrectedLatency))
 		}
 		if e.Docs > 0 {
-			fmt.Fprintf(tw, "  \tsearchable\t%d docs\t\t\t\t\t\t\n", e.Docs)
+			fmt.Fprintf(tw, "  \tsearchable\t%d docs\t\t\t\t\t\t%s\n", e.Docs, strings.Repeat("\t", boolInt(open)))
 		}
 	}
 	tw.Flush()
@@ -107,4 +119,11 @@ func ms(us float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.2f", us/1000)
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

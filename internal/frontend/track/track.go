@@ -359,13 +359,13 @@ func templateStats(res *result.Run, mix *fts.MixFactory) []result.TemplateStats 
 		if len(res.Operations) > i {
 			op := res.Operations[i]
 			lat := op.Latency
-			ts.Requests, ts.Latency = op.Requests, &lat
+			ts.Requests, ts.Latency, ts.CorrectedLatency = op.Requests, &lat, op.CorrectedLatency
 			if op.Ops > 0 {
 				ts.ZeroHitShare = float64(op.Misses) / float64(op.Ops)
 			}
 		} else {
 			lat := res.Totals.Latency
-			ts.Requests, ts.Latency = res.Totals.Requests, &lat
+			ts.Requests, ts.Latency, ts.CorrectedLatency = res.Totals.Requests, &lat, res.Totals.CorrectedLatency
 			if res.Totals.Ops > 0 {
 				ts.ZeroHitShare = float64(res.Totals.Misses) / float64(res.Totals.Ops)
 			}
