@@ -421,3 +421,25 @@ func (c *esClient) Close() error {
 func (e *elastic) Target() endpoint.Target { return e.o.Target }
 
 func (e *elastic) Sampler() serverstat.Sampler { return esSampler{e: e} }
+
+// Tokens runs _analyze with the field's own analyzer.
+func (e *elastic) Tokens(ctx context.Context, field, _, text string) ([]string, error) {
+	body, _ := json.Marshal(map[string]string{"field": field, "text": text})
+	out, err := do(ctx, e.es, esapi.IndicesAnalyzeRequest{Index: e.o.Index, Body: bytes.NewReader(body)})
+	if err != nil {
+		return nil, fmt.Errorf("elasticsearch: analyze: %w", err)
+	}
+	var r struct {
+		Tokens []struct {
+			Token string `json:"token"`
+		} `json:"tokens"`
+	}
+	if err := json.Unmarshal(out, &r); err != nil {
+		return nil, fmt.Errorf("elasticsearch: analyze reply: %w", err)
+	}
+	toks := make([]string, len(r.Tokens))
+	for i, t := range r.Tokens {
+		toks[i] = t.Token
+	}
+	return toks, nil
+}

@@ -85,6 +85,14 @@ type Engine interface {
 	Close() error
 }
 
+// TokenAnalyzer is an engine that can show how it cuts text for a field
+// of the index (parity names analyzer differences with an example).
+type TokenAnalyzer interface {
+	// Tokens returns the terms the field's analyzer makes of text;
+	// analyzer is the field's analyzer name where the engine needs it.
+	Tokens(ctx context.Context, field, analyzer, text string) ([]string, error)
+}
+
 // Client is one worker's connection.
 type Client interface {
 	// Write indexes encoded documents: one request per document when bulk is

@@ -3,6 +3,7 @@ package tairsearch
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/tairbench/tairbench/internal/driver/fts"
@@ -184,3 +185,30 @@ func (c *tairClient) Close() error { return c.c.Close() }
 func (e *tairSearch) Target() endpoint.Target { return e.o.Target }
 
 func (e *tairSearch) Sampler() serverstat.Sampler { return redis.NewInfoSampler(e.o.Target) }
+
+// Tokens runs TFT.ANALYZER with the field's analyzer (custom analyzers
+// are the index's, hence INDEX).
+func (e *tairSearch) Tokens(ctx context.Context, _, analyzer, text string) ([]string, error) {
+	out, err := e.admin.Do(ctx, "TFT.ANALYZER", analyzer, text, "INDEX", e.o.Index).Text()
+	if err != nil {
+		return nil, fmt.Errorf("tairsearch: analyzer: %w", err)
+	}
+	return parseTokens([]byte(out))
+}
+
+// parseTokens reads {"tokens":[{"token":…},…]}, the shape both engines reply.
+func parseTokens(b []byte) ([]string, error) {
+	var r struct {
+		Tokens []struct {
+			Token string `json:"token"`
+		} `json:"tokens"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("analyzer reply: %w", err)
+	}
+	out := make([]string, len(r.Tokens))
+	for i, t := range r.Tokens {
+		out[i] = t.Token
+	}
+	return out, nil
+}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/tairbench/tairbench/internal/driver/fts"
 	tk "github.com/tairbench/tairbench/internal/track"
 	"github.com/tairbench/tairbench/pkg/result"
 )
@@ -19,6 +21,7 @@ func (r *runner) parity(ctx context.Context, t tk.Task, bound []*tk.Bound) []res
 		p := result.TemplateParity{Template: q.Name, Samples: r.o.Samples, Totals: map[string]int64{}}
 		agree, overlap := 0, 0.0
 		var failed string
+		differs := false
 		for s := 0; s < r.o.Samples; s++ {
 			body := bound[i].Expand(nil, rng)
 			var tops [][]string
@@ -29,17 +32,19 @@ func (r *runner) parity(ctx context.Context, t tk.Task, bound []*tk.Bound) []res
 					failed = fmt.Sprintf("%s refused the query: %v", e.Name(), err)
 				}
 				tops, totals = append(tops, first(h.IDs, 10)), append(totals, h.Total)
-				if s == 0 {
-					p.Totals[e.Name()] = h.Total
-				}
 			}
-			if s == 0 {
-				p.Example = string(body)
+			o := overlapShare(tops[0], tops[1])
+			if s == 0 || (!differs && (totals[0] != totals[1] || o < 1)) {
+				// The example is the first sample on which the engines differ.
+				p.Example, differs = string(body), totals[0] != totals[1] || o < 1
+				for i, e := range r.engines {
+					p.Totals[e.Name()] = totals[i]
+				}
 			}
 			if totals[0] == totals[1] {
 				agree++
 			}
-			overlap += overlapShare(tops[0], tops[1])
+			overlap += o
 		}
 		p.TotalAgreement = float64(agree) / float64(r.o.Samples)
 		p.TopOverlap = overlap / float64(r.o.Samples)
@@ -48,7 +53,7 @@ func (r *runner) parity(ctx context.Context, t tk.Task, bound []*tk.Bound) []res
 		case failed != "":
 			p.Divergence, p.Cause = 1, failed
 		case p.Divergence > 0:
-			p.Cause = r.cause(q.Body, p)
+			p.Cause = r.cause(ctx, q.Body, p)
 		}
 		out = append(out, p)
 	}
@@ -83,14 +88,28 @@ func overlapShare(a, b []string) float64 {
 // cause names why a template's hits differ: an analyzer that is not the
 // same on both engines, else the scoring model when only the order
 // differs, else what is left.
-func (r *runner) cause(body json.RawMessage, p result.TemplateParity) string {
+func (r *runner) cause(ctx context.Context, body json.RawMessage, p result.TemplateParity) string {
 	used := names(body)
 	var diff []string
+	alike := true // the differing analyzers cut the example alike
 	for _, a := range r.doc.Analyzers {
 		field, _, _ := strings.Cut(a.Field, " ")
 		if !a.Exact && used[field] {
-			diff = append(diff, fmt.Sprintf("%s: %s on TairSearch, %s on Elasticsearch", a.Field, a.TairSearch, a.Elasticsearch))
+			d := fmt.Sprintf("%s: %s on TairSearch, %s on Elasticsearch", a.Field, a.TairSearch, a.Elasticsearch)
+			ex, same := r.tokenExample(ctx, field, a.TairSearch, p.Example)
+			if same {
+				d += "; the query's words are cut alike, the documents' text is not"
+			} else {
+				alike = false
+				if ex != "" {
+					d += "; " + ex
+				}
+			}
+			diff = append(diff, d)
 		}
+	}
+	if alike && p.TotalAgreement == 1 {
+		diff = nil // the same tokens and totals: the order is the scoring's
 	}
 	switch {
 	case len(diff) > 0:
@@ -129,4 +148,69 @@ func names(body json.RawMessage) map[string]bool {
 	}
 	walk(v)
 	return out
+}
+
+// tokenExample cuts the text a sample query gives field on both engines
+// and shows the two token lists when they differ; same is true only when
+// both engines cut it and their tokens are equal.
+func (r *runner) tokenExample(ctx context.Context, field, tairAnalyzer, example string) (ex string, same bool) {
+	text := fieldText([]byte(example), field)
+	if text == "" {
+		return "", false
+	}
+	var lists [][]string
+	for _, e := range r.engines {
+		ta, ok := e.(fts.TokenAnalyzer)
+		if !ok {
+			return "", false
+		}
+		toks, err := ta.Tokens(ctx, field, tairAnalyzer, text)
+		if err != nil {
+			return "", false
+		}
+		lists = append(lists, toks)
+	}
+	if slices.Equal(lists[0], lists[1]) {
+		return "", true
+	}
+	return fmt.Sprintf("e.g. %q: %s [%s], %s [%s]", text, r.engines[0].Name(), strings.Join(lists[0], " "),
+		r.engines[1].Name(), strings.Join(lists[1], " ")), false
+}
+
+// fieldText finds the text a query gives a field: {"field":"text"} or
+// {"field":{"query":"text"}} anywhere in the body.
+func fieldText(body []byte, field string) string {
+	var v any
+	if json.Unmarshal(body, &v) != nil {
+		return ""
+	}
+	var find func(any) string
+	find = func(v any) string {
+		switch x := v.(type) {
+		case map[string]any:
+			if t, ok := x[field]; ok {
+				switch y := t.(type) {
+				case string:
+					return y
+				case map[string]any:
+					if q, ok := y["query"].(string); ok {
+						return q
+					}
+				}
+			}
+			for _, c := range x {
+				if s := find(c); s != "" {
+					return s
+				}
+			}
+		case []any:
+			for _, c := range x {
+				if s := find(c); s != "" {
+					return s
+				}
+			}
+		}
+		return ""
+	}
+	return find(v)
 }
