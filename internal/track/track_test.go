@@ -168,3 +168,15 @@ func FuzzCompile(f *testing.F) {
 		_ = tp.Params()
 	})
 }
+
+// docs/search.md shows the built-in Chinese track as it is.
+func TestDocsShowTheChineseTrack(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/search.md")
+	require.NoError(t, err)
+	_, after, ok := strings.Cut(string(doc), "The Chinese e-commerce track, `internal/track/tracks/ecommerce-zh.json`:\n\n```json\n")
+	require.True(t, ok)
+	shown, _, _ := strings.Cut(after, "```")
+	file, err := builtin.ReadFile("tracks/ecommerce-zh.json")
+	require.NoError(t, err)
+	assert.JSONEq(t, string(file), shown)
+}
