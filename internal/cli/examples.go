@@ -30,6 +30,7 @@ var examples = map[string]string{
 	"tairbench bitmap compare":  "tairbench bitmap compare --cardinality 1e3,1e5,1e6 --universe 2^24 --shape clustered",
 	"tairbench search":          "tairbench search -t write --embedded -f enwiki-abstract.xml -n 100000 -c 8",
 	"tairbench search compare":  "tairbench search compare --embedded --es http://127.0.0.1:9200 -f wiki.xml -c 8",
+	"tairbench search run":      "tairbench search run ecommerce-zh --embedded --es http://127.0.0.1:9200 --json track.json",
 	"tairbench vector":          "tairbench vector --embedded --data clustered --n 100000 --dims 128 --ef-search 10,20,40,80,160",
 	"tairbench vector suite":    "tairbench vector suite --embedded --data-dir .cache/vector --cases random-s-100",
 	"tairbench wiki":            "tairbench wiki gen --docs 100000 --out wiki.xml",

@@ -74,7 +74,7 @@ type searchOptions struct {
 	engine  string
 	file    string
 	n       uint64
-	query   []string
+	query   string
 	addr    string
 	noCache bool
 	keep    bool
@@ -108,7 +108,7 @@ flags of the whitepaper's TairSearchBench:
 	fs.StringVarP(&o.file, "file", "f", "", "abstract dump to ingest (plain, .gz or .bz2)")
 	fs.IntVarP(&o.concurrency, "concurrency", "c", 30, "connections")
 	fs.Uint64VarP(&o.n, "n", "n", 10000, "documents to write, or queries to run")
-	fs.StringArrayVarP(&o.query, "query", "q", nil, "search query (JSON, or @FILE holding it); a mix of queries is a track: 'tairbench search run'")
+	fs.StringVarP(&o.query, "query", "q", "", "search query (JSON, or @FILE holding it); a mix of queries is a track: 'tairbench search run'")
 	fs.StringVarP(&o.addr, "addr", "a", "", "address: host:port for TairSearch, http://host:port for Elasticsearch")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "print the write or queries that would run and send nothing")
 	o.gate.register(fs)
@@ -232,27 +232,21 @@ func runCompare(ctx context.Context, o *compareOptions, a *app) error {
 	return err
 }
 
-// oneQuery reads -q: one JSON query, given inline or as @FILE. Several
-// queries are refused (a weighted mix is a track), not silently reduced
-// to the last.
-func oneQuery(qs []string) (string, error) {
-	switch len(qs) {
-	case 0:
-		return "", nil
-	case 1:
-	default:
-		return "", fmt.Errorf("-q given %d times: one query per run; a mix of queries is a track (tairbench search run, docs/search.md)", len(qs))
+// oneQuery reads -q: one JSON query, given inline or as @FILE (a weighted
+// mix of queries is a track; -q given twice is refused as every
+// single-value flag is).
+func oneQuery(q string) (string, error) {
+	path, ok := strings.CutPrefix(q, "@")
+	if !ok {
+		return q, nil
 	}
-	q := qs[0]
-	if path, ok := strings.CutPrefix(q, "@"); ok {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return "", fmt.Errorf("-q @%s: %w", path, err)
-		}
-		q = strings.TrimSpace(string(b))
-		if !json.Valid([]byte(q)) {
-			return "", fmt.Errorf("-q @%s: the file is not one JSON query", path)
-		}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("-q @%s: %w", path, err)
+	}
+	q = strings.TrimSpace(string(b))
+	if !json.Valid([]byte(q)) {
+		return "", fmt.Errorf("-q @%s: the file is not one JSON query", path)
 	}
 	return q, nil
 }

@@ -123,7 +123,7 @@ func TestTrackRefusals(t *testing.T) {
 	assert.Equal(t, 1, res.code)
 	assert.Contains(t, res.err, "products.jsonl is not a Wikipedia abstract dump (it starts with JSON): your own documents run in a track")
 	res = runCLI(context.Background(), "search", "-t", "search", "-q", "{}", "-q", "{}", "--embedded")
-	assert.Contains(t, res.err, "-q given 2 times: one query per run; a mix of queries is a track")
+	assert.Contains(t, res.err, "--query was given more than once")
 	res = runCLI(context.Background(), "search", "-t", "search", "-q", "@"+write("q.txt", "not json"), "--embedded")
 	assert.Contains(t, res.err, "q.txt: the file is not one JSON query")
 
