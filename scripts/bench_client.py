@@ -13,10 +13,19 @@ column pairs the runs of each repetition: per peer, the median of
 tairbench's CPU per command over the peer's, for the peer where it is
 highest (the best peer).
 
-Usage: scripts/bench_client.py [--bin bin/tairbench] [--reps 3] [--rows set-p1,...]
+The open-loop table (issue #26) runs GET of 100,000 preloaded keys at
+fixed rates, 6 s each, 50 connections: tairbench's closed loop with the
+same request count, tairbench --rate, and memtier_benchmark
+--rate-limiting (per connection), interleaved; it prints CPU per request,
+the share of tairbench's requests sent within 1 ms of their intended
+start, and the paired ratios against the bars (open ≤ 1.3× closed, ≤ 1.0×
+memtier).
+
+Usage: scripts/bench_client.py [--bin bin/tairbench] [--reps 3] [--rows set-p1,...] [--open-rates 20000,50000]
 """
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -236,6 +245,91 @@ def run_split(server, cpu, tool, argv):
     return cmds, secs, ru.ru_utime, ru.ru_stime, ru.ru_maxrss / 1024
 
 
+OPEN_SECONDS = 6
+OPEN_BARS = (1.3, 1.0)  # tairbench --rate over its closed loop, over memtier --rate-limiting
+
+
+def open_loop(bin_path, rates, reps, cli_cpu, srv_cpu, missing):
+    """The open-loop table: returns (lines, failures)."""
+    server = Server(srv_cpu)
+    server.cli("DEBUG", "POPULATE", str(KEYS), "key:", "64")
+    conns = 50
+    out = tempfile.mkdtemp(prefix="bench-open-")
+
+    def tb(n, rate, js=None):
+        a = [bin_path, "redis", "-port", str(server.port), "-p", str(conns), "-c", str(n), "-r", str(KEYS), "-q",
+             "--no-server-stats", "--allow-errors", "-command", "GET key:__RAND__"]
+        if rate:
+            a += ["--rate", str(rate)]
+        if js:
+            a += ["--json", js]
+        return a
+
+    def mt(n, rate):
+        return [MEMTIER, "-s", "127.0.0.1", "-p", str(server.port), "-t", "1", "-c", str(conns), "-n", str(max(1, n // conns)),
+                "--ratio", "0:1", "--key-pattern", "R:R", "--key-minimum", "1", "--key-maximum", str(KEYS - 1), "--key-prefix", "key:",
+                "-d", "64", "--hide-histogram", "--rate-limiting", str(max(1, rate // conns))]
+
+    samples = {}  # (rate, tool) -> [µs per request]
+    onsched = {}  # rate -> [share of tairbench --rate requests sent on schedule]
+    try:
+        start = {t: run_once(server, cli_cpu, t, a)[2] for t, a in (("closed", tb(1000, 0)), ("memtier", mt(1000, 100_000)))}
+        for rep in range(reps):
+            for rate in rates:
+                n = rate * OPEN_SECONDS
+                js = os.path.join(out, f"open-{rate}-{rep}.json")
+                runs = [("closed", tb(n, 0)), ("open", tb(n, rate, js))]
+                if "memtier" not in missing:
+                    runs.append(("memtier", mt(n, rate)))
+                for tool, argv in runs[rep % len(runs):] + runs[:rep % len(runs)]:
+                    cmds, secs, cpu_s, _ = run_once(server, cli_cpu, tool, argv)
+                    us = max(cpu_s - start["memtier" if tool == "memtier" else "closed"], 0) * 1e6 / max(cmds, 1)
+                    samples.setdefault((rate, tool), []).append(us)
+                    print(f"open rep {rep + 1} {rate:7d}/s {tool:8s} {cmds:8d} reqs {cmds / secs:8.0f}/s {us:7.3f} µs CPU/req", file=sys.stderr)
+                with open(js) as f:
+                    tot = json.load(f)["totals"]
+                late = tot.get("behind", 0) + tot.get("client_lags", 0)
+                onsched.setdefault(rate, []).append(1 - late / max(tot["requests"], 1))
+    finally:
+        server.stop()
+        shutil.rmtree(out, ignore_errors=True)
+    lines = [f"Open loop: GET of {KEYS:,} preloaded keys, {conns} connections, {OPEN_SECONDS} s at each rate; client CPU per request, "
+             f"medians of {reps} interleaved runs (spread in brackets).", "",
+             "| rate | tairbench closed loop, same count | tairbench --rate | on schedule (≤ 1 ms late) | memtier --rate-limiting "
+             "| --rate ÷ closed (paired; bar 1.3) | --rate ÷ memtier (paired; bar 1.0) |", "|---|---|---|---|---|---|---|"]
+    fails = []
+
+    def cell(rate, tool):
+        s = samples.get((rate, tool))
+        if not s:
+            return "n/a"
+        return f"{statistics.median(s):.2f} µs ({min(s):.2f}–{max(s):.2f})"
+
+    for rate in rates:
+        ratios = []
+        for peer, bar in zip(("closed", "memtier"), OPEN_BARS):
+            a, b = samples.get((rate, "open"), []), samples.get((rate, peer), [])
+            if a and b:
+                r = statistics.median(x / y for x, y in zip(a, b))
+                ratios.append(f"{r:.2f}")
+                if r > bar:
+                    fails.append(f"--rate {rate}: {r:.2f}× {'the closed loop' if peer == 'closed' else 'memtier'} (bar {bar})")
+            else:
+                ratios.append("—")
+        sched = onsched.get(rate, [])
+        sc = f"{100 * statistics.median(sched):.2f} % ({100 * min(sched):.2f}–{100 * max(sched):.2f})" if sched else "n/a"
+        lines.append(f"| {rate:,}/s | {cell(rate, 'closed')} | {cell(rate, 'open')} | {sc} | {cell(rate, 'memtier')} | "
+                     f"{ratios[0]} | {ratios[1]} |")
+    lines += ["", "- memtier's --rate-limiting is not a schedule: each connection sends ceil(rate/50) requests back to back, then "
+              "waits for a timer (memtier_benchmark.cpp: \"event every >= 20 ms\"; at 400/s a connection, 8 requests every 20 ms), "
+              "and it times each request from its send. Its cost per request is that of 20 ms bursts; tairbench --rate spaces "
+              "every request at its own intended start and measures from it.",
+              "- tairbench wakes each worker at its request's own intended start (a timerfd per worker); on this VM that wake, and "
+              "the write waking an idle redis-server, are most of the cost (perf: about a fifth of the client's CPU is the "
+              "loopback wake-up of the server)."]
+    return lines, fails
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bin", default=os.path.join(ROOT, "bin", "tairbench"))
@@ -243,6 +337,8 @@ def main():
     ap.add_argument("--rows", default="", help="comma-separated row names (default all)")
     ap.add_argument("--scale", type=float, default=1.0, help="multiply every row's command count")
     ap.add_argument("--memory-only", action="store_true", help="only tairbench's memory check")
+    ap.add_argument("--open-rates", default="20000,50000", help="open-loop rates (requests/s), comma-separated; empty: none")
+    ap.add_argument("--open-only", action="store_true", help="only the open-loop table")
     ap.add_argument("--skip-peer", action="append", default=[], choices=["redis-benchmark", "memtier", "resp-benchmark"],
                     help="leave this peer out (its cells then say so); a peer that is missing otherwise fails the run")
     args = ap.parse_args()
@@ -258,6 +354,13 @@ def main():
         missing.setdefault(t, "left out with --skip-peer")
     two = (os.cpu_count() or 1) >= 2
     srv_cpu, cli_cpu = ("0", "1") if two else ("", "")
+    rates = [int(x) for x in args.open_rates.split(",") if x]
+    if args.open_only:
+        lines, fails = open_loop(os.path.abspath(args.bin), rates, args.reps, cli_cpu, srv_cpu, missing)
+        print("\n".join(lines))
+        for f in fails:
+            print(f"FAIL: {f}")
+        sys.exit(1 if fails else 0)
     server = Server(srv_cpu)
     all_rows = rows(os.path.abspath(args.bin))
     if args.rows:
@@ -339,7 +442,15 @@ def main():
         for n in notes:
             print(f"- {n}")
     print()
+    open_fails = []
+    if rates:
+        lines, open_fails = open_loop(os.path.abspath(args.bin), rates, args.reps, cli_cpu, srv_cpu, missing)
+        print("\n".join(lines))
+        print()
     failed = memory_check(os.path.abspath(args.bin))
+    for f in open_fails:
+        print(f"FAIL: open loop: {f}")
+        failed = 1
     if above:
         print(f"FAIL: tairbench used more client CPU per command than the best peer in: {'; '.join(above)}")
         failed = 1
