@@ -293,7 +293,8 @@ def open_loop(bin_path, rates, reps, cli_cpu, srv_cpu, missing):
     finally:
         server.stop()
         shutil.rmtree(out, ignore_errors=True)
-    lines = [f"Open loop: GET of {KEYS:,} preloaded keys, {conns} connections, {OPEN_SECONDS} s at each rate; client CPU per request, "
+    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short=7", "HEAD"], capture_output=True, text=True).stdout.strip() or "?"
+    lines = [f"Open loop (the same run: commit {commit}, {time.strftime('%Y-%m-%d', time.gmtime())}): GET of {KEYS:,} preloaded keys, {conns} connections, {OPEN_SECONDS} s at each rate; client CPU per request, "
              f"medians of {reps} interleaved runs (spread in brackets).", "",
              "| rate | tairbench closed loop, same count | tairbench --rate | on schedule (≤ 1 ms late) | memtier --rate-limiting "
              "| --rate ÷ closed (paired; bar 1.3) | --rate ÷ memtier (paired; bar 1.0) |", "|---|---|---|---|---|---|---|"]
