@@ -176,7 +176,9 @@ bench-search: deps build
 # Client CPU per command beside redis-benchmark, memtier (built from
 # ../shared/peers into .cache/peers) and resp-benchmark (PyPI,
 # .cache/respbench). Bars: every row at or below the best peer (paired
-# ratio 1.0), and the client's memory at 1,000 and 10,000 connections. A
+# ratio 1.0), the client's memory at 1,000 and 10,000 connections, and the
+# open-loop table's (issue #26: --rate at most 1.3x the closed loop's CPU
+# per request and 1.0x memtier --rate-limiting's, at 20,000 and 50,000/s). A
 # missing peer fails the run; SKIP_PEERS="memtier …" leaves peers out, and
 # their cells say so.
 SKIP_PEERS ?=
