@@ -33,3 +33,8 @@ const chineseStopList = `
 
 // ChineseStopWords returns the jieba analyzer's stop words, in list order.
 func ChineseStopWords() []string { return strings.Fields(chineseStopList) }
+
+// IsStopWord says whether w is one of the stop words an analyzer here
+// drops: the jieba analyzer's Chinese ones or the standard analyzer's
+// English ones.
+func IsStopWord(w string) bool { return chineseStopWords[w] || stopWords[w] }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tairbench/tairbench/internal/driver/fts"
+	"github.com/tairbench/tairbench/internal/fulltext"
 	tk "github.com/tairbench/tairbench/internal/track"
 	"github.com/tairbench/tairbench/pkg/result"
 )
@@ -173,8 +174,29 @@ func (r *runner) tokenExample(ctx context.Context, field, tairAnalyzer, example 
 	if slices.Equal(lists[0], lists[1]) {
 		return "", true
 	}
-	return fmt.Sprintf("e.g. %q: %s [%s], %s [%s]", text, r.engines[0].Name(), strings.Join(lists[0], " "),
+	what := "e.g."
+	if onlyStopWords(lists[0], lists[1]) {
+		what = "stop words: e.g."
+	}
+	return fmt.Sprintf("%s %q: %s [%s], %s [%s]", what, text, r.engines[0].Name(), strings.Join(lists[0], " "),
 		r.engines[1].Name(), strings.Join(lists[1], " ")), false
+}
+
+// onlyStopWords says whether two token lists differ only by stop words.
+func onlyStopWords(a, b []string) bool {
+	count := map[string]int{}
+	for _, t := range a {
+		count[t]++
+	}
+	for _, t := range b {
+		count[t]--
+	}
+	for t, n := range count {
+		if n != 0 && !fulltext.IsStopWord(t) {
+			return false
+		}
+	}
+	return true
 }
 
 // fieldText finds the text a query gives a field: {"field":"text"} or
