@@ -38,16 +38,108 @@ type Conn struct {
 	rx *counting
 }
 
-// counting counts the bytes its connection reads.
+// counting counts the bytes its connection reads, and says whether its
+// last read emptied the socket. On a plain TCP or Unix connection it can
+// also make a request's write from inside the runtime poller's read wait
+// (Conn.WriteRead): the reply cannot be there before the request is sent,
+// so the first read of the reply is not attempted before the poller says
+// data came, where net.Conn's Read always tries one that fails with EAGAIN.
 type counting struct {
 	net.Conn
-	n int64
+	raw     syscall.RawConn // nil: TLS, reads through net.Conn only
+	drained bool            // the last read returned less than asked
+	n       int64
+	// pending is a request WriteRead sends from inside the next read.
+	pending []byte
+	// The callback's arguments and results, kept here so that the
+	// callback (made once) does not allocate.
+	p          []byte
+	rn         int
+	rerr, werr error
+	read       func(fd uintptr) bool
+}
+
+func newCounting(nc net.Conn) *counting {
+	c := &counting{Conn: nc}
+	if _, isTLS := nc.(*tls.Conn); !isTLS {
+		if sc, ok := nc.(syscall.Conn); ok {
+			if raw, err := sc.SyscallConn(); err == nil {
+				c.raw, c.read = raw, c.readFD
+			}
+		}
+	}
+	return c
+}
+
+// readFD runs inside RawConn.Read: it first writes the pending request
+// (false: wait for the reply), then reads (false on EAGAIN: wait).
+func (c *counting) readFD(fd uintptr) bool {
+	for len(c.pending) > 0 {
+		n, err := syscall.Write(int(fd), c.pending)
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err == syscall.EAGAIN:
+			return true // the socket is full: Read finishes the write through net.Conn
+		case err != nil:
+			c.werr = err
+			return true
+		}
+		c.pending = c.pending[n:]
+		if len(c.pending) == 0 {
+			c.pending = nil
+			return false // sent: nothing to read before the poller says so
+		}
+	}
+	for {
+		n, err := syscall.Read(int(fd), c.p)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err == syscall.EAGAIN {
+			return false
+		}
+		c.rn, c.rerr = n, err
+		return true
+	}
 }
 
 func (c *counting) Read(p []byte) (int, error) {
-	n, err := c.Conn.Read(p)
-	c.n += int64(n)
-	return n, err
+	if c.pending == nil || len(p) == 0 {
+		n, err := c.Conn.Read(p)
+		c.n += int64(n)
+		c.drained = err == nil && n < len(p)
+		return n, err
+	}
+	c.p, c.rn, c.rerr, c.werr = p, 0, nil, nil
+	err := c.raw.Read(c.read)
+	c.p = nil
+	if c.werr != nil {
+		c.pending, c.drained = nil, false
+		return 0, os.NewSyscallError("write", c.werr)
+	}
+	if err == nil && c.pending != nil { // a full socket: the rest of the request the usual way
+		if _, err = c.Conn.Write(c.pending); err == nil {
+			c.pending = nil
+			return c.Read(p)
+		}
+	}
+	c.pending = nil
+	if err == nil {
+		err = c.rerr
+		if err != nil {
+			err = os.NewSyscallError("read", err)
+		} else if c.rn == 0 {
+			err = io.EOF
+		}
+	}
+	if err != nil {
+		c.drained = false
+		return 0, err
+	}
+	c.n += int64(c.rn)
+	c.drained = c.rn < len(p)
+	return c.rn, nil
 }
 
 // BytesRead returns the bytes read from the connection so far.
@@ -113,7 +205,7 @@ func Dial(ctx context.Context, t endpoint.Target) (*Conn, error) {
 		}
 		nc = tc
 	}
-	rx := &counting{Conn: nc}
+	rx := newCounting(nc)
 	c := &Conn{nc: nc, rx: rx, r: resp.NewReader(bufio.NewReaderSize(rx, 16<<10), resp.Limits{MaxBulk: 512 << 20}), timeout: timeout}
 	c.stopCtx = context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Unix(1, 0)) })
 	if err := c.handshake(t); err != nil {
@@ -220,6 +312,31 @@ func (c *Conn) Write(b []byte) error {
 		return fmt.Errorf("write: %w", describe(err))
 	}
 	return nil
+}
+
+// WriteRead writes a request and reads its first reply. When the
+// connection has nothing in flight (every earlier reply read, the socket
+// emptied by the last read), the write is made from inside the read's wait
+// on the poller, which saves the read attempt that would find nothing; the
+// caller must have read every reply it was owed. Otherwise it is Write and
+// Read.
+func (c *Conn) WriteRead(b []byte, rep *resp.Reply) error {
+	if c.rx.raw == nil || !c.rx.drained || c.r.Buffered() != 0 || len(b) == 0 {
+		if err := c.Write(b); err != nil {
+			return err
+		}
+		return c.Read(rep)
+	}
+	c.refreshDeadline()
+	c.rx.pending = b
+	err := c.Read(rep)
+	if c.rx.pending != nil { // the reply reader never read (it cannot, with nothing buffered)
+		c.rx.pending = nil
+		if err == nil {
+			err = errors.New("write: request not sent")
+		}
+	}
+	return err
 }
 
 // Read reads one reply summary.

@@ -287,12 +287,15 @@ func (w *rawWorker) Exec(ctx context.Context, s *engine.Step) error {
 }
 
 func (w *rawWorker) exec(c *Conn, s *engine.Step) error {
-	if err := c.Write(w.req); err != nil {
+	rep := &c.rep
+	// Every earlier reply was read: the request and its first reply go
+	// through WriteRead.
+	if err := c.WriteRead(w.req, rep); err != nil {
 		return err
 	}
-	rep := &c.rep
 	if w.f.Workload.Mode != Batch {
-		for range w.f.Workload.OpsPerRequest() {
+		countReply(s, rep, &w.errBuf)
+		for range w.f.Workload.OpsPerRequest() - 1 {
 			if err := c.Read(rep); err != nil {
 				return err
 			}
@@ -300,10 +303,7 @@ func (w *rawWorker) exec(c *Conn, s *engine.Step) error {
 		}
 		return nil
 	}
-	n := w.f.Workload.N
-	if err := c.Read(rep); err != nil { // MULTI
-		return err
-	}
+	n := w.f.Workload.N // rep is MULTI's reply
 	if rep.IsError() {
 		noteErr(s, &w.errBuf, rep.Err)
 	}

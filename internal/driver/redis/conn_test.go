@@ -1,0 +1,97 @@
+package redis
+
+import (
+	"context"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tairbench/tairbench/internal/endpoint"
+	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/internal/testenv"
+	"github.com/tairbench/tairbench/pkg/resp"
+)
+
+// TestWriteRead: a request sent from inside the read's poller wait gets its
+// reply, one read system call per reply on an idle connection; a request
+// larger than the socket's buffer is finished through net.Conn; replies
+// left over from a pipeline make it fall back to Write and Read; and a
+// server that never answers ends in the connection's timeout, not a hang.
+func TestWriteRead(t *testing.T) {
+	_, tg := embedded(t)
+	c, err := Dial(context.Background(), tg)
+	require.NoError(t, err)
+	defer c.Close()
+	require.NotNil(t, c.rx.raw, "a plain TCP connection reads through the poller")
+	var rep resp.Reply
+	for i := range 100 {
+		require.NoError(t, c.WriteRead(resp.AppendCommand(nil, "PING"), &rep), "request %d", i)
+		assert.Equal(t, byte('+'), rep.Type)
+		assert.True(t, c.rx.drained)
+	}
+	big := strings.Repeat("x", 8<<20) // far beyond the socket's send buffer
+	require.NoError(t, c.WriteRead(resp.AppendCommand(nil, "SET", "big", big), &rep))
+	assert.Equal(t, byte('+'), rep.Type)
+	require.NoError(t, c.WriteRead(resp.AppendCommand(nil, "GET", "big"), &rep))
+	assert.Equal(t, byte('$'), rep.Type, "%s", rep.Err)
+	assert.Equal(t, int64(8<<20), rep.Int, "the whole value was sent and comes back")
+
+	// Two replies owed, one read: the second is buffered, so WriteRead
+	// falls back (its request's reply comes after it).
+	require.NoError(t, c.Write(append(resp.AppendCommand(nil, "PING"), resp.AppendCommand(nil, "ECHO", "a")...)))
+	require.NoError(t, c.Read(&rep))
+	require.NoError(t, c.WriteRead(resp.AppendCommand(nil, "ECHO", "bbb"), &rep))
+	assert.Equal(t, int64(1), rep.Int, "the reply owed first comes first")
+	require.NoError(t, c.Read(&rep))
+	assert.Equal(t, int64(3), rep.Int)
+}
+
+func TestWriteReadTimesOut(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	go func() { // accepts, reads, never answers
+		nc, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer nc.Close()
+		buf := make([]byte, 4096)
+		_, _ = nc.Read(buf)
+		time.Sleep(3 * time.Second)
+	}()
+	c, err := Dial(context.Background(), endpoint.Target{Addr: ln.Addr().String(), Timeout: 300 * time.Millisecond})
+	require.NoError(t, err, "no login: no handshake")
+	defer c.Close()
+	var rep resp.Reply
+	start := time.Now()
+	err = c.WriteRead(resp.AppendCommand(nil, "GET", "k"), &rep)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "timeout")
+	assert.Less(t, time.Since(start), 2*time.Second)
+}
+
+// TestRawWorkerDoesNotAllocate: once warm, a request of the standalone
+// hot path (WriteRead through the poller, then the pipeline's other
+// replies) allocates nothing, against a real redis-server.
+func TestRawWorkerDoesNotAllocate(t *testing.T) {
+	r := testenv.StartRedis(t)
+	for _, pipeline := range []int{0, 16} {
+		w := worker(t, endpoint.Target{Addr: r.Addr, Timeout: 5 * time.Second}, "SET k-__RAND__ v", 1000, 0, pipeline)
+		var s engine.Step
+		req := func() {
+			s = engine.Step{}
+			w.Prepare()
+			require.NoError(t, w.Exec(context.Background(), &s))
+		}
+		for range 200 {
+			req()
+		}
+		assert.Zero(t, testing.AllocsPerRun(500, req), "pipeline %d", pipeline)
+		assert.Zero(t, s.Failed)
+	}
+}
