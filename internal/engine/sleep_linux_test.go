@@ -22,7 +22,7 @@ func TestSleeperShortSleepsReturn(t *testing.T) {
 			defer wg.Done()
 			s := newSleeper()
 			defer s.close()
-			require.NotNil(t, s.f, "timerfd")
+			require.NotNil(t, s.raw, "timerfd")
 			rng := rand.New(rand.NewPCG(uint64(g), 1))
 			for i := 0; i < 2000; i++ {
 				d := time.Duration(rng.IntN(50_000)) + 1
