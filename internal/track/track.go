@@ -16,6 +16,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // Track is a track file.
@@ -173,6 +175,11 @@ func Load(nameOrPath string) (*Track, error) {
 			return nil, fmt.Errorf("track: %w", err)
 		}
 		raw, dir = b, filepath.Dir(nameOrPath)
+		if ext := strings.ToLower(filepath.Ext(nameOrPath)); ext == ".yaml" || ext == ".yml" {
+			if raw, err = yamlToJSON(b); err != nil {
+				return nil, fmt.Errorf("track %s: %w", nameOrPath, err)
+			}
+		}
 	}
 	t, err := Parse(raw)
 	if err != nil {
@@ -180,6 +187,20 @@ func Load(nameOrPath string) (*Track, error) {
 	}
 	t.dir = dir
 	return t, nil
+}
+
+// yamlToJSON reads a YAML track as the JSON it stands for (a placeholder
+// must be quoted in YAML: "{{term}}", or it reads as a mapping).
+func yamlToJSON(b []byte) ([]byte, error) {
+	var v any
+	if err := yaml.Unmarshal(b, &v); err != nil {
+		return nil, fmt.Errorf("not YAML: %w", err)
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("YAML that is not JSON data (a mapping with non-string keys?): %w", err)
+	}
+	return out, nil
 }
 
 // Parse reads a track file's JSON and checks it.

@@ -180,3 +180,34 @@ func TestDocsShowTheChineseTrack(t *testing.T) {
 	require.NoError(t, err)
 	assert.JSONEq(t, string(file), shown)
 }
+
+// A YAML track reads as the JSON one it stands for.
+func TestYAMLTrack(t *testing.T) {
+	dir := t.TempDir()
+	y := `name: t
+corpus: {generator: products-zh, docs: 10}
+index:
+  name: p
+  tairsearch:
+    mappings:
+      properties:
+        title: {type: text, analyzer: jieba}
+params:
+  w: {kind: terms, field: title, band: head}
+tasks:
+  - name: q
+    iterations: 5
+    queries:
+      - name: m
+        body: {query: {match: {title: "{{w}}"}}}
+`
+	p := filepath.Join(dir, "t.yaml")
+	require.NoError(t, os.WriteFile(p, []byte(y), 0o644))
+	tr, err := Load(p)
+	require.NoError(t, err)
+	assert.Equal(t, "t", tr.Name)
+	assert.JSONEq(t, `{"query":{"match":{"title":"{{w}}"}}}`, string(tr.Tasks[0].Queries[0].Body))
+	require.NoError(t, os.WriteFile(p, []byte("name: [unclosed"), 0o644))
+	_, err = Load(p)
+	assert.ErrorContains(t, err, "not YAML")
+}
