@@ -72,18 +72,6 @@ func trackRun(file, sel string, d *result.TrackRun) (*result.Run, error) {
 	return nil, fmt.Errorf("%s: no run %q in this track result (%s)", file, sel, strings.Join(names, ", "))
 }
 
-// trackDocs reads two track results (ok is false unless both are).
-func trackDocs(pathA, pathB string) (a, b *result.TrackRun, ok bool) {
-	da, errA := result.ReadFile(pathA)
-	db, errB := result.ReadFile(pathB)
-	if errA != nil || errB != nil {
-		return nil, nil, false
-	}
-	a, okA := da.(*result.TrackRun)
-	b, okB := db.(*result.TrackRun)
-	return a, b, okA && okB
-}
-
 // compareTracks compares every task's run on every engine that both track
 // results hold, B against A.
 func compareTracks(w io.Writer, pathA, pathB string, a, b *result.TrackRun) error {
@@ -112,15 +100,16 @@ func compareTracks(w io.Writer, pathA, pathB string, a, b *result.TrackRun) erro
 	return nil
 }
 
-// bitmapDocs reads two bitmap comparisons (ok is false unless both are).
-func bitmapDocs(pathA, pathB string) (a, b *result.BitmapComparison, ok bool) {
+// docsOf reads two result files of one document type T (ok is false
+// unless both are).
+func docsOf[T result.Document](pathA, pathB string) (a, b T, ok bool) {
 	da, errA := result.ReadFile(pathA)
 	db, errB := result.ReadFile(pathB)
 	if errA != nil || errB != nil {
-		return nil, nil, false
+		return a, b, false
 	}
-	a, okA := da.(*result.BitmapComparison)
-	b, okB := db.(*result.BitmapComparison)
+	a, okA := da.(T)
+	b, okB := db.(T)
 	return a, b, okA && okB
 }
 
@@ -204,13 +193,13 @@ engine by engine; one task's run on one engine is named FILE#TASK/ENGINE
 run.json#queries/tairsearch run.json#queries/elasticsearch).`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
-			if da, db, ok := bitmapDocs(args[0], args[1]); ok {
+			if da, db, ok := docsOf[*result.BitmapComparison](args[0], args[1]); ok {
 				if len(failOn) > 0 {
 					return errors.New("--fail-on judges two runs (tairbench.run), not bitmap comparisons")
 				}
 				return resultset.WriteBitmapCompare(a.Out, args[0], args[1], da, db)
 			}
-			if ta, tb, ok := trackDocs(args[0], args[1]); ok && len(failOn) == 0 {
+			if ta, tb, ok := docsOf[*result.TrackRun](args[0], args[1]); ok && len(failOn) == 0 {
 				return compareTracks(a.Out, args[0], args[1], ta, tb)
 			}
 			var gates []resultset.FailOn

@@ -147,6 +147,21 @@ func TestTrackWikiEmbedded(t *testing.T) {
 	}
 	assert.Zero(t, byName["by-id"].ZeroHitShare, "ids of written documents are found")
 	assert.Greater(t, byName["term-head"].MeanHits, byName["term-tail"].MeanHits, "head terms match more documents than tail terms")
+
+	// compare reads track results: two of them task by task, or one run of
+	// one as FILE#TASK/ENGINE; a whole track result is not one run.
+	res = runCLI(context.Background(), "compare", js, js)
+	require.Equal(t, 0, res.code, res.err)
+	assert.Contains(t, res.out, "task queries on tairsearch")
+	assert.Contains(t, res.out, "task bulk-ingest on tairsearch")
+	res = runCLI(context.Background(), "compare", js+"#queries/tairsearch", js+"#bulk-ingest/tairsearch")
+	require.Equal(t, 0, res.code, res.err)
+	assert.Contains(t, res.out, "QPS (commands/s)")
+	res = runCLI(context.Background(), "merge", js, js, "-o", filepath.Join(t.TempDir(), "m.json"))
+	assert.Equal(t, 1, res.code)
+	assert.Contains(t, res.err, "a track result holds 2 runs: name one as "+js+"#TASK/ENGINE (bulk-ingest/tairsearch, queries/tairsearch)")
+	res = runCLI(context.Background(), "compare", js+"#queries/tairsearch", js+"#nope/x")
+	assert.Contains(t, res.err, `no run "nope/x" in this track result`)
 }
 
 // A task with a target rate runs open loop: each template's latency from

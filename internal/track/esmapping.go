@@ -6,17 +6,12 @@ import (
 	"sort"
 
 	"github.com/tairbench/tairbench/internal/fulltext"
+	"github.com/tairbench/tairbench/pkg/result"
 )
 
-// Translation is how one TairSearch analyzer became an Elasticsearch one.
-type Translation struct {
-	Field         string `json:"field"`
-	TairSearch    string `json:"tairsearch"`
-	Elasticsearch string `json:"elasticsearch"`
-	// Exact says the two cut text alike; otherwise Why says how they differ.
-	Exact bool   `json:"exact"`
-	Why   string `json:"why,omitempty"`
-}
+// Translation is how one TairSearch analyzer became an Elasticsearch one
+// (the track result's own type).
+type Translation = result.AnalyzerTranslation
 
 // ChineseAnalyzer is the Elasticsearch analyzer a jieba field gets: Lucene's
 // smartcn (words, from a hidden Markov model over its own dictionary) with

@@ -429,17 +429,5 @@ func (e *elastic) Tokens(ctx context.Context, field, _, text string) ([]string, 
 	if err != nil {
 		return nil, fmt.Errorf("elasticsearch: analyze: %w", err)
 	}
-	var r struct {
-		Tokens []struct {
-			Token string `json:"token"`
-		} `json:"tokens"`
-	}
-	if err := json.Unmarshal(out, &r); err != nil {
-		return nil, fmt.Errorf("elasticsearch: analyze reply: %w", err)
-	}
-	toks := make([]string, len(r.Tokens))
-	for i, t := range r.Tokens {
-		toks[i] = t.Token
-	}
-	return toks, nil
+	return fts.ParseTokens(out)
 }

@@ -93,6 +93,24 @@ type TokenAnalyzer interface {
 	Tokens(ctx context.Context, field, analyzer, text string) ([]string, error)
 }
 
+// ParseTokens reads an analyzer's reply, {"tokens":[{"token":…},…]}, the
+// shape of both TFT.ANALYZER and Elasticsearch's _analyze.
+func ParseTokens(b []byte) ([]string, error) {
+	var r struct {
+		Tokens []struct {
+			Token string `json:"token"`
+		} `json:"tokens"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("analyzer reply: %w", err)
+	}
+	out := make([]string, len(r.Tokens))
+	for i, t := range r.Tokens {
+		out[i] = t.Token
+	}
+	return out, nil
+}
+
 // Client is one worker's connection.
 type Client interface {
 	// Write indexes encoded documents: one request per document when bulk is

@@ -3,7 +3,6 @@ package tairsearch
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/tairbench/tairbench/internal/driver/fts"
@@ -193,22 +192,5 @@ func (e *tairSearch) Tokens(ctx context.Context, _, analyzer, text string) ([]st
 	if err != nil {
 		return nil, fmt.Errorf("tairsearch: analyzer: %w", err)
 	}
-	return parseTokens([]byte(out))
-}
-
-// parseTokens reads {"tokens":[{"token":…},…]}, the shape both engines reply.
-func parseTokens(b []byte) ([]string, error) {
-	var r struct {
-		Tokens []struct {
-			Token string `json:"token"`
-		} `json:"tokens"`
-	}
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("analyzer reply: %w", err)
-	}
-	out := make([]string, len(r.Tokens))
-	for i, t := range r.Tokens {
-		out[i] = t.Token
-	}
-	return out, nil
+	return fts.ParseTokens([]byte(out))
 }

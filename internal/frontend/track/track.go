@@ -158,9 +158,7 @@ func openEngines(ctx context.Context, o Options, tr *tk.Track, doc *result.Track
 					return out, err
 				}
 				fo.Mapping = body
-				for _, n := range notes {
-					doc.Analyzers = append(doc.Analyzers, result.AnalyzerTranslation(n))
-				}
+				doc.Analyzers = notes
 			}
 			doc.Engines[name] = o.ES
 		default:

@@ -47,28 +47,8 @@ func loadBase() (*dictionary, error) {
 }
 
 func parseDict(gz []byte) (*dictionary, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(gz))
-	if err != nil {
-		return nil, fmt.Errorf("jieba dictionary: %w", err)
-	}
 	d := &dictionary{freq: make(map[string]int64, 600000)}
-	sc := bufio.NewScanner(zr)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := strings.TrimSpace(sc.Text())
-		if text == "" {
-			continue
-		}
-		parts := strings.SplitN(text, " ", 3)
-		if len(parts) < 2 {
-			return nil, fmt.Errorf("jieba dictionary line %d: no frequency", line)
-		}
-		n, err := strconv.ParseInt(parts[1], 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("jieba dictionary line %d: %w", line, err)
-		}
-		word := parts[0]
+	err := entries(gz, func(word string, n int64, _ string) {
 		d.freq[word] = n
 		d.total += n
 		for i := range word {
@@ -79,9 +59,9 @@ func parseDict(gz []byte) (*dictionary, error) {
 				d.freq[word[:i]] = 0
 			}
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("jieba dictionary: %w", err)
+	})
+	if err != nil {
+		return nil, err
 	}
 	return d, nil
 }
@@ -456,20 +436,30 @@ func viterbiCut(t *text, a, b int, emit func(int, int, string)) {
 // Entries calls fn for every entry of the embedded dictionary, in file
 // order: the word, its frequency and its part-of-speech tag (jieba's, as
 // "n" for a noun; "" when the line has none).
-func Entries(fn func(word string, freq int64, tag string)) error {
-	zr, err := gzip.NewReader(bytes.NewReader(dictGz))
+func Entries(fn func(word string, freq int64, tag string)) error { return entries(dictGz, fn) }
+
+// entries parses a gzipped jieba dictionary ("word freq [tag]" lines),
+// refusing a line without a frequency.
+func entries(gz []byte, fn func(word string, freq int64, tag string)) error {
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
 	if err != nil {
 		return fmt.Errorf("jieba dictionary: %w", err)
 	}
 	sc := bufio.NewScanner(zr)
+	line := 0
 	for sc.Scan() {
-		parts := strings.SplitN(strings.TrimSpace(sc.Text()), " ", 3)
-		if len(parts) < 2 {
+		line++
+		text := strings.TrimSpace(sc.Text())
+		if text == "" {
 			continue
+		}
+		parts := strings.SplitN(text, " ", 3)
+		if len(parts) < 2 {
+			return fmt.Errorf("jieba dictionary line %d: no frequency", line)
 		}
 		n, err := strconv.ParseInt(parts[1], 10, 64)
 		if err != nil {
-			continue
+			return fmt.Errorf("jieba dictionary line %d: %w", line, err)
 		}
 		tag := ""
 		if len(parts) == 3 {
@@ -477,5 +467,8 @@ func Entries(fn func(word string, freq int64, tag string)) error {
 		}
 		fn(parts[0], n, tag)
 	}
-	return sc.Err()
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("jieba dictionary: %w", err)
+	}
+	return nil
 }
