@@ -61,7 +61,7 @@ type counting struct {
 
 func newCounting(nc net.Conn) *counting {
 	c := &counting{Conn: nc}
-	if _, isTLS := nc.(*tls.Conn); !isTLS {
+	if _, isTLS := nc.(*tls.Conn); !isTLS && rawIO {
 		if sc, ok := nc.(syscall.Conn); ok {
 			if raw, err := sc.SyscallConn(); err == nil {
 				c.raw, c.read = raw, c.readFD
@@ -75,7 +75,7 @@ func newCounting(nc net.Conn) *counting {
 // (false: wait for the reply), then reads (false on EAGAIN: wait).
 func (c *counting) readFD(fd uintptr) bool {
 	for len(c.pending) > 0 {
-		n, err := syscall.Write(int(fd), c.pending)
+		n, err := rawWrite(fd, c.pending)
 		switch {
 		case err == syscall.EINTR:
 			continue
@@ -92,7 +92,7 @@ func (c *counting) readFD(fd uintptr) bool {
 		}
 	}
 	for {
-		n, err := syscall.Read(int(fd), c.p)
+		n, err := rawRead(fd, c.p)
 		if err == syscall.EINTR {
 			continue
 		}
