@@ -100,14 +100,38 @@ func TestOpenLoopShowsWhatUsersWaited(t *testing.T) {
 }
 
 // TestScheduleHolds checks that the client keeps a 20,000 requests/s
-// schedule against redis-server.
+// schedule against redis-server, on the default send grid (named in the
+// result) and with every request woken at its own start (--send-grid 0).
 func TestScheduleHolds(t *testing.T) {
 	r := testenv.StartRedis(t)
-	run := runBinary(t, "redis", "-port", strconv.Itoa(r.Port), "-p", "8", "-d", "5", "--rate", "20000",
-		"-command", "SET k-__RAND__ v", "-r", "1000")
-	require.NotNil(t, run.Totals.Schedule)
-	assert.InEpsilon(t, 20000, run.Totals.RequestsPerSec, 0.01, "within 1%% of the rate")
-	assert.InEpsilon(t, 20000*5, float64(run.Totals.Requests), 0.01)
-	t.Logf("20,000/s asked: %.1f/s sent, %d behind schedule, %d client lags (max %.2f ms)", run.Totals.RequestsPerSec,
-		run.Totals.Schedule.Behind, run.Totals.Schedule.ClientLags, run.Totals.Schedule.ClientLagMaxMS)
+	for _, tc := range []struct {
+		grid   string
+		gridUS float64
+	}{{"", 250}, {"0", 0}} {
+		args := []string{"redis", "-port", strconv.Itoa(r.Port), "-p", "8", "-d", "5", "--rate", "20000",
+			"-command", "SET k-__RAND__ v", "-r", "1000"}
+		if tc.grid != "" {
+			args = append(args, "--send-grid", tc.grid)
+		}
+		run := runBinary(t, args...)
+		require.NotNil(t, run.Totals.Schedule)
+		assert.InEpsilon(t, 20000, run.Totals.RequestsPerSec, 0.01, "grid %q: within 1%% of the rate", tc.grid)
+		assert.InEpsilon(t, 20000*5, float64(run.Totals.Requests), 0.01, "grid %q", tc.grid)
+		assert.Equal(t, tc.gridUS, run.Totals.Schedule.SendGridUS, "the result names the grid in force")
+		assert.Less(t, ms(run.Totals.Latency.P50), 5*time.Millisecond, "grid %q: service p50", tc.grid)
+		t.Logf("grid %q: 20,000/s asked: %.1f/s sent, %d behind schedule, %d client lags (max %.2f ms); service p50 %.3f ms, from the intended start p50 %.3f ms",
+			tc.grid, run.Totals.RequestsPerSec, run.Totals.Schedule.Behind, run.Totals.Schedule.ClientLags,
+			run.Totals.Schedule.ClientLagMaxMS, run.Totals.Latency.P50/1000, run.Totals.CorrectedLatency.P50/1000)
+	}
+}
+
+// TestSendGridRefused: a negative or over-long grid is refused with the
+// reason, and nothing runs.
+func TestSendGridRefused(t *testing.T) {
+	for _, g := range []string{"-1ms", "2s"} {
+		out, err := exec.Command(binary(t), "redis", "--embedded", "--rate", "100", "-d", "1", "--send-grid", g,
+			"-command", "PING").CombinedOutput()
+		require.Error(t, err, g)
+		assert.Contains(t, string(out), "--send-grid "+g, g)
+	}
 }

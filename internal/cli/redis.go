@@ -42,6 +42,7 @@ type redisOptions struct {
 	allowError    bool
 	rate          float64
 	arrivals      string
+	sendGrid      time.Duration
 	noServer      bool
 	slo           flagval.Capacity
 	shard         shardFlags
@@ -92,6 +93,7 @@ SIGINT or SIGTERM stopped it (its partial result is written).`,
 	fs.Uint64Var(&o.seed, "seed", 0, "base random seed (0: a new one, printed in the result)")
 	fs.Float64Var(&o.rate, "rate", 0, "open-loop: requests per second in all, on a schedule; latency is also measured from each request's intended start (0: closed-loop)")
 	fs.StringVar(&o.arrivals, "arrivals", engine.ArrivalsConstant, "open-loop schedule: constant or poisson")
+	fs.DurationVar(&o.sendGrid, "send-grid", engine.DefaultSendGrid, "open-loop: wake on this grid, each request at the first tick at or after its intended start (latency still counts from that start); 0: every request woken at its own start and every reply waited for (more CPU per request)")
 	fs.BoolVar(&o.noServer, "no-server-stats", false, "do not sample the server's INFO once a second")
 	o.slo.Register(fs)
 	o.shard.register(fs)
@@ -122,7 +124,7 @@ func runRedis(ctx context.Context, fs *pflag.FlagSet, o *redisOptions, a *app) e
 		CountGiven: fs.Changed("count"), DurationGiven: fs.Changed("duration"),
 		R1: o.r1, R2: o.r2, Rands: o.rands, DataSize: o.dataSize, Batching: o.batching, Pipeline: o.pipeline, Window: o.window,
 		BatchingGiven: fs.Changed("batching"), PipelineGiven: fs.Changed("pipeline"),
-		Seed: o.seed, MaxErrors: o.maxErrors, AllowErrors: o.allowError, Rate: o.rate, Arrivals: o.arrivals,
+		Seed: o.seed, MaxErrors: o.maxErrors, AllowErrors: o.allowError, Rate: o.rate, Arrivals: o.arrivals, SendGrid: o.sendGrid,
 		NoServerStats: o.noServer, Shard: shard, AbortOnFail: o.abortOnFail,
 		MetricsAddr: o.metricsAddr, MetricsLinger: o.metricsLinger, Preload: o.preload, DryRun: o.dryRun}
 	if ro.PreloadMax, err = flagval.ParseBytes(o.maxMemory); err != nil {

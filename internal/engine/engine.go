@@ -122,6 +122,14 @@ type Config struct {
 	Rate float64
 	// Arrivals is ArrivalsConstant (default) or ArrivalsPoisson.
 	Arrivals string
+	// SendGrid, in an open loop whose workers are Deferrers, is the tick
+	// on which workers wake: each request is sent at the first tick at or
+	// after its intended start (and measured from that start all the
+	// same), the workers due in one tick wake together, and replies are
+	// read at the next wake with the kernel's arrival time. 0 means
+	// DefaultSendGrid; below 0, every worker wakes at its own requests'
+	// intended starts and waits for each reply (dearer per request).
+	SendGrid time.Duration
 	// Operations names the operation types of a mixed run (workers set
 	// Step.Op); with two or more, every statistic is also kept per type.
 	Operations []string
@@ -160,6 +168,9 @@ type Result struct {
 	CPU        CPUUsage
 	// Availability is how long connections were lost, and the target unreachable.
 	Availability result.Availability
+	// SendGrid is the grid an open loop's requests were sent on (0: each
+	// woken at its own intended start, or a closed loop).
+	SendGrid time.Duration
 }
 
 // WorkerSeed derives worker id's seed from a base seed (splitmix64), so
@@ -220,6 +231,9 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if cfg.Backoff <= 0 {
 		cfg.Backoff = 20 * time.Millisecond
+	}
+	if cfg.SendGrid == 0 {
+		cfg.SendGrid = DefaultSendGrid
 	}
 	return cfg, nil
 }
@@ -346,4 +360,7 @@ func (r *runState) collect(ctx context.Context, res *Result) {
 	// also unresponsive.
 	res.Availability.UnresponsiveS = max(0, math.Round(10*(float64(len(res.Snapshot.Silent))-res.Availability.UnreachableMS/1000))/10)
 	res.Snapshot.Totals.OpsPerRequest = r.cfg.OpsPerRequest
+	if r.deferred {
+		res.SendGrid = r.cfg.SendGrid
+	}
 }

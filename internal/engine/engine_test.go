@@ -221,14 +221,20 @@ func BenchmarkEngineLoop(b *testing.B) {
 		name     string
 		rate     float64
 		arrivals string
-	}{{"closed", 0, ""}, {"open-constant", 1e12, ArrivalsConstant}, {"open-poisson", 1e12, ArrivalsPoisson}} {
+		f        Factory
+	}{{"closed", 0, "", nopFactory{}}, {"open-constant", 1e12, ArrivalsConstant, nopFactory{}},
+		{"open-poisson", 1e12, ArrivalsPoisson, nopFactory{}},
+		{"open-deferred-constant", 1e12, ArrivalsConstant, nopDeferrerFactory{}},
+		{"open-deferred-poisson", 1e12, ArrivalsPoisson, nopDeferrerFactory{}}} {
 		b.Run(tc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			cfg := Config{Workers: 1, Ops: int64(b.N), Rate: tc.rate, Arrivals: tc.arrivals}
 			if tc.rate > 0 {
 				cfg.Duration = time.Hour
 			}
-			res, err := Run(context.Background(), cfg, nopFactory{})
+			start := time.Now()
+			res, err := Run(context.Background(), cfg, tc.f)
+			b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(b.N), "ns/req")
 			require.NoError(b, err)
 			require.Equal(b, int64(b.N), res.Snapshot.Totals.Ops)
 		})

@@ -41,6 +41,10 @@ type runState struct {
 	claimed, errCount  atomic.Int64
 	avail              *availability
 	stillDown          []bool
+	// deferred says the open loop's workers are Deferrers woken on the
+	// send grid; beginMono is begin on CLOCK_MONOTONIC, for their timers.
+	deferred  bool
+	beginMono int64
 }
 
 func newRunState(ctx context.Context, cfg Config, workers int) *runState {
@@ -48,6 +52,7 @@ func newRunState(ctx context.Context, cfg Config, workers int) *runState {
 	r.ctx, r.cancel = context.WithCancel(ctx)
 	r.cpu0 = readCPU()
 	r.begin = time.Now()
+	r.beginMono = monoNow()
 	r.agg = stats.NewAggregator(r.begin.Add(cfg.Warmup), cfg.Tick)
 	if cfg.Rate > 0 {
 		r.agg.EnableCorrected()
@@ -98,8 +103,10 @@ func (r *runState) finish(reason string) {
 	r.haltOnce.Do(func() { close(r.halt) })
 }
 
-// start runs one loop per worker; the channel closes when all have returned.
+// start runs one loop per worker; the channel closes when all have
+// returned.
 func (r *runState) start(workers []Worker, seeds []uint64) <-chan struct{} {
+	r.startDeferred(workers)
 	var wg sync.WaitGroup
 	for id, w := range workers {
 		wg.Add(1)
@@ -117,6 +124,22 @@ func (r *runState) start(workers []Worker, seeds []uint64) <-chan struct{} {
 		close(done)
 	}()
 	return done
+}
+
+// startDeferred decides whether an open loop's workers defer their reads:
+// every worker a Deferrer and the send grid on. Each then sleeps on a
+// timer of its own armed at its tick's absolute time (beginMono), so that
+// the workers due in one tick wake together.
+func (r *runState) startDeferred(workers []Worker) {
+	if r.cfg.Rate <= 0 || r.cfg.SendGrid <= 0 {
+		return
+	}
+	for _, w := range workers {
+		if _, ok := w.(Deferrer); !ok {
+			return
+		}
+	}
+	r.deferred = true
 }
 
 // loop is one worker's loop: it paces (open loop), prepares, sends and
@@ -137,6 +160,10 @@ type loop struct {
 	down               bool
 	intended, prevDone time.Time
 	st                 Step
+	// pending says a deferring worker's request was started at t0 and
+	// its replies are not read yet.
+	pending bool
+	t0      time.Time
 }
 
 func (r *runState) newLoop(id int, w Worker, seed uint64) *loop {
@@ -166,6 +193,10 @@ func (l *loop) close() {
 // run sends requests until the run ends or this worker's budget is spent.
 func (l *loop) run() {
 	r := l.r
+	if r.deferred {
+		l.runDeferred(l.w.(Deferrer))
+		return
+	}
 	for r.ctx.Err() == nil && !r.finishing.Load() {
 		if !l.claim() {
 			return
@@ -174,20 +205,24 @@ func (l *loop) run() {
 			return
 		}
 		l.w.Prepare()
-		l.st = Step{}
-		t0 := time.Now()
-		err := l.w.Exec(r.ctx, &l.st)
-		t1 := time.Now()
-		if err != nil {
-			if !l.failed(err, t1) {
-				return
-			}
-			continue
-		}
-		if !l.replied(t0, t1) {
+		if !l.exec() {
 			return
 		}
 	}
+}
+
+// exec sends the prepared request, waits for its replies and records
+// them; false when the loop should end.
+func (l *loop) exec() bool {
+	r := l.r
+	l.st = Step{}
+	t0 := time.Now()
+	err := l.w.Exec(r.ctx, &l.st)
+	t1 := time.Now()
+	if err != nil {
+		return l.failed(err, t1)
+	}
+	return l.replied(t0, t1)
 }
 
 // drain reads what a window pipeline still has in flight after the loop

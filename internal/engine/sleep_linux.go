@@ -22,6 +22,7 @@ type sleeper struct {
 	// The callback's state, kept here so that the callback (made once)
 	// does not allocate.
 	spec  unix.ItimerSpec
+	flags int
 	buf   [8]byte
 	armed bool
 	err   error
@@ -47,7 +48,7 @@ func newSleeper() *sleeper {
 func (s *sleeper) waitFD(fd uintptr) bool {
 	if !s.armed {
 		s.armed = true
-		if err := unix.TimerfdSettime(int(fd), 0, &s.spec, nil); err != nil {
+		if err := unix.TimerfdSettime(int(fd), s.flags, &s.spec, nil); err != nil {
 			s.err = err
 			return true
 		}
@@ -74,7 +75,7 @@ func (s *sleeper) sleep(d time.Duration) {
 	}
 	until := time.Now().Add(d)
 	s.spec.Value = unix.NsecToTimespec(int64(d))
-	s.armed, s.err = false, nil
+	s.armed, s.err, s.flags = false, nil, 0
 	if err := s.raw.Read(s.wait); err != nil || s.err != nil {
 		time.Sleep(time.Until(until))
 	}
@@ -84,4 +85,25 @@ func (s *sleeper) close() {
 	if s.f != nil {
 		_ = s.f.Close()
 	}
+}
+
+// sleepUntil waits until mono on CLOCK_MONOTONIC (monoNow's clock): the
+// timers of workers due on the same tick expire together, in one wake.
+// False when the sleeper cannot (then the caller sleeps otherwise).
+func (s *sleeper) sleepUntil(mono int64) bool {
+	if s.raw == nil {
+		return false
+	}
+	s.spec.Value = unix.NsecToTimespec(mono)
+	s.armed, s.err, s.flags = false, nil, unix.TFD_TIMER_ABSTIME
+	return s.raw.Read(s.wait) == nil && s.err == nil
+}
+
+// monoNow reads CLOCK_MONOTONIC in nanoseconds (0 if it cannot).
+func monoNow() int64 {
+	var ts unix.Timespec
+	if unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts) != nil {
+		return 0
+	}
+	return ts.Nano()
 }

@@ -200,6 +200,7 @@ func assemble(s Spec, res *engine.Result, server *result.ServerTimeline) *result
 			sc.Arrivals = engine.ArrivalsConstant
 		}
 		sc.AchievedRate = r.Totals.RequestsPerSec
+		sc.SendGridUS = float64(res.SendGrid) / 1e3
 	}
 	r.Warnings = report.Warnings(r)
 	if r.Warnings == nil {

@@ -222,6 +222,12 @@ type Schedule struct {
 	// not scheduled): the client itself fell behind.
 	ClientLags     int64   `json:"client_lags"`
 	ClientLagMaxMS float64 `json:"client_lag_max_ms"`
+	// SendGridUS, when above 0, is the grid the requests were sent on:
+	// each at the first tick at or after its intended start (so up to
+	// this late by design, which the corrected latency counts), with the
+	// replies read at the next wake and timed by the kernel's arrival
+	// time. 0: every request woken at its own intended start.
+	SendGridUS float64 `json:"send_grid_us,omitempty"`
 }
 
 // Latency is a latency summary in microseconds; with no reply at all it

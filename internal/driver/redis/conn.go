@@ -51,6 +51,10 @@ type counting struct {
 	n       int64
 	// pending is a request WriteRead sends from inside the next read.
 	pending []byte
+	// st, once EnableStamps set it, makes reads go through recvmsg and
+	// note when the data read arrived.
+	st     *stamper
+	recvFn func(fd uintptr) bool
 	// The callback's arguments and results, kept here so that the
 	// callback (made once) does not allocate.
 	p          []byte
@@ -104,7 +108,53 @@ func (c *counting) readFD(fd uintptr) bool {
 	}
 }
 
+// recvFD runs inside RawConn.Read: a stamped read (false on EAGAIN: wait).
+func (c *counting) recvFD(fd uintptr) bool {
+	for {
+		n, err := c.st.recv(fd, c.p)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err == syscall.EAGAIN {
+			return false
+		}
+		c.rn, c.rerr = n, err
+		return true
+	}
+}
+
+// readStamped reads through recvmsg, noting the data's arrival.
+func (c *counting) readStamped(p []byte) (int, error) {
+	c.p, c.rn, c.rerr = p, 0, nil
+	err := c.raw.Read(c.recvFn)
+	c.p = nil
+	return c.result(p, err, "recvmsg")
+}
+
+// result is what a read through the poller callback returns: the poller's
+// error, else the callback's (from the system call named call), else the
+// bytes read (none is the end of the stream).
+func (c *counting) result(p []byte, err error, call string) (int, error) {
+	if err == nil {
+		if err = c.rerr; err != nil {
+			err = os.NewSyscallError(call, err)
+		} else if c.rn == 0 {
+			err = io.EOF
+		}
+	}
+	if err != nil {
+		c.drained = false
+		return 0, err
+	}
+	c.n += int64(c.rn)
+	c.drained = c.rn < len(p)
+	return c.rn, nil
+}
+
 func (c *counting) Read(p []byte) (int, error) {
+	if c.st != nil && c.pending == nil && len(p) > 0 {
+		return c.readStamped(p)
+	}
 	if c.pending == nil || len(p) == 0 {
 		n, err := c.Conn.Read(p)
 		c.n += int64(n)
@@ -125,21 +175,7 @@ func (c *counting) Read(p []byte) (int, error) {
 		}
 	}
 	c.pending = nil
-	if err == nil {
-		err = c.rerr
-		if err != nil {
-			err = os.NewSyscallError("read", err)
-		} else if c.rn == 0 {
-			err = io.EOF
-		}
-	}
-	if err != nil {
-		c.drained = false
-		return 0, err
-	}
-	c.n += int64(c.rn)
-	c.drained = c.rn < len(p)
-	return c.rn, nil
+	return c.result(p, err, "read")
 }
 
 // BytesRead returns the bytes read from the connection so far.
@@ -337,6 +373,40 @@ func (c *Conn) WriteRead(b []byte, rep *resp.Reply) error {
 		}
 	}
 	return err
+}
+
+// EnableStamps makes the connection note when the data it reads arrived
+// (the kernel's receive timestamp; Arrived); false where it cannot (TLS,
+// not Linux, the option refused). Only the first call sets it up.
+func (c *Conn) EnableStamps() bool {
+	if c.rx.st != nil {
+		return true
+	}
+	if !rxStamps || c.rx.raw == nil {
+		return false
+	}
+	var err error
+	if cerr := c.rx.raw.Control(func(fd uintptr) { err = enableStamps(fd) }); cerr != nil || err != nil {
+		return false
+	}
+	c.rx.st, c.rx.recvFn = &stamper{}, c.rx.recvFD
+	return true
+}
+
+// Arrived is when the data of the connection's last read arrived, by the
+// kernel's clock; zero without EnableStamps or when the kernel gave none.
+func (c *Conn) Arrived() time.Time {
+	if c.rx.st == nil {
+		return time.Time{}
+	}
+	return c.rx.st.arrived()
+}
+
+// forgetArrival clears Arrived until the next read.
+func (c *Conn) forgetArrival() {
+	if c.rx.st != nil {
+		c.rx.st.forget()
+	}
 }
 
 // Read reads one reply summary.

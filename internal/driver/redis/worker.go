@@ -205,8 +205,11 @@ func (f *Factory) NewWorker(ctx context.Context, id int, seed uint64) (engine.Wo
 		return nil, err
 	}
 	raw := &rawWorker{f: f, gens: gens, pick: pk, links: links}
-	if f.Workload.Mode == Window {
+	switch {
+	case f.Workload.Mode == Window:
 		return newWindowWorker(raw), nil
+	case rxStamps && f.Target.TLS == nil:
+		return &deferringWorker{rawWorker: raw}, nil
 	}
 	return raw, nil
 }
@@ -287,11 +290,17 @@ func (w *rawWorker) Exec(ctx context.Context, s *engine.Step) error {
 }
 
 func (w *rawWorker) exec(c *Conn, s *engine.Step) error {
-	rep := &c.rep
 	// Every earlier reply was read: the request and its first reply go
 	// through WriteRead.
-	if err := c.WriteRead(w.req, rep); err != nil {
-		return err
+	return w.replies(c, s, c.WriteRead(w.req, &c.rep))
+}
+
+// replies counts the request's first reply, which reading it (first: the
+// read's error) left in c.rep, then reads and counts the rest.
+func (w *rawWorker) replies(c *Conn, s *engine.Step, first error) error {
+	rep := &c.rep
+	if first != nil {
+		return first
 	}
 	if w.f.Workload.Mode != Batch {
 		countReply(s, rep, &w.errBuf)

@@ -56,8 +56,12 @@ type Options struct {
 	MaxErrors   int64
 	AllowErrors bool
 	// Rate above 0 makes the run open-loop; Arrivals spaces it.
-	Rate          float64
-	Arrivals      string
+	Rate     float64
+	Arrivals string
+	// SendGrid is the open loop's wake grid: each request is sent at the
+	// first tick at or after its intended start; 0 wakes every request at
+	// its own start (the engine's exact pacing).
+	SendGrid      time.Duration
 	NoServerStats bool
 	// SLO, when set, makes the run a capacity search for it.
 	SLO *capacity.Options
@@ -269,6 +273,9 @@ func prepare(o Options, io harness.IO) (*runner, error) {
 	case o.Window > 0 && o.Rate > 0:
 		return nil, errors.New("-window with --rate is not supported yet: each reply would need its own command's intended start (issue #26)")
 	}
+	if o.SendGrid < 0 || o.SendGrid > time.Second {
+		return nil, fmt.Errorf("--send-grid %s: want 0 (each request at its own start) to 1s", o.SendGrid)
+	}
 	if o.Rate < 0 || o.Arrivals != engine.ArrivalsConstant && o.Arrivals != engine.ArrivalsPoisson {
 		return nil, errors.New("--rate must not be negative and --arrivals must be constant or poisson")
 	}
@@ -308,6 +315,10 @@ func flagNames(err error) error {
 // spec is one run against the target with the given engine settings.
 func (r *runner) spec(name string, cfg engine.Config) run.Spec {
 	cfg.Workers, cfg.Seed, cfg.Arrivals, cfg.MaxErrors = r.o.Parallel, r.seed, r.o.Arrivals, r.o.MaxErrors
+	cfg.SendGrid = r.o.SendGrid
+	if cfg.SendGrid == 0 {
+		cfg.SendGrid = -1 // the engine's 0 is its default grid
+	}
 	cfg.StartAt = r.o.Shard.StartAt
 	spec := run.FromTemplate(r.ts, name, r.io.Version, r.tg, r.w, cfg)
 	spec.Config.Shard = r.o.Shard.Label()

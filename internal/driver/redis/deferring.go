@@ -1,0 +1,48 @@
+package redis
+
+import (
+	"context"
+	"time"
+
+	"github.com/tairbench/tairbench/internal/engine"
+)
+
+// deferringWorker is a raw worker that an open loop can run deferred
+// (engine.Deferrer): Start writes the request, Finish reads its replies at
+// the worker's next wake, with the kernel's time of their arrival.
+type deferringWorker struct {
+	*rawWorker
+}
+
+// Deferrable implements engine.Deferrer: a connection that notes when
+// its data arrived (plain TCP or Unix socket on Linux).
+func (w *deferringWorker) Deferrable() bool {
+	c := w.links.main
+	return c != nil && c.EnableStamps()
+}
+
+// Start implements engine.Deferrer: it writes the prepared request.
+func (w *deferringWorker) Start(s *engine.Step) error {
+	c := w.links.main
+	s.Op, s.BytesOut = w.op, len(w.req)
+	if err := c.Write(w.req); err != nil {
+		w.links.Drop(c)
+		return err
+	}
+	return nil
+}
+
+// Finish implements engine.Deferrer: it reads and counts the replies, and
+// returns when the last one arrived.
+func (w *deferringWorker) Finish(_ context.Context, s *engine.Step) (time.Time, error) {
+	c := w.links.main
+	c.forgetArrival()
+	rx := c.BytesRead()
+	err := w.replies(c, s, c.Read(&c.rep))
+	s.BytesIn = int(c.BytesRead() - rx)
+	if err != nil {
+		w.links.Drop(c)
+		return time.Time{}, err
+	}
+	return c.Arrived(), nil
+}

@@ -1,0 +1,116 @@
+//go:build linux
+
+package redis
+
+import (
+	"bufio"
+	"context"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tairbench/tairbench/internal/endpoint"
+	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/internal/testenv"
+)
+
+// slowServer answers each PING line 5 ms after reading it.
+func slowServer(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		for {
+			nc, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer nc.Close()
+				r := bufio.NewReader(nc)
+				for {
+					// A RESP array of one bulk string: *1, $4, PING.
+					for range 3 {
+						if _, err := r.ReadString('\n'); err != nil {
+							return
+						}
+					}
+					time.Sleep(5 * time.Millisecond)
+					if _, err := nc.Write([]byte("+PONG\r\n")); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// TestDeferredReadKeepsTheArrivalTime: a reply that came 5 ms after the
+// request and was read 50 ms after it is timed at its arrival, by the
+// kernel's clock, not at the read.
+func TestDeferredReadKeepsTheArrivalTime(t *testing.T) {
+	w := worker(t, endpoint.Target{Addr: slowServer(t), Timeout: 5 * time.Second}, "PING", 1, 0, 0)
+	d, ok := w.(engine.Deferrer)
+	require.True(t, ok, "a plain TCP worker on Linux defers")
+	for i := range 5 {
+		w.Prepare()
+		require.True(t, d.Deferrable())
+		var s engine.Step
+		sent := time.Now()
+		require.NoError(t, d.Start(&s))
+		time.Sleep(50 * time.Millisecond)
+		arrived, err := d.Finish(context.Background(), &s)
+		require.NoError(t, err)
+		require.False(t, arrived.IsZero(), "the kernel gave the arrival time")
+		took := arrived.Sub(sent)
+		assert.Greater(t, took, 4*time.Millisecond, "request %d", i)
+		assert.Less(t, took, 30*time.Millisecond, "request %d: the arrival, not the read 50 ms later", i)
+		assert.Equal(t, 1, s.Ops)
+		assert.Zero(t, s.Failed)
+	}
+}
+
+// TestDeferredReadWaitsForALateReply: Finish before the reply came waits
+// for it and returns its arrival.
+func TestDeferredReadWaitsForALateReply(t *testing.T) {
+	w := worker(t, endpoint.Target{Addr: slowServer(t), Timeout: 5 * time.Second}, "PING", 1, 0, 0)
+	d := w.(engine.Deferrer)
+	w.Prepare()
+	require.True(t, d.Deferrable())
+	var s engine.Step
+	sent := time.Now()
+	require.NoError(t, d.Start(&s))
+	arrived, err := d.Finish(context.Background(), &s)
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, arrived.Sub(sent), 4*time.Millisecond)
+	assert.WithinDuration(t, time.Now(), arrived, 5*time.Millisecond)
+}
+
+// TestDeferringWorkerDoesNotAllocate: Start and Finish against a real
+// redis-server, pipelined or not, allocate nothing.
+func TestDeferringWorkerDoesNotAllocate(t *testing.T) {
+	r := testenv.StartRedis(t)
+	for _, pipeline := range []int{0, 16} {
+		w := worker(t, endpoint.Target{Addr: r.Addr, Timeout: 5 * time.Second}, "SET k-__RAND__ v", 1000, 0, pipeline)
+		d := w.(engine.Deferrer)
+		var s engine.Step
+		req := func() {
+			s = engine.Step{}
+			w.Prepare()
+			require.True(t, d.Deferrable())
+			require.NoError(t, d.Start(&s))
+			_, err := d.Finish(context.Background(), &s)
+			require.NoError(t, err)
+		}
+		for range 200 {
+			req()
+		}
+		assert.Zero(t, testing.AllocsPerRun(500, req), "pipeline %d", pipeline)
+		assert.Zero(t, s.Failed)
+		assert.Equal(t, max(pipeline, 1), s.Ops)
+	}
+}

@@ -1,0 +1,25 @@
+//go:build !linux
+
+package redis
+
+import (
+	"errors"
+	"time"
+)
+
+// rxStamps says whether a connection can tell when its data arrived: only
+// on Linux, where open loops defer their reads.
+const rxStamps = false
+
+// stamper is Linux's; elsewhere it is never enabled.
+type stamper struct{}
+
+func enableStamps(uintptr) error { return errors.New("receive timestamps need Linux") }
+
+func (s *stamper) recv(uintptr, []byte) (int, error) {
+	return 0, errors.New("receive timestamps need Linux")
+}
+
+func (s *stamper) arrived() time.Time { return time.Time{} }
+
+func (s *stamper) forget() {}

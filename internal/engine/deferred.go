@@ -1,0 +1,180 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+// DefaultSendGrid is how finely an open loop wakes its deferring workers:
+// every request is sent at the first multiple of it (from the run's
+// start) at or after its intended start.
+const DefaultSendGrid = 250 * time.Microsecond
+
+// collectAfter bounds how long a deferring worker leaves a reply unread
+// when its next request is far off: the reply's arrival time is the
+// kernel's either way, but the per-second series is closed soon after
+// each second.
+const collectAfter = 20 * time.Millisecond
+
+// Deferrer is a worker that can send a request and read its replies later,
+// learning when each arrived from the operating system (the kernel's
+// receive timestamp), so that the open loop need not wake for every reply:
+// a worker wakes once per request, at its intended start (on the run's
+// send grid, where every worker due in the same tick wakes together),
+// reads the previous request's replies (already there, most of the time)
+// and sends the next. Latency is exact all the same: the service time runs
+// from the send to the reply's arrival, the corrected one from the
+// request's own intended start.
+type Deferrer interface {
+	Worker
+	// Deferrable says whether the request Prepare just built can go
+	// through Start and Finish (false: Exec sends it and waits).
+	Deferrable() bool
+	// Start writes the prepared request and returns without reading.
+	Start(s *Step) error
+	// Finish reads every reply of the request Start sent, waiting for
+	// those not yet come, fills s as Exec does, and returns when the last
+	// one arrived by the kernel's clock (zero when it cannot tell).
+	Finish(ctx context.Context, s *Step) (time.Time, error)
+}
+
+// runDeferred is the open loop of a Deferrer: it wakes at each request's
+// tick, finishes the previous request, prepares and starts the next.
+func (l *loop) runDeferred(d Deferrer) {
+	r := l.r
+	defer func() {
+		if l.pending {
+			l.finishPending(d)
+		}
+	}()
+	for r.ctx.Err() == nil && !r.finishing.Load() {
+		if !l.claim() {
+			return
+		}
+		k := uint64(l.sent)
+		if _, stop := l.pacer.Pace(0, k); stop {
+			r.finish(result.StopDuration)
+			return
+		}
+		due := l.pacer.Due(k)
+		if !l.awaitTick(d, due) {
+			return
+		}
+		l.sent++
+		l.intended = r.begin.Add(due)
+		l.w.Prepare()
+		now := time.Now()
+		l.noteLate(now)
+		if !d.Deferrable() {
+			if !l.exec() {
+				return
+			}
+			continue
+		}
+		l.st = Step{}
+		if err := d.Start(&l.st); err != nil {
+			if !l.failed(err, time.Now()) {
+				return
+			}
+			continue
+		}
+		l.t0, l.pending = now, true
+	}
+}
+
+// awaitTick waits for the tick of the request due at due (an offset from
+// the run's begin), finishing the pending request on the way: at that
+// tick, or earlier when the tick is more than collectAfter past its send.
+// False when the run ended.
+func (l *loop) awaitTick(d Deferrer, due time.Duration) bool {
+	r := l.r
+	tick := l.grid(due)
+	for {
+		wake := tick
+		if l.pending {
+			if collect := l.grid(l.t0.Sub(r.begin) + collectAfter); collect < wake {
+				wake = collect
+			}
+		}
+		if !l.sleepUntil(wake) {
+			return false
+		}
+		if l.pending && !l.finishPending(d) {
+			return false
+		}
+		if wake >= tick {
+			return true
+		}
+	}
+}
+
+// grid rounds an offset from the run's begin up to the send grid.
+func (l *loop) grid(at time.Duration) time.Duration {
+	g := l.r.cfg.SendGrid
+	return (at + g - 1) / g * g
+}
+
+// sleepUntil sleeps until at (an offset from the run's begin): on a Go
+// timer until 2 ms before, then on the worker's timerfd armed at at's
+// absolute time; false when the run ended.
+func (l *loop) sleepUntil(at time.Duration) bool {
+	r := l.r
+	wait := at - time.Since(r.begin)
+	if wait <= 0 {
+		return r.ctx.Err() == nil
+	}
+	precise := l.sleeper != nil && r.beginMono != 0
+	if wait > 2*time.Millisecond || !precise {
+		if precise {
+			wait -= 2 * time.Millisecond
+		}
+		l.timer.Reset(wait)
+		select {
+		case <-l.timer.C:
+		case <-r.ctx.Done():
+			return false
+		case <-r.halt:
+			return !l.pending // a request in flight is still read
+		}
+	}
+	if precise && !l.sleeper.sleepUntil(r.beginMono+int64(at)) {
+		if rest := at - time.Since(r.begin); rest > 0 {
+			time.Sleep(rest)
+		}
+	}
+	return r.ctx.Err() == nil
+}
+
+// finishPending reads the pending request's replies and records them;
+// false when the loop should end.
+func (l *loop) finishPending(d Deferrer) bool {
+	l.pending = false
+	t1, err := d.Finish(l.r.ctx, &l.st)
+	now := time.Now()
+	if err != nil {
+		return l.failed(err, now)
+	}
+	if t1.IsZero() || t1.After(now) {
+		t1 = now
+	} else {
+		t1 = now.Add(t1.Sub(now)) // the kernel's time on the monotonic clock
+	}
+	return l.replied(l.t0, t1)
+}
+
+// noteLate records a request sent more than lateAfter after its intended
+// start: behind when the previous reply held it up, the client's lag
+// otherwise.
+func (l *loop) noteLate(sent time.Time) {
+	late := sent.Sub(l.intended)
+	if late <= lateAfter {
+		return
+	}
+	if l.prevDone.Sub(l.intended) > lateAfter {
+		l.rec.Behind(l.intended, late)
+	} else {
+		l.rec.ClientLag(sent, late)
+	}
+}

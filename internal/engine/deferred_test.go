@@ -1,0 +1,196 @@
+package engine
+
+import (
+	"context"
+	"runtime"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// deferFactory's workers are Deferrers whose replies arrive 1 ms after
+// Start (at stallTo for a request started in [stallFrom, stallTo)); they
+// keep every start so that tests can check the grid.
+type deferFactory struct {
+	stallFrom, stallTo time.Time
+	grid               time.Duration
+	begin              time.Time
+	workers            []*deferWorker
+}
+
+type deferWorker struct {
+	f       *deferFactory
+	started time.Time
+	arrival time.Time
+	starts  []time.Time
+	notDue  int // Deferrable says no to every notDue-th request (0: never)
+	n       int
+}
+
+func (f *deferFactory) NewWorker(context.Context, int, uint64) (Worker, error) {
+	w := &deferWorker{f: f}
+	f.workers = append(f.workers, w)
+	return w, nil
+}
+
+func (w *deferWorker) Prepare()     { w.n++ }
+func (w *deferWorker) Close() error { return nil }
+func (w *deferWorker) Deferrable() bool {
+	return w.notDue == 0 || w.n%w.notDue != 0
+}
+
+// Exec is the path of a request that is not deferrable: 1 ms, waited for.
+func (w *deferWorker) Exec(ctx context.Context, s *Step) error {
+	time.Sleep(time.Millisecond)
+	s.Ops = 1
+	return nil
+}
+
+func (w *deferWorker) Start(s *Step) error {
+	now := time.Now()
+	w.started, w.arrival = now, now.Add(time.Millisecond)
+	if !now.Before(w.f.stallFrom) && now.Before(w.f.stallTo) {
+		w.arrival = w.f.stallTo
+	}
+	w.starts = append(w.starts, now)
+	return nil
+}
+
+func (w *deferWorker) Finish(ctx context.Context, s *Step) (time.Time, error) {
+	if d := time.Until(w.arrival); d > 0 {
+		time.Sleep(d) // the reply has not come: wait for it, as a read does
+	}
+	s.Ops = 1
+	return w.arrival, nil
+}
+
+func TestDeferredOpenLoopSendsOnTheGridAndTimesTheArrival(t *testing.T) {
+	for _, arrivals := range []string{ArrivalsConstant, ArrivalsPoisson} {
+		t.Run(arrivals, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				preciseSleep = false
+				defer func() { preciseSleep = true }()
+				f := &deferFactory{}
+				begin := time.Now()
+				res, err := Run(context.Background(), Config{Workers: 4, Duration: 2 * time.Second, Rate: 1000,
+					Arrivals: arrivals, Seed: 3, SendGrid: 500 * time.Microsecond}, f)
+				require.NoError(t, err)
+				assert.Equal(t, 500*time.Microsecond, res.SendGrid)
+				tot := res.Snapshot.Totals
+				if arrivals == ArrivalsConstant {
+					assert.InDelta(t, 2000, tot.Requests, 4, "the schedule's requests, no more")
+				} else {
+					assert.InEpsilon(t, 2000, tot.Requests, 0.1)
+				}
+				// Service time is the 1 ms from the send to the arrival,
+				// although the reply is read at the worker's next wake.
+				assert.InDelta(t, 1000, tot.Latency.P99, 5)
+				assert.InDelta(t, 1000, tot.Latency.P50, 5)
+				assert.GreaterOrEqual(t, tot.CorrectedLatency.P50, 1000.0-5)
+				assert.Zero(t, tot.Schedule.ClientLags)
+				if arrivals == ArrivalsConstant {
+					// From the intended start: the 1 ms plus up to the
+					// grid (Poisson gaps shorter than 1 ms queue behind).
+					assert.LessOrEqual(t, tot.CorrectedLatency.P99, 1500.0+5)
+					assert.Zero(t, tot.Schedule.Behind)
+				}
+				for _, w := range f.workers {
+					for _, s := range w.starts {
+						assert.Zero(t, s.Sub(begin)%(500*time.Microsecond), "every send on a tick of the grid")
+					}
+				}
+			})
+		})
+	}
+}
+
+func TestDeferredOpenLoopCorrectsForAStall(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		preciseSleep = false
+		defer func() { preciseSleep = true }()
+		start := time.Now()
+		f := &deferFactory{stallFrom: start.Add(2 * time.Second), stallTo: start.Add(3 * time.Second)}
+		res, err := Run(context.Background(), Config{Workers: 2, Duration: 5 * time.Second, Rate: 1000, Seed: 1}, f)
+		require.NoError(t, err)
+		tot := res.Snapshot.Totals
+		assert.InDelta(t, 5000, tot.Requests, 4, "the workers catch up after the stall")
+		assert.Greater(t, tot.CorrectedLatency.P99, 500_000.0, "a fifth of the users waited up to 1 s")
+		assert.Less(t, tot.Latency.P99, 2_000.0, "two stalled requests do not move the service p99")
+		assert.Greater(t, tot.Schedule.Behind, int64(900), "the requests due during the stall started behind")
+		assert.Zero(t, tot.Schedule.ClientLags)
+	})
+}
+
+func TestDeferredOpenLoopMixesInRequestsItCannotDefer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		preciseSleep = false
+		defer func() { preciseSleep = true }()
+		f := &deferFactory{}
+		res, err := Run(context.Background(), Config{Workers: 2, Duration: time.Second, Rate: 1000, Seed: 1},
+			&notDueFactory{f})
+		require.NoError(t, err)
+		tot := res.Snapshot.Totals
+		assert.InDelta(t, 1000, tot.Requests, 4)
+		assert.InDelta(t, 1000, tot.Latency.P99, 5)
+		for _, w := range f.workers {
+			assert.InDelta(t, 500*2/3, len(w.starts), 4, "two in three requests deferred")
+		}
+	})
+}
+
+// notDueFactory makes workers that cannot defer every third request.
+type notDueFactory struct{ *deferFactory }
+
+func (f *notDueFactory) NewWorker(ctx context.Context, id int, seed uint64) (Worker, error) {
+	w, err := f.deferFactory.NewWorker(ctx, id, seed)
+	w.(*deferWorker).notDue = 3
+	return w, err
+}
+
+func TestExactSendsWithoutAGrid(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		preciseSleep = false
+		defer func() { preciseSleep = true }()
+		f := &deferFactory{}
+		res, err := Run(context.Background(), Config{Workers: 2, Duration: time.Second, Rate: 1000, Seed: 1, SendGrid: -1}, f)
+		require.NoError(t, err)
+		assert.Zero(t, res.SendGrid)
+		assert.Empty(t, f.workers[0].starts, "Exec, each request at its own start")
+		assert.InDelta(t, 1000, res.Snapshot.Totals.Requests, 4)
+	})
+}
+
+// nopDeferrer is a Deferrer whose replies are always there.
+type nopDeferrer struct{ nop }
+
+func (nopDeferrer) Deferrable() bool    { return true }
+func (nopDeferrer) Start(s *Step) error { return nil }
+func (nopDeferrer) Finish(_ context.Context, s *Step) (time.Time, error) {
+	s.Ops = 1
+	return time.Time{}, nil
+}
+
+type nopDeferrerFactory struct{}
+
+func (nopDeferrerFactory) NewWorker(context.Context, int, uint64) (Worker, error) {
+	return nopDeferrer{}, nil
+}
+
+// TestDeferredOpenLoopDoesNotAllocatePerRequest: the deferred path
+// (grid, start, finish, records) allocates nothing per request.
+func TestDeferredOpenLoopDoesNotAllocatePerRequest(t *testing.T) {
+	measure := func(n int64) uint64 {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		_, err := Run(context.Background(), Config{Workers: 1, Ops: n, Rate: 1e12, Duration: time.Hour}, nopDeferrerFactory{})
+		require.NoError(t, err)
+		runtime.ReadMemStats(&after)
+		return after.Mallocs - before.Mallocs
+	}
+	small, large := measure(1000), measure(201000)
+	assert.Less(t, int64(large)-int64(small), int64(2000), "allocations grow with requests: %d vs %d", small, large)
+}
