@@ -66,7 +66,7 @@ func (l *loop) runDeferred(d Deferrer) {
 		l.intended = r.begin.Add(due)
 		l.w.Prepare()
 		now := time.Now()
-		l.noteLate(now)
+		l.noteLate(r.begin.Add(l.grid(due)), now)
 		if !d.Deferrable() {
 			if !l.exec() {
 				return
@@ -164,15 +164,16 @@ func (l *loop) finishPending(d Deferrer) bool {
 	return l.replied(l.t0, t1)
 }
 
-// noteLate records a request sent more than lateAfter after its intended
-// start: behind when the previous reply held it up, the client's lag
-// otherwise.
-func (l *loop) noteLate(sent time.Time) {
-	late := sent.Sub(l.intended)
-	if late <= lateAfter {
+// noteLate records a request sent more than lateAfter after its tick (the
+// grid's wait up to the tick is by design, stated apart): behind when the
+// previous reply held it up past the tick, the client's lag otherwise. The
+// lateness recorded runs from the intended start.
+func (l *loop) noteLate(tick, sent time.Time) {
+	if sent.Sub(tick) <= lateAfter {
 		return
 	}
-	if l.prevDone.Sub(l.intended) > lateAfter {
+	late := sent.Sub(l.intended)
+	if l.prevDone.Sub(tick) > lateAfter {
 		l.rec.Behind(l.intended, late)
 	} else {
 		l.rec.ClientLag(sent, late)

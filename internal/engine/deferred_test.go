@@ -16,6 +16,7 @@ import (
 // keep every start so that tests can check the grid.
 type deferFactory struct {
 	stallFrom, stallTo time.Time
+	service            time.Duration // 0: 1 ms
 	grid               time.Duration
 	begin              time.Time
 	workers            []*deferWorker
@@ -51,7 +52,11 @@ func (w *deferWorker) Exec(ctx context.Context, s *Step) error {
 
 func (w *deferWorker) Start(s *Step) error {
 	now := time.Now()
-	w.started, w.arrival = now, now.Add(time.Millisecond)
+	service := w.f.service
+	if service == 0 {
+		service = time.Millisecond
+	}
+	w.started, w.arrival = now, now.Add(service)
 	if !now.Before(w.f.stallFrom) && now.Before(w.f.stallTo) {
 		w.arrival = w.f.stallTo
 	}
@@ -193,4 +198,32 @@ func TestDeferredOpenLoopDoesNotAllocatePerRequest(t *testing.T) {
 	}
 	small, large := measure(1000), measure(201000)
 	assert.Less(t, int64(large)-int64(small), int64(2000), "allocations grow with requests: %d vs %d", small, large)
+}
+
+// TestGridWaitIsNotLateness: with a grid longer than a worker's gap, the
+// requests that share a tick go one after another's reply (50 µs each);
+// the wait for the tick is the grid's, not counted behind schedule,
+// though the latency from the intended start counts it. Replies that hold
+// a request more than 1 ms past its tick are counted.
+func TestGridWaitIsNotLateness(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		preciseSleep = false
+		defer func() { preciseSleep = true }()
+		f := &deferFactory{service: 50 * time.Microsecond}
+		res, err := Run(context.Background(), Config{Workers: 2, Duration: 2 * time.Second, Rate: 1000, Seed: 1,
+			SendGrid: 20 * time.Millisecond}, f)
+		require.NoError(t, err)
+		tot := res.Snapshot.Totals
+		assert.InDelta(t, 2000, tot.Requests, 30)
+		assert.Zero(t, tot.Schedule.Behind, "ten requests a tick, each after the last one's reply: within 1 ms of the tick")
+		assert.Zero(t, tot.Schedule.ClientLags)
+		assert.Greater(t, tot.CorrectedLatency.P50, 9_000.0, "users waited for the tick")
+		assert.InDelta(t, 50, tot.Latency.P50, 5)
+
+		f = &deferFactory{service: time.Millisecond}
+		res, err = Run(context.Background(), Config{Workers: 2, Duration: 2 * time.Second, Rate: 1000, Seed: 1,
+			SendGrid: 20 * time.Millisecond}, f)
+		require.NoError(t, err)
+		assert.Greater(t, res.Snapshot.Totals.Schedule.Behind, int64(1000), "1 ms replies hold most of a tick's ten past it")
+	})
 }

@@ -224,7 +224,8 @@ type Schedule struct {
 	ClientLagMaxMS float64 `json:"client_lag_max_ms"`
 	// SendGridUS, when above 0, is the grid the requests were sent on:
 	// each at the first tick at or after its intended start (so up to
-	// this late by design, which the corrected latency counts), with the
+	// this late by design, which the corrected latency counts, while
+	// Behind and ClientLags count only lateness past the tick), with the
 	// replies read at the next wake and timed by the kernel's arrival
 	// time. 0: every request woken at its own intended start.
 	SendGridUS float64 `json:"send_grid_us,omitempty"`
