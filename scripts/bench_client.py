@@ -15,13 +15,13 @@ highest (the best peer).
 
 The open-loop table (issue #26) runs GET of 100,000 preloaded keys at
 fixed rates, 6 s each, 50 connections: tairbench's closed loop with the
-same request count, tairbench --rate (its default send grid, constant and
-Poisson arrivals), tairbench --rate --send-grid 0 (every request woken at
+same request count, tairbench --rate --send-grid 250us (constant and
+Poisson arrivals), tairbench --rate (the default: every request woken at
 its own start), and memtier_benchmark --rate-limiting (per connection),
 interleaved; it prints CPU per request, the share of tairbench's requests
 sent within 1 ms of their intended start, and the paired ratios against
-the bars (open ≤ 1.3× closed and ≤ 1.0× memtier at 20,000 and 50,000/s;
-≥ 99 % on schedule at every rate, both arrivals).
+the bars, on the grid's runs (open ≤ 1.3× closed and ≤ 1.0× memtier at
+20,000 and 50,000/s; ≥ 99 % on schedule at every rate, both arrivals).
 
 Usage: scripts/bench_client.py [--bin bin/tairbench] [--reps 3] [--rows set-p1,...] [--open-rates 20000,50000]
 """
@@ -248,6 +248,7 @@ def run_split(server, cpu, tool, argv):
 
 
 OPEN_SECONDS = 6
+OPEN_GRID = "250us"  # tairbench's --send-grid in the grid's columns
 OPEN_BARS = (1.3, 1.0)  # tairbench --rate over its closed loop, over memtier --rate-limiting
 OPEN_CPU_BAR_RATES = (20_000, 50_000)  # the rates the CPU bars apply to
 ON_SCHEDULE_BAR = 0.99  # share of requests sent within 1 ms of their intended start
@@ -279,6 +280,7 @@ def open_loop(bin_path, rates, reps, cli_cpu, srv_cpu, missing):
 
     samples = {}  # (rate, tool) -> [µs per request]
     onsched = {}  # (rate, tool) -> [share of tairbench's requests sent on schedule]
+    latesplit = {}  # (rate, tool) -> [(share behind, share client lags)]
     grid_us = set()
     try:
         start = {t: run_once(server, cli_cpu, t, a)[2] for t, a in (("closed", tb(1000, 0)), ("memtier", mt(1000, 100_000)))}
@@ -286,9 +288,9 @@ def open_loop(bin_path, rates, reps, cli_cpu, srv_cpu, missing):
             for rate in rates:
                 n = rate * OPEN_SECONDS
                 js = {t: os.path.join(out, f"open-{rate}-{rep}-{t}.json") for t in OPEN_TOOLS if t != "closed"}
-                runs = [("closed", tb(n, 0)), ("open", tb(n, rate, js["open"])),
-                        ("poisson", tb(n, rate, js["poisson"], ["--arrivals", "poisson"])),
-                        ("exact", tb(n, rate, js["exact"], ["--send-grid", "0"]))]
+                runs = [("closed", tb(n, 0)), ("open", tb(n, rate, js["open"], ["--send-grid", OPEN_GRID])),
+                        ("poisson", tb(n, rate, js["poisson"], ["--send-grid", OPEN_GRID, "--arrivals", "poisson"])),
+                        ("exact", tb(n, rate, js["exact"]))]
                 if "memtier" not in missing:
                     runs.append(("memtier", mt(n, rate)))
                 for tool, argv in runs[rep % len(runs):] + runs[:rep % len(runs)]:
@@ -302,6 +304,8 @@ def open_loop(bin_path, rates, reps, cli_cpu, srv_cpu, missing):
                     sc = tot.get("schedule") or {}
                     late = sc.get("behind", 0) + sc.get("client_lags", 0)
                     onsched.setdefault((rate, tool), []).append(1 - late / max(tot["requests"], 1))
+                    latesplit.setdefault((rate, tool), []).append((sc.get("behind", 0) / max(tot["requests"], 1),
+                                                                   sc.get("client_lags", 0) / max(tot["requests"], 1)))
                     if tool != "exact":
                         grid_us.add(sc.get("send_grid_us", 0))
     finally:
@@ -310,9 +314,9 @@ def open_loop(bin_path, rates, reps, cli_cpu, srv_cpu, missing):
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short=7", "HEAD"], capture_output=True, text=True).stdout.strip() or "?"
     lines = [f"Open loop (the same run: commit {commit}, {time.strftime('%Y-%m-%d', time.gmtime())}): GET of {KEYS:,} preloaded keys, {conns} connections, {OPEN_SECONDS} s at each rate; client CPU per request, "
              f"medians of {reps} interleaved runs (spread in brackets).", "",
-             "| rate | tairbench closed loop, same count | tairbench --rate | on schedule (≤ 1 ms late) | --rate --arrivals poisson "
-             "| on schedule | --rate --send-grid 0 | on schedule | memtier --rate-limiting "
-             "| --rate ÷ closed (paired; bar 1.3) | --rate ÷ memtier (paired; bar 1.0) |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+             f"| rate | tairbench closed loop, same count | tairbench --rate --send-grid {OPEN_GRID} | on schedule (≤ 1 ms late) "
+             "| the same, --arrivals poisson | on schedule | tairbench --rate (each request at its own start) | on schedule "
+             "| memtier --rate-limiting | grid ÷ closed (paired; bar 1.3) | grid ÷ memtier (paired; bar 1.0) |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     fails = []
 
     def cell(rate, tool):
@@ -344,16 +348,28 @@ def open_loop(bin_path, rates, reps, cli_cpu, srv_cpu, missing):
         lines.append(f"| {rate:,}/s | {cell(rate, 'closed')} | {cell(rate, 'open')} | {sched(rate, 'open')} | "
                      f"{cell(rate, 'poisson')} | {sched(rate, 'poisson')} | {cell(rate, 'exact')} | {sched(rate, 'exact')} | "
                      f"{cell(rate, 'memtier')} | {ratios[0]} | {ratios[1]} |")
+    lines += ["", "Late requests by cause, medians: behind (held up by a reply still outstanding: the server, or a "
+              "client too busy to read it) / client lags (the client late with no reply outstanding).", "",
+              f"| rate | --send-grid {OPEN_GRID} | the same, poisson | --rate (own start) |", "|---|---|---|---|"]
+    for rate in rates:
+        cells = []
+        for tool in ("open", "poisson", "exact"):
+            s = latesplit.get((rate, tool), [])
+            cells.append(f"{100 * statistics.median(x[0] for x in s):.2f} % / {100 * statistics.median(x[1] for x in s):.2f} %"
+                         if s else "n/a")
+        lines.append(f"| {rate:,}/s | " + " | ".join(cells) + " |")
     lines += ["", "- memtier's --rate-limiting is not a schedule: each connection sends ceil(rate/50) requests back to back, then "
               "waits for a timer (memtier_benchmark.cpp: \"event every >= 20 ms\"; at 400/s a connection, 8 requests every 20 ms), "
               "and it times each request from its send. Its cost per request is that of 20 ms bursts; tairbench --rate spaces "
               "every request at its own intended start and measures from it.",
-              f"- tairbench --rate sends on a {'/'.join(f'{g:.0f}' for g in sorted(grid_us)) or '?'} µs grid (--send-grid): each request at the "
-              "first tick at or after its intended start, the workers due in one tick woken together by timers armed at that "
-              "tick's absolute time; a reply is read at its worker's next wake and timed by the kernel's receive timestamp "
-              "(SO_TIMESTAMPNS), so the service time is exact and the latency from the intended start includes the up to one "
-              "tick's wait. --send-grid 0 wakes every request at its own start and waits for every reply (the earlier design).",
-              "- The CPU bars apply at 20,000 and 50,000/s; the on-schedule bar (99 %) at every rate, constant and Poisson."]
+              f"- tairbench --send-grid {OPEN_GRID} (the result says {'/'.join(f'{g:.0f}' for g in sorted(grid_us)) or '?'} µs) sends each request "
+              "at the first tick at or after its intended start, the workers due in one tick woken together by timers armed "
+              "at that tick's absolute time; a reply is read at its worker's next wake and timed by the kernel's receive "
+              "timestamp (SO_TIMESTAMPNS), so the service time is exact and the latency from the intended start includes the "
+              "wait for the tick (late counts from the tick). tairbench --rate alone wakes every request at its own start and "
+              "waits for every reply.",
+              "- The bars apply to the grid's runs: CPU at 20,000 and 50,000/s, on schedule (99 %) at every rate, constant "
+              "and Poisson."]
     return lines, fails
 
 

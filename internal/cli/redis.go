@@ -93,7 +93,7 @@ SIGINT or SIGTERM stopped it (its partial result is written).`,
 	fs.Uint64Var(&o.seed, "seed", 0, "base random seed (0: a new one, printed in the result)")
 	fs.Float64Var(&o.rate, "rate", 0, "open-loop: requests per second in all, on a schedule; latency is also measured from each request's intended start (0: closed-loop)")
 	fs.StringVar(&o.arrivals, "arrivals", engine.ArrivalsConstant, "open-loop schedule: constant or poisson")
-	fs.DurationVar(&o.sendGrid, "send-grid", engine.DefaultSendGrid, "open-loop: wake on this grid, each request at the first tick at or after its intended start (latency still counts from that start); 0: every request woken at its own start and every reply waited for (more CPU per request)")
+	fs.DurationVar(&o.sendGrid, "send-grid", 0, "open-loop: send on this grid (e.g. 250us), each request at the first tick at or after its intended start, for less client CPU per request (latency still counts from that start; arrivals move to their ticks); 0: each request at its own start")
 	fs.BoolVar(&o.noServer, "no-server-stats", false, "do not sample the server's INFO once a second")
 	o.slo.Register(fs)
 	o.shard.register(fs)

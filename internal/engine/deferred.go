@@ -7,11 +7,6 @@ import (
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
-// DefaultSendGrid is how finely an open loop wakes its deferring workers:
-// every request is sent at the first multiple of it (from the run's
-// start) at or after its intended start.
-const DefaultSendGrid = 250 * time.Microsecond
-
 // collectAfter bounds how long a deferring worker leaves a reply unread
 // when its next request is far off: the reply's arrival time is the
 // kernel's either way, but the per-second series is closed soon after

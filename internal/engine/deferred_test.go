@@ -118,7 +118,8 @@ func TestDeferredOpenLoopCorrectsForAStall(t *testing.T) {
 		defer func() { preciseSleep = true }()
 		start := time.Now()
 		f := &deferFactory{stallFrom: start.Add(2 * time.Second), stallTo: start.Add(3 * time.Second)}
-		res, err := Run(context.Background(), Config{Workers: 2, Duration: 5 * time.Second, Rate: 1000, Seed: 1}, f)
+		res, err := Run(context.Background(), Config{Workers: 2, Duration: 5 * time.Second, Rate: 1000, Seed: 1,
+			SendGrid: 250 * time.Microsecond}, f)
 		require.NoError(t, err)
 		tot := res.Snapshot.Totals
 		assert.InDelta(t, 5000, tot.Requests, 4, "the workers catch up after the stall")
@@ -134,8 +135,8 @@ func TestDeferredOpenLoopMixesInRequestsItCannotDefer(t *testing.T) {
 		preciseSleep = false
 		defer func() { preciseSleep = true }()
 		f := &deferFactory{}
-		res, err := Run(context.Background(), Config{Workers: 2, Duration: time.Second, Rate: 1000, Seed: 1},
-			&notDueFactory{f})
+		res, err := Run(context.Background(), Config{Workers: 2, Duration: time.Second, Rate: 1000, Seed: 1,
+			SendGrid: 250 * time.Microsecond}, &notDueFactory{f})
 		require.NoError(t, err)
 		tot := res.Snapshot.Totals
 		assert.InDelta(t, 1000, tot.Requests, 4)
@@ -160,7 +161,7 @@ func TestExactSendsWithoutAGrid(t *testing.T) {
 		preciseSleep = false
 		defer func() { preciseSleep = true }()
 		f := &deferFactory{}
-		res, err := Run(context.Background(), Config{Workers: 2, Duration: time.Second, Rate: 1000, Seed: 1, SendGrid: -1}, f)
+		res, err := Run(context.Background(), Config{Workers: 2, Duration: time.Second, Rate: 1000, Seed: 1}, f)
 		require.NoError(t, err)
 		assert.Zero(t, res.SendGrid)
 		assert.Empty(t, f.workers[0].starts, "Exec, each request at its own start")
@@ -191,7 +192,8 @@ func TestDeferredOpenLoopDoesNotAllocatePerRequest(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		_, err := Run(context.Background(), Config{Workers: 1, Ops: n, Rate: 1e12, Duration: time.Hour}, nopDeferrerFactory{})
+		_, err := Run(context.Background(), Config{Workers: 1, Ops: n, Rate: 1e12, Duration: time.Hour,
+			SendGrid: 250 * time.Microsecond}, nopDeferrerFactory{})
 		require.NoError(t, err)
 		runtime.ReadMemStats(&after)
 		return after.Mallocs - before.Mallocs

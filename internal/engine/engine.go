@@ -122,13 +122,15 @@ type Config struct {
 	Rate float64
 	// Arrivals is ArrivalsConstant (default) or ArrivalsPoisson.
 	Arrivals string
-	// SendGrid, in an open loop whose workers are Deferrers, is the tick
-	// on which workers wake: each request is sent at the first tick at or
-	// after its intended start (and measured from that start all the
-	// same), the workers due in one tick wake together, and replies are
-	// read at the next wake with the kernel's arrival time. 0 means
-	// DefaultSendGrid; below 0, every worker wakes at its own requests'
-	// intended starts and waits for each reply (dearer per request).
+	// SendGrid, above 0 in an open loop whose workers are Deferrers, is
+	// the tick on which workers wake: each request is sent at the first
+	// tick at or after its intended start (and measured from that start
+	// all the same), the workers due in one tick wake together, and
+	// replies are read at the next wake with the kernel's arrival time.
+	// Cheaper per request; it also moves each arrival to its tick, which
+	// changes the arrival process the server sees. 0 (or below): every
+	// worker wakes at its own requests' intended starts and waits for
+	// each reply.
 	SendGrid time.Duration
 	// Operations names the operation types of a mixed run (workers set
 	// Step.Op); with two or more, every statistic is also kept per type.
@@ -231,9 +233,6 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if cfg.Backoff <= 0 {
 		cfg.Backoff = 20 * time.Millisecond
-	}
-	if cfg.SendGrid == 0 {
-		cfg.SendGrid = DefaultSendGrid
 	}
 	return cfg, nil
 }

@@ -228,7 +228,7 @@ func BenchmarkEngineLoop(b *testing.B) {
 		{"open-deferred-poisson", 1e12, ArrivalsPoisson, nopDeferrerFactory{}}} {
 		b.Run(tc.name, func(b *testing.B) {
 			b.ReportAllocs()
-			cfg := Config{Workers: 1, Ops: int64(b.N), Rate: tc.rate, Arrivals: tc.arrivals}
+			cfg := Config{Workers: 1, Ops: int64(b.N), Rate: tc.rate, Arrivals: tc.arrivals, SendGrid: 250 * time.Microsecond}
 			if tc.rate > 0 {
 				cfg.Duration = time.Hour
 			}

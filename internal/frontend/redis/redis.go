@@ -58,9 +58,8 @@ type Options struct {
 	// Rate above 0 makes the run open-loop; Arrivals spaces it.
 	Rate     float64
 	Arrivals string
-	// SendGrid is the open loop's wake grid: each request is sent at the
-	// first tick at or after its intended start; 0 wakes every request at
-	// its own start (the engine's exact pacing).
+	// SendGrid is the open loop's send grid (engine.Config.SendGrid); 0
+	// wakes every request at its own intended start.
 	SendGrid      time.Duration
 	NoServerStats bool
 	// SLO, when set, makes the run a capacity search for it.
@@ -316,9 +315,6 @@ func flagNames(err error) error {
 func (r *runner) spec(name string, cfg engine.Config) run.Spec {
 	cfg.Workers, cfg.Seed, cfg.Arrivals, cfg.MaxErrors = r.o.Parallel, r.seed, r.o.Arrivals, r.o.MaxErrors
 	cfg.SendGrid = r.o.SendGrid
-	if cfg.SendGrid == 0 {
-		cfg.SendGrid = -1 // the engine's 0 is its default grid
-	}
 	cfg.StartAt = r.o.Shard.StartAt
 	spec := run.FromTemplate(r.ts, name, r.io.Version, r.tg, r.w, cfg)
 	spec.Config.Shard = r.o.Shard.Label()
