@@ -131,7 +131,7 @@ func (l *loop) sleepUntil(at time.Duration) bool {
 		case <-r.ctx.Done():
 			return false
 		case <-r.halt:
-			return !l.pending // a request in flight is still read
+			return false // runDeferred still reads a request in flight
 		}
 	}
 	if precise && !l.sleeper.sleepUntil(r.beginMono+int64(at)) {
@@ -159,10 +159,10 @@ func (l *loop) finishPending(d Deferrer) bool {
 	return l.replied(l.t0, t1)
 }
 
-// noteLate records a request sent more than lateAfter after its tick (the
-// grid's wait up to the tick is by design, stated apart): behind when the
-// previous reply held it up past the tick, the client's lag otherwise. The
-// lateness recorded runs from the intended start.
+// noteLate records a request sent more than lateAfter after its tick (its
+// intended start, or on a send grid the tick it waits for by design):
+// behind when the previous reply held it up past the tick, the client's
+// lag otherwise. The lateness recorded runs from the intended start.
 func (l *loop) noteLate(tick, sent time.Time) {
 	if sent.Sub(tick) <= lateAfter {
 		return

@@ -105,6 +105,7 @@ func TestDeferredOpenLoopSendsOnTheGridAndTimesTheArrival(t *testing.T) {
 				for _, w := range f.workers {
 					for _, s := range w.starts {
 						assert.Zero(t, s.Sub(begin)%(500*time.Microsecond), "every send on a tick of the grid")
+						assert.True(t, s.Before(begin.Add(2*time.Second)), "no send at or after the run's end: %s", s.Sub(begin))
 					}
 				}
 			})
@@ -227,5 +228,23 @@ func TestGridWaitIsNotLateness(t *testing.T) {
 			SendGrid: 20 * time.Millisecond}, f)
 		require.NoError(t, err)
 		assert.Greater(t, res.Snapshot.Totals.Schedule.Behind, int64(1000), "1 ms replies hold most of a tick's ten past it")
+	})
+}
+
+// TestNoSendAfterTheEnd: a worker asleep toward a tick past the run's end
+// (its reply already collected) ends with the run; it sends nothing more.
+func TestNoSendAfterTheEnd(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		preciseSleep = false
+		defer func() { preciseSleep = true }()
+		f := &deferFactory{}
+		begin := time.Now()
+		// Requests due at 0 and 909 ms; the second's tick is 1.2 s, past the end.
+		res, err := Run(context.Background(), Config{Workers: 1, Duration: time.Second, Rate: 1.1, Seed: 1,
+			SendGrid: 600 * time.Millisecond}, f)
+		require.NoError(t, err)
+		require.Len(t, f.workers[0].starts, 1, "only the request whose tick is inside the run")
+		assert.Equal(t, begin, f.workers[0].starts[0])
+		assert.Equal(t, int64(1), res.Snapshot.Totals.Requests)
 	})
 }

@@ -284,13 +284,7 @@ func (l *loop) pace() bool {
 	l.sent++
 	l.intended = r.begin.Add(due)
 	if wait == 0 {
-		if late := elapsed - due; late > lateAfter {
-			if l.prevDone.Sub(l.intended) > lateAfter {
-				l.rec.Behind(l.intended, late)
-			} else {
-				l.rec.ClientLag(l.intended.Add(late), late)
-			}
-		}
+		l.noteLate(l.intended, r.begin.Add(elapsed))
 		return true
 	}
 	// A timer for all but the last 2 ms, then a precise sleep.

@@ -51,10 +51,9 @@ type counting struct {
 	n       int64
 	// pending is a request WriteRead sends from inside the next read.
 	pending []byte
-	// st, once EnableStamps set it, makes reads go through recvmsg and
-	// note when the data read arrived.
-	st     *stamper
-	recvFn func(fd uintptr) bool
+	// st, once EnableStamps set it, makes reads go through recvmsg (on
+	// the poller path, readFD) and note when the data read arrived.
+	st *stamper
 	// The callback's arguments and results, kept here so that the
 	// callback (made once) does not allocate.
 	p          []byte
@@ -96,7 +95,13 @@ func (c *counting) readFD(fd uintptr) bool {
 		}
 	}
 	for {
-		n, err := rawRead(fd, c.p)
+		var n int
+		var err error
+		if c.st != nil {
+			n, err = c.st.recv(fd, c.p)
+		} else {
+			n, err = rawRead(fd, c.p)
+		}
 		if err == syscall.EINTR {
 			continue
 		}
@@ -106,29 +111,6 @@ func (c *counting) readFD(fd uintptr) bool {
 		c.rn, c.rerr = n, err
 		return true
 	}
-}
-
-// recvFD runs inside RawConn.Read: a stamped read (false on EAGAIN: wait).
-func (c *counting) recvFD(fd uintptr) bool {
-	for {
-		n, err := c.st.recv(fd, c.p)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err == syscall.EAGAIN {
-			return false
-		}
-		c.rn, c.rerr = n, err
-		return true
-	}
-}
-
-// readStamped reads through recvmsg, noting the data's arrival.
-func (c *counting) readStamped(p []byte) (int, error) {
-	c.p, c.rn, c.rerr = p, 0, nil
-	err := c.raw.Read(c.recvFn)
-	c.p = nil
-	return c.result(p, err, "recvmsg")
 }
 
 // result is what a read through the poller callback returns: the poller's
@@ -152,10 +134,7 @@ func (c *counting) result(p []byte, err error, call string) (int, error) {
 }
 
 func (c *counting) Read(p []byte) (int, error) {
-	if c.st != nil && c.pending == nil && len(p) > 0 {
-		return c.readStamped(p)
-	}
-	if c.pending == nil || len(p) == 0 {
+	if c.pending == nil && c.st == nil || len(p) == 0 {
 		n, err := c.Conn.Read(p)
 		c.n += int64(n)
 		c.drained = err == nil && n < len(p)
@@ -389,7 +368,7 @@ func (c *Conn) EnableStamps() bool {
 	if cerr := c.rx.raw.Control(func(fd uintptr) { err = enableStamps(fd) }); cerr != nil || err != nil {
 		return false
 	}
-	c.rx.st, c.rx.recvFn = &stamper{}, c.rx.recvFD
+	c.rx.st = &stamper{}
 	return true
 }
 
