@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"runtime"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -189,18 +188,8 @@ func (nopDeferrerFactory) NewWorker(context.Context, int, uint64) (Worker, error
 // TestDeferredOpenLoopDoesNotAllocatePerRequest: the deferred path
 // (grid, start, finish, records) allocates nothing per request.
 func TestDeferredOpenLoopDoesNotAllocatePerRequest(t *testing.T) {
-	measure := func(n int64) uint64 {
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		_, err := Run(context.Background(), Config{Workers: 1, Ops: n, Rate: 1e12, Duration: time.Hour,
-			SendGrid: 250 * time.Microsecond}, nopDeferrerFactory{})
-		require.NoError(t, err)
-		runtime.ReadMemStats(&after)
-		return after.Mallocs - before.Mallocs
-	}
-	small, large := measure(1000), measure(201000)
-	assert.Less(t, int64(large)-int64(small), int64(2000), "allocations grow with requests: %d vs %d", small, large)
+	assertNoAllocPerRequest(t, Config{Workers: 1, Rate: 1e12, Duration: time.Hour, SendGrid: 250 * time.Microsecond},
+		nopDeferrerFactory{})
 }
 
 // TestGridWaitIsNotLateness: with a grid longer than a worker's gap, the

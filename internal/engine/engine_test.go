@@ -242,38 +242,35 @@ func BenchmarkEngineLoop(b *testing.B) {
 }
 
 func TestEngineLoopDoesNotAllocatePerRequest(t *testing.T) {
-	measure := func(n int64) uint64 {
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		_, err := Run(context.Background(), Config{Workers: 1, Ops: n}, nopFactory{})
-		require.NoError(t, err)
-		runtime.ReadMemStats(&after)
-		return after.Mallocs - before.Mallocs
-	}
-	small, large := measure(1000), measure(201000)
-	// 200,000 more requests may cost a few more allocations (a tick), not one each.
-	assert.Less(t, int64(large)-int64(small), int64(2000), "allocations grow with requests: %d vs %d", small, large)
+	assertNoAllocPerRequest(t, Config{Workers: 1}, nopFactory{})
 }
 
 // TestOpenLoopDoesNotAllocatePerRequest: the pacing path (schedule,
 // lateness records) allocates nothing per request either.
 func TestOpenLoopDoesNotAllocatePerRequest(t *testing.T) {
 	for _, arrivals := range []string{ArrivalsConstant, ArrivalsPoisson} {
-		measure := func(n int64) uint64 {
-			var before, after runtime.MemStats
-			runtime.GC()
-			runtime.ReadMemStats(&before)
-			_, err := Run(context.Background(), Config{Workers: 1, Ops: n, Rate: 1e12, Arrivals: arrivals, Duration: time.Hour},
-				nopFactory{})
-			require.NoError(t, err)
-			runtime.ReadMemStats(&after)
-			return after.Mallocs - before.Mallocs
-		}
-		small, large := measure(1000), measure(201000)
-		assert.Less(t, int64(large)-int64(small), int64(2000), "%s: allocations grow with requests: %d vs %d", arrivals,
-			small, large)
+		t.Run(arrivals, func(t *testing.T) {
+			assertNoAllocPerRequest(t, Config{Workers: 1, Rate: 1e12, Arrivals: arrivals, Duration: time.Hour}, nopFactory{})
+		})
 	}
+}
+
+// assertNoAllocPerRequest runs cfg for 1,000 and for 201,000 requests: the
+// 200,000 more may cost a few more allocations (a tick), not one each.
+func assertNoAllocPerRequest(t *testing.T, cfg Config, f Factory) {
+	t.Helper()
+	measure := func(n int64) uint64 {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		cfg.Ops = n
+		_, err := Run(context.Background(), cfg, f)
+		require.NoError(t, err)
+		runtime.ReadMemStats(&after)
+		return after.Mallocs - before.Mallocs
+	}
+	small, large := measure(1000), measure(201000)
+	assert.Less(t, int64(large)-int64(small), int64(2000), "allocations grow with requests: %d vs %d", small, large)
 }
 
 // stallFactory's workers take 1 ms per request, except that every request
