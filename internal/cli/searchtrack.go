@@ -22,6 +22,7 @@ type trackOptions struct {
 	engines       string
 	docs          int64
 	duration      time.Duration
+	iterations    int64
 	maxDivergence float64
 	samples       int
 	seed          uint64
@@ -75,6 +76,7 @@ and why. Built-in tracks: ` + strings.Join(track.Builtin(), ", ") + `.`,
 	fs.StringVar(&o.engines, "engines", "", "engines to run, in order: tairsearch, elasticsearch (default: tairsearch, and elasticsearch too with --es)")
 	fs.Int64Var(&o.docs, "docs", 0, "documents of the corpus to use (0: the track's)")
 	fs.DurationVar(&o.duration, "duration", 0, "measured time of every query task (default: the track's)")
+	fs.Int64Var(&o.iterations, "iterations", 0, "measured queries of every query task, instead of a time (after its warm-up; writers beside it not counted)")
 	fs.Float64Var(&o.maxDivergence, "max-divergence", -1, "stop before timing a task whose templates diverge more than this (0 to 1; -1: never)")
 	fs.IntVar(&o.samples, "samples", 5, "parameter samples per template for the parity check")
 	fs.Uint64Var(&o.seed, "seed", 0, "base random seed (0: a new one)")
@@ -91,10 +93,13 @@ func runTrack(ctx context.Context, o *trackOptions, name string, a *app) error {
 	if o.maxDivergence > 1 {
 		return fmt.Errorf("--max-divergence is a share, 0 to 1 (or -1 for never), not %g", o.maxDivergence)
 	}
-	if o.duration < 0 || o.docs < 0 {
-		return fmt.Errorf("--duration and --docs must not be negative")
+	if o.duration < 0 || o.docs < 0 || o.iterations < 0 {
+		return fmt.Errorf("--duration, --iterations and --docs must not be negative")
 	}
-	ro.Duration = o.duration
+	if o.duration > 0 && o.iterations > 0 {
+		return fmt.Errorf("give --duration or --iterations, not both")
+	}
+	ro.Duration, ro.Iterations = o.duration, o.iterations
 	switch {
 	case o.engines != "":
 		for _, e := range strings.Split(o.engines, ",") {

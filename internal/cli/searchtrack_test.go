@@ -26,12 +26,13 @@ func readTrack(t *testing.T, path string) *result.TrackRun {
 // TestTrackChineseOnBothEngines runs the built-in Chinese e-commerce track
 // on the embedded server and on Elasticsearch 8.19 with the Chinese
 // analysis plugin: every task runs on both, each query template has its
-// parity row, and each template's latency is in the JSON.
+// parity row, and each template's latency is in the JSON. The query tasks
+// run by count, so that every template is timed however slow the machine.
 func TestTrackChineseOnBothEngines(t *testing.T) {
 	url := testenv.ElasticsearchURL(t)
 	js := filepath.Join(t.TempDir(), "track.json")
 	res := runCLI(context.Background(), "search", "run", "ecommerce-zh", "--embedded", "--es", url, "--docs", "2000",
-		"--duration", "400ms", "--quiet", "--seed", "1", "--json", js)
+		"--iterations", "300", "--quiet", "--seed", "1", "--json", js)
 	require.Equal(t, 0, res.code, res.err)
 	tr := readTrack(t, js)
 	assert.Equal(t, "ecommerce-zh", tr.Track)
@@ -51,6 +52,11 @@ func TestTrackChineseOnBothEngines(t *testing.T) {
 		require.NotEmpty(t, task.Parity, task.Name)
 		for _, e := range task.Engines {
 			require.Len(t, e.Templates, len(task.Parity), "%s on %s", task.Name, e.Engine)
+			var queries int64
+			for _, ts := range e.Templates {
+				queries += ts.Requests
+			}
+			assert.Equal(t, int64(300), queries, "%s on %s: --iterations counts the queries after the warm-up, not the writes", task.Name, e.Engine)
 			for i, ts := range e.Templates {
 				assert.Equal(t, task.Parity[i].Template, ts.Name)
 				assert.Positive(t, ts.Requests, "%s %s on %s", task.Name, ts.Name, e.Engine)
@@ -130,6 +136,23 @@ func TestTrackRefusals(t *testing.T) {
 	res = runCLI(context.Background(), "search", "run", "ecommerce-zh", "--engines", "elasticsearch")
 	assert.Equal(t, 1, res.code)
 	assert.Contains(t, res.err, "--engines names elasticsearch: give --es URL")
+	res = runCLI(context.Background(), "search", "run", "ecommerce-zh", "--embedded", "--duration", "1s", "--iterations", "10")
+	assert.Equal(t, 1, res.code)
+	assert.Contains(t, res.err, "give --duration or --iterations, not both")
+}
+
+// A template the run never timed is named in a warning, not shown blank.
+func TestTrackUntimedTemplateWarned(t *testing.T) {
+	dir := t.TempDir()
+	tf := filepath.Join(dir, "rare.json")
+	require.NoError(t, os.WriteFile(tf, []byte(`{"name":"rare","corpus":{"generator":"products-zh","docs":100},`+
+		`"index":{"name":"p","tairsearch":{"mappings":{"properties":{"category":{"type":"keyword"}}}}},`+
+		`"params":{"c":{"kind":"values","field":"category"}},`+
+		`"tasks":[{"name":"w","ingest":{"bulk":50}},{"name":"q","clients":2,"iterations":20,"queries":[`+
+		`{"name":"common","weight":100000,"body":{"query":{"term":{"category":"{{c}}"}}}},{"name":"rare","body":{"query":{"term":{"category":"{{c}}"}}}}]}]}`), 0o644))
+	res := runCLI(context.Background(), "search", "run", tf, "--embedded", "--quiet", "--seed", "1")
+	require.Equal(t, 0, res.code, res.err)
+	assert.Contains(t, res.out+res.err, "task q on tairsearch: template rare got no measured request, so it has no latency")
 }
 
 // The built-in English track runs on the embedded server alone.

@@ -80,12 +80,18 @@ type Config struct {
 	Workers int
 	// Duration is how long to measure (after warm-up); 0 means until Ops is reached.
 	Duration time.Duration
-	// Ops stops the run after this many commands (0: no limit).
+	// Ops stops the run after this many commands (0: no limit). Like
+	// OpsPerWorker, it counts only requests started after the warm-up.
 	Ops int64
 	// OpsPerWorker makes each worker send this many commands (rounded up
 	// to whole requests) and stop, as memtier's --requests per client does
 	// (0: no per-worker limit).
 	OpsPerWorker int64
+	// Background is the number of workers, the first ones by id, that the
+	// budgets (Ops, OpsPerWorker) do not count: writers beside a counted
+	// query mix, say. They run until the budgeted workers have all
+	// stopped (or the deadline), then finish as at a deadline.
+	Background int
 	// OpsPerRequest is the number of commands one Exec sends (batch or pipeline size).
 	OpsPerRequest int
 	// Warmup runs load that is excluded from the results.
@@ -224,6 +230,9 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if cfg.Duration <= 0 && cfg.Ops <= 0 && cfg.OpsPerWorker <= 0 {
 		return cfg, errors.New("engine: need a duration or an op count")
+	}
+	if cfg.Background < 0 || (cfg.Background >= cfg.Workers && cfg.Duration <= 0) {
+		return cfg, errors.New("engine: an op count needs a worker it counts (background workers alone never end)")
 	}
 	if cfg.OpsPerRequest <= 0 {
 		cfg.OpsPerRequest = 1

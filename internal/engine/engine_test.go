@@ -390,3 +390,54 @@ func TestStepSentAndDrain(t *testing.T) {
 	assert.Equal(t, int64(6), f.drained.Load())
 	assert.GreaterOrEqual(t, tot.Latency.P50, 5000.0, "from the command's own send, 5 ms before")
 }
+
+// An op count counts the requests after the warm-up: -n 100 with a
+// warm-up measures 100.
+func TestCountAfterWarmup(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeFactory{ops: 1, delay: time.Millisecond}
+		res, err := Run(context.Background(), Config{Workers: 2, Ops: 100, Warmup: 300 * time.Millisecond}, f)
+		require.NoError(t, err)
+		tot := res.Snapshot.Totals
+		assert.Equal(t, result.StopCount, res.StopReason)
+		assert.Equal(t, int64(100), tot.Ops)
+		assert.InDelta(t, 600, tot.WarmupOps, 2)
+	})
+}
+
+// opFactory's worker 0 writes (operation 1); the others query (operation 0).
+type opFactory struct{ fakeFactory }
+
+type opFake struct {
+	fake
+	op int
+}
+
+func (f *opFactory) NewWorker(_ context.Context, id int, _ uint64) (Worker, error) {
+	return &opFake{fake: fake{f: &f.fakeFactory}, op: 1 - min(id, 1)}, nil
+}
+
+func (w *opFake) Exec(ctx context.Context, s *Step) error {
+	err := w.fake.Exec(ctx, s)
+	s.Op = w.op
+	return err
+}
+
+// Background workers are not counted by the op count, and they stop when
+// the counted workers have spent it.
+func TestBackgroundWorkersEndWithTheCount(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &opFactory{fakeFactory{ops: 1, delay: time.Millisecond}}
+		start := time.Now()
+		res, err := Run(context.Background(), Config{Workers: 3, Background: 1, Ops: 200, Operations: []string{"query", "write"}}, f)
+		require.NoError(t, err)
+		assert.Equal(t, result.StopCount, res.StopReason)
+		ops := res.Snapshot.Operations
+		require.Len(t, ops, 2)
+		assert.Equal(t, int64(200), ops[0].Ops, "the count is the queries'")
+		assert.InDelta(t, 100, ops[1].Ops, 2, "the writer ran beside them, one request a millisecond")
+		assert.InDelta(t, 100*time.Millisecond, time.Since(start), float64(2*time.Millisecond))
+	})
+	_, err := Run(context.Background(), Config{Workers: 1, Background: 1, Ops: 10}, &fakeFactory{ops: 1})
+	assert.ErrorContains(t, err, "background workers alone never end")
+}

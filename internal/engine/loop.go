@@ -39,8 +39,10 @@ type runState struct {
 	// steps and workerSteps are the request budgets (-1: none).
 	steps, workerSteps int64
 	claimed, errCount  atomic.Int64
-	avail              *availability
-	stillDown          []bool
+	// budgeted counts the loops the budgets count that are still running.
+	budgeted  atomic.Int64
+	avail     *availability
+	stillDown []bool
 	// deferred says the open loop's workers are Deferrers woken on the
 	// send grid; beginMono is begin on CLOCK_MONOTONIC, for their timers.
 	deferred  bool
@@ -107,6 +109,7 @@ func (r *runState) finish(reason string) {
 // returned.
 func (r *runState) start(workers []Worker, seeds []uint64) <-chan struct{} {
 	r.startDeferred(workers)
+	r.budgeted.Store(int64(len(workers) - min(r.cfg.Background, len(workers))))
 	var wg sync.WaitGroup
 	for id, w := range workers {
 		wg.Add(1)
@@ -115,6 +118,7 @@ func (r *runState) start(workers []Worker, seeds []uint64) <-chan struct{} {
 			l := r.newLoop(id, w, seeds[id])
 			defer l.close()
 			l.run()
+			r.loopDone(id)
 			l.drain()
 		}()
 	}
@@ -156,8 +160,11 @@ type loop struct {
 	sleepShort func(time.Duration)
 	// sent counts the requests taken from the pacer; mine the worker's own
 	// budget (OpsPerWorker).
-	sent, mine         int64
-	down               bool
+	sent, mine int64
+	down       bool
+	// warm is set once the warm-up is over; uncounted marks a request the
+	// budgets did not count because it started in the warm-up.
+	warm, uncounted    bool
 	intended, prevDone time.Time
 	st                 Step
 	// pending says a deferring worker's request was started at t0 and
@@ -249,9 +256,28 @@ func (l *loop) drain() {
 	}
 }
 
+// loopDone notes that worker id's loop ended: when it was the last one
+// the budgets count, and there is a budget, the background workers finish.
+func (r *runState) loopDone(id int) {
+	if id < r.cfg.Background || (r.steps < 0 && r.workerSteps < 0) {
+		return
+	}
+	if r.budgeted.Add(-1) == 0 {
+		r.finish(result.StopCount)
+	}
+}
+
 // claim takes one request from the budgets; false when they are spent.
+// Requests of the warm-up and of background workers are not counted.
 func (l *loop) claim() bool {
 	r := l.r
+	if l.id < r.cfg.Background {
+		return true
+	}
+	if !l.pastWarmup() {
+		l.uncounted = true // counted if its reply lands after the warm-up
+		return true
+	}
 	if r.workerSteps >= 0 {
 		if l.mine >= r.workerSteps {
 			r.stopReason.CompareAndSwap(nil, result.StopCount)
@@ -267,6 +293,31 @@ func (l *loop) claim() bool {
 		return false
 	}
 	return true
+}
+
+// pastWarmup says the warm-up is over (it reads the clock only until then).
+func (l *loop) pastWarmup() bool {
+	if l.warm {
+		return true
+	}
+	if l.r.cfg.Warmup <= 0 || !time.Now().Before(l.r.agg.Start()) {
+		l.warm = true
+	}
+	return l.warm
+}
+
+// countLanded counts, in the budgets, a request started in the warm-up
+// whose reply came after it: the results count it as measured.
+func (l *loop) countLanded(t1 time.Time) {
+	if !l.uncounted {
+		return
+	}
+	l.uncounted = false
+	if t1.Before(l.r.agg.Start()) {
+		return
+	}
+	l.mine++
+	l.r.claimed.Add(1)
 }
 
 // pace waits for the next request's intended start and records lateness:
@@ -311,6 +362,7 @@ func (l *loop) pace() bool {
 // the loop should end.
 func (l *loop) failed(err error, t1 time.Time) bool {
 	r := l.r
+	l.countLanded(t1)
 	if errors.Is(err, ErrDone) {
 		r.stopReason.CompareAndSwap(nil, result.StopExhausted)
 		return false
@@ -378,6 +430,7 @@ func (l *loop) abandon(t1 time.Time) {
 // after the deadline (it is counted apart and the run finishes).
 func (l *loop) replied(t0, t1 time.Time) bool {
 	r, st := l.r, &l.st
+	l.countLanded(t1)
 	if l.down {
 		l.down = false
 		r.avail.markUp(l.id, t1)

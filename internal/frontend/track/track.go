@@ -35,9 +35,11 @@ type Options struct {
 	Tair       endpoint.Target
 	ES, ESAuth string
 	// Docs, when set, replaces the corpus's document count; Duration the
-	// query tasks' durations (both for quick runs).
-	Docs     int64
-	Duration time.Duration
+	// query tasks' durations, or Iterations their measured query counts
+	// (for quick runs, or runs that must time every template).
+	Docs       int64
+	Duration   time.Duration
+	Iterations int64
 	// MaxDivergence stops the run before timing a task whose templates
 	// diverge more than this between the engines (negative: never).
 	MaxDivergence float64
@@ -73,11 +75,13 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.TrackRun, error
 		}
 		tr.Corpus.Docs = o.Docs
 	}
-	if o.Duration > 0 {
-		for i := range tr.Tasks {
-			if len(tr.Tasks[i].Queries) > 0 {
-				tr.Tasks[i].Duration, tr.Tasks[i].Iterations = tk.Duration(o.Duration), 0
-			}
+	for i := range tr.Tasks {
+		switch t := &tr.Tasks[i]; {
+		case len(t.Queries) == 0:
+		case o.Duration > 0:
+			t.Duration, t.Iterations = tk.Duration(o.Duration), 0
+		case o.Iterations > 0:
+			t.Duration, t.Iterations = 0, o.Iterations
 		}
 	}
 	if o.Samples <= 0 {
@@ -312,8 +316,10 @@ func (r *runner) runTask(ctx context.Context, e fts.Engine, f *feed, t tk.Task, 
 		}
 		cfg.Duration, cfg.Ops, cfg.OpsPerRequest = time.Duration(t.Duration), t.Iterations, 1
 		if write != nil {
+			// The writers are the first workers; a query count does not count them.
 			mix.Write, mix.Writers = write, t.Ingest.Clients
 			cfg.Workers += t.Ingest.Clients
+			cfg.Background = t.Ingest.Clients
 			cfg.Operations = append(cfg.Operations, "ingest")
 			spec.Operations = append(spec.Operations, result.Operation{Name: "ingest", Command: fmt.Sprintf("bulk of %d documents", bulk)})
 		}
@@ -330,6 +336,12 @@ func (r *runner) runTask(ctx context.Context, e fts.Engine, f *feed, t tk.Task, 
 	te := &result.TrackEngine{Engine: e.Name(), Run: res}
 	if mix != nil {
 		te.Templates = templateStats(res, mix)
+		for _, ts := range te.Templates {
+			if ts.Requests == 0 {
+				r.doc.Warnings = append(r.doc.Warnings, fmt.Sprintf("task %s on %s: template %s got no measured request, so it has no latency (a longer --duration, or --iterations, times it)",
+					t.Name, e.Name(), ts.Name))
+			}
+		}
 	}
 	if ferr := f.err(); ferr != nil {
 		return te, ferr
