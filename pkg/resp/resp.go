@@ -149,6 +149,19 @@ func (r *Reader) Release() { r.Shrink(-1) }
 // not yet consumed.
 func (r *Reader) Buffered() int { return r.br.Buffered() }
 
+// BufferSize returns the size of the read buffer.
+func (r *Reader) BufferSize() int { return r.br.Size() }
+
+// SetBuffer makes br, over the same connection, the read buffer; false
+// (and nothing changed) while bytes are still buffered.
+func (r *Reader) SetBuffer(br *bufio.Reader) bool {
+	if r.br.Buffered() != 0 {
+		return false
+	}
+	r.br = br
+	return true
+}
+
 // line reads one CRLF-terminated line and returns it without the CRLF. The
 // slice is valid until the next read.
 func (r *Reader) line() ([]byte, error) {

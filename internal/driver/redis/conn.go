@@ -48,6 +48,7 @@ type counting struct {
 	net.Conn
 	raw     syscall.RawConn // nil: TLS, reads through net.Conn only
 	drained bool            // the last read returned less than asked
+	filled  bool            // a read since the last request filled the buffer
 	n       int64
 	// pending is a request WriteRead sends from inside the next read.
 	pending []byte
@@ -130,6 +131,7 @@ func (c *counting) result(p []byte, err error, call string) (int, error) {
 	}
 	c.n += int64(c.rn)
 	c.drained = c.rn < len(p)
+	c.filled = c.filled || c.rn == len(p)
 	return c.rn, nil
 }
 
@@ -138,6 +140,7 @@ func (c *counting) Read(p []byte) (int, error) {
 		n, err := c.Conn.Read(p)
 		c.n += int64(n)
 		c.drained = err == nil && n < len(p)
+		c.filled = c.filled || n == len(p)
 		return n, err
 	}
 	c.p, c.rn, c.rerr, c.werr = p, 0, nil, nil
@@ -221,7 +224,7 @@ func Dial(ctx context.Context, t endpoint.Target) (*Conn, error) {
 		nc = tc
 	}
 	rx := newCounting(nc)
-	c := &Conn{nc: nc, rx: rx, r: resp.NewReader(bufio.NewReaderSize(rx, 16<<10), resp.Limits{MaxBulk: 512 << 20}), timeout: timeout}
+	c := &Conn{nc: nc, rx: rx, r: resp.NewReader(bufio.NewReaderSize(rx, minReadBuffer), resp.Limits{MaxBulk: 512 << 20}), timeout: timeout}
 	c.stopCtx = context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Unix(1, 0)) })
 	if err := c.handshake(t); err != nil {
 		c.Close()
@@ -320,8 +323,30 @@ func (c *Conn) refreshDeadline() {
 	}
 }
 
+// A connection's read buffer starts small, so that 10,000 idle-ish
+// connections cost little, and doubles up to maxReadBuffer while reads
+// fill it: replies come in bigger bursts than it holds (pipelines, big
+// values), and a bigger buffer saves read calls.
+const (
+	minReadBuffer = 4 << 10
+	maxReadBuffer = 16 << 10
+)
+
+// growReader doubles the read buffer when a read since the last request
+// filled it and nothing is left in it (it is replaced only when empty).
+func (c *Conn) growReader() {
+	if !c.rx.filled {
+		return
+	}
+	if n := c.r.BufferSize(); n < maxReadBuffer && c.r.Buffered() == 0 {
+		c.r.SetBuffer(bufio.NewReaderSize(c.rx, 2*n))
+		c.rx.filled = false
+	}
+}
+
 // Write writes b in full.
 func (c *Conn) Write(b []byte) error {
+	c.growReader()
 	c.refreshDeadline()
 	if _, err := c.nc.Write(b); err != nil {
 		return fmt.Errorf("write: %w", describe(err))
@@ -336,6 +361,7 @@ func (c *Conn) Write(b []byte) error {
 // caller must have read every reply it was owed. Otherwise it is Write and
 // Read.
 func (c *Conn) WriteRead(b []byte, rep *resp.Reply) error {
+	c.growReader()
 	if c.rx.raw == nil || !c.rx.drained || c.r.Buffered() != 0 || len(b) == 0 {
 		if err := c.Write(b); err != nil {
 			return err

@@ -95,3 +95,23 @@ func TestRawWorkerDoesNotAllocate(t *testing.T) {
 		assert.Zero(t, s.Failed)
 	}
 }
+
+// The read buffer starts small and grows, up to its cap, only while
+// replies come in bigger bursts than it holds.
+func TestReadBufferGrowsWithTheReplies(t *testing.T) {
+	_, tg := embedded(t)
+	c, err := Dial(context.Background(), tg)
+	require.NoError(t, err)
+	defer c.Close()
+	var rep resp.Reply
+	for range 50 {
+		require.NoError(t, c.WriteRead(resp.AppendCommand(nil, "PING"), &rep))
+	}
+	assert.Equal(t, minReadBuffer, c.r.BufferSize(), "small replies keep the small buffer")
+	require.NoError(t, c.WriteRead(resp.AppendCommand(nil, "SET", "v", strings.Repeat("x", 64<<10)), &rep))
+	for i := range 10 {
+		require.NoError(t, c.WriteRead(resp.AppendCommand(nil, "GET", "v"), &rep), "request %d", i)
+		require.Equal(t, int64(64<<10), rep.Int)
+	}
+	assert.Equal(t, maxReadBuffer, c.r.BufferSize(), "64 KB replies grow it to its cap")
+}
