@@ -30,6 +30,27 @@ func SecondsTest(a, b []float64) float64 {
 	return 2 * studentTail(t, df)
 }
 
+// Apart says every value of one series lies beyond every value of the
+// other, by a gap wider than either series' range (max − min): the runs
+// differ by more than all the drift either one showed.
+func Apart(a, b []float64) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	loA, hiA := minMax(a)
+	loB, hiB := minMax(b)
+	gap := max(loB-hiA, loA-hiB)
+	return gap > 0 && gap > hiA-loA && gap > hiB-loB
+}
+
+func minMax(xs []float64) (lo, hi float64) {
+	lo, hi = xs[0], xs[0]
+	for _, x := range xs[1:] {
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	return lo, hi
+}
+
 // effective is a series' mean, the variance of that mean and its
 // effective number of independent seconds.
 func effective(xs []float64) (mean, varMean, nEff float64) {

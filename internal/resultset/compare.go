@@ -30,8 +30,8 @@ type Row struct {
 const MinSeconds = 5
 
 // Compare sets B's figures against A's. A difference is significant when
-// the per-second series differ (SecondsTest, p < 0.01)
-// and the change is larger than the run-to-run noise of those series.
+// the change is larger than the run-to-run noise of the per-second series
+// and either the series differ (SecondsTest, p < 0.01) or they are Apart.
 func Compare(a, b *result.Run) []Row {
 	qps := func(r *result.Run) []float64 {
 		return perSecond(r, func(iv result.Interval) (float64, bool) { return float64(iv.Ops), iv.Requests > 0 })
@@ -94,6 +94,10 @@ func row(name string, a, b float64, sa, sb []float64) Row {
 		switch {
 		case r.P < 0.01 && math.Abs(r.Change) > r.Noise:
 			r.Verdict = "significant"
+		case Apart(sa, sb) && math.Abs(r.Change) > r.Noise:
+			// A run's drift can mislead the test (few independent seconds),
+			// but not move every second beyond the other run's whole span.
+			r.Verdict = "significant (the series are apart by more than either one's range)"
 		case r.P < 0.01:
 			r.Verdict = "within noise (the series differ, by less than their own variation)"
 		default:
@@ -181,7 +185,8 @@ func WriteCompare(w io.Writer, nameA, nameB string, setup []SetupRow, rows []Row
 	}
 	b.WriteString("\np: Welch's t on the per-second series' means (whole seconds), each mean's variance inflated by the seconds'\n" +
 		"autocorrelation, so that a run's drift counts as noise; noise: the larger per-second coefficient of variation.\n")
-	b.WriteString("A difference is significant when p < 0.01 and it is larger than the noise.\n")
+	b.WriteString("A difference is significant when it is larger than the noise and p < 0.01, or every second of one run\n" +
+		"lies beyond the other's by more than either run's range (max − min), which no drift within them explains.\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }

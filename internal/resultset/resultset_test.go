@@ -81,6 +81,16 @@ func TestCompareVerdicts(t *testing.T) {
 	rows = Compare(a, faster)
 	assert.Equal(t, "significant", rows[0].Verdict, "%+v", rows[0])
 	assert.InDelta(t, 4.0, rows[0].Change, 0.1)
+	// A closed loop that drifted 60% in 6 seconds against an open loop at
+	// 1/500 of it: the drift leaves the test few independent seconds, but
+	// no drift explains the gap.
+	drifting := fakeRun(t, t0, 6, []float64{80_000, 90_000, 100_000, 110_000, 120_000, 128_000}, 100, "SET k v")
+	slow := fakeRun(t, t0, 6, []float64{200, 201, 199, 200, 202, 198}, 100, "SET k v")
+	rows = Compare(drifting, slow)
+	assert.Greater(t, rows[0].P, 0.01, "the drift alone leaves the test unsure: %+v", rows[0])
+	assert.Equal(t, "significant (the series are apart by more than either one's range)", rows[0].Verdict, "%+v", rows[0])
+	near := fakeRun(t, t0, 6, []float64{130_000, 135_000, 140_000, 150_000, 160_000, 170_000}, 100, "SET k v")
+	assert.False(t, Apart(rows2series(drifting), rows2series(near)), "a gap narrower than the drift is not enough")
 	short := fakeRun(t, t0, 3, []float64{1000}, 100, "SET k v")
 	assert.Contains(t, Compare(short, faster)[0].Verdict, "too few seconds")
 	assert.True(t, math.IsNaN(Compare(a, faster)[3].P), "p99.9 has no per-second series")
@@ -155,6 +165,7 @@ func TestAutocorrelatedRunsAreNotCalledDifferent(t *testing.T) {
 		if SecondsTest(a, b) < 0.01 {
 			blocks++
 		}
+		assert.False(t, Apart(a, b), "runs of one process are never apart by more than their range")
 	}
 	t.Logf("called different at p < 0.01: naive %d of %d, corrected test %d of %d", naive, pairs, blocks, pairs)
 	assert.Greater(t, naive, pairs/2, "the naive test is fooled by drift")
@@ -184,4 +195,13 @@ func TestStudentTail(t *testing.T) {
 	} {
 		assert.InDelta(t, c.twoSided, 2*studentTail(c.t, c.df), 5e-4, "t=%v df=%v", c.t, c.df)
 	}
+}
+
+// rows2series is a run's per-second commands.
+func rows2series(r *result.Run) []float64 {
+	var out []float64
+	for _, iv := range r.Series {
+		out = append(out, float64(iv.Ops))
+	}
+	return out
 }
