@@ -237,3 +237,18 @@ func TestNoSendAfterTheEnd(t *testing.T) {
 		assert.Equal(t, int64(1), res.Snapshot.Totals.Requests)
 	})
 }
+
+// An op count after a warm-up holds on the send grid too, where a worker
+// has two requests claimed before the first of them lands.
+func TestDeferredCountAfterWarmup(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		preciseSleep = false
+		defer func() { preciseSleep = true }()
+		f := &deferFactory{}
+		res, err := Run(context.Background(), Config{Workers: 4, Ops: 1000, Warmup: 500 * time.Millisecond, Rate: 2000,
+			Seed: 3, SendGrid: 500 * time.Microsecond}, f)
+		require.NoError(t, err)
+		assert.Equal(t, int64(1000), res.Snapshot.Totals.Ops)
+		assert.InDelta(t, 1000, res.Snapshot.Totals.WarmupOps, 4)
+	})
+}

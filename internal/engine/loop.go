@@ -162,9 +162,12 @@ type loop struct {
 	// budget (OpsPerWorker).
 	sent, mine int64
 	down       bool
-	// warm is set once the warm-up is over; uncounted marks a request the
-	// budgets did not count because it started in the warm-up.
-	warm, uncounted    bool
+	// warm is set once the warm-up is over; uncounted is the requests the
+	// budgets did not count because they started in it, not landed yet
+	// (a deferring worker has two at a time: requests land in order, and
+	// those started in the warm-up land first).
+	warm               bool
+	uncounted          int
 	intended, prevDone time.Time
 	st                 Step
 	// pending says a deferring worker's request was started at t0 and
@@ -275,7 +278,7 @@ func (l *loop) claim() bool {
 		return true
 	}
 	if !l.pastWarmup() {
-		l.uncounted = true // counted if its reply lands after the warm-up
+		l.uncounted++ // counted if its reply lands after the warm-up
 		return true
 	}
 	if r.workerSteps >= 0 {
@@ -309,10 +312,10 @@ func (l *loop) pastWarmup() bool {
 // countLanded counts, in the budgets, a request started in the warm-up
 // whose reply came after it: the results count it as measured.
 func (l *loop) countLanded(t1 time.Time) {
-	if !l.uncounted {
+	if l.uncounted == 0 {
 		return
 	}
-	l.uncounted = false
+	l.uncounted--
 	if t1.Before(l.r.agg.Start()) {
 		return
 	}
