@@ -87,6 +87,12 @@ class Server:
                 return int(line.split(":")[1])
         raise SystemExit("no total_commands_processed in INFO")
 
+    def cpu_seconds(self):
+        """The server's CPU time so far (user + system)."""
+        with open(f"/proc/{self.proc.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def stop(self):
         self.proc.terminate()
         self.proc.wait()
@@ -141,9 +147,15 @@ def rows(bin_path):
         ("get-p16", "GET, 50 connections, -P 16", 2_000_000, {
             "tairbench": tb("GET key:__RAND__", pipeline=16), "redis-benchmark": rb(["-t", "get"], pipeline=16),
             "memtier": mt(["--ratio", "0:1"], pipeline=16), "resp-benchmark": rs(f"GET {{key uniform {KEYS}}}", pipeline=16)}),
+        # The window rows also compare the load one client core puts on
+        # redis-server (cmds/s): memtier's connections then draw their own
+        # keys (--distinct-client-seed), as tairbench's do.
         ("set-w16", "SET, 50 connections, 16 in flight per connection (a window: memtier's --pipeline)", 2_000_000, {
             "tairbench": tb("SET key:__RAND__ __DATA__", window=16), "redis-benchmark": None,
-            "memtier": mt(["--ratio", "1:0"], pipeline=16), "resp-benchmark": None}),
+            "memtier": mt(["--ratio", "1:0", "--distinct-client-seed"], pipeline=16), "resp-benchmark": None}),
+        ("get-w16", "GET, 50 connections, 16 in flight per connection (a window: memtier's --pipeline)", 2_000_000, {
+            "tairbench": tb("GET key:__RAND__", window=16), "redis-benchmark": None,
+            "memtier": mt(["--ratio", "0:1", "--distinct-client-seed"], pipeline=16), "resp-benchmark": None}),
         ("setbit", f"SETBIT KEY OFFSET 1, both random below {BITS:,}, 50 connections, -P 1", 300_000, {
             "tairbench": tb("SETBIT bit:__RAND__ __RAND2__ 1", r1=BITS, r2=BITS),
             "redis-benchmark": None,
@@ -163,9 +175,10 @@ SHARED = ("its connections share one key sequence (memtier's default, no --disti
 NOTES = {
     ("set-p16", "memtier"): SHARED,
     ("get-p16", "memtier"): SHARED,
-    ("set-w16", "memtier"): SHARED,
     ("set-w16", "redis-benchmark"): "sends 16 and waits for all 16 (a batch, the -P 16 rows), no window",
     ("set-w16", "resp-benchmark"): "sends 16 and waits for all 16 (a batch, the -P 16 rows), no window",
+    ("get-w16", "redis-benchmark"): "sends 16 and waits for all 16 (a batch, the -P 16 rows), no window",
+    ("get-w16", "resp-benchmark"): "sends 16 and waits for all 16 (a batch, the -P 16 rows), no window",
     ("setbit", "redis-benchmark"): "its `__rand_int__` is zero-padded to 12 digits, which Redis refuses as a bit offset",
     ("multi10", "memtier"): "MULTI, each SET and EXEC as separate round trips (its `--command` rotation)",
     ("multi10", "redis-benchmark"): "cannot batch commands in MULTI/EXEC",
@@ -214,6 +227,7 @@ def run_split(server, cpu, tool, argv):
     else:
         cmd = pinned(cpu, argv)
     before = server.processed()
+    srv0 = server.cpu_seconds()
     t0 = time.monotonic()
     # Files, not pipes: a chatty tool must not block on its output.
     with tempfile.TemporaryFile("w+") as outf, tempfile.TemporaryFile("w+") as errf:
@@ -226,6 +240,7 @@ def run_split(server, cpu, tool, argv):
         errf.seek(0)
         err = errf.read()
     code = os.waitstatus_to_exitcode(status)
+    server.busy_cpu = server.cpu_seconds() - srv0
     after = server.processed()
     if code != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed ({code}): {err.strip()[-400:]}")
@@ -410,7 +425,7 @@ def main():
         wanted = args.rows.split(",")
         all_rows = [r for r in all_rows if r[0] in wanted]
     tools = ["tairbench", "redis-benchmark", "memtier", "resp-benchmark"]
-    samples = {}  # (row, tool) -> [(cpu per cmd µs, cmds/s, rss MB)]
+    samples = {}  # (row, tool) -> [(cpu per cmd µs, cmds/s, rss MB, server core share)]
     startup = {}  # (row, tool) -> start-up CPU seconds
     try:
         for name, _, n, by_tool in all_rows:
@@ -430,7 +445,8 @@ def main():
                         continue
                     cmds, secs, cpu_s, rss = run_once(server, cli_cpu, tool, mk(server.port, n))
                     us = max(cpu_s - startup[(name, tool)], 0) * 1e6 / max(cmds, 1)
-                    samples.setdefault((name, tool), []).append((us, cmds / secs, rss))
+                    busy = server.busy_cpu / secs  # the share of its core the server used
+                    samples.setdefault((name, tool), []).append((us, cmds / secs, rss, busy))
                     print(f"rep {rep + 1} {name:9s} {tool:15s} {cmds:9d} cmds {cmds / secs:9.0f}/s {us:7.3f} µs CPU/cmd {rss:7.1f} MB",
                           file=sys.stderr)
     finally:
@@ -485,6 +501,7 @@ def main():
         for n in notes:
             print(f"- {n}")
     print()
+    load_fails = window_load(all_rows, samples)
     open_fails = []
     if rates:
         lines, open_fails = open_loop(os.path.abspath(args.bin), rates, args.reps, cli_cpu, srv_cpu, missing)
@@ -497,7 +514,45 @@ def main():
     if above:
         print(f"FAIL: tairbench used more client CPU per command than the best peer in: {'; '.join(above)}")
         failed = 1
+    for f in load_fails:
+        print(f"FAIL: window load: {f}")
+        failed = 1
     sys.exit(failed)
+
+
+SERVER_BOUND = 0.95  # the share of its core at which redis-server is the limit
+
+
+def window_load(all_rows, samples):
+    """Prints, for the window rows, the load one client core put on
+    redis-server: tairbench's cmds/s over memtier's, paired by repetition,
+    with the server's core share under each (issue #26: at least memtier's).
+    When the server's core is full under both, both reach its limit and the
+    ratio is its noise; otherwise a median below 1 fails. Returns the
+    failures."""
+    fails, head = [], False
+    for name, desc, _, _ in all_rows:
+        a, b = samples.get((name, "tairbench")), samples.get((name, "memtier"))
+        if not name.endswith("-w16") or not a or not b:
+            continue
+        ratios = [x[1] / y[1] for x, y in zip(a, b)]
+        r = statistics.median(ratios)
+        busy_a, busy_b = statistics.median(x[3] for x in a), statistics.median(x[3] for x in b)
+        per_core = statistics.median(y[0] / x[0] for x, y in zip(a, b))
+        bound = busy_a >= SERVER_BOUND and busy_b >= SERVER_BOUND
+        spread = ", ".join(f"{x:.2f}" for x in ratios)
+        if not head:
+            print("| window rows | tairbench ÷ memtier cmds/s on redis-server, median (each pair) "
+                  "| redis-server's core busy: tairbench, memtier | commands one client core can send: tairbench ÷ memtier |")
+            print("|---|---|---|---|")
+            head = True
+        print(f"| {desc} | {r:.2f} ({spread}){' — the server is the limit under both' if bound else ''} "
+              f"| {100 * busy_a:.0f} %, {100 * busy_b:.0f} % | {per_core:.2f} |")
+        if r < 1.0 and not bound:
+            fails.append(f"{name}: tairbench's cmds/s is {r:.2f}× memtier's (bar: at least 1.0)")
+    if head:
+        print()
+    return fails
 
 
 # Client memory bars (issue #14): at most 100 MB at 1,000 connections and
