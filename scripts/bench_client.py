@@ -551,7 +551,7 @@ def main():
             if worst > 1.0:
                 above.append(desc)
             elif worst > CLOSED_BAR:
-                margin.append(f"{desc} ({worst:.2f})")
+                margin.append(f"{desc} ({worst:.3f})")  # three digits: 0.803 is over 0.8
         print(f"| {desc} | " + " | ".join(cells) + f" | {ratio} |")
     mem = [r for r in all_rows if r[0] == "conns1000"]
     if mem:
