@@ -615,6 +615,9 @@ def window_load(all_rows, samples):
         bound = busy_a >= SERVER_BOUND and busy_b >= SERVER_BOUND
         spread = ", ".join(f"{x:.2f}" for x in ratios)
         if not head:
+            commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short=7", "HEAD"], capture_output=True, text=True).stdout.strip() or "?"
+            print(f"The window rows' load on redis-server (the same run: commit {commit}, {time.strftime('%Y-%m-%d', time.gmtime())}):")
+            print()
             print("| window rows | tairbench ÷ memtier cmds/s on redis-server, median (each pair) "
                   "| redis-server's core busy: tairbench, memtier | commands one client core can send: tairbench ÷ memtier |")
             print("|---|---|---|---|")

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -32,9 +33,21 @@ func Integration(t testing.TB) {
 	}
 }
 
-// FreePort returns a free TCP port on 127.0.0.1, at most 55000.
+// FreePort returns a free TCP port on 127.0.0.1, at most 55000. It is
+// drawn below the kernel's ephemeral range when it can be, so that a later
+// bind to port 0 (an embedded server, say) cannot be handed the same port
+// before the caller binds it.
 func FreePort(t testing.TB) int {
 	t.Helper()
+	if lo := ephemeralStart(); lo > 20000 {
+		for range 200 {
+			port := 15000 + rand.IntN(lo-15000)
+			if l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
+				l.Close()
+				return port
+			}
+		}
+	}
 	for {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -47,6 +60,21 @@ func FreePort(t testing.TB) int {
 			return port
 		}
 	}
+}
+
+// ephemeralStart is the first port the kernel hands to binds to port 0
+// (0 when it cannot tell).
+func ephemeralStart() int {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) != 2 {
+		return 0
+	}
+	lo, _ := strconv.Atoi(f[0])
+	return lo
 }
 
 // Redis is a running redis-server.
