@@ -264,6 +264,12 @@ def run_split(server, cpu, tool, argv):
     return cmds, secs, ru.ru_utime, ru.ru_stime, hwm / 1024
 
 
+def head_commit():
+    """The checkout's commit (7 digits), for the tables' stamp lines."""
+    out = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short=7", "HEAD"], capture_output=True, text=True).stdout
+    return out.strip() or "?"
+
+
 def wait_peak(pid):
     """Waits for pid; returns its wait status, its rusage (CPU to the
     microsecond, its children's included) and its peak RSS in KB: its own
@@ -379,7 +385,7 @@ def open_loop(bin_path, rates, reps, cli_cpu, srv_cpu, missing):
     finally:
         server.stop()
         shutil.rmtree(out, ignore_errors=True)
-    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short=7", "HEAD"], capture_output=True, text=True).stdout.strip() or "?"
+    commit = head_commit()
     lines = [f"Open loop (the same run: commit {commit}, {time.strftime('%Y-%m-%d', time.gmtime())}): GET of {KEYS:,} preloaded keys, {conns} connections, {OPEN_SECONDS} s at each rate; client CPU per request, "
              f"medians of {reps} interleaved runs (spread in brackets).", "",
              f"| rate | tairbench closed loop, same count | tairbench --rate --send-grid {OPEN_GRID} | on schedule (≤ 1 ms late) "
@@ -615,7 +621,7 @@ def window_load(all_rows, samples):
         bound = busy_a >= SERVER_BOUND and busy_b >= SERVER_BOUND
         spread = ", ".join(f"{x:.2f}" for x in ratios)
         if not head:
-            commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short=7", "HEAD"], capture_output=True, text=True).stdout.strip() or "?"
+            commit = head_commit()
             print(f"The window rows' load on redis-server (the same run: commit {commit}, {time.strftime('%Y-%m-%d', time.gmtime())}):")
             print()
             print("| window rows | tairbench ÷ memtier cmds/s on redis-server, median (each pair) "

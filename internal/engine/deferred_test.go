@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -74,9 +73,7 @@ func (w *deferWorker) Finish(ctx context.Context, s *Step) (time.Time, error) {
 func TestDeferredOpenLoopSendsOnTheGridAndTimesTheArrival(t *testing.T) {
 	for _, arrivals := range []string{ArrivalsConstant, ArrivalsPoisson} {
 		t.Run(arrivals, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				preciseSleep = false
-				defer func() { preciseSleep = true }()
+			simulated(t, func(t *testing.T) {
 				f := &deferFactory{}
 				begin := time.Now()
 				res, err := Run(context.Background(), Config{Workers: 4, Duration: 2 * time.Second, Rate: 1000,
@@ -113,9 +110,7 @@ func TestDeferredOpenLoopSendsOnTheGridAndTimesTheArrival(t *testing.T) {
 }
 
 func TestDeferredOpenLoopCorrectsForAStall(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		preciseSleep = false
-		defer func() { preciseSleep = true }()
+	simulated(t, func(t *testing.T) {
 		start := time.Now()
 		f := &deferFactory{stallFrom: start.Add(2 * time.Second), stallTo: start.Add(3 * time.Second)}
 		res, err := Run(context.Background(), Config{Workers: 2, Duration: 5 * time.Second, Rate: 1000, Seed: 1,
@@ -131,9 +126,7 @@ func TestDeferredOpenLoopCorrectsForAStall(t *testing.T) {
 }
 
 func TestDeferredOpenLoopMixesInRequestsItCannotDefer(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		preciseSleep = false
-		defer func() { preciseSleep = true }()
+	simulated(t, func(t *testing.T) {
 		f := &deferFactory{}
 		res, err := Run(context.Background(), Config{Workers: 2, Duration: time.Second, Rate: 1000, Seed: 1,
 			SendGrid: 250 * time.Microsecond}, &notDueFactory{f})
@@ -157,9 +150,7 @@ func (f *notDueFactory) NewWorker(ctx context.Context, id int, seed uint64) (Wor
 }
 
 func TestExactSendsWithoutAGrid(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		preciseSleep = false
-		defer func() { preciseSleep = true }()
+	simulated(t, func(t *testing.T) {
 		f := &deferFactory{}
 		res, err := Run(context.Background(), Config{Workers: 2, Duration: time.Second, Rate: 1000, Seed: 1}, f)
 		require.NoError(t, err)
@@ -198,9 +189,7 @@ func TestDeferredOpenLoopDoesNotAllocatePerRequest(t *testing.T) {
 // though the latency from the intended start counts it. Replies that hold
 // a request more than 1 ms past its tick are counted.
 func TestGridWaitIsNotLateness(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		preciseSleep = false
-		defer func() { preciseSleep = true }()
+	simulated(t, func(t *testing.T) {
 		f := &deferFactory{service: 50 * time.Microsecond}
 		res, err := Run(context.Background(), Config{Workers: 2, Duration: 2 * time.Second, Rate: 1000, Seed: 1,
 			SendGrid: 20 * time.Millisecond}, f)
@@ -223,9 +212,7 @@ func TestGridWaitIsNotLateness(t *testing.T) {
 // TestNoSendAfterTheEnd: a worker asleep toward a tick past the run's end
 // (its reply already collected) ends with the run; it sends nothing more.
 func TestNoSendAfterTheEnd(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		preciseSleep = false
-		defer func() { preciseSleep = true }()
+	simulated(t, func(t *testing.T) {
 		f := &deferFactory{}
 		begin := time.Now()
 		// Requests due at 0 and 909 ms; the second's tick is 1.2 s, past the end.
@@ -241,9 +228,7 @@ func TestNoSendAfterTheEnd(t *testing.T) {
 // An op count after a warm-up holds on the send grid too, where a worker
 // has two requests claimed before the first of them lands.
 func TestDeferredCountAfterWarmup(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		preciseSleep = false
-		defer func() { preciseSleep = true }()
+	simulated(t, func(t *testing.T) {
 		f := &deferFactory{}
 		res, err := Run(context.Background(), Config{Workers: 4, Ops: 1000, Warmup: 500 * time.Millisecond, Rate: 2000,
 			Seed: 3, SendGrid: 500 * time.Microsecond}, f)

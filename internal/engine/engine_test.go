@@ -301,12 +301,21 @@ func (w *stallWorker) Exec(ctx context.Context, s *Step) error {
 	return nil
 }
 
+// simulated runs f in a synctest bubble (simulated time) with the precise
+// sleep off: its timerfds would wait on the real clock.
+func simulated(t *testing.T, f func(t *testing.T)) {
+	t.Helper()
+	synctest.Test(t, func(t *testing.T) {
+		preciseSleep = false
+		defer func() { preciseSleep = true }()
+		f(t)
+	})
+}
+
 func TestOpenLoopKeepsItsRate(t *testing.T) {
 	for _, arrivals := range []string{ArrivalsConstant, ArrivalsPoisson} {
 		t.Run(arrivals, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				preciseSleep = false
-				defer func() { preciseSleep = true }()
+			simulated(t, func(t *testing.T) {
 				f := &stallFactory{}
 				res, err := Run(context.Background(), Config{Workers: 4, Duration: 2 * time.Second, Rate: 1000, Arrivals: arrivals, Seed: 3}, f)
 				require.NoError(t, err)
@@ -327,9 +336,7 @@ func TestOpenLoopKeepsItsRate(t *testing.T) {
 }
 
 func TestOpenLoopCorrectsForAStall(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		preciseSleep = false
-		defer func() { preciseSleep = true }()
+	simulated(t, func(t *testing.T) {
 		start := time.Now()
 		f := &stallFactory{stallFrom: start.Add(2 * time.Second), stallTo: start.Add(3 * time.Second)}
 		open, err := Run(context.Background(), Config{Workers: 2, Duration: 5 * time.Second, Rate: 1000, Seed: 1}, f)

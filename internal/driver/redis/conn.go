@@ -361,13 +361,13 @@ func (c *Conn) Write(b []byte) error {
 // caller must have read every reply it was owed. Otherwise it is Write and
 // Read.
 func (c *Conn) WriteRead(b []byte, rep *resp.Reply) error {
-	c.growReader()
 	if c.rx.raw == nil || !c.rx.drained || c.r.Buffered() != 0 || len(b) == 0 {
 		if err := c.Write(b); err != nil {
 			return err
 		}
 		return c.Read(rep)
 	}
+	c.growReader() // as Write does
 	c.refreshDeadline()
 	c.rx.pending = b
 	err := c.Read(rep)
