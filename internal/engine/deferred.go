@@ -35,6 +35,23 @@ type Deferrer interface {
 	Finish(ctx context.Context, s *Step) (time.Time, error)
 }
 
+// Poller is a Deferrer whose connection can be waited on: the engine runs
+// a send grid's Pollers in one goroutine per core (a group), which sleeps
+// once per tick for all of them and waits on a descriptor only for a reply
+// not come by its worker's next tick.
+type Poller interface {
+	Deferrer
+	// Ready reads, without waiting, what has come of the started request's
+	// replies: true once they have begun to arrive (Finish then waits at
+	// most for the rest of a reply under way).
+	Ready() bool
+	// FD is the descriptor that becomes readable when replies come, for
+	// the engine alone to wait on: nothing else may wait on it (the Go
+	// runtime's poller would wake at every reply). False: none (the
+	// workers then run on their own).
+	FD() (int, bool)
+}
+
 // runDeferred is the open loop of a Deferrer: it wakes at each request's
 // tick, finishes the previous request, prepares and starts the next.
 func (l *loop) runDeferred(d Deferrer) {
@@ -151,12 +168,16 @@ func (l *loop) finishPending(d Deferrer) bool {
 	if err != nil {
 		return l.failed(err, now)
 	}
+	return l.replied(l.t0, arrival(t1, now))
+}
+
+// arrival is when a reply read at now arrived, by the kernel's time t1 (zero:
+// unknown), on the monotonic clock.
+func arrival(t1, now time.Time) time.Time {
 	if t1.IsZero() || t1.After(now) {
-		t1 = now
-	} else {
-		t1 = now.Add(t1.Sub(now)) // the kernel's time on the monotonic clock
+		return now
 	}
-	return l.replied(l.t0, t1)
+	return now.Add(t1.Sub(now))
 }
 
 // noteLate records a request sent more than lateAfter after its tick (its

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"os"
 	"testing"
 	"time"
 
@@ -174,6 +175,30 @@ type nopDeferrerFactory struct{}
 
 func (nopDeferrerFactory) NewWorker(context.Context, int, uint64) (Worker, error) {
 	return nopDeferrer{}, nil
+}
+
+// nopPoller is a nopDeferrer that a send grid runs in a group: its
+// replies are always there, and its descriptor (a pipe's) never wakes.
+type nopPoller struct {
+	nopDeferrer
+	r, w *os.File
+}
+
+func (p *nopPoller) Ready() bool     { return true }
+func (p *nopPoller) FD() (int, bool) { return int(p.r.Fd()), true }
+func (p *nopPoller) Close() error {
+	_ = p.w.Close()
+	return p.r.Close()
+}
+
+type nopPollerFactory struct{}
+
+func (nopPollerFactory) NewWorker(context.Context, int, uint64) (Worker, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	return &nopPoller{r: r, w: w}, nil
 }
 
 // TestDeferredOpenLoopDoesNotAllocatePerRequest: the deferred path

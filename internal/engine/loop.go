@@ -111,18 +111,25 @@ func (r *runState) start(workers []Worker, seeds []uint64) <-chan struct{} {
 	r.startDeferred(workers)
 	r.budgeted.Store(int64(len(workers) - min(r.cfg.Background, len(workers))))
 	var wg sync.WaitGroup
+	done := make(chan struct{})
+	if r.startGroups(workers, seeds, &wg) {
+		go func() {
+			wg.Wait()
+			close(done)
+		}()
+		return done
+	}
 	for id, w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			l := r.newLoop(id, w, seeds[id])
+			l := r.newLoop(id, w, seeds[id], true)
 			defer l.close()
 			l.run()
 			r.loopDone(id)
 			l.drain()
 		}()
 	}
-	done := make(chan struct{})
 	go func() {
 		wg.Wait()
 		close(done)
@@ -176,17 +183,26 @@ type loop struct {
 	t0      time.Time
 }
 
-func (r *runState) newLoop(id int, w Worker, seed uint64) *loop {
+// newLoop makes worker id's loop; own says it sleeps on timers of its own
+// (a group's worker sleeps on the group's until it leaves it).
+func (r *runState) newLoop(id int, w Worker, seed uint64, own bool) *loop {
 	l := &loop{r: r, id: id, w: w, rec: r.agg.NewRecorder(), sleepShort: time.Sleep}
 	if r.cfg.Rate > 0 {
 		l.pacer = NewPacer(r.cfg.Rate, len(r.stillDown), id, r.cfg.Arrivals == ArrivalsPoisson, seed, r.end)
-		l.timer = time.NewTimer(time.Hour)
-		if preciseSleep {
-			l.sleeper = newSleeper()
-			l.sleepShort = l.sleeper.sleep
+		if own {
+			l.ownSleep()
 		}
 	}
 	return l
+}
+
+// ownSleep gives an open loop's worker its own timers.
+func (l *loop) ownSleep() {
+	l.timer = time.NewTimer(time.Hour)
+	if preciseSleep {
+		l.sleeper = newSleeper()
+		l.sleepShort = l.sleeper.sleep
+	}
 }
 
 func (l *loop) close() {

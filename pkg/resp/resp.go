@@ -149,6 +149,17 @@ func (r *Reader) Release() { r.Shrink(-1) }
 // not yet consumed.
 func (r *Reader) Buffered() int { return r.br.Buffered() }
 
+// Fill reads from the connection once when nothing is buffered, and
+// returns that read's error (the reader stays usable after it: a
+// non-blocking connection's "nothing yet" is not kept).
+func (r *Reader) Fill() error {
+	if r.br.Buffered() > 0 {
+		return nil
+	}
+	_, err := r.br.Peek(1)
+	return err
+}
+
 // BufferSize returns the size of the read buffer.
 func (r *Reader) BufferSize() int { return r.br.Size() }
 

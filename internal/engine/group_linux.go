@@ -1,0 +1,498 @@
+package engine
+
+import (
+	"os"
+	"runtime"
+	"sync"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+// A group runs the send grid's workers of one core in one goroutine: it
+// sleeps once per tick (a timerfd in an epoll set of its own, the epoll set
+// waited on through Go's poller), and at each tick reads the replies that
+// came of each due worker's last request and sends its next, worker after
+// worker, without a goroutine wake or a timer per request. A worker whose
+// reply has not come by its tick is watched in the epoll set (one shot)
+// and sends as soon as the reply comes, as a worker of its own would. A
+// worker whose request is not deferrable, or whose connection failed,
+// leaves the group for a goroutine of its own (its runDeferred), which
+// waits, backs off and reconnects without holding the group's other
+// workers up.
+type group struct {
+	r       *runState
+	ep, tfd int
+	f       *os.File
+	raw     syscall.RawConn
+	members []*member
+	heap    memberHeap
+	live    int
+	wg      *sync.WaitGroup
+	// The wait callback's state, kept here so that it does not allocate.
+	events [64]unix.EpollEvent
+	nev    int
+	werr   error
+	wait   func(fd uintptr) bool
+	spec   unix.ItimerSpec
+}
+
+// member is one worker of a group.
+type member struct {
+	l  *loop
+	p  Poller
+	fd int
+	// wake is when the group acts for it next (an offset from the run's
+	// begin); due is its next request's intended start and tick that
+	// request's tick.
+	wake, due, tick time.Duration
+	idx             int   // in the heap, -1: not
+	tag             int32 // its index in the group, its events' tag
+	// registered: in the epoll set; watched: armed there; ending: its loop
+	// is over once the pending reply is read; gone: out of the group.
+	registered, watched, ending, gone bool
+}
+
+// timerTag marks the timer's events in the epoll set (members' are their index).
+const timerTag = -1
+
+// startGroups runs the workers in one group per core when every one is a
+// Poller with a descriptor; false (and nothing started) otherwise.
+func (r *runState) startGroups(workers []Worker, seeds []uint64, wg *sync.WaitGroup) bool {
+	if !r.deferred || !preciseSleep || r.beginMono == 0 {
+		return false
+	}
+	polls := make([]Poller, len(workers))
+	fds := make([]int, len(workers))
+	for i, w := range workers {
+		p, ok := w.(Poller)
+		if !ok {
+			return false
+		}
+		if fds[i], ok = p.FD(); !ok {
+			return false
+		}
+		polls[i] = p
+	}
+	n := min(runtime.GOMAXPROCS(0), len(workers))
+	groups := make([]*group, n)
+	for i := range groups {
+		g, err := newGroup(r, wg)
+		if err != nil {
+			for _, g := range groups[:i] {
+				g.close()
+			}
+			return false
+		}
+		groups[i] = g
+	}
+	for i, p := range polls {
+		g := groups[i%n]
+		m := &member{l: r.newLoop(i, p, seeds[i], false), p: p, fd: fds[i], idx: -1, tag: int32(len(g.members))}
+		g.members = append(g.members, m)
+	}
+	for _, g := range groups {
+		g.live = len(g.members)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer g.close()
+			g.run()
+		}()
+	}
+	return true
+}
+
+func newGroup(r *runState, wg *sync.WaitGroup) (*group, error) {
+	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, err
+	}
+	g := &group{r: r, ep: ep, tfd: -1, wg: wg}
+	if err = unix.SetNonblock(ep, true); err == nil {
+		g.tfd, err = unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
+	}
+	if err == nil {
+		ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: timerTag}
+		err = unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, g.tfd, &ev)
+	}
+	if err == nil {
+		g.f = os.NewFile(uintptr(ep), "epoll")
+		g.raw, err = g.f.SyscallConn()
+	}
+	if err != nil {
+		g.close()
+		return nil, err
+	}
+	g.wait = g.waitFD
+	return g, nil
+}
+
+func (g *group) close() {
+	if g.tfd >= 0 {
+		_ = unix.Close(g.tfd)
+		g.tfd = -1
+	}
+	if g.f != nil {
+		_ = g.f.Close()
+		g.f = nil
+	} else if g.ep >= 0 {
+		_ = unix.Close(g.ep)
+	}
+	g.ep = -1
+}
+
+// run is the group's loop: it schedules every member's first request,
+// then sleeps until a member's tick or reply, and acts, until every member
+// has left.
+func (g *group) run() {
+	r := g.r
+	for _, m := range g.members {
+		g.next(m)
+	}
+	for g.live > 0 {
+		if r.ctx.Err() != nil || r.finishing.Load() {
+			g.windDown(r.ctx.Err() != nil)
+			if g.live == 0 {
+				return
+			}
+		}
+		if !g.sleep() {
+			g.windDown(true)
+			return
+		}
+		for i := 0; i < g.nev; i++ {
+			if tag := int(g.events[i].Fd); tag != timerTag {
+				g.replyCame(g.members[tag])
+			}
+		}
+		g.nev = 0
+		elapsed := time.Since(r.begin)
+		for len(g.heap) > 0 && g.heap[0].wake <= elapsed {
+			g.act(g.heap.pop())
+			elapsed = time.Since(r.begin)
+		}
+	}
+}
+
+// sleep arms the timer for the earliest member's wake (at most
+// collectAfter away, so that the end of the run is seen) and waits for it
+// or a watched reply; false when the wait failed.
+func (g *group) sleep() bool {
+	r := g.r
+	at := time.Since(r.begin) + collectAfter
+	if len(g.heap) > 0 {
+		at = min(at, g.heap[0].wake)
+	}
+	g.spec.Value = unix.NsecToTimespec(r.beginMono + int64(at))
+	if _, _, e := unix.RawSyscall6(unix.SYS_TIMERFD_SETTIME, uintptr(g.tfd), unix.TFD_TIMER_ABSTIME,
+		uintptr(unsafe.Pointer(&g.spec)), 0, 0, 0); e != 0 {
+		return false
+	}
+	g.werr = nil
+	return g.raw.Read(g.wait) == nil && g.werr == nil
+}
+
+// waitFD reads the epoll set's events (false when there are none yet:
+// the poller waits). The group's system calls never block, and are made
+// raw: a system call made the usual way wakes the runtime's monitor
+// thread from its sleep, which costs a pair of context switches a tick.
+func (g *group) waitFD(fd uintptr) bool {
+	for {
+		n, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, fd, uintptr(unsafe.Pointer(&g.events[0])), uintptr(len(g.events)), 0, 0, 0)
+		switch {
+		case e == unix.EINTR:
+			continue
+		case e != 0:
+			g.werr = e
+			return true
+		case n == 0:
+			return false
+		}
+		g.nev = int(n)
+		return true
+	}
+}
+
+// next claims and schedules a member's next request (or ends it).
+func (g *group) next(m *member) {
+	l, r := m.l, g.r
+	if r.ctx.Err() != nil || r.finishing.Load() || !l.claim() {
+		g.retire(m)
+		return
+	}
+	k := uint64(l.sent)
+	if _, stop := l.pacer.Pace(0, k); stop {
+		r.finish(result.StopDuration)
+		g.retire(m)
+		return
+	}
+	m.due = l.pacer.Due(k)
+	m.tick = l.grid(m.due)
+	m.wake = m.tick
+	if l.pending {
+		m.wake = min(m.wake, l.grid(l.t0.Sub(r.begin)+collectAfter))
+	}
+	g.heap.push(m)
+}
+
+// act is a member's wake: it reads the last request's replies if they came
+// (else waits for them, or for the tick) and, at the tick, sends the next.
+func (g *group) act(m *member) {
+	l := m.l
+	if l.pending {
+		if !m.p.Ready() {
+			if m.wake < m.tick {
+				m.wake = m.tick
+				g.heap.push(m)
+			} else {
+				g.watch(m)
+			}
+			return
+		}
+		if !g.finish(m) {
+			return
+		}
+		if m.wake < m.tick {
+			m.wake = m.tick
+			g.heap.push(m)
+			return
+		}
+	}
+	g.send(m)
+}
+
+// replyCame is a watched member's reply arriving.
+func (g *group) replyCame(m *member) {
+	m.watched = false
+	if m.gone {
+		return
+	}
+	if !g.finish(m) {
+		return
+	}
+	if m.ending {
+		g.done(m)
+		return
+	}
+	if m.tick <= time.Since(g.r.begin) {
+		g.send(m)
+		return
+	}
+	m.wake = m.tick
+	g.heap.push(m)
+}
+
+// send sends a member's request at (or after) its tick.
+func (g *group) send(m *member) {
+	l, r := m.l, g.r
+	if r.ctx.Err() != nil || r.finishing.Load() {
+		g.retire(m)
+		return
+	}
+	l.sent++
+	l.intended = r.begin.Add(m.due)
+	l.w.Prepare()
+	now := time.Now()
+	l.noteLate(r.begin.Add(m.tick), now)
+	if !m.p.Deferrable() {
+		g.eject(m, l.exec)
+		return
+	}
+	l.st = Step{}
+	if err := m.p.Start(&l.st); err != nil {
+		g.eject(m, func() bool { return l.failed(err, time.Now()) })
+		return
+	}
+	l.t0, l.pending = now, true
+	g.next(m)
+}
+
+// finish reads a pending request's replies (the first of them has come)
+// and records them; false when the member left the group.
+func (g *group) finish(m *member) bool {
+	l := m.l
+	l.pending = false
+	t1, err := m.p.Finish(g.r.ctx, &l.st)
+	now := time.Now()
+	if err != nil {
+		g.eject(m, func() bool { return l.failed(err, now) })
+		return false
+	}
+	if !l.replied(l.t0, arrival(t1, now)) {
+		g.done(m)
+		return false
+	}
+	return true
+}
+
+// watch arms the epoll set for a member's reply (one shot).
+func (g *group) watch(m *member) {
+	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP | unix.EPOLLONESHOT, Fd: m.tag}
+	op := unix.EPOLL_CTL_MOD
+	if !m.registered {
+		op = unix.EPOLL_CTL_ADD
+	}
+	if err := unix.EpollCtl(g.ep, op, m.fd, &ev); err != nil {
+		// Cannot watch: read the reply the blocking way.
+		if g.finish(m) {
+			if m.ending {
+				g.done(m)
+			} else {
+				g.send(m)
+			}
+		}
+		return
+	}
+	m.registered, m.watched = true, true
+}
+
+// retire ends a member's loop once its pending request, if any, is read.
+func (g *group) retire(m *member) {
+	m.ending = true
+	if !m.l.pending {
+		g.done(m)
+		return
+	}
+	if m.p.Ready() {
+		if g.finish(m) {
+			g.done(m)
+		}
+		return
+	}
+	g.watch(m)
+}
+
+// windDown ends every member still in the group: at once, reading what is
+// in flight the blocking way, when the run was stopped (its connections'
+// reads then fail at once); else each once its pending reply came.
+func (g *group) windDown(stopped bool) {
+	for _, m := range g.members {
+		if m.gone {
+			continue
+		}
+		if m.idx >= 0 {
+			g.heap.remove(m)
+		}
+		switch {
+		case stopped && m.l.pending:
+			m.ending = true
+			if g.finish(m) {
+				g.done(m)
+			}
+		case !m.watched:
+			g.retire(m)
+		default:
+			m.ending = true
+		}
+	}
+}
+
+// leave takes a member out of the group.
+func (g *group) leave(m *member) {
+	if m.idx >= 0 {
+		g.heap.remove(m)
+	}
+	if m.registered {
+		_ = unix.EpollCtl(g.ep, unix.EPOLL_CTL_DEL, m.fd, nil)
+		m.registered = false
+	}
+	m.gone = true
+	g.live--
+}
+
+// done ends a member's loop as start's goroutine ends a worker's.
+func (g *group) done(m *member) {
+	g.leave(m)
+	l := m.l
+	g.r.loopDone(l.id)
+	l.drain()
+	l.close()
+}
+
+// eject hands a member to a goroutine of its own, which runs first (the
+// step that made it leave: a blocking request, a failure's back-off) and
+// then the worker's own deferred loop.
+func (g *group) eject(m *member, first func() bool) {
+	g.leave(m)
+	l, r := m.l, g.r
+	l.ownSleep()
+	g.wg.Add(1)
+	go func() {
+		defer g.wg.Done()
+		defer l.close()
+		if first() {
+			l.runDeferred(m.p)
+		}
+		r.loopDone(l.id)
+		l.drain()
+	}()
+}
+
+// memberHeap orders members by wake.
+type memberHeap []*member
+
+func (h *memberHeap) push(m *member) {
+	*h = append(*h, m)
+	m.idx = len(*h) - 1
+	h.up(m.idx)
+}
+
+func (h *memberHeap) pop() *member {
+	m := (*h)[0]
+	h.remove(m)
+	return m
+}
+
+func (h *memberHeap) remove(m *member) {
+	s := *h
+	i, last := m.idx, len(s)-1
+	if i != last {
+		s[i] = s[last]
+		s[i].idx = i
+	}
+	s[last] = nil
+	*h = s[:last]
+	m.idx = -1
+	if i < last {
+		h.down(i)
+		h.up(i)
+	}
+}
+
+func (h memberHeap) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if h[p].wake <= h[i].wake {
+			return
+		}
+		h.swap(i, p)
+		i = p
+	}
+}
+
+func (h memberHeap) down(i int) {
+	for {
+		c := 2*i + 1
+		if c >= len(h) {
+			return
+		}
+		if c+1 < len(h) && h[c+1].wake < h[c].wake {
+			c++
+		}
+		if h[i].wake <= h[c].wake {
+			return
+		}
+		h.swap(i, c)
+		i = c
+	}
+}
+
+func (h memberHeap) swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].idx, h[j].idx = i, j
+}

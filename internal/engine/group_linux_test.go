@@ -1,0 +1,248 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+)
+
+// pairFactory's workers are Pollers on one end of a Unix socket pair; a
+// goroutine on the other end answers each request byte with a reply byte
+// after delay (never, once stall is set; the pair breaks when breakAt of
+// a worker's requests were answered). The engine runs them in groups.
+type pairFactory struct {
+	delay   time.Duration
+	breakAt int64 // 0: never
+	stall   atomic.Bool
+	served  atomic.Int64 // requests the other ends received
+	ready   atomic.Int64 // Ready calls (only a group makes them)
+	mu      sync.Mutex
+	workers []*pairWorker
+}
+
+type pairWorker struct {
+	f      *pairFactory
+	fd     int
+	broken bool
+	got    bool // Ready read the reply
+	eof    bool // Ready found the pair closed
+	buf    [64]byte
+	pfd    [1]unix.PollFd
+}
+
+func (f *pairFactory) NewWorker(context.Context, int, uint64) (Worker, error) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	w := &pairWorker{f: f, fd: fds[0]}
+	f.mu.Lock()
+	f.workers = append(f.workers, w)
+	f.mu.Unlock()
+	go f.serve(fds[1])
+	return w, nil
+}
+
+// serve answers one byte per byte until the pair closes (or breaks).
+func (f *pairFactory) serve(fd int) {
+	defer unix.Close(fd)
+	if err := unix.SetNonblock(fd, false); err != nil {
+		return
+	}
+	var b [64]byte
+	answered := int64(0)
+	for {
+		n, err := unix.Read(fd, b[:])
+		if n <= 0 || err != nil {
+			return
+		}
+		f.served.Add(int64(n))
+		for range n {
+			if f.stall.Load() {
+				continue
+			}
+			if f.delay > 0 {
+				time.Sleep(f.delay)
+			}
+			answered++
+			if f.breakAt > 0 && answered == f.breakAt {
+				return // the connection drops with a request in flight
+			}
+			if _, err := unix.Write(fd, replyByte); err != nil {
+				return
+			}
+		}
+	}
+}
+
+func (w *pairWorker) Prepare()     {}
+func (w *pairWorker) Close() error { return unix.Close(w.fd) }
+
+// Exec sends a request and waits for its reply (a closed loop); after a
+// failure (the worker left its group) it is a reconnected request,
+// answered at once.
+func (w *pairWorker) Exec(ctx context.Context, s *Step) error {
+	if w.broken {
+		return nil
+	}
+	if err := w.Start(s); err != nil {
+		return err
+	}
+	_, err := w.Finish(ctx, s)
+	return err
+}
+
+func (w *pairWorker) Deferrable() bool { return !w.broken }
+func (w *pairWorker) FD() (int, bool)  { return w.fd, true }
+
+func (w *pairWorker) Start(s *Step) error {
+	if _, err := unix.Write(w.fd, requestByte); err != nil {
+		w.broken = true
+		return err
+	}
+	return nil
+}
+
+func (w *pairWorker) Ready() bool {
+	w.f.ready.Add(1)
+	if w.got {
+		return true
+	}
+	n, err := unix.Read(w.fd, w.buf[:1])
+	if err == unix.EAGAIN {
+		return false
+	}
+	w.got, w.eof = n == 1, n != 1
+	return true
+}
+
+var (
+	errPairClosed          = errors.New("the pair closed")
+	requestByte, replyByte = []byte{'q'}, []byte{'r'}
+)
+
+func (w *pairWorker) Finish(ctx context.Context, s *Step) (time.Time, error) {
+	if w.eof {
+		w.broken = true
+		return time.Time{}, errPairClosed
+	}
+	for !w.got {
+		n, err := unix.Read(w.fd, w.buf[:1])
+		if err == unix.EAGAIN {
+			w.pfd[0] = unix.PollFd{Fd: int32(w.fd), Events: unix.POLLIN}
+			if ctx.Err() != nil {
+				return time.Time{}, ctx.Err()
+			}
+			_, _ = unix.Poll(w.pfd[:], 10)
+			continue
+		}
+		if n == 0 || err != nil {
+			w.broken = true
+			return time.Time{}, errPairClosed
+		}
+		w.got = true
+	}
+	w.got = false
+	if w.buf[0] != 'r' {
+		w.broken = true
+		return time.Time{}, errPairClosed
+	}
+	s.Ops = 1
+	return time.Time{}, nil
+}
+
+// TestGroupSendsTheSchedule: the send grid's Pollers run in groups, and
+// every request sent is answered and counted once, none lost.
+func TestGroupSendsTheSchedule(t *testing.T) {
+	for _, arrivals := range []string{ArrivalsConstant, ArrivalsPoisson} {
+		t.Run(arrivals, func(t *testing.T) {
+			f := &pairFactory{}
+			res, err := Run(context.Background(), Config{Workers: 8, Duration: time.Second, Rate: 2000, Arrivals: arrivals,
+				Seed: 1, SendGrid: 250 * time.Microsecond}, f)
+			require.NoError(t, err)
+			tot := res.Snapshot.Totals
+			assert.Positive(t, f.ready.Load(), "the workers ran in a group")
+			assert.InEpsilon(t, 2000, tot.Requests, 0.1)
+			assert.Equal(t, f.served.Load(), tot.Requests+tot.AfterDeadlineOps, "every request sent is counted once")
+			assert.Zero(t, tot.Errors)
+			assert.Equal(t, 250*time.Microsecond, res.SendGrid)
+			require.NotNil(t, tot.CorrectedLatency)
+			assert.GreaterOrEqual(t, tot.CorrectedLatency.P50, tot.Latency.P50)
+		})
+	}
+}
+
+// TestGroupWaitsForLateReplies: replies slower than a worker's gap are
+// waited for on the epoll set; each request goes when its reply came.
+func TestGroupWaitsForLateReplies(t *testing.T) {
+	f := &pairFactory{delay: 3 * time.Millisecond}
+	res, err := Run(context.Background(), Config{Workers: 4, Duration: time.Second, Rate: 4000, Seed: 1,
+		SendGrid: 250 * time.Microsecond}, f)
+	require.NoError(t, err)
+	tot := res.Snapshot.Totals
+	assert.Equal(t, f.served.Load(), tot.Requests+tot.AfterDeadlineOps)
+	assert.InDelta(t, 4*1000/3, tot.Requests, 300, "one request in flight per worker, 3 ms each")
+	assert.Positive(t, tot.Schedule.Behind, "the replies held the schedule up")
+	assert.Zero(t, tot.Errors)
+}
+
+// TestGroupWorkerLeavesOnFailure: a worker whose connection drops leaves
+// its group (counted, backing off on its own) while the others go on.
+func TestGroupWorkerLeavesOnFailure(t *testing.T) {
+	f := &pairFactory{breakAt: 100}
+	res, err := Run(context.Background(), Config{Workers: 4, Duration: time.Second, Rate: 2000, Seed: 1,
+		SendGrid: 250 * time.Microsecond}, f)
+	require.NoError(t, err)
+	tot := res.Snapshot.Totals
+	assert.Positive(t, tot.Errors, "the lost requests are counted")
+	assert.InEpsilon(t, 2000, tot.Requests, 0.1, "the schedule went on: the failed workers on their own")
+}
+
+// TestGroupEndsWhenRepliesStop: a server that stops answering cannot hold
+// the run: at the deadline's grace the requests in flight are abandoned
+// and counted lost; an interruption ends it at once.
+func TestGroupEndsWhenRepliesStop(t *testing.T) {
+	f := &pairFactory{}
+	time.AfterFunc(300*time.Millisecond, func() { f.stall.Store(true) })
+	start := time.Now()
+	res, err := Run(context.Background(), Config{Workers: 4, Duration: time.Second, Rate: 1000, Seed: 1,
+		SendGrid: 250 * time.Microsecond, DeadlineGrace: 200 * time.Millisecond}, f)
+	require.NoError(t, err)
+	assert.Less(t, time.Since(start), 10*time.Second)
+	assert.Positive(t, res.Snapshot.Totals.Errors, "the requests in flight were abandoned")
+
+	stalled := &pairFactory{}
+	stalled.stall.Store(true)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	start = time.Now()
+	res, err = Run(ctx, Config{Workers: 4, Duration: time.Hour, Rate: 1000, Seed: 1, SendGrid: 250 * time.Microsecond}, stalled)
+	require.NoError(t, err)
+	assert.Equal(t, "interrupted", res.StopReason)
+	assert.Less(t, time.Since(start), 10*time.Second)
+}
+
+// TestGroupDoesNotAllocatePerRequest: a group's tick (wait, reads, sends,
+// records) allocates nothing per request.
+func TestGroupDoesNotAllocatePerRequest(t *testing.T) {
+	assertNoAllocPerRequest(t, Config{Workers: 4, Rate: 1e6, Duration: time.Hour, SendGrid: 250 * time.Microsecond}, &pairFactory{})
+}
+
+// TestGroupCountAfterWarmup: an op count after a warm-up holds in a group.
+func TestGroupCountAfterWarmup(t *testing.T) {
+	f := &pairFactory{}
+	res, err := Run(context.Background(), Config{Workers: 4, Ops: 1000, Warmup: 200 * time.Millisecond, Rate: 4000, Seed: 3,
+		SendGrid: 250 * time.Microsecond}, f)
+	require.NoError(t, err)
+	tot := res.Snapshot.Totals
+	assert.Equal(t, int64(1000), tot.Ops)
+	assert.Equal(t, f.served.Load(), tot.Ops+tot.WarmupOps+tot.AfterDeadlineOps, "every request sent is counted once")
+	assert.Positive(t, f.ready.Load())
+}
