@@ -52,6 +52,8 @@ type counting struct {
 	n       int64
 	// pending is a request WriteRead sends from inside the next read.
 	pending []byte
+	// nowait makes a read return errNotYet rather than wait (TryFill).
+	nowait bool
 	// st, once EnableStamps set it, makes reads go through recvmsg (on
 	// the poller path, readFD) and note when the data read arrived.
 	st *stamper
@@ -107,6 +109,10 @@ func (c *counting) readFD(fd uintptr) bool {
 			continue
 		}
 		if err == syscall.EAGAIN {
+			if c.nowait {
+				c.rerr = errNotYet
+				return true
+			}
 			return false
 		}
 		c.rn, c.rerr = n, err
@@ -157,8 +163,15 @@ func (c *counting) Read(p []byte) (int, error) {
 		}
 	}
 	c.pending = nil
+	if err == nil && c.rerr == errNotYet {
+		c.drained = false
+		return 0, errNotYet
+	}
 	return c.result(p, err, "read")
 }
+
+// errNotYet is a read that found nothing, made not to wait (TryFill).
+var errNotYet = errors.New("read: nothing has come yet")
 
 // BytesRead returns the bytes read from the connection so far.
 func (c *Conn) BytesRead() int64 { return c.rx.n }
@@ -396,6 +409,19 @@ func (c *Conn) EnableStamps() bool {
 	}
 	c.rx.st = &stamper{}
 	return true
+}
+
+// TryFill reads what has come into the reply buffer, without waiting,
+// when the buffer is empty; false when nothing had come. A connection that
+// cannot read without waiting (TLS, no stamps) says true: its reader waits.
+func (c *Conn) TryFill() bool {
+	if c.r.Buffered() > 0 || c.rx.raw == nil || c.rx.st == nil {
+		return true
+	}
+	c.rx.nowait = true
+	err := c.r.Fill()
+	c.rx.nowait = false
+	return err != errNotYet // another error: the reply's read reports it
 }
 
 // Arrived is when the data of the connection's last read arrived, by the

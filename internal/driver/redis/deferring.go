@@ -12,6 +12,8 @@ import (
 // the worker's next wake, with the kernel's time of their arrival.
 type deferringWorker struct {
 	*rawWorker
+	// early is the bytes Ready read before Finish.
+	early int64
 }
 
 // Deferrable implements engine.Deferrer: a connection that notes when
@@ -36,8 +38,11 @@ func (w *deferringWorker) Start(s *engine.Step) error {
 // returns when the last one arrived.
 func (w *deferringWorker) Finish(_ context.Context, s *engine.Step) (time.Time, error) {
 	c := w.links.main
-	c.forgetArrival()
-	rx := c.BytesRead()
+	if c.Buffered() == 0 { // else Ready read the first of it, and its arrival
+		c.forgetArrival()
+	}
+	rx := c.BytesRead() - w.early
+	w.early = 0
 	err := w.replies(c, s, c.Read(&c.rep))
 	s.BytesIn = int(c.BytesRead() - rx)
 	if err != nil {
@@ -45,4 +50,28 @@ func (w *deferringWorker) Finish(_ context.Context, s *engine.Step) (time.Time, 
 		return time.Time{}, err
 	}
 	return c.Arrived(), nil
+}
+
+// Ready implements engine.Poller: it reads what has come of the replies,
+// without waiting.
+func (w *deferringWorker) Ready() bool {
+	c := w.links.main
+	if c == nil || c.Buffered() > 0 {
+		return true
+	}
+	c.forgetArrival()
+	rx := c.BytesRead()
+	ok := c.TryFill()
+	w.early += c.BytesRead() - rx
+	return ok
+}
+
+// FD implements engine.Poller: the connection, noting when its data
+// arrives, leaves the runtime's poller (Conn.Detach) for the engine's.
+func (w *deferringWorker) FD() (int, bool) {
+	c := w.links.main
+	if c == nil || !c.EnableStamps() {
+		return -1, false
+	}
+	return c.Detach(w.links.ctx)
 }

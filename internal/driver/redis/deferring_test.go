@@ -15,6 +15,7 @@ import (
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/testenv"
+	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 )
 
 // slowServer answers each PING line 5 ms after reading it.
@@ -113,4 +114,65 @@ func TestDeferringWorkerDoesNotAllocate(t *testing.T) {
 		assert.Zero(t, s.Failed)
 		assert.Equal(t, max(pipeline, 1), s.Ops)
 	}
+}
+
+// TestDetachedConnection: a connection out of the runtime's poller (a
+// group's) still sends, reads what has come without waiting (Ready says
+// false before the reply, true after, with its arrival time), counts its
+// bytes, allocates nothing per request on a real redis-server, and its
+// reads end at once at the run's end.
+func TestDetachedConnection(t *testing.T) {
+	w := worker(t, endpoint.Target{Addr: slowServer(t), Timeout: 5 * time.Second}, "PING", 1, 0, 0)
+	p := w.(engine.Poller)
+	fd, ok := p.FD()
+	require.True(t, ok)
+	assert.Positive(t, fd)
+	w.Prepare()
+	require.True(t, p.Deferrable())
+	var s engine.Step
+	sent := time.Now()
+	require.NoError(t, p.Start(&s))
+	assert.False(t, p.Ready(), "the reply comes 5 ms later")
+	time.Sleep(20 * time.Millisecond)
+	assert.True(t, p.Ready())
+	arrived, err := p.Finish(context.Background(), &s)
+	require.NoError(t, err)
+	assert.Equal(t, 1, s.Ops)
+	assert.Equal(t, len("+PONG\r\n"), s.BytesIn)
+	assert.GreaterOrEqual(t, arrived.Sub(sent), 4*time.Millisecond)
+	assert.Less(t, arrived.Sub(sent), 15*time.Millisecond, "the kernel's arrival, not the read")
+
+	r := testenv.StartRedis(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var opts cmdtmpl.Options
+	opts.Ranges[1] = cmdtmpl.Range{Max: 1000, Dist: cmdtmpl.Seq}
+	wl, err := TemplateSpec{Template: "SET k-__RAND__ v", Options: opts}.Workload()
+	require.NoError(t, err)
+	ew, err := (&Factory{Target: endpoint.Target{Addr: r.Addr, Timeout: 5 * time.Second}, Workload: wl}).NewWorker(ctx, 0, 1)
+	require.NoError(t, err)
+	defer ew.Close()
+	p = ew.(engine.Poller)
+	_, ok = p.FD()
+	require.True(t, ok)
+	req := func() {
+		s = engine.Step{}
+		ew.Prepare()
+		require.NoError(t, p.Start(&s))
+		for !p.Ready() {
+		}
+		_, err := p.Finish(ctx, &s)
+		require.NoError(t, err)
+	}
+	for range 200 {
+		req()
+	}
+	assert.Zero(t, testing.AllocsPerRun(500, req))
+	// The run's end: a read waiting for a reply that will not come returns at once.
+	ew.Prepare()
+	cancel()
+	start := time.Now()
+	_, err = p.Finish(ctx, &s)
+	require.Error(t, err)
+	assert.Less(t, time.Since(start), time.Second)
 }

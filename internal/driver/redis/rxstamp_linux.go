@@ -34,7 +34,9 @@ func (s *stamper) recv(fd uintptr, p []byte) (int, error) {
 	s.msg.SetIovlen(1)
 	s.msg.Control = &s.ctl[0]
 	s.msg.SetControllen(len(s.ctl))
-	n, _, errno := unix.Syscall(unix.SYS_RECVMSG, fd, uintptr(unsafe.Pointer(&s.msg)), 0)
+	// Raw: the descriptor is non-blocking, and a system call made the
+	// usual way wakes the runtime's monitor thread when it sleeps.
+	n, _, errno := unix.RawSyscall(unix.SYS_RECVMSG, fd, uintptr(unsafe.Pointer(&s.msg)), 0)
 	s.iov.Base, s.msg.Iov, s.msg.Control = nil, nil, nil
 	if errno != 0 {
 		return 0, errno

@@ -1,0 +1,8 @@
+//go:build !linux
+
+package redis
+
+import "context"
+
+// Detach is Linux's (the send grid's groups run only there).
+func (c *Conn) Detach(context.Context) (int, bool) { return -1, false }
