@@ -42,8 +42,8 @@ type Deferrer interface {
 type Poller interface {
 	Deferrer
 	// Ready reads, without waiting, what has come of the started request's
-	// replies: true once they have begun to arrive (Finish then waits at
-	// most for the rest of a reply under way).
+	// replies: true once they have all come (Finish then reads them without
+	// waiting), or when it cannot tell (Finish then waits for the rest).
 	Ready() bool
 	// FD is the descriptor that becomes readable when replies come, for
 	// the engine alone to wait on: nothing else may wait on it (the Go

@@ -272,6 +272,10 @@ func (g *group) replyCame(m *member) {
 	if m.gone {
 		return
 	}
+	if !m.p.Ready() { // a part of it: wait for the rest
+		g.watch(m)
+		return
+	}
 	if !g.finish(m) {
 		return
 	}

@@ -6,6 +6,7 @@ package resp
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -149,16 +150,22 @@ func (r *Reader) Release() { r.Shrink(-1) }
 // not yet consumed.
 func (r *Reader) Buffered() int { return r.br.Buffered() }
 
-// Fill reads from the connection once when nothing is buffered, and
-// returns that read's error (the reader stays usable after it: a
-// non-blocking connection's "nothing yet" is not kept).
+// Fill reads from the connection once, into the buffer's free space (nil
+// without reading when the buffer is full), and returns that read's error;
+// the reader stays usable after it (a non-blocking connection's "nothing
+// yet" is not kept).
 func (r *Reader) Fill() error {
-	if r.br.Buffered() > 0 {
+	n := r.br.Buffered()
+	if n >= r.br.Size() {
 		return nil
 	}
-	_, err := r.br.Peek(1)
+	_, err := r.br.Peek(n + 1)
 	return err
 }
+
+// Full says whether the buffer is full (a reply larger than it cannot be
+// whole in it).
+func (r *Reader) Full() bool { return r.br.Buffered() >= r.br.Size() }
 
 // BufferSize returns the size of the read buffer.
 func (r *Reader) BufferSize() int { return r.br.Size() }
@@ -245,6 +252,67 @@ type Reply struct {
 
 // IsError reports whether the reply itself is an error.
 func (p *Reply) IsError() bool { return p.Type == '-' || p.Type == '!' }
+
+// Complete says whether b begins with n whole replies, as ReadReply reads
+// them (an attribute before its reply, a null, RESP3's types), so that a
+// reader that must not wait can tell whether the replies it is owed have
+// all come. It is true also when b is malformed, where ReadReply reports
+// the error: a caller waiting for more never waits for bytes that cannot
+// come. It does not allocate.
+func Complete(b []byte, n int) bool {
+	pending := int64(n)
+	for pending > 0 {
+		nl := bytes.IndexByte(b, '\n')
+		if nl < 0 {
+			return false
+		}
+		if nl < 2 || b[nl-1] != '\r' {
+			return true
+		}
+		t, rest := b[0], b[1:nl-1]
+		b = b[nl+1:]
+		pending--
+		switch t {
+		case '+', ':', ',', '(', '_', '#', '-':
+		case '$', '!', '=':
+			l, ok := ParseInt(rest)
+			if !ok || l < -1 {
+				return true
+			}
+			if l >= 0 {
+				if int64(len(b)) < l+2 {
+					return false
+				}
+				b = b[l+2:]
+			}
+		case '*', '~', '>', '%', '|':
+			c, ok := ParseInt(rest)
+			if !ok || c < -1 || c > 1<<40 {
+				return true
+			}
+			if c <= 0 {
+				continue
+			}
+			if t == '%' || t == '|' {
+				c *= 2
+			}
+			if t == '|' {
+				c++ // the reply the attribute precedes
+			}
+			pending += c
+		default:
+			return true
+		}
+	}
+	return true
+}
+
+// Peeked returns the bytes buffered and not yet consumed, without reading;
+// valid until the next read.
+func (r *Reader) Peeked() []byte {
+	b, _ := r.br.Peek(r.br.Buffered())
+	return b
+}
 
 // ReadReply reads one complete reply (aggregates included) into out,
 // keeping only its summary. It does not allocate once warm.

@@ -212,3 +212,71 @@ func BenchmarkReadCommand(b *testing.B) {
 		}
 	}
 }
+
+func TestComplete(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want bool
+	}{
+		{"", 1, false},
+		{"", 0, true},
+		{"+OK\r\n", 1, true},
+		{"+OK\r", 1, false},
+		{"+OK\r\n+OK\r\n", 2, true},
+		{"+OK\r\n+O", 2, false},
+		{"$5\r\nhello\r\n", 1, true},
+		{"$5\r\nhel", 1, false},
+		{"$5\r\nhello\r", 1, false},
+		{"$-1\r\n", 1, true},
+		{"*2\r\n$1\r\na\r\n", 1, false},
+		{"*2\r\n$1\r\na\r\n:1\r\n", 1, true},
+		{"*-1\r\n", 1, true},
+		{"*0\r\n", 1, true},
+		{"%1\r\n+a\r\n", 1, false},
+		{"%1\r\n+a\r\n:1\r\n", 1, true},
+		{"|1\r\n+a\r\n+b\r\n", 1, false},
+		{"|1\r\n+a\r\n+b\r\n:1\r\n", 1, true},
+		{"*3\r\n+OK\r\n*1\r\n-ERR x\r\n_\r\n", 1, true},
+		{"!3\r\nERR\r\n", 1, true},
+		{"=5\r\ntxt:a\r\n", 1, true},
+		{"+OK\r\n+QUEUED\r\n*1\r\n+OK\r\n", 3, true},
+		{"+OK\r\n+QUEUED\r\n*1\r\n", 3, false},
+		// Malformed: the reader reports it, so nothing more is waited for.
+		{"\r\n", 1, true},
+		{"x\r\n", 1, true},
+		{"$x\r\n", 1, true},
+		{"+OK\n", 1, true},
+	} {
+		assert.Equal(t, tc.want, Complete([]byte(tc.in), tc.n), "%q (%d)", tc.in, tc.n)
+	}
+	assert.Zero(t, testing.AllocsPerRun(100, func() { Complete([]byte("*2\r\n$1\r\na\r\n:1\r\n"), 1) }))
+}
+
+// FuzzComplete: when ReadReply reads n replies from b, Complete(b, n) says
+// they are there (else a reader that must not wait would wait for ever);
+// when Complete says so, ReadReply does not run out of bytes.
+func FuzzComplete(f *testing.F) {
+	for _, s := range []string{"+OK\r\n", "*2\r\n:1\r\n-ERR\r\n", "%1\r\n+a\r\n:1\r\n", "|1\r\n+a\r\n+b\r\n:1\r\n", "$3\r\nabc\r\n$-1\r\n"} {
+		f.Add([]byte(s), uint8(1))
+		f.Add([]byte(s), uint8(2))
+	}
+	f.Fuzz(func(t *testing.T, in []byte, n uint8) {
+		r := NewReader(bufio.NewReaderSize(strings.NewReader(string(in)), len(in)+16), Limits{MaxBulk: 1 << 20, MaxArgs: 1 << 20})
+		var rep Reply
+		var err error
+		for range int(n) {
+			if err = r.ReadReply(&rep); err != nil {
+				break
+			}
+		}
+		complete := Complete(in, int(n))
+		if err == nil {
+			assert.True(t, complete, "%q: %d replies read", in, n)
+		}
+		if complete && err != nil {
+			assert.NotErrorIs(t, err, io.EOF, "%q", in)
+			assert.NotErrorIs(t, err, io.ErrUnexpectedEOF, "%q", in)
+		}
+	})
+}

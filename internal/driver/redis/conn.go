@@ -52,7 +52,7 @@ type counting struct {
 	n       int64
 	// pending is a request WriteRead sends from inside the next read.
 	pending []byte
-	// nowait makes a read return errNotYet rather than wait (TryFill).
+	// nowait makes a read return errNotYet rather than wait (Owed).
 	nowait bool
 	// st, once EnableStamps set it, makes reads go through recvmsg (on
 	// the poller path, readFD) and note when the data read arrived.
@@ -170,7 +170,7 @@ func (c *counting) Read(p []byte) (int, error) {
 	return c.result(p, err, "read")
 }
 
-// errNotYet is a read that found nothing, made not to wait (TryFill).
+// errNotYet is a read that found nothing, made not to wait (Owed).
 var errNotYet = errors.New("read: nothing has come yet")
 
 // BytesRead returns the bytes read from the connection so far.
@@ -411,17 +411,23 @@ func (c *Conn) EnableStamps() bool {
 	return true
 }
 
-// TryFill reads what has come into the reply buffer, without waiting,
-// when the buffer is empty; false when nothing had come. A connection that
-// cannot read without waiting (TLS, no stamps) says true: its reader waits.
-func (c *Conn) TryFill() bool {
-	if c.r.Buffered() > 0 || c.rx.raw == nil || c.rx.st == nil {
+// Owed says, without waiting, whether the next n replies have all come:
+// it reads once what has come (into the reply buffer's free space) unless
+// they are buffered already. True also when they cannot be told whole in
+// the buffer (one larger than it; malformed) or when the connection
+// cannot read without waiting (TLS, no stamps), or a read failed: the
+// replies' reads then wait, or report the error.
+func (c *Conn) Owed(n int) bool {
+	if c.rx.raw == nil || c.rx.st == nil || c.r.Full() || c.r.Buffered() > 0 && resp.Complete(c.r.Peeked(), n) {
 		return true
 	}
 	c.rx.nowait = true
 	err := c.r.Fill()
 	c.rx.nowait = false
-	return err != errNotYet // another error: the reply's read reports it
+	if err != nil {
+		return err != errNotYet
+	}
+	return c.r.Full() || resp.Complete(c.r.Peeked(), n)
 }
 
 // Arrived is when the data of the connection's last read arrived, by the

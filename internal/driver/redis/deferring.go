@@ -53,17 +53,28 @@ func (w *deferringWorker) Finish(_ context.Context, s *engine.Step) (time.Time, 
 }
 
 // Ready implements engine.Poller: it reads what has come of the replies,
-// without waiting.
+// without waiting, and says whether they have all come.
 func (w *deferringWorker) Ready() bool {
 	c := w.links.main
-	if c == nil || c.Buffered() > 0 {
+	if c == nil {
 		return true
 	}
-	c.forgetArrival()
+	if c.Buffered() == 0 {
+		c.forgetArrival()
+	}
 	rx := c.BytesRead()
-	ok := c.TryFill()
+	ok := c.Owed(w.owed())
 	w.early += c.BytesRead() - rx
 	return ok
+}
+
+// owed is the number of replies a request gets: one per command, and
+// MULTI's and EXEC's in a transaction.
+func (w *deferringWorker) owed() int {
+	if w.f.Workload.Mode == Batch {
+		return w.f.Workload.N + 2
+	}
+	return w.f.Workload.OpsPerRequest()
 }
 
 // FD implements engine.Poller: the connection, noting when its data

@@ -176,3 +176,59 @@ func TestDetachedConnection(t *testing.T) {
 	require.Error(t, err)
 	assert.Less(t, time.Since(start), time.Second)
 }
+
+// splitServer answers each PING with +PONG in two parts, 20 ms apart.
+func splitServer(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		for {
+			nc, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer nc.Close()
+				r := bufio.NewReader(nc)
+				for {
+					for range 3 {
+						if _, err := r.ReadString('\n'); err != nil {
+							return
+						}
+					}
+					if _, err := nc.Write([]byte("+PO")); err != nil {
+						return
+					}
+					time.Sleep(20 * time.Millisecond)
+					if _, err := nc.Write([]byte("NG\r\n")); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// TestReadyWaitsForTheWholeReply: a reply that came in part is not ready
+// (a group would otherwise wait for the rest and hold its other workers);
+// once the rest came it is, and its arrival is the last part's.
+func TestReadyWaitsForTheWholeReply(t *testing.T) {
+	w := worker(t, endpoint.Target{Addr: splitServer(t), Timeout: 5 * time.Second}, "PING", 1, 0, 0)
+	p := w.(engine.Poller)
+	_, ok := p.FD()
+	require.True(t, ok)
+	w.Prepare()
+	var s engine.Step
+	sent := time.Now()
+	require.NoError(t, p.Start(&s))
+	time.Sleep(10 * time.Millisecond)
+	assert.False(t, p.Ready(), "+PO has come at most, not the rest")
+	require.Eventually(t, p.Ready, 5*time.Second, time.Millisecond)
+	arrived, err := p.Finish(context.Background(), &s)
+	require.NoError(t, err)
+	assert.Equal(t, 1, s.Ops)
+	assert.Equal(t, len("+PONG\r\n"), s.BytesIn, "both parts counted")
+	assert.GreaterOrEqual(t, arrived.Sub(sent), 19*time.Millisecond, "the arrival is the last part's, 20 ms after the first")
+}
