@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"os"
 	"runtime"
 	"sync"
@@ -13,11 +14,12 @@ import (
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
-// A group runs the send grid's workers of one core in one goroutine: it
-// sleeps once per tick (a timerfd in an epoll set of its own, the epoll set
-// waited on through Go's poller), and at each tick reads the replies that
-// came of each due worker's last request and sends its next, worker after
-// worker, without a goroutine wake or a timer per request. A worker whose
+// A group runs a share of the send grid's workers in one goroutine (one
+// group per 50,000 requests/s, at most one per core): it sleeps once per
+// tick (a timerfd in an epoll set of its own, the epoll set waited on
+// through Go's poller), and at each tick reads the replies that came of
+// each due worker's last request and sends its next, worker after worker,
+// without a goroutine wake or a timer per request. A worker whose
 // reply has not come by its tick is watched in the epoll set (one shot)
 // and sends as soon as the reply comes, as a worker of its own would. A
 // worker whose request is not deferrable, or whose connection failed,
@@ -78,7 +80,7 @@ func (r *runState) startGroups(workers []Worker, seeds []uint64, wg *sync.WaitGr
 		}
 		polls[i] = p
 	}
-	n := min(runtime.GOMAXPROCS(0), len(workers))
+	n := groupsFor(r.cfg.Rate, len(workers))
 	groups := make([]*group, n)
 	for i := range groups {
 		g, err := newGroup(r, wg)
@@ -105,6 +107,18 @@ func (r *runState) startGroups(workers []Worker, seeds []uint64, wg *sync.WaitGr
 		}()
 	}
 	return true
+}
+
+// groupRate is the request rate one group is given: a group on a core of
+// its own keeps 100,000 requests/s of one command on schedule, and each
+// group wakes once a tick whatever its share, so a run gets as few groups
+// as keep each at or below this (and not more than there are cores).
+const groupRate = 50_000
+
+// groupsFor is the number of groups for rate requests/s over workers.
+func groupsFor(rate float64, workers int) int {
+	n := int(math.Ceil(rate / groupRate))
+	return max(1, min(n, runtime.GOMAXPROCS(0), workers))
 }
 
 func newGroup(r *runState, wg *sync.WaitGroup) (*group, error) {

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -246,4 +247,21 @@ func TestGroupCountAfterWarmup(t *testing.T) {
 	assert.Equal(t, int64(1000), tot.Ops)
 	assert.Equal(t, f.served.Load(), tot.Ops+tot.WarmupOps+tot.AfterDeadlineOps, "every request sent is counted once")
 	assert.Positive(t, f.ready.Load())
+}
+
+func TestGroupsFor(t *testing.T) {
+	cores := runtime.GOMAXPROCS(0)
+	for _, tc := range []struct {
+		rate    float64
+		workers int
+		want    int
+	}{
+		{1000, 50, 1},
+		{50_000, 50, 1},
+		{50_001, 50, min(2, cores)},
+		{1e9, 50, min(50, cores)},
+		{1e9, 1, 1},
+	} {
+		assert.Equal(t, tc.want, groupsFor(tc.rate, tc.workers), "%v/s over %d", tc.rate, tc.workers)
+	}
 }
