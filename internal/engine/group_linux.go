@@ -185,8 +185,10 @@ func (g *group) run() {
 			}
 		}
 		g.nev = 0
+		// The members due, a bounded round of them: a group behind its
+		// schedule still reads the replies it watches (and sees the end).
 		elapsed := time.Since(r.begin)
-		for len(g.heap) > 0 && g.heap[0].wake <= elapsed {
+		for n := 4*len(g.members) + 64; n > 0 && len(g.heap) > 0 && g.heap[0].wake <= elapsed; n-- {
 			g.act(g.heap.pop())
 			elapsed = time.Since(r.begin)
 		}
