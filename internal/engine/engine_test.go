@@ -451,3 +451,39 @@ func TestBackgroundWorkersEndWithTheCount(t *testing.T) {
 	_, err := Run(context.Background(), Config{Workers: 1, Background: 1, Ops: 10}, &fakeFactory{ops: 1})
 	assert.ErrorContains(t, err, "background workers alone never end")
 }
+
+// downFactory's workers fail to connect in [from, to) and take 1 ms per
+// request otherwise.
+type downFactory struct{ from, to time.Time }
+
+type downWorker struct{ f *downFactory }
+
+func (f *downFactory) NewWorker(context.Context, int, uint64) (Worker, error) {
+	return &downWorker{f}, nil
+}
+func (w *downWorker) Prepare()     {}
+func (w *downWorker) Close() error { return nil }
+func (w *downWorker) Exec(ctx context.Context, s *Step) error {
+	if now := time.Now(); !now.Before(w.f.from) && now.Before(w.f.to) {
+		return &ConnectError{Err: errors.New("connection refused")}
+	}
+	time.Sleep(time.Millisecond)
+	s.Ops = 1
+	return nil
+}
+
+// TestOutageIsNotClientLag: sends held up by an unreachable target (the
+// back-off, failed reconnects) count behind schedule, not as the client's
+// lag: the summary must not say the client fell behind.
+func TestOutageIsNotClientLag(t *testing.T) {
+	simulated(t, func(t *testing.T) {
+		now := time.Now()
+		f := &downFactory{from: now.Add(500 * time.Millisecond), to: now.Add(800 * time.Millisecond)}
+		res, err := Run(context.Background(), Config{Workers: 4, Duration: 2 * time.Second, Rate: 1000, Seed: 1}, f)
+		require.NoError(t, err)
+		tot := res.Snapshot.Totals
+		require.NotNil(t, tot.Schedule)
+		assert.Positive(t, tot.Schedule.Behind, "the sends due in the outage went late")
+		assert.Zero(t, tot.Schedule.ClientLags)
+	})
+}

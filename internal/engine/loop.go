@@ -419,6 +419,9 @@ func (l *loop) failed(err error, t1 time.Time) bool {
 	case <-r.halt:
 	case <-time.After(r.cfg.Backoff):
 	}
+	// The target, not the client, held up what fell due in the failure
+	// and its back-off: those sends count behind, not as client lags.
+	l.prevDone = time.Now()
 	return true
 }
 
