@@ -36,9 +36,9 @@ type Deferrer interface {
 }
 
 // Poller is a Deferrer whose connection can be waited on: the engine runs
-// a send grid's Pollers in one goroutine per core (a group), which sleeps
-// once per tick for all of them and waits on a descriptor only for a reply
-// not come by its worker's next tick.
+// a send grid's Pollers in groups (one goroutine each, group_linux.go),
+// which sleep once per tick for all their workers and wait on a descriptor
+// only for a reply not come by its worker's next tick.
 type Poller interface {
 	Deferrer
 	// Ready reads, without waiting, what has come of the started request's

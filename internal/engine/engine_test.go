@@ -277,9 +277,11 @@ func assertNoAllocPerRequest(t *testing.T, cfg Config, f Factory) {
 }
 
 // stallFactory's workers take 1 ms per request, except that every request
-// sent in [stallFrom, stallTo) waits until stallTo (a server pause).
+// sent in [stallFrom, stallTo) waits until stallTo (a server pause), or,
+// with refuse, fails to connect (the server down).
 type stallFactory struct {
 	stallFrom, stallTo time.Time
+	refuse             bool
 }
 
 type stallWorker struct{ f *stallFactory }
@@ -293,6 +295,9 @@ func (w *stallWorker) Exec(ctx context.Context, s *Step) error {
 	now := time.Now()
 	d := time.Millisecond
 	if !now.Before(w.f.stallFrom) && now.Before(w.f.stallTo) {
+		if w.f.refuse {
+			return &ConnectError{Err: errors.New("connection refused")}
+		}
 		d = w.f.stallTo.Sub(now)
 	}
 	select {
@@ -452,33 +457,13 @@ func TestBackgroundWorkersEndWithTheCount(t *testing.T) {
 	assert.ErrorContains(t, err, "background workers alone never end")
 }
 
-// downFactory's workers fail to connect in [from, to) and take 1 ms per
-// request otherwise.
-type downFactory struct{ from, to time.Time }
-
-type downWorker struct{ f *downFactory }
-
-func (f *downFactory) NewWorker(context.Context, int, uint64) (Worker, error) {
-	return &downWorker{f}, nil
-}
-func (w *downWorker) Prepare()     {}
-func (w *downWorker) Close() error { return nil }
-func (w *downWorker) Exec(ctx context.Context, s *Step) error {
-	if now := time.Now(); !now.Before(w.f.from) && now.Before(w.f.to) {
-		return &ConnectError{Err: errors.New("connection refused")}
-	}
-	time.Sleep(time.Millisecond)
-	s.Ops = 1
-	return nil
-}
-
 // TestOutageIsNotClientLag: sends held up by an unreachable target (the
 // back-off, failed reconnects) count behind schedule, not as the client's
 // lag: the summary must not say the client fell behind.
 func TestOutageIsNotClientLag(t *testing.T) {
 	simulated(t, func(t *testing.T) {
 		now := time.Now()
-		f := &downFactory{from: now.Add(500 * time.Millisecond), to: now.Add(800 * time.Millisecond)}
+		f := &stallFactory{stallFrom: now.Add(500 * time.Millisecond), stallTo: now.Add(800 * time.Millisecond), refuse: true}
 		res, err := Run(context.Background(), Config{Workers: 4, Duration: 2 * time.Second, Rate: 1000, Seed: 1}, f)
 		require.NoError(t, err)
 		tot := res.Snapshot.Totals

@@ -256,55 +256,62 @@ func (g *group) next(m *member) {
 	g.heap.push(m)
 }
 
-// act is a member's wake: it reads the last request's replies if they came
-// (else waits for them, or for the tick) and, at the tick, sends the next.
+// act is a member's wake: at its tick it goes on as settle says; before
+// it (collecting a reply 20 ms after its send) a reply not come yet is
+// left for the tick.
 func (g *group) act(m *member) {
-	l := m.l
-	if l.pending {
-		if !m.p.Ready() {
-			if m.wake < m.tick {
-				m.wake = m.tick
-				g.heap.push(m)
-			} else {
-				g.watch(m)
-			}
-			return
-		}
-		if !g.finish(m) {
-			return
-		}
-		if m.wake < m.tick {
-			m.wake = m.tick
-			g.heap.push(m)
-			return
-		}
+	if m.wake >= m.tick {
+		g.settle(m)
+		return
 	}
-	g.send(m)
+	if g.collect(m) {
+		g.proceed(m)
+	} else if !m.gone {
+		m.wake = m.tick
+		g.heap.push(m)
+	}
 }
 
-// replyCame is a watched member's reply arriving.
+// replyCame is a watched member's reply arriving (or a part of it).
 func (g *group) replyCame(m *member) {
 	m.watched = false
-	if m.gone {
-		return
+	if !m.gone {
+		g.settle(m)
 	}
-	if !m.p.Ready() { // a part of it: wait for the rest
+}
+
+// settle reads a member's pending replies and goes on (proceed), or
+// watches for them when they have not all come.
+func (g *group) settle(m *member) {
+	if g.collect(m) {
+		g.proceed(m)
+	} else if !m.gone {
 		g.watch(m)
-		return
 	}
-	if !g.finish(m) {
-		return
+}
+
+// collect reads and records the member's pending replies if they have all
+// come: true when it has none pending now; false when they have not come,
+// or it left the group.
+func (g *group) collect(m *member) bool {
+	if !m.l.pending {
+		return true
 	}
-	if m.ending {
+	return m.p.Ready() && g.finish(m)
+}
+
+// proceed is a member with nothing pending: its loop ends when it is
+// ending, it sends when its tick has come, else it waits for the tick.
+func (g *group) proceed(m *member) {
+	switch {
+	case m.ending:
 		g.done(m)
-		return
-	}
-	if m.tick <= time.Since(g.r.begin) {
+	case m.tick <= time.Since(g.r.begin):
 		g.send(m)
-		return
+	default:
+		m.wake = m.tick
+		g.heap.push(m)
 	}
-	m.wake = m.tick
-	g.heap.push(m)
 }
 
 // send sends a member's request at (or after) its tick.
@@ -332,7 +339,7 @@ func (g *group) send(m *member) {
 	g.next(m)
 }
 
-// finish reads a pending request's replies (the first of them has come)
+// finish reads a pending request's replies (waiting for those not come)
 // and records them; false when the member left the group.
 func (g *group) finish(m *member) bool {
 	l := m.l
@@ -358,13 +365,8 @@ func (g *group) watch(m *member) {
 		op = unix.EPOLL_CTL_ADD
 	}
 	if err := unix.EpollCtl(g.ep, op, m.fd, &ev); err != nil {
-		// Cannot watch: read the reply the blocking way.
-		if g.finish(m) {
-			if m.ending {
-				g.done(m)
-			} else {
-				g.send(m)
-			}
+		if g.finish(m) { // cannot watch: read the reply the blocking way
+			g.proceed(m)
 		}
 		return
 	}
@@ -374,17 +376,7 @@ func (g *group) watch(m *member) {
 // retire ends a member's loop once its pending request, if any, is read.
 func (g *group) retire(m *member) {
 	m.ending = true
-	if !m.l.pending {
-		g.done(m)
-		return
-	}
-	if m.p.Ready() {
-		if g.finish(m) {
-			g.done(m)
-		}
-		return
-	}
-	g.watch(m)
+	g.settle(m)
 }
 
 // windDown ends every member still in the group: at once, reading what is

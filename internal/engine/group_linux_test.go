@@ -180,6 +180,21 @@ func TestGroupSendsTheSchedule(t *testing.T) {
 	}
 }
 
+// TestGroupMeasuresFromEachIntendedStart: on a 20 ms grid the requests
+// due in a tick's 20 ms are sent at the tick, and each one's latency runs
+// from its own intended start (half a tick on average), not the tick's.
+func TestGroupMeasuresFromEachIntendedStart(t *testing.T) {
+	f := &pairFactory{}
+	res, err := Run(context.Background(), Config{Workers: 1, Duration: time.Second, Rate: 1000, Seed: 1,
+		SendGrid: 20 * time.Millisecond}, f)
+	require.NoError(t, err)
+	tot := res.Snapshot.Totals
+	assert.Positive(t, f.ready.Load())
+	require.NotNil(t, tot.CorrectedLatency)
+	assert.Greater(t, tot.CorrectedLatency.P50, 5_000.0, "the wait for the tick counts: about 10 ms")
+	assert.Greater(t, tot.CorrectedLatency.P50, tot.Latency.P50)
+}
+
 // TestGroupWaitsForLateReplies: replies slower than a worker's gap are
 // waited for on the epoll set; each request goes when its reply came.
 func TestGroupWaitsForLateReplies(t *testing.T) {

@@ -111,25 +111,20 @@ func (r *runState) start(workers []Worker, seeds []uint64) <-chan struct{} {
 	r.startDeferred(workers)
 	r.budgeted.Store(int64(len(workers) - min(r.cfg.Background, len(workers))))
 	var wg sync.WaitGroup
+	if !r.startGroups(workers, seeds, &wg) {
+		for id, w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				l := r.newLoop(id, w, seeds[id], true)
+				defer l.close()
+				l.run()
+				r.loopDone(id)
+				l.drain()
+			}()
+		}
+	}
 	done := make(chan struct{})
-	if r.startGroups(workers, seeds, &wg) {
-		go func() {
-			wg.Wait()
-			close(done)
-		}()
-		return done
-	}
-	for id, w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			l := r.newLoop(id, w, seeds[id], true)
-			defer l.close()
-			l.run()
-			r.loopDone(id)
-			l.drain()
-		}()
-	}
 	go func() {
 		wg.Wait()
 		close(done)
