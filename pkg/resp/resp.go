@@ -155,11 +155,10 @@ func (r *Reader) Buffered() int { return r.br.Buffered() }
 // the reader stays usable after it (a non-blocking connection's "nothing
 // yet" is not kept).
 func (r *Reader) Fill() error {
-	n := r.br.Buffered()
-	if n >= r.br.Size() {
+	if r.Full() {
 		return nil
 	}
-	_, err := r.br.Peek(n + 1)
+	_, err := r.br.Peek(r.br.Buffered() + 1)
 	return err
 }
 

@@ -418,7 +418,7 @@ func (c *Conn) EnableStamps() bool {
 // cannot read without waiting (TLS, no stamps), or a read failed: the
 // replies' reads then wait, or report the error.
 func (c *Conn) Owed(n int) bool {
-	if c.rx.raw == nil || c.rx.st == nil || c.r.Full() || c.r.Buffered() > 0 && resp.Complete(c.r.Peeked(), n) {
+	if c.rx.raw == nil || c.rx.st == nil || c.r.Buffered() > 0 && c.whole(n) {
 		return true
 	}
 	c.rx.nowait = true
@@ -427,8 +427,12 @@ func (c *Conn) Owed(n int) bool {
 	if err != nil {
 		return err != errNotYet
 	}
-	return c.r.Full() || resp.Complete(c.r.Peeked(), n)
+	return c.whole(n)
 }
+
+// whole says whether the buffer holds the next n replies whole, or is full
+// (they cannot be told whole in it).
+func (c *Conn) whole(n int) bool { return c.r.Full() || resp.Complete(c.r.Peeked(), n) }
 
 // Arrived is when the data of the connection's last read arrived, by the
 // kernel's clock; zero without EnableStamps or when the kernel gave none.

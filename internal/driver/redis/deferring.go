@@ -12,8 +12,9 @@ import (
 // the worker's next wake, with the kernel's time of their arrival.
 type deferringWorker struct {
 	*rawWorker
-	// early is the bytes Ready read before Finish.
-	early int64
+	// rx is the connection's bytes read when the request was sent: its
+	// replies' bytes are those read since (by Ready and Finish).
+	rx int64
 }
 
 // Deferrable implements engine.Deferrer: a connection that notes when
@@ -23,7 +24,8 @@ func (w *deferringWorker) Deferrable() bool {
 	return c != nil && c.EnableStamps()
 }
 
-// Start implements engine.Deferrer: it writes the prepared request.
+// Start implements engine.Deferrer: it writes the prepared request, and
+// starts counting its replies' bytes and noting their arrival.
 func (w *deferringWorker) Start(s *engine.Step) error {
 	c := w.links.main
 	s.Op, s.BytesOut = w.op, len(w.req)
@@ -31,6 +33,8 @@ func (w *deferringWorker) Start(s *engine.Step) error {
 		w.links.Drop(c)
 		return err
 	}
+	c.forgetArrival()
+	w.rx = c.BytesRead()
 	return nil
 }
 
@@ -38,13 +42,8 @@ func (w *deferringWorker) Start(s *engine.Step) error {
 // returns when the last one arrived.
 func (w *deferringWorker) Finish(_ context.Context, s *engine.Step) (time.Time, error) {
 	c := w.links.main
-	if c.Buffered() == 0 { // else Ready read the first of it, and its arrival
-		c.forgetArrival()
-	}
-	rx := c.BytesRead() - w.early
-	w.early = 0
 	err := w.replies(c, s, c.Read(&c.rep))
-	s.BytesIn = int(c.BytesRead() - rx)
+	s.BytesIn = int(c.BytesRead() - w.rx)
 	if err != nil {
 		w.links.Drop(c)
 		return time.Time{}, err
@@ -56,25 +55,7 @@ func (w *deferringWorker) Finish(_ context.Context, s *engine.Step) (time.Time, 
 // without waiting, and says whether they have all come.
 func (w *deferringWorker) Ready() bool {
 	c := w.links.main
-	if c == nil {
-		return true
-	}
-	if c.Buffered() == 0 {
-		c.forgetArrival()
-	}
-	rx := c.BytesRead()
-	ok := c.Owed(w.owed())
-	w.early += c.BytesRead() - rx
-	return ok
-}
-
-// owed is the number of replies a request gets: one per command, and
-// MULTI's and EXEC's in a transaction.
-func (w *deferringWorker) owed() int {
-	if w.f.Workload.Mode == Batch {
-		return w.f.Workload.N + 2
-	}
-	return w.f.Workload.OpsPerRequest()
+	return c == nil || c.Owed(w.f.Workload.RepliesPerRequest())
 }
 
 // FD implements engine.Poller: the connection, noting when its data

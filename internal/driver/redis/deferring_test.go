@@ -18,8 +18,10 @@ import (
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 )
 
-// slowServer answers each PING line 5 ms after reading it.
-func slowServer(t *testing.T) string {
+// pingServer runs answer for each PING (a RESP array of one bulk string:
+// *1, $4, PING) read on each connection it accepts; an error ends the
+// connection.
+func pingServer(t *testing.T, answer func(nc net.Conn) error) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = ln.Close() })
@@ -33,14 +35,12 @@ func slowServer(t *testing.T) string {
 				defer nc.Close()
 				r := bufio.NewReader(nc)
 				for {
-					// A RESP array of one bulk string: *1, $4, PING.
 					for range 3 {
 						if _, err := r.ReadString('\n'); err != nil {
 							return
 						}
 					}
-					time.Sleep(5 * time.Millisecond)
-					if _, err := nc.Write([]byte("+PONG\r\n")); err != nil {
+					if answer(nc) != nil {
 						return
 					}
 				}
@@ -48,6 +48,15 @@ func slowServer(t *testing.T) string {
 		}
 	}()
 	return ln.Addr().String()
+}
+
+// slowServer answers each PING 5 ms after reading it.
+func slowServer(t *testing.T) string {
+	return pingServer(t, func(nc net.Conn) error {
+		time.Sleep(5 * time.Millisecond)
+		_, err := nc.Write([]byte("+PONG\r\n"))
+		return err
+	})
 }
 
 // TestDeferredReadKeepsTheArrivalTime: a reply that came 5 ms after the
@@ -180,36 +189,14 @@ func TestDetachedConnection(t *testing.T) {
 // splitServer answers each PING with +PONG in two parts, the second once
 // rest is received from.
 func splitServer(t *testing.T, rest <-chan struct{}) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = ln.Close() })
-	go func() {
-		for {
-			nc, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer nc.Close()
-				r := bufio.NewReader(nc)
-				for {
-					for range 3 {
-						if _, err := r.ReadString('\n'); err != nil {
-							return
-						}
-					}
-					if _, err := nc.Write([]byte("+PO")); err != nil {
-						return
-					}
-					<-rest
-					if _, err := nc.Write([]byte("NG\r\n")); err != nil {
-						return
-					}
-				}
-			}()
+	return pingServer(t, func(nc net.Conn) error {
+		if _, err := nc.Write([]byte("+PO")); err != nil {
+			return err
 		}
-	}()
-	return ln.Addr().String()
+		<-rest
+		_, err := nc.Write([]byte("NG\r\n"))
+		return err
+	})
 }
 
 // TestReadyWaitsForTheWholeReply: a reply that came in part is not ready

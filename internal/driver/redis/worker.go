@@ -139,6 +139,15 @@ func (w Workload) OpsPerRequest() int {
 	return w.N
 }
 
+// RepliesPerRequest returns the number of replies one request gets: one a
+// command, and MULTI's and EXEC's around a transaction's.
+func (w Workload) RepliesPerRequest() int {
+	if w.Mode == Batch {
+		return w.OpsPerRequest() + 2
+	}
+	return w.OpsPerRequest()
+}
+
 // Factory creates workers for a target and workload. It implements
 // engine.Factory. A cluster target (Target.Cluster) routes each command to
 // the node serving its key's slot (slotWorker).
