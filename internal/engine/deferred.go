@@ -190,7 +190,7 @@ func (l *loop) noteLate(tick, sent time.Time) {
 	}
 	late := sent.Sub(l.intended)
 	if l.prevDone.Sub(tick) > lateAfter {
-		l.rec.Behind(l.intended, late)
+		l.rec.Behind(l.intended, late, l.intended.Before(l.downUntil))
 	} else {
 		l.rec.ClientLag(sent, late)
 	}

@@ -122,6 +122,7 @@ func TestDeferredOpenLoopCorrectsForAStall(t *testing.T) {
 		assert.Greater(t, tot.CorrectedLatency.P99, 500_000.0, "a fifth of the users waited up to 1 s")
 		assert.Less(t, tot.Latency.P99, 2_000.0, "two stalled requests do not move the service p99")
 		assert.Greater(t, tot.Schedule.Behind, int64(900), "the requests due during the stall started behind")
+		assert.Zero(t, tot.Schedule.BehindDown, "a stalled reply is not a failed connection")
 		assert.Zero(t, tot.Schedule.ClientLags)
 	})
 }

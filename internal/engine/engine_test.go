@@ -354,6 +354,7 @@ func TestOpenLoopCorrectsForAStall(t *testing.T) {
 		assert.Greater(t, tot.CorrectedLatency.P99, 500_000.0, "a fifth of the users waited up to 1 s")
 		assert.Less(t, tot.Latency.P99, 2_000.0, "two stalled requests do not move the service p99")
 		assert.Greater(t, tot.Schedule.Behind, int64(900), "the requests due during the stall started behind")
+		assert.Zero(t, tot.Schedule.BehindDown, "a stalled reply is not a failed connection")
 		assert.Zero(t, tot.Schedule.ClientLags)
 		var stalled int
 		for _, iv := range open.Snapshot.Series {
@@ -469,6 +470,10 @@ func TestOutageIsNotClientLag(t *testing.T) {
 		tot := res.Snapshot.Totals
 		require.NotNil(t, tot.Schedule)
 		assert.Positive(t, tot.Schedule.Behind, "the sends due in the outage went late")
+		// 1,000/s for the 300 ms of the outage waited for a connection;
+		// those due while the workers caught up waited for their replies.
+		assert.InDelta(t, 300, tot.Schedule.BehindDown, 8, "the sends due in the outage waited for a connection")
+		assert.Greater(t, tot.Schedule.Behind, tot.Schedule.BehindDown)
 		assert.Zero(t, tot.Schedule.ClientLags)
 	})
 }

@@ -171,7 +171,11 @@ type loop struct {
 	warm               bool
 	uncounted          int
 	intended, prevDone time.Time
-	st                 Step
+	// downUntil is when the connection last came back after a failure
+	// (the end of its back-off, then the first reply): a request due
+	// before it that went late waited for a connection, not a reply.
+	downUntil time.Time
+	st        Step
 	// pending says a deferring worker's request was started at t0 and
 	// its replies are not read yet.
 	pending bool
@@ -417,6 +421,7 @@ func (l *loop) failed(err error, t1 time.Time) bool {
 	// The target, not the client, held up what fell due in the failure
 	// and its back-off: those sends count behind, not as client lags.
 	l.prevDone = time.Now()
+	l.downUntil = l.prevDone
 	return true
 }
 
@@ -450,6 +455,7 @@ func (l *loop) replied(t0, t1 time.Time) bool {
 	l.countLanded(t1)
 	if l.down {
 		l.down = false
+		l.downUntil = t1
 		r.avail.markUp(l.id, t1)
 	}
 	if !r.deadline.IsZero() && t1.After(r.deadline) {

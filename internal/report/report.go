@@ -124,7 +124,11 @@ func Warnings(r *result.Run) []string {
 			w = append(w, fmt.Sprintf("%d scheduled sends (%.1f%%) started more than 1 ms late with no reply outstanding (up to %.1f ms): the client, not the server, fell behind; the figures are bounded by the client",
 				sc.ClientLags, 100*float64(sc.ClientLags)/float64(t.Requests), sc.ClientLagMaxMS))
 		}
-		if sc.AchievedRate < 0.99*sc.Rate && r.StopReason == result.StopDuration {
+		if sc.AchievedRate < 0.99*sc.Rate && r.StopReason == result.StopDuration && (t.ConnectFailures > 0 || r.Availability.UnreachableMS > 0) {
+			// Each failed attempt to connect took a scheduled request's place.
+			w = append(w, fmt.Sprintf("the run sent %.0f requests/s of the %.0f asked for, with the target unreachable %.1f s: each of the %d failed attempts to connect took a scheduled request's place",
+				sc.AchievedRate, sc.Rate, r.Availability.UnreachableMS/1000, t.ConnectFailures))
+		} else if sc.AchievedRate < 0.99*sc.Rate && r.StopReason == result.StopDuration {
 			w = append(w, fmt.Sprintf("the run sent %.0f requests/s of the %.0f asked for: the connections could not keep the schedule (more connections, or a lower rate)",
 				sc.AchievedRate, sc.Rate))
 		}
@@ -240,8 +244,12 @@ func Text(w io.Writer, r *result.Run, hist *hdr.Histogram) error {
 		writeOperations(&b, r.Operations, r.Server)
 	}
 	if sc := t.Schedule; sc != nil {
-		fmt.Fprintf(&b, "schedule     %.0f/s asked, %s, sent %.1f/s; %d requests started behind schedule (mean %.1f ms, max %.1f ms) waiting for replies; %d sends were late in the client (max %.1f ms)\n",
-			sc.Rate, sc.Arrivals, sc.AchievedRate, sc.Behind, sc.BehindMeanMS, sc.BehindMaxMS, sc.ClientLags, sc.ClientLagMaxMS)
+		waited := "waiting for replies"
+		if sc.BehindDown > 0 {
+			waited = fmt.Sprintf("%d waiting for replies, %d for a connection (the target failed)", sc.Behind-sc.BehindDown, sc.BehindDown)
+		}
+		fmt.Fprintf(&b, "schedule     %.0f/s asked, %s, sent %.1f/s; %d requests started behind schedule (mean %.1f ms, max %.1f ms) %s; %d sends were late in the client (max %.1f ms)\n",
+			sc.Rate, sc.Arrivals, sc.AchievedRate, sc.Behind, sc.BehindMeanMS, sc.BehindMaxMS, waited, sc.ClientLags, sc.ClientLagMaxMS)
 		if sc.SendGridUS > 0 {
 			fmt.Fprintf(&b, "send grid    %.3f ms: each request sent at the first tick at or after its intended start, up to %.3f ms late by design (the latency from the intended start counts it; the schedule line counts lateness past the tick; --send-grid 0 wakes each at its own start); replies timed by the kernel's arrival time\n",
 				sc.SendGridUS/1000, sc.SendGridUS/1000)

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"flag"
+	"strings"
 	"testing"
 	"time"
 
@@ -76,6 +77,41 @@ func TestTextNamesTheTarget(t *testing.T) {
 			assert.Contains(t, b.String(), "open-loop at 20000 requests/s (poisson arrivals)")
 		})
 	}
+}
+
+// TestScheduleSaysWhatLateRequestsWaitedFor: requests held up by a failed
+// connection are not said to wait for replies.
+func TestScheduleSaysWhatLateRequestsWaitedFor(t *testing.T) {
+	for _, tc := range []struct {
+		behind, down int64
+		want         string
+	}{
+		{0, 0, "0 requests started behind schedule (mean 2.0 ms, max 5.0 ms) waiting for replies;"},
+		{12, 0, "12 requests started behind schedule (mean 2.0 ms, max 5.0 ms) waiting for replies;"},
+		{3113, 3000, "3113 requests started behind schedule (mean 2.0 ms, max 5.0 ms) 113 waiting for replies, " +
+			"3000 for a connection (the target failed);"},
+	} {
+		r, h := sample()
+		r.Totals.Schedule = &result.Schedule{Rate: 2000, Arrivals: "constant", AchievedRate: 1990,
+			Behind: tc.behind, BehindDown: tc.down, BehindMeanMS: 2, BehindMaxMS: 5}
+		var b bytes.Buffer
+		require.NoError(t, Text(&b, r, h))
+		assert.Contains(t, b.String(), tc.want)
+	}
+}
+
+// TestShortfallAfterAnOutageNamesIt: a run that sent less than its rate
+// because the target was unreachable says so, not that it lacked
+// connections.
+func TestShortfallAfterAnOutageNamesIt(t *testing.T) {
+	r := &result.Run{StopReason: result.StopDuration, DurationMS: 6000,
+		Totals:       result.Totals{Ops: 11412, Requests: 11412, ConnectFailures: 576, Schedule: &result.Schedule{Rate: 2000, AchievedRate: 1903}},
+		Availability: result.Availability{UnreachableMS: 1500}}
+	joined := strings.Join(Warnings(r), "\n")
+	assert.Contains(t, joined, "the run sent 1903 requests/s of the 2000 asked for, with the target unreachable 1.5 s: each of the 576 failed attempts to connect took a scheduled request's place")
+	assert.NotContains(t, joined, "more connections")
+	r.Totals.ConnectFailures, r.Availability.UnreachableMS = 0, 0
+	assert.Contains(t, strings.Join(Warnings(r), "\n"), "the connections could not keep the schedule (more connections, or a lower rate)")
 }
 
 func TestCSVGolden(t *testing.T) {

@@ -63,7 +63,7 @@ type counters struct {
 	sumNS, late, connectFailures, lost, misses, bytesIn, bytesOut int64
 	// Open-loop runs: latency from the intended start, requests that
 	// started behind schedule, and wakeups the client itself missed.
-	sumCorrectedNS, behind, behindNS, behindMaxNS, lags, lagMaxNS int64
+	sumCorrectedNS, behind, behindDown, behindNS, behindMaxNS, lags, lagMaxNS int64
 }
 
 func (c *counters) add(o counters) {
@@ -83,6 +83,7 @@ func (c *counters) add(o counters) {
 	c.bytesOut += o.bytesOut
 	c.sumCorrectedNS += o.sumCorrectedNS
 	c.behind += o.behind
+	c.behindDown += o.behindDown
 	c.behindNS += o.behindNS
 	c.behindMaxNS = max(c.behindMaxNS, o.behindMaxNS)
 	c.lags += o.lags
@@ -244,12 +245,16 @@ func (r *Recorder) RecordCorrected(lat time.Duration) {
 }
 
 // Behind counts a request that started by late after its intended time
-// because the worker was still waiting for the previous reply.
-func (r *Recorder) Behind(intended time.Time, late time.Duration) {
+// because the worker was still waiting for the previous reply, or, when
+// down, for a connection (a failure, its back-off and reconnects).
+func (r *Recorder) Behind(intended time.Time, late time.Duration, down bool) {
 	if intended.Before(r.agg.start) {
 		return
 	}
 	r.cur.behind++
+	if down {
+		r.cur.behindDown++
+	}
 	r.cur.behindNS += int64(late)
 	r.cur.behindMaxNS = max(r.cur.behindMaxNS, int64(late))
 }
@@ -693,7 +698,7 @@ func (a *Aggregator) Snapshot(elapsed time.Duration) Snapshot {
 		}
 	}
 	if a.totalCorrected != nil {
-		t.Schedule = &result.Schedule{Behind: c.behind, BehindMaxMS: float64(c.behindMaxNS) / 1e6,
+		t.Schedule = &result.Schedule{Behind: c.behind, BehindDown: c.behindDown, BehindMaxMS: float64(c.behindMaxNS) / 1e6,
 			ClientLags: c.lags, ClientLagMaxMS: float64(c.lagMaxNS) / 1e6}
 		if c.behind > 0 {
 			t.Schedule.BehindMeanMS = float64(c.behindNS) / float64(c.behind) / 1e6

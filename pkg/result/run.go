@@ -213,8 +213,11 @@ type Schedule struct {
 	AchievedRate float64 `json:"achieved_rate"`
 	// Behind counts requests that started more than 1 ms after their
 	// intended time because their worker was waiting for a reply (the
-	// server held it up); by how much at most and on average.
+	// server held it up) or for a connection; by how much at most and on
+	// average. BehindDown is those of them that waited for a connection:
+	// a failure, its back-off and reconnects (the target unreachable).
 	Behind       int64   `json:"behind"`
+	BehindDown   int64   `json:"behind_down"`
 	BehindMaxMS  float64 `json:"behind_max_ms"`
 	BehindMeanMS float64 `json:"behind_mean_ms"`
 	// ClientLags counts scheduled sends that started more than 1 ms late
