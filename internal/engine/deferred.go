@@ -42,15 +42,28 @@ type Deferrer interface {
 type Poller interface {
 	Deferrer
 	// Ready reads, without waiting, what has come of the started request's
-	// replies: true once they have all come (Finish then reads them without
-	// waiting), or when it cannot tell (Finish then waits for the rest).
-	Ready() bool
+	// replies and says whether they have all come.
+	Ready() Readiness
 	// FD is the descriptor that becomes readable when replies come, for
 	// the engine alone to wait on: nothing else may wait on it (the Go
 	// runtime's poller would wake at every reply). False: none (the
 	// workers then run on their own).
 	FD() (int, bool)
 }
+
+// Readiness is what a Poller's Ready found of its started request's replies.
+type Readiness uint8
+
+const (
+	// NotYet: not all have come; the descriptor becomes readable as more does.
+	NotYet Readiness = iota
+	// Arrived: all have come (or the connection failed): Finish reads them
+	// without waiting.
+	Arrived
+	// Unknown: it cannot tell (a reply larger than the read buffer):
+	// Finish may wait for the rest.
+	Unknown
+)
 
 // runDeferred is the open loop of a Deferrer: it wakes at each request's
 // tick, finishes the previous request, prepares and starts the next.

@@ -247,6 +247,7 @@ func (g *group) next(m *member) {
 		g.retire(m)
 		return
 	}
+	l.held = true
 	m.due = l.pacer.Due(k)
 	m.tick = l.grid(m.due)
 	m.wake = m.tick
@@ -292,12 +293,21 @@ func (g *group) settle(m *member) {
 
 // collect reads and records the member's pending replies if they have all
 // come: true when it has none pending now; false when they have not come,
-// or it left the group.
+// or it left the group. A member that cannot tell (a reply larger than its
+// read buffer) leaves the group: its read would hold the others up.
 func (g *group) collect(m *member) bool {
 	if !m.l.pending {
 		return true
 	}
-	return m.p.Ready() && g.finish(m)
+	switch m.p.Ready() {
+	case NotYet:
+		return false
+	case Unknown:
+		l := m.l
+		g.eject(m, func() bool { return l.finishPending(m.p) })
+		return false
+	}
+	return g.finish(m)
 }
 
 // proceed is a member with nothing pending: its loop ends when it is
@@ -322,6 +332,7 @@ func (g *group) send(m *member) {
 		return
 	}
 	l.sent++
+	l.held = false
 	l.intended = r.begin.Add(m.due)
 	l.w.Prepare()
 	now := time.Now()

@@ -23,9 +23,13 @@ type pairFactory struct {
 	breakAt int64 // 0: never
 	stall   atomic.Bool
 	served  atomic.Int64 // requests the other ends received
-	ready   atomic.Int64 // Ready calls (only a group makes them)
-	mu      sync.Mutex
-	workers []*pairWorker
+	// large: Ready cannot tell a reply whole (as one larger than the read buffer).
+	large bool
+	// reconnected counts the requests of workers whose pair broke.
+	reconnected atomic.Int64
+	ready       atomic.Int64 // Ready calls (only a group makes them)
+	mu          sync.Mutex
+	workers     []*pairWorker
 }
 
 type pairWorker struct {
@@ -91,6 +95,8 @@ func (w *pairWorker) Close() error { return unix.Close(w.fd) }
 // answered at once.
 func (w *pairWorker) Exec(ctx context.Context, s *Step) error {
 	if w.broken {
+		w.f.reconnected.Add(1)
+		s.Ops = 1
 		return nil
 	}
 	if err := w.Start(s); err != nil {
@@ -111,17 +117,19 @@ func (w *pairWorker) Start(s *Step) error {
 	return nil
 }
 
-func (w *pairWorker) Ready() bool {
+func (w *pairWorker) Ready() Readiness {
 	w.f.ready.Add(1)
-	if w.got {
-		return true
+	if !w.got {
+		n, err := unix.Read(w.fd, w.buf[:1])
+		if err == unix.EAGAIN {
+			return NotYet
+		}
+		w.got, w.eof = n == 1, n != 1
 	}
-	n, err := unix.Read(w.fd, w.buf[:1])
-	if err == unix.EAGAIN {
-		return false
+	if w.f.large && w.got {
+		return Unknown // as a reply larger than the read buffer
 	}
-	w.got, w.eof = n == 1, n != 1
-	return true
+	return Arrived
 }
 
 var (
@@ -279,4 +287,36 @@ func TestGroupsFor(t *testing.T) {
 	} {
 		assert.Equal(t, tc.want, groupsFor(tc.rate, tc.workers), "%v/s over %d", tc.rate, tc.workers)
 	}
+}
+
+// TestGroupCountSurvivesALeavingWorker: an op count holds when workers
+// leave their group (a dropped connection) with their next request
+// already claimed: it is sent on their own, not claimed twice.
+func TestGroupCountSurvivesALeavingWorker(t *testing.T) {
+	f := &pairFactory{breakAt: 50}
+	res, err := Run(context.Background(), Config{Workers: 4, Ops: 1000, Rate: 4000, Seed: 3,
+		SendGrid: 250 * time.Microsecond}, f)
+	require.NoError(t, err)
+	tot := res.Snapshot.Totals
+	t.Logf("stop %s ops %d lost %d errors %d served %d", res.StopReason, tot.Ops, tot.LostOps, tot.Errors, f.served.Load())
+	assert.Positive(t, tot.LostOps, "the dropped connections lost their requests in flight")
+	assert.Equal(t, int64(1000), tot.Ops+tot.LostOps, "every request of the count was sent once")
+	assert.Equal(t, f.served.Load()+f.reconnected.Load(), tot.Ops+tot.LostOps+tot.AfterDeadlineOps)
+}
+
+// TestGroupLetsALargeReplyGoOnItsOwn: a worker whose replies Ready cannot
+// tell whole (larger than its read buffer) leaves its group, so that its
+// read holds no other worker up, and goes on its own: every request of
+// the count is sent once and answered.
+func TestGroupLetsALargeReplyGoOnItsOwn(t *testing.T) {
+	f := &pairFactory{large: true}
+	res, err := Run(context.Background(), Config{Workers: 4, Ops: 1000, Rate: 4000, Seed: 3,
+		SendGrid: 250 * time.Microsecond}, f)
+	require.NoError(t, err)
+	tot := res.Snapshot.Totals
+	assert.Equal(t, int64(1000), tot.Ops)
+	assert.Equal(t, f.served.Load(), tot.Ops+tot.AfterDeadlineOps, "every request sent is counted once")
+	assert.Zero(t, tot.Errors)
+	assert.Positive(t, f.ready.Load(), "the workers began in a group")
+	assert.LessOrEqual(t, f.ready.Load(), int64(4*8), "and left it at their first whole reply")
 }

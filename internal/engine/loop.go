@@ -176,6 +176,10 @@ type loop struct {
 	// before it that went late waited for a connection, not a reply.
 	downUntil time.Time
 	st        Step
+	// held says the next request is claimed and not sent yet (its group
+	// claims it at the previous send): a worker leaving its group sends it
+	// without claiming another.
+	held bool
 	// pending says a deferring worker's request was started at t0 and
 	// its replies are not read yet.
 	pending bool
@@ -289,6 +293,10 @@ func (r *runState) loopDone(id int) {
 // Requests of the warm-up and of background workers are not counted.
 func (l *loop) claim() bool {
 	r := l.r
+	if l.held {
+		l.held = false // a group claimed it before the worker left
+		return true
+	}
 	if l.id < r.cfg.Background {
 		return true
 	}

@@ -430,6 +430,10 @@ func (c *Conn) Owed(n int) bool {
 	return c.whole(n)
 }
 
+// Spills says that the next n replies cannot be told whole in the read
+// buffer: it is full and they are not all in it (one is larger than it).
+func (c *Conn) Spills(n int) bool { return c.r.Full() && !resp.Complete(c.r.Peeked(), n) }
+
 // whole says whether the buffer holds the next n replies whole, or is full
 // (they cannot be told whole in it).
 func (c *Conn) whole(n int) bool { return c.r.Full() || resp.Complete(c.r.Peeked(), n) }

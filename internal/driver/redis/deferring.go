@@ -52,10 +52,21 @@ func (w *deferringWorker) Finish(_ context.Context, s *engine.Step) (time.Time, 
 }
 
 // Ready implements engine.Poller: it reads what has come of the replies,
-// without waiting, and says whether they have all come.
-func (w *deferringWorker) Ready() bool {
+// without waiting, and says whether they have all come (Unknown when one
+// is larger than the read buffer: reading it may wait).
+func (w *deferringWorker) Ready() engine.Readiness {
 	c := w.links.main
-	return c == nil || c.Owed(w.f.Workload.RepliesPerRequest())
+	if c == nil {
+		return engine.Arrived
+	}
+	n := w.f.Workload.RepliesPerRequest()
+	switch {
+	case !c.Owed(n):
+		return engine.NotYet
+	case c.Spills(n):
+		return engine.Unknown
+	}
+	return engine.Arrived
 }
 
 // FD implements engine.Poller: the connection, noting when its data

@@ -5,7 +5,9 @@ package redis
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -141,7 +143,7 @@ func TestDetachedConnection(t *testing.T) {
 	var s engine.Step
 	sent := time.Now()
 	require.NoError(t, p.Start(&s))
-	require.Eventually(t, p.Ready, 5*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return p.Ready() == engine.Arrived }, 5*time.Second, time.Millisecond)
 	time.Sleep(20 * time.Millisecond)
 	readAt := time.Now()
 	arrived, err := p.Finish(context.Background(), &s)
@@ -168,7 +170,7 @@ func TestDetachedConnection(t *testing.T) {
 		s = engine.Step{}
 		ew.Prepare()
 		require.NoError(t, p.Start(&s))
-		for !p.Ready() {
+		for p.Ready() == engine.NotYet {
 		}
 		_, err := p.Finish(ctx, &s)
 		require.NoError(t, err)
@@ -212,14 +214,39 @@ func TestReadyWaitsForTheWholeReply(t *testing.T) {
 	w.Prepare()
 	var s engine.Step
 	require.NoError(t, p.Start(&s))
-	require.Eventually(t, func() bool { return !p.Ready() && c.BytesRead() == 3 }, 5*time.Second, time.Millisecond,
+	require.Eventually(t, func() bool { return p.Ready() == engine.NotYet && c.BytesRead() == 3 }, 5*time.Second, time.Millisecond,
 		"+PO came and is not a reply")
 	released := time.Now()
 	close(rest)
-	require.Eventually(t, p.Ready, 5*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return p.Ready() == engine.Arrived }, 5*time.Second, time.Millisecond)
 	arrived, err := p.Finish(context.Background(), &s)
 	require.NoError(t, err)
 	assert.Equal(t, 1, s.Ops)
 	assert.Equal(t, len("+PONG\r\n"), s.BytesIn, "both parts counted")
 	assert.False(t, arrived.Before(released), "the arrival is the last part's")
+}
+
+// TestReadySaysWhenAReplyOutgrowsTheBuffer: a reply larger than the read
+// buffer cannot be told whole in it: Ready says Unknown (a group then
+// lets the worker read it on its own), and Finish reads all of it.
+func TestReadySaysWhenAReplyOutgrowsTheBuffer(t *testing.T) {
+	big := 64 << 10
+	reply := fmt.Appendf(nil, "$%d\r\n%s\r\n", big, strings.Repeat("x", big))
+	w := worker(t, endpoint.Target{Addr: pingServer(t, func(nc net.Conn) error {
+		_, err := nc.Write(reply)
+		return err
+	}), Timeout: 5 * time.Second}, "PING", 1, 0, 0)
+	p := w.(engine.Poller)
+	_, ok := p.FD()
+	require.True(t, ok)
+	for range 2 {
+		w.Prepare()
+		var s engine.Step
+		require.NoError(t, p.Start(&s))
+		require.Eventually(t, func() bool { return p.Ready() == engine.Unknown }, 5*time.Second, time.Millisecond)
+		_, err := p.Finish(context.Background(), &s)
+		require.NoError(t, err)
+		assert.Equal(t, 1, s.Ops)
+		assert.Equal(t, len(reply), s.BytesIn)
+	}
 }
