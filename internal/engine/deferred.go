@@ -135,9 +135,13 @@ func (l *loop) awaitTick(d Deferrer, due time.Duration) bool {
 	}
 }
 
-// grid rounds an offset from the run's begin up to the send grid.
+// grid rounds an offset from the run's begin up to the send grid (none:
+// each request at its own start).
 func (l *loop) grid(at time.Duration) time.Duration {
 	g := l.r.cfg.SendGrid
+	if g <= 0 {
+		return at
+	}
 	return (at + g - 1) / g * g
 }
 

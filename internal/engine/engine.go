@@ -134,9 +134,10 @@ type Config struct {
 	// all the same), the workers due in one tick wake together, and
 	// replies are read at the next wake with the kernel's arrival time.
 	// Cheaper per request; it also moves each arrival to its tick, which
-	// changes the arrival process the server sees. 0 (or below): every
-	// worker wakes at its own requests' intended starts and waits for
-	// each reply.
+	// changes the arrival process the server sees. 0 (or below): each
+	// request is sent at its own intended start (Pollers, on Linux, in
+	// groups that read replies at the next wake as on the grid; other
+	// workers each wait for their replies).
 	SendGrid time.Duration
 	// Operations names the operation types of a mixed run (workers set
 	// Step.Op); with two or more, every statistic is also kept per type.

@@ -167,25 +167,42 @@ func (w *pairWorker) Finish(ctx context.Context, s *Step) (time.Time, error) {
 	return time.Time{}, nil
 }
 
-// TestGroupSendsTheSchedule: the send grid's Pollers run in groups, and
-// every request sent is answered and counted once, none lost.
+// TestGroupSendsTheSchedule: an open loop's Pollers run in groups, on the
+// send grid or, without one, each request at its own intended start; every
+// request sent is answered and counted once, none lost.
 func TestGroupSendsTheSchedule(t *testing.T) {
-	for _, arrivals := range []string{ArrivalsConstant, ArrivalsPoisson} {
-		t.Run(arrivals, func(t *testing.T) {
-			f := &pairFactory{}
-			res, err := Run(context.Background(), Config{Workers: 8, Duration: time.Second, Rate: 2000, Arrivals: arrivals,
-				Seed: 1, SendGrid: 250 * time.Microsecond}, f)
-			require.NoError(t, err)
-			tot := res.Snapshot.Totals
-			assert.Positive(t, f.ready.Load(), "the workers ran in a group")
-			assert.InEpsilon(t, 2000, tot.Requests, 0.3, "the schedule's requests (a busy machine may hold some past the end)")
-			assert.Equal(t, f.served.Load(), tot.Requests+tot.AfterDeadlineOps, "every request sent is counted once")
-			assert.Zero(t, tot.Errors)
-			assert.Equal(t, 250*time.Microsecond, res.SendGrid)
-			require.NotNil(t, tot.CorrectedLatency)
-			assert.GreaterOrEqual(t, tot.CorrectedLatency.P50, tot.Latency.P50)
-		})
+	for _, grid := range []time.Duration{250 * time.Microsecond, 0} {
+		for _, arrivals := range []string{ArrivalsConstant, ArrivalsPoisson} {
+			t.Run(grid.String()+"/"+arrivals, func(t *testing.T) {
+				f := &pairFactory{}
+				res, err := Run(context.Background(), Config{Workers: 8, Duration: time.Second, Rate: 2000, Arrivals: arrivals,
+					Seed: 1, SendGrid: grid}, f)
+				require.NoError(t, err)
+				tot := res.Snapshot.Totals
+				assert.Positive(t, f.ready.Load(), "the workers ran in a group")
+				assert.InEpsilon(t, 2000, tot.Requests, 0.3, "the schedule's requests (a busy machine may hold some past the end)")
+				assert.Equal(t, f.served.Load(), tot.Requests+tot.AfterDeadlineOps, "every request sent is counted once")
+				assert.Zero(t, tot.Errors)
+				assert.Equal(t, grid, res.SendGrid)
+				require.NotNil(t, tot.CorrectedLatency)
+				assert.GreaterOrEqual(t, tot.CorrectedLatency.P50, tot.Latency.P50)
+			})
+		}
 	}
+}
+
+// TestGroupWithoutGridSendsAtEachStart: with no grid, a group sends each
+// request at its own intended start: 1,000/s on one worker at 1 ms gaps
+// waits for no tick, so its latency from the intended start stays near
+// its service time (a 20 ms grid would add about 10 ms).
+func TestGroupWithoutGridSendsAtEachStart(t *testing.T) {
+	f := &pairFactory{}
+	res, err := Run(context.Background(), Config{Workers: 1, Duration: time.Second, Rate: 1000, Seed: 1}, f)
+	require.NoError(t, err)
+	tot := res.Snapshot.Totals
+	assert.Positive(t, f.ready.Load(), "the worker ran in a group")
+	require.NotNil(t, tot.CorrectedLatency)
+	assert.Less(t, tot.CorrectedLatency.P50, 5_000.0, "no wait for a tick")
 }
 
 // TestGroupMeasuresFromEachIntendedStart: on a 20 ms grid the requests

@@ -112,6 +112,9 @@ func (r *runState) start(workers []Worker, seeds []uint64) <-chan struct{} {
 	r.budgeted.Store(int64(len(workers) - min(r.cfg.Background, len(workers))))
 	var wg sync.WaitGroup
 	if !r.startGroups(workers, seeds, &wg) {
+		// Off the grid, workers defer their reads only in groups: on its
+		// own each waits for its replies.
+		r.deferred = r.deferred && r.cfg.SendGrid > 0
 		for id, w := range workers {
 			wg.Add(1)
 			go func() {
@@ -133,11 +136,13 @@ func (r *runState) start(workers []Worker, seeds []uint64) <-chan struct{} {
 }
 
 // startDeferred decides whether an open loop's workers defer their reads:
-// every worker a Deferrer and the send grid on. Each then sleeps on a
-// timer of its own armed at its tick's absolute time (beginMono), so that
-// the workers due in one tick wake together.
+// every worker a Deferrer. On Linux they then run in groups (startGroups),
+// on the send grid or, without one, each request at its own intended
+// start; elsewhere, on the grid, each worker sleeps on a timer of its own
+// armed at its tick's absolute time (beginMono), so that the workers due
+// in one tick wake together.
 func (r *runState) startDeferred(workers []Worker) {
-	if r.cfg.Rate <= 0 || r.cfg.SendGrid <= 0 {
+	if r.cfg.Rate <= 0 {
 		return
 	}
 	for _, w := range workers {
