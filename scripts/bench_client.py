@@ -453,8 +453,9 @@ def open_loop(bin_path, rates, reps, cli_cpu, srv_cpu, missing):
               "armed at the tick's absolute time) and sends for every worker due in it, on connections taken out of Go's "
               "poller so that replies do not wake the process; a reply is read at its worker's next tick and timed by the kernel's receive "
               "timestamp (SO_TIMESTAMPNS), so the service time is exact and the latency from the intended start includes the "
-              "wait for the tick (late counts from the tick). tairbench --rate alone wakes every request at its own start and "
-              "waits for every reply.",
+              "wait for the tick (late counts from the tick). tairbench --rate alone sends every request at its own start: "
+              "the same groups, each woken at its earliest worker's intended start rather than a tick, so that one wake "
+              "serves only the requests due by then.",
               "- The bars apply to the grid's runs: CPU at 20,000 and 50,000/s, on schedule (99 %) at every rate, constant "
               "and Poisson.",
               f"- --send-grid {BURST_GRID} wakes as often as memtier's limiter does (every 20 ms): its column compares the "
