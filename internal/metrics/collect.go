@@ -49,6 +49,7 @@ func (e *Exporter) collectRun(ch chan<- prometheus.Metric, lb Labels, st state) 
 	}
 	if sc := st.schedule; sc != nil {
 		counter("behind", float64(sc.Behind))
+		counter("behindDown", float64(sc.BehindDown))
 		counter("lags", float64(sc.ClientLags))
 		gauge("behindMax", sc.BehindMaxMS/1000)
 	}

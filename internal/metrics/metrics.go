@@ -126,6 +126,7 @@ func (e *Exporter) describe() {
 		"connect":     d("connect_failures_total", "Failed attempts to connect or reconnect."),
 		"causes":      d("error_causes_total", "Failed commands by kind (reply, connection, connect) and message (at the end of the run).", "kind", "cause"),
 		"behind":      d("schedule_behind_requests_total", "Open loop: requests that started over 1 ms late because the server held the connection (at the end of the run)."),
+		"behindDown":  d("schedule_behind_down_requests_total", "Open loop: of those, the requests that waited for a failed connection to come back, not for a reply (at the end of the run)."),
 		"lags":        d("schedule_client_lags_total", "Open loop: requests the client itself started over 1 ms late (at the end of the run)."),
 		"behindMax":   d("schedule_behind_max_seconds", "Open loop: the longest a request started after its intended start (at the end of the run)."),
 		"op_ops":      d("operation_commands_total", "Commands completed, per operation type.", "op"),

@@ -45,12 +45,13 @@ func TestExporterServesTicksThenTheResult(t *testing.T) {
 	assert.Regexp(t, `tairbench_latency_quantile_seconds\{measure="service",op="",.*quantile="0.99"\} 0.00099`, page)
 	assert.Regexp(t, `tairbench_latency_seconds_bucket\{measure="service",op="".*le="0.001"\} 1000`, page)
 
-	r := &result.Run{Totals: result.Totals{Ops: 1234, Requests: 1234, Schedule: &result.Schedule{Behind: 3, ClientLags: 2, BehindMaxMS: 40}},
+	r := &result.Run{Totals: result.Totals{Ops: 1234, Requests: 1234, Schedule: &result.Schedule{Behind: 3, BehindDown: 1, ClientLags: 2, BehindMaxMS: 40}},
 		Histogram: result.EncodeHistogram(h), Errors: []result.ErrorCount{{Kind: "reply", Message: "WRONGTYPE x", Count: 5}}}
 	run.Final(r)
 	final := scrape(t, e)
 	assert.Regexp(t, `tairbench_error_causes_total\{cause="WRONGTYPE x",kind="reply",[^}]*workload="GET k"\} 5`, final)
 	assert.Regexp(t, `tairbench_schedule_behind_requests_total\{[^}]*workload="GET k"\} 3`, final)
+	assert.Regexp(t, `tairbench_schedule_behind_down_requests_total\{[^}]*workload="GET k"\} 1`, final)
 	assert.Regexp(t, `tairbench_schedule_behind_max_seconds\{[^}]*workload="GET k"\} 0.04`, final)
 	start := time.Now() // the scrape above came after Final
 	require.NoError(t, e.Close(t.Context(), 10*time.Second, io.Discard))
