@@ -124,11 +124,12 @@ func Warnings(r *result.Run) []string {
 			w = append(w, fmt.Sprintf("%d scheduled sends (%.1f%%) started more than 1 ms late with no reply outstanding (up to %.1f ms): the client, not the server, fell behind; the figures are bounded by the client",
 				sc.ClientLags, 100*float64(sc.ClientLags)/float64(t.Requests), sc.ClientLagMaxMS))
 		}
-		if sc.AchievedRate < 0.99*sc.Rate && r.StopReason == result.StopDuration && (t.ConnectFailures > 0 || r.Availability.UnreachableMS > 0) {
+		short := sc.AchievedRate < 0.99*sc.Rate && r.StopReason == result.StopDuration
+		if short && (t.ConnectFailures > 0 || r.Availability.UnreachableMS > 0) {
 			// Each failed attempt to connect took a scheduled request's place.
 			w = append(w, fmt.Sprintf("the run sent %.0f requests/s of the %.0f asked for, with the target unreachable %.1f s: each of the %d failed attempts to connect took a scheduled request's place",
 				sc.AchievedRate, sc.Rate, r.Availability.UnreachableMS/1000, t.ConnectFailures))
-		} else if sc.AchievedRate < 0.99*sc.Rate && r.StopReason == result.StopDuration {
+		} else if short {
 			w = append(w, fmt.Sprintf("the run sent %.0f requests/s of the %.0f asked for: the connections could not keep the schedule (more connections, or a lower rate)",
 				sc.AchievedRate, sc.Rate))
 		}
