@@ -64,6 +64,8 @@ type Reader struct {
 	arena  []byte
 	ends   []int
 	depth  int
+	// long holds a line longer than the read buffer (longLine).
+	long []byte
 	// charged is what the Budget was charged for arena.
 	charged int64
 }
@@ -179,10 +181,47 @@ func (r *Reader) SetBuffer(br *bufio.Reader) bool {
 	return true
 }
 
+// Grow replaces the read buffer by one of size bytes over src (the same
+// connection), carrying over the bytes buffered and not yet consumed, so
+// that a reply larger than the buffer can be told whole (Complete) in it;
+// false (nothing changed) when size is not larger. It allocates.
+func (r *Reader) Grow(size int, src io.Reader) bool {
+	if size <= r.br.Size() {
+		return false
+	}
+	held := append([]byte(nil), r.Peeked()...)
+	r.br = bufio.NewReaderSize(&carried{held: held, src: src}, size)
+	return true
+}
+
+// carried reads the bytes a replaced buffer held, then its connection.
+type carried struct {
+	held []byte
+	src  io.Reader
+}
+
+// Read implements io.Reader; the held bytes come alone, so that an error
+// of the connection's (a non-blocking "nothing yet") is never returned
+// beside them, where a bufio.Reader would keep it.
+func (c *carried) Read(p []byte) (int, error) {
+	if len(c.held) == 0 {
+		return c.src.Read(p)
+	}
+	n := copy(p, c.held)
+	c.held = c.held[n:]
+	return n, nil
+}
+
 // line reads one CRLF-terminated line and returns it without the CRLF. The
 // slice is valid until the next read.
 func (r *Reader) line() ([]byte, error) {
+	if cap(r.long) > 4<<10 { // the last long line is no longer valid
+		r.long = nil
+	}
 	b, err := r.br.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) && !r.limits.Unauthenticated {
+		b, err = r.longLine(b)
+	}
 	if err != nil {
 		if errors.Is(err, bufio.ErrBufferFull) {
 			return nil, protoErr("line too long")
@@ -193,6 +232,25 @@ func (r *Reader) line() ([]byte, error) {
 		return nil, protoErr("line not terminated by CRLF")
 	}
 	return b[:len(b)-2], nil
+}
+
+// maxLine is the longest line (a simple string, an error, an inline
+// command) read when it does not fit in the read buffer: Redis's own limit
+// for inline commands. A client's read buffer starts small.
+const maxLine = 64 << 10
+
+// longLine gathers a line that filled the read buffer, from its first part,
+// into a buffer of its own; bufio.ErrBufferFull when it is over maxLine.
+func (r *Reader) longLine(part []byte) ([]byte, error) {
+	r.long = append(r.long[:0], part...)
+	for len(r.long) <= maxLine {
+		b, err := r.br.ReadSlice('\n')
+		r.long = append(r.long, b...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return r.long, err
+		}
+	}
+	return nil, bufio.ErrBufferFull
 }
 
 // ParseInt parses a decimal integer without allocating.

@@ -3,6 +3,7 @@ package resp
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -108,6 +109,52 @@ func TestReadCommandLimits(t *testing.T) {
 	assert.ErrorIs(t, err, ErrProtocol)
 }
 
+// TestLinesLongerThanTheBuffer reads lines that do not fit in the read
+// buffer (a client's starts small): whole up to Redis's inline limit, then
+// refused; before logging in, a line must fit in the buffer.
+func TestLinesLongerThanTheBuffer(t *testing.T) {
+	long := strings.Repeat("e", 5000)
+	tests := []struct {
+		name   string
+		in     string
+		limits Limits
+		errMsg string // the error reply's message
+		err    string // the read's error
+	}{
+		{"error reply", "-ERR " + long + "\r\n:1\r\n", Limits{}, "ERR " + long, ""},
+		{"at the limit", "-" + strings.Repeat("e", maxLine-1) + "\r\n:1\r\n", Limits{}, strings.Repeat("e", maxLine-1), ""},
+		{"over the limit", "-" + strings.Repeat("e", maxLine+100) + "\r\n", Limits{}, "", "line too long"},
+		{"not logged in", "-ERR " + long + "\r\n", UnauthenticatedLimits, "", "line too long"},
+		{"cut short", "-ERR " + long, Limits{}, "", "EOF"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := NewReader(bufio.NewReaderSize(strings.NewReader(tt.in), 16), tt.limits)
+			var rep Reply
+			err := r.ReadReply(&rep)
+			if tt.err != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.errMsg, string(rep.Err))
+			require.NoError(t, r.ReadReply(&rep), "the next reply after a long line")
+			assert.Equal(t, int64(1), rep.Int)
+		})
+	}
+	t.Run("simple string and inline command", func(t *testing.T) {
+		r := NewReader(bufio.NewReaderSize(strings.NewReader("+"+long+"\r\nSET k "+long+"\r\n"), 16), Limits{})
+		var rep Reply
+		require.NoError(t, r.ReadReply(&rep))
+		assert.Equal(t, byte('+'), rep.Type)
+		args, err := r.ReadCommand(nil)
+		require.NoError(t, err)
+		require.Len(t, args, 3)
+		assert.Equal(t, long, string(args[2]))
+	})
+}
+
 func TestParseInt(t *testing.T) {
 	tests := []struct {
 		in string
@@ -167,14 +214,22 @@ func FuzzReadReply(f *testing.F) {
 	for _, s := range []string{"+OK\r\n", "*2\r\n:1\r\n-ERR\r\n", "%1\r\n+a\r\n:1\r\n", "|1\r\n+a\r\n+b\r\n:1\r\n"} {
 		f.Add([]byte(s))
 	}
+	// The replies read are the same whatever the read buffer's size (a
+	// client's starts at 1 KB): a 16-byte one reads lines longer than it.
 	f.Fuzz(func(t *testing.T, in []byte) {
-		r := NewReader(bufio.NewReader(strings.NewReader(string(in))), Limits{MaxBulk: 1 << 16, MaxArgs: 1 << 10})
-		var rep Reply
-		for i := 0; i < 100; i++ {
-			if err := r.ReadReply(&rep); err != nil {
-				return
+		read := func(size int) []string {
+			r := NewReader(bufio.NewReaderSize(strings.NewReader(string(in)), size), Limits{MaxBulk: 1 << 16, MaxArgs: 1 << 10})
+			var rep Reply
+			var got []string
+			for i := 0; i < 100; i++ {
+				if err := r.ReadReply(&rep); err != nil {
+					return append(got, "error")
+				}
+				got = append(got, fmt.Sprintf("%c %d %v %q %d %q %d", rep.Type, rep.Int, rep.Nil, rep.Err, rep.NestedErrors, rep.FirstNested, rep.Elems))
 			}
+			return got
 		}
+		assert.Equal(t, read(4096), read(16))
 	})
 }
 
