@@ -336,12 +336,13 @@ func (c *Conn) refreshDeadline() {
 	}
 }
 
-// A connection's read buffer starts small, so that 10,000 idle-ish
-// connections cost little, and doubles up to maxReadBuffer while reads
-// fill it: replies come in bigger bursts than it holds (pipelines, big
-// values), and a bigger buffer saves read calls.
+// A connection's read buffer starts small, so that 10,000 connections cost
+// little (most replies are a few bytes), and doubles up to maxReadBuffer
+// while reads fill it: replies come in bigger bursts than it holds
+// (pipelines, big values), and a bigger buffer saves read calls. A reply
+// that does not fit is still read whole, through the buffer.
 const (
-	minReadBuffer = 4 << 10
+	minReadBuffer = 1 << 10
 	maxReadBuffer = 16 << 10
 )
 
@@ -428,6 +429,13 @@ func (c *Conn) Owed(n int) bool {
 		return err != errNotYet
 	}
 	return c.whole(n)
+}
+
+// GrowFull doubles a full read buffer below maxReadBuffer, keeping what it
+// holds, so that Owed can tell a reply larger than it whole; false when
+// the buffer is not full or already at maxReadBuffer.
+func (c *Conn) GrowFull() bool {
+	return c.r.Full() && c.r.Grow(min(2*c.r.BufferSize(), maxReadBuffer), c.rx)
 }
 
 // Spills says that the next n replies cannot be told whole in the read

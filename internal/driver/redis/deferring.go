@@ -53,20 +53,24 @@ func (w *deferringWorker) Finish(_ context.Context, s *engine.Step) (time.Time, 
 
 // Ready implements engine.Poller: it reads what has come of the replies,
 // without waiting, and says whether they have all come (Unknown when one
-// is larger than the read buffer: reading it may wait).
+// is larger than the largest read buffer, maxReadBuffer: reading it may
+// wait). A smaller buffer grows to tell them whole.
 func (w *deferringWorker) Ready() engine.Readiness {
 	c := w.links.main
 	if c == nil {
 		return engine.Arrived
 	}
 	n := w.f.Workload.RepliesPerRequest()
-	switch {
-	case !c.Owed(n):
-		return engine.NotYet
-	case c.Spills(n):
-		return engine.Unknown
+	for {
+		switch {
+		case !c.Owed(n):
+			return engine.NotYet
+		case !c.Spills(n):
+			return engine.Arrived
+		case !c.GrowFull(): // at most log2(maxReadBuffer/minReadBuffer) times a connection
+			return engine.Unknown
+		}
 	}
-	return engine.Arrived
 }
 
 // FD implements engine.Poller: the connection, noting when its data

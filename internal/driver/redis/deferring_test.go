@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -234,23 +235,37 @@ func TestReadyWaitsForTheWholeReply(t *testing.T) {
 // buffer cannot be told whole in it: Ready says Unknown (a group then
 // lets the worker read it on its own), and Finish reads all of it.
 func TestReadySaysWhenAReplyOutgrowsTheBuffer(t *testing.T) {
-	big := 64 << 10
-	reply := fmt.Appendf(nil, "$%d\r\n%s\r\n", big, strings.Repeat("x", big))
-	w := worker(t, endpoint.Target{Addr: pingServer(t, func(nc net.Conn) error {
-		_, err := nc.Write(reply)
-		return err
-	}), Timeout: 5 * time.Second}, "PING", 1, 0, 0)
-	p := w.(engine.Poller)
-	_, ok := p.FD()
-	require.True(t, ok)
-	for range 2 {
-		w.Prepare()
-		var s engine.Step
-		require.NoError(t, p.Start(&s))
-		require.Eventually(t, func() bool { return p.Ready() == engine.Unknown }, 5*time.Second, time.Millisecond)
-		_, err := p.Finish(context.Background(), &s)
-		require.NoError(t, err)
-		assert.Equal(t, 1, s.Ops)
-		assert.Equal(t, len(reply), s.BytesIn)
+	tests := []struct {
+		size int
+		want engine.Readiness
+	}{
+		{100, engine.Arrived},
+		{3000, engine.Arrived},                // over the first buffer: it grows
+		{maxReadBuffer - 100, engine.Arrived}, // up to the largest
+		{64 << 10, engine.Unknown},
+	}
+	for _, tt := range tests {
+		t.Run(strconv.Itoa(tt.size), func(t *testing.T) {
+			reply := fmt.Appendf(nil, "$%d\r\n%s\r\n", tt.size, strings.Repeat("x", tt.size))
+			w := worker(t, endpoint.Target{Addr: pingServer(t, func(nc net.Conn) error {
+				_, err := nc.Write(reply)
+				return err
+			}), Timeout: 5 * time.Second}, "PING", 1, 0, 0)
+			p := w.(engine.Poller)
+			_, ok := p.FD()
+			require.True(t, ok)
+			for range 2 {
+				w.Prepare()
+				var s engine.Step
+				require.NoError(t, p.Start(&s))
+				var got engine.Readiness
+				require.Eventually(t, func() bool { got = p.Ready(); return got != engine.NotYet }, 5*time.Second, time.Millisecond)
+				assert.Equal(t, tt.want, got)
+				_, err := p.Finish(context.Background(), &s)
+				require.NoError(t, err)
+				assert.Equal(t, 1, s.Ops)
+				assert.Equal(t, len(reply), s.BytesIn)
+			}
+		})
 	}
 }
