@@ -119,8 +119,10 @@ type sample struct {
 	corrected bool
 }
 
-// sampleBuffer is how many latencies a recorder keeps before handing them on.
-const sampleBuffer = 256
+// sampleBuffer is how many latencies a recorder keeps before handing them
+// on: 512 bytes a worker (at 10,000 connections, 5 MB; 256 took 20 MB),
+// one lock of the aggregator's per 64 requests.
+const sampleBuffer = 64
 
 func (r *Recorder) add(us int64, op int, corrected bool) {
 	r.buf = append(r.buf, sample{us: uint32(us), op: int16(op), corrected: corrected})
