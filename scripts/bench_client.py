@@ -234,7 +234,7 @@ def run_split(server, cpu, tool, argv):
     # Files, not pipes: a chatty tool must not block on its output.
     with tempfile.TemporaryFile("w+") as outf, tempfile.TemporaryFile("w+") as errf:
         p = subprocess.Popen(cmd, env=env, stdout=outf, stderr=errf)
-        status, ru, hwm = wait_peak(p.pid)
+        status, ru, hwm, anon = wait_peak(p.pid)
         p.returncode = os.waitstatus_to_exitcode(status)
         secs = time.monotonic() - t0
         outf.seek(0)
@@ -261,7 +261,19 @@ def run_split(server, cpu, tool, argv):
                     secs = cmds / float(f[1])
                 except (ValueError, ZeroDivisionError):
                     pass
-    return cmds, secs, ru.ru_utime, ru.ru_stime, hwm / 1024
+    return cmds, secs, ru.ru_utime, ru.ru_stime, PeakMB(hwm / 1024, anon / 1024)
+
+
+class PeakMB(float):
+    """A peak resident size in MB, with .anon: the peak of its anonymous
+    part in MB (RssAnon: heap, stacks, buffers), what the process holds of
+    its own, without the pages of its binary and libraries, which the page
+    cache shares and whose count depends on what of the file is cached."""
+
+    def __new__(cls, mb, anon):
+        v = super().__new__(cls, mb)
+        v.anon = anon
+        return v
 
 
 def head_commit():
@@ -277,25 +289,28 @@ def wait_peak(pid):
     forks workers), read from /proc every 10 ms. Not ru_maxrss: the kernel
     keeps there the peak of the memory the child had before its exec, a
     copy of this Python process (about 17 MB), so every tool would weigh
-    at least that."""
-    peak = 0
+    at least that. Also the peak of the anonymous part (RssAnon), summed
+    the same way."""
+    peak = peak_anon = 0
     while True:
         done, status, ru = os.wait4(pid, os.WNOHANG)
         if done:
-            return status, ru, peak
-        own, total = 0, 0
+            return status, ru, peak, peak_anon
+        own, total, anon = 0, 0, 0
         for p in [pid] + descendants(pid):
-            own_p, rss_p = proc_memory(p)
+            own_p, rss_p, anon_p = proc_memory(p)
             total += rss_p
+            anon += anon_p
             if p == pid:
                 own = own_p
         peak = max(peak, own, total)
+        peak_anon = max(peak_anon, anon)
         time.sleep(0.01)
 
 
 def proc_memory(pid):
-    """A process's (VmHWM, VmRSS) in KB; zeros once it is gone."""
-    hwm = rss = 0
+    """A process's (VmHWM, VmRSS, RssAnon) in KB; zeros once it is gone."""
+    hwm = rss = anon = 0
     try:
         with open(f"/proc/{pid}/status") as f:
             for line in f:
@@ -303,9 +318,11 @@ def proc_memory(pid):
                     hwm = int(line.split()[1])
                 elif line.startswith("VmRSS:"):
                     rss = int(line.split()[1])
+                elif line.startswith("RssAnon:"):
+                    anon = int(line.split()[1])
     except OSError:
         pass
-    return hwm, rss
+    return hwm, rss, anon
 
 
 def descendants(pid):
@@ -575,16 +592,16 @@ def main():
             elif worst > CLOSED_BAR:
                 margin.append(f"{desc} ({worst:.3f})")  # three digits: 0.803 is over 0.8
         print(f"| {desc} | " + " | ".join(cells) + f" | {ratio} |")
-    mem = [r for r in all_rows if r[0] == "conns1000"]
-    if mem:
-        cells = []
-        for tool in tools:
-            s = samples.get(("conns1000", tool))
-            cells.append(f"{statistics.median(x[2] for x in s):.0f} MB" if s else "n/a")
-        print("| client memory (max RSS), 1,000 connections | " + " | ".join(cells) + " | |")
-        cells = [f"{one[t]:.0f} MB" if t in one else "n/a" for t in tools]
-        print("| client memory (max RSS), 1 connection: the process before its connections (binary, runtime) | "
-              + " | ".join(cells) + " | |")
+    if any(r[0] == "conns1000" for r in all_rows):
+        for label, part, fmt in (("client memory (max RSS)", float, ".0f"),
+                                 ("its anonymous part (heap, stacks, buffers; max RssAnon)", lambda m: m.anon, ".1f")):
+            cells = []
+            for tool in tools:
+                s = samples.get(("conns1000", tool))
+                cells.append(f"{statistics.median(part(x[2]) for x in s):{fmt}} MB" if s else "n/a")
+            print(f"| {label}, 1,000 connections | " + " | ".join(cells) + " | |")
+            cells = [f"{part(one[t]):{fmt}} MB" if t in one else "n/a" for t in tools]
+            print(f"| {label}, 1 connection: the process before its connections (binary, runtime) | " + " | ".join(cells) + " | |")
     notes = [f"{t}, {r}: {v}" for (r, t), v in NOTES.items() if any(x[0] == r for x in all_rows)]
     notes += [f"{t}: {why}" for t, why in missing.items()]
     if notes:
@@ -672,13 +689,14 @@ def memory_check(bin_path):
         # One connection: what the process costs before connections (the
         # binary's resident pages, the runtime), so that each one's share shows.
         _, _, _, base = run_once(server, "", "tairbench", argv(1))
-        print(f"tairbench client memory, 1 connection: {base:.0f} MB max RSS")
+        print(f"tairbench client memory, 1 connection: {base:.0f} MB max RSS, {base.anon:.1f} MB of it anonymous")
         for conns, bar in MEMORY_BARS:
             cmds, _, _, rss = run_once(server, "", "tairbench", argv(conns))
             ok = rss <= bar and cmds >= conns * 20
             failed |= not ok
             print(f"tairbench client memory, {conns:,} connections: {rss:.0f} MB max RSS ({(rss - base) * 1024 / (conns - 1):.1f} KB "
-                  f"a connection over 1 connection), {cmds} commands (bar {bar} MB) {'PASS' if ok else 'FAIL'}")
+                  f"a connection over 1 connection; anonymous {rss.anon:.1f} MB, {(rss.anon - base.anon) * 1024 / (conns - 1):.1f} KB a connection), "
+                  f"{cmds} commands (bar {bar} MB) {'PASS' if ok else 'FAIL'}")
     finally:
         server.stop()
     return int(failed)
