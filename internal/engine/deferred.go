@@ -90,7 +90,7 @@ func (l *loop) runDeferred(d Deferrer) {
 		l.sent++
 		l.intended = r.begin.Add(due)
 		l.w.Prepare()
-		now := time.Now()
+		now := r.now()
 		l.noteLate(r.begin.Add(l.grid(due)), now)
 		if !d.Deferrable() {
 			if !l.exec() {

@@ -335,7 +335,7 @@ func (g *group) send(m *member) {
 	l.held = false
 	l.intended = r.begin.Add(m.due)
 	l.w.Prepare()
-	now := time.Now()
+	now := r.now()
 	l.noteLate(r.begin.Add(m.tick), now)
 	if !m.p.Deferrable() {
 		g.eject(m, l.exec)

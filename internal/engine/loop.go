@@ -245,14 +245,21 @@ func (l *loop) run() {
 	}
 }
 
+// now reads the run's monotonic clock once (time.Now reads the wall clock
+// too, a second system clock read): the start's wall time plus the time
+// since. Good for timing requests against each other and the run's marks;
+// not for comparing with a kernel's wall-clock stamp (the wall clock may
+// be slewed during the run), which the deferred paths do with time.Now.
+func (r *runState) now() time.Time { return r.begin.Add(time.Since(r.begin)) }
+
 // exec sends the prepared request, waits for its replies and records
 // them; false when the loop should end.
 func (l *loop) exec() bool {
 	r := l.r
 	l.st = Step{}
-	t0 := time.Now()
+	t0 := r.now()
 	err := l.w.Exec(r.ctx, &l.st)
-	t1 := time.Now()
+	t1 := r.now()
 	if err != nil {
 		return l.failed(err, t1)
 	}

@@ -329,9 +329,8 @@ func (c *Conn) handshake(t endpoint.Target) error {
 // refreshDeadline keeps a rolling deadline of at least 3/4 of the timeout
 // ahead without calling SetDeadline on every request.
 func (c *Conn) refreshDeadline() {
-	now := time.Now()
-	if c.dl.Sub(now) < c.timeout*3/4 {
-		c.dl = now.Add(c.timeout)
+	if time.Until(c.dl) < c.timeout*3/4 { // one read of the monotonic clock
+		c.dl = time.Now().Add(c.timeout)
 		_ = c.nc.SetDeadline(c.dl)
 	}
 }
