@@ -191,6 +191,9 @@ func (r *Reader) Grow(size int, src io.Reader) bool {
 	}
 	held := append([]byte(nil), r.Peeked()...)
 	r.br = bufio.NewReaderSize(&carried{held: held, src: src}, size)
+	if len(held) > 0 {
+		_, _ = r.br.Peek(len(held)) // the held bytes are buffered again at once (no read of src)
+	}
 	return true
 }
 

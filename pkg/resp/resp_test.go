@@ -155,6 +155,28 @@ func TestLinesLongerThanTheBuffer(t *testing.T) {
 	})
 }
 
+// TestGrowKeepsWhatWasBuffered: a full buffer grown mid-reply holds the
+// same bytes at once (so that a buffer swap while it looks empty cannot
+// drop them), and the replies read through it are whole.
+func TestGrowKeepsWhatWasBuffered(t *testing.T) {
+	in := "$40\r\n" + strings.Repeat("x", 40) + "\r\n:7\r\n"
+	src := strings.NewReader(in)
+	r := NewReader(bufio.NewReaderSize(src, 16), Limits{})
+	require.NoError(t, r.Fill())
+	require.True(t, r.Full())
+	before := string(r.Peeked())
+	assert.False(t, r.Grow(16, src), "not larger")
+	require.True(t, r.Grow(64, src))
+	assert.Equal(t, 64, r.BufferSize())
+	assert.Equal(t, before, string(r.Peeked()), "the held bytes, buffered again")
+	assert.False(t, r.SetBuffer(bufio.NewReaderSize(src, 128)), "bytes are buffered")
+	var rep Reply
+	require.NoError(t, r.ReadReply(&rep))
+	assert.Equal(t, int64(40), rep.Int)
+	require.NoError(t, r.ReadReply(&rep))
+	assert.Equal(t, int64(7), rep.Int)
+}
+
 func TestParseInt(t *testing.T) {
 	tests := []struct {
 		in string
