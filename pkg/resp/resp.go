@@ -171,29 +171,22 @@ func (r *Reader) Full() bool { return r.br.Buffered() >= r.br.Size() }
 // BufferSize returns the size of the read buffer.
 func (r *Reader) BufferSize() int { return r.br.Size() }
 
-// SetBuffer makes br, over the same connection, the read buffer; false
-// (and nothing changed) while bytes are still buffered.
-func (r *Reader) SetBuffer(br *bufio.Reader) bool {
-	if r.br.Buffered() != 0 {
-		return false
-	}
-	r.br = br
-	return true
-}
-
 // Grow replaces the read buffer by one of size bytes over src (the same
 // connection), carrying over the bytes buffered and not yet consumed, so
 // that a reply larger than the buffer can be told whole (Complete) in it;
 // false (nothing changed) when size is not larger. It allocates.
+// A client's buffer starts small and grows this way.
 func (r *Reader) Grow(size int, src io.Reader) bool {
 	if size <= r.br.Size() {
 		return false
 	}
+	if r.br.Buffered() == 0 {
+		r.br = bufio.NewReaderSize(src, size)
+		return true
+	}
 	held := append([]byte(nil), r.Peeked()...)
 	r.br = bufio.NewReaderSize(&carried{held: held, src: src}, size)
-	if len(held) > 0 {
-		_, _ = r.br.Peek(len(held)) // the held bytes are buffered again at once (no read of src)
-	}
+	_, _ = r.br.Peek(len(held)) // the held bytes are buffered again at once (no read of src)
 	return true
 }
 

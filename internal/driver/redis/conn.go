@@ -346,16 +346,17 @@ const (
 )
 
 // growReader doubles the read buffer when a read since the last request
-// filled it and nothing is left in it (it is replaced only when empty).
+// filled it.
 func (c *Conn) growReader() {
-	if !c.rx.filled {
-		return
-	}
-	if n := c.r.BufferSize(); n < maxReadBuffer && c.r.Buffered() == 0 {
-		c.r.SetBuffer(bufio.NewReaderSize(c.rx, 2*n))
+	if c.rx.filled {
+		c.grow()
 		c.rx.filled = false
 	}
 }
+
+// grow doubles the read buffer, up to maxReadBuffer, keeping what it
+// holds; false when it is at maxReadBuffer.
+func (c *Conn) grow() bool { return c.r.Grow(min(2*c.r.BufferSize(), maxReadBuffer), c.rx) }
 
 // Write writes b in full.
 func (c *Conn) Write(b []byte) error {
@@ -433,9 +434,7 @@ func (c *Conn) Owed(n int) bool {
 // GrowFull doubles a full read buffer below maxReadBuffer, keeping what it
 // holds, so that Owed can tell a reply larger than it whole; false when
 // the buffer is not full or already at maxReadBuffer.
-func (c *Conn) GrowFull() bool {
-	return c.r.Full() && c.r.Grow(min(2*c.r.BufferSize(), maxReadBuffer), c.rx)
-}
+func (c *Conn) GrowFull() bool { return c.r.Full() && c.grow() }
 
 // Spills says that the next n replies cannot be told whole in the read
 // buffer: it is full and they are not all in it (one is larger than it).
