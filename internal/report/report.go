@@ -281,7 +281,11 @@ func Text(w io.Writer, r *result.Run, hist *hdr.Histogram) error {
 		fmt.Fprintf(&b, "%s %.2f µs CPU per command, %.2f of %d cores\n", who, r.Client.CPUPerOpUS, r.Client.CPUUtil, r.Client.Cores)
 	}
 	if hist != nil && hist.TotalCount() > 0 {
-		b.WriteString("latency histogram\n")
+		if t.CorrectedLatency != nil { // the bars are the service times, not the latency line's
+			b.WriteString("service time histogram (from the actual send)\n")
+		} else {
+			b.WriteString("latency histogram\n")
+		}
 		writeBars(&b, hist)
 	}
 	WriteWarnings(&b, warn)

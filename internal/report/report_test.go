@@ -79,6 +79,22 @@ func TestTextNamesTheTarget(t *testing.T) {
 	}
 }
 
+// TestOpenLoopHistogramSaysWhatItShows: an open-loop run's latency line
+// is from the intended start, and the bars (the service times) say so, so
+// that they cannot be read as the line's distribution.
+func TestOpenLoopHistogramSaysWhatItShows(t *testing.T) {
+	r, h := sample()
+	var b bytes.Buffer
+	require.NoError(t, Text(&b, r, h))
+	assert.Contains(t, b.String(), "\nlatency histogram\n")
+	r.Totals.CorrectedLatency = &result.Latency{Min: 150, Mean: 900, P50: 800, P90: 1500, P99: 2000, P999: 30000, Max: 30000}
+	b.Reset()
+	require.NoError(t, Text(&b, r, h))
+	assert.Contains(t, b.String(), "from the intended start: what users waited")
+	assert.Contains(t, b.String(), "\nservice time histogram (from the actual send)\n")
+	assert.NotContains(t, b.String(), "\nlatency histogram\n")
+}
+
 // TestScheduleSaysWhatLateRequestsWaitedFor: requests held up by a failed
 // connection are not said to wait for replies.
 func TestScheduleSaysWhatLateRequestsWaitedFor(t *testing.T) {
