@@ -3,6 +3,7 @@ package redis
 import (
 	"context"
 	"net"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -114,4 +115,56 @@ func TestReadBufferGrowsWithTheReplies(t *testing.T) {
 		require.Equal(t, int64(64<<10), rep.Int)
 	}
 	assert.Equal(t, maxReadBuffer, c.r.BufferSize(), "64 KB replies grow it to its cap")
+}
+
+// TestConnectionsAreSmall: a connection that has served small replies
+// holds a few KB of heap (a 1 KB read buffer, the reader and net.Conn), so
+// that 10,000 connections fit a client; a 4 KB first buffer fails it. The
+// server answers +PONG to whatever it reads, through a 64-byte buffer, so
+// that its side of each connection weighs little in the count.
+func TestConnectionsAreSmall(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		for {
+			nc, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer nc.Close()
+				buf := make([]byte, 64)
+				for {
+					if _, err := nc.Read(buf); err != nil {
+						return
+					}
+					if _, err := nc.Write([]byte("+PONG\r\n")); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	tg := endpoint.Target{Addr: ln.Addr().String(), Timeout: 5 * time.Second}
+	var rep resp.Reply
+	ping := resp.AppendCommand(nil, "PING")
+	conns := make([]*Conn, 500)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := range conns {
+		c, err := Dial(context.Background(), tg)
+		require.NoError(t, err)
+		require.NoError(t, c.WriteRead(ping, &rep))
+		conns[i] = c
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	per := float64(after.HeapAlloc-before.HeapAlloc) / float64(len(conns))
+	t.Logf("%.0f heap bytes a connection", per)
+	assert.Less(t, per, 3500.0, "heap bytes a connection, both sides")
+	for _, c := range conns {
+		_ = c.Close()
+	}
 }
