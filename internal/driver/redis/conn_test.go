@@ -123,30 +123,19 @@ func TestReadBufferGrowsWithTheReplies(t *testing.T) {
 // server answers +PONG to whatever it reads, through a 64-byte buffer, so
 // that its side of each connection weighs little in the count.
 func TestConnectionsAreSmall(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = ln.Close() })
-	go func() {
+	addr := serveEach(t, func(nc net.Conn) {
+		defer nc.Close()
+		buf := make([]byte, 64)
 		for {
-			nc, err := ln.Accept()
-			if err != nil {
+			if _, err := nc.Read(buf); err != nil {
 				return
 			}
-			go func() {
-				defer nc.Close()
-				buf := make([]byte, 64)
-				for {
-					if _, err := nc.Read(buf); err != nil {
-						return
-					}
-					if _, err := nc.Write([]byte("+PONG\r\n")); err != nil {
-						return
-					}
-				}
-			}()
+			if _, err := nc.Write([]byte("+PONG\r\n")); err != nil {
+				return
+			}
 		}
-	}()
-	tg := endpoint.Target{Addr: ln.Addr().String(), Timeout: 5 * time.Second}
+	})
+	tg := endpoint.Target{Addr: addr, Timeout: 5 * time.Second}
 	var rep resp.Reply
 	ping := resp.AppendCommand(nil, "PING")
 	conns := make([]*Conn, 500)

@@ -21,10 +21,9 @@ import (
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 )
 
-// pingServer runs answer for each PING (a RESP array of one bulk string:
-// *1, $4, PING) read on each connection it accepts; an error ends the
-// connection.
-func pingServer(t *testing.T, answer func(nc net.Conn) error) string {
+// serveEach listens on a loopback port and runs handle, in a goroutine of
+// its own, for each connection it accepts (which handle closes).
+func serveEach(t *testing.T, handle func(nc net.Conn)) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = ln.Close() })
@@ -34,23 +33,30 @@ func pingServer(t *testing.T, answer func(nc net.Conn) error) string {
 			if err != nil {
 				return
 			}
-			go func() {
-				defer nc.Close()
-				r := bufio.NewReader(nc)
-				for {
-					for range 3 {
-						if _, err := r.ReadString('\n'); err != nil {
-							return
-						}
-					}
-					if answer(nc) != nil {
-						return
-					}
-				}
-			}()
+			go handle(nc)
 		}
 	}()
 	return ln.Addr().String()
+}
+
+// pingServer runs answer for each PING (a RESP array of one bulk string:
+// *1, $4, PING) read on each connection it accepts; an error ends the
+// connection.
+func pingServer(t *testing.T, answer func(nc net.Conn) error) string {
+	return serveEach(t, func(nc net.Conn) {
+		defer nc.Close()
+		r := bufio.NewReader(nc)
+		for {
+			for range 3 {
+				if _, err := r.ReadString('\n'); err != nil {
+					return
+				}
+			}
+			if answer(nc) != nil {
+				return
+			}
+		}
+	})
 }
 
 // slowServer answers each PING 5 ms after reading it.

@@ -33,21 +33,7 @@ type holdingServer struct {
 	answered []string
 }
 
-func (h *holdingServer) serve(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go h.conn(c)
-		}
-	}()
-	return ln.Addr().String()
-}
+func (h *holdingServer) serve(t *testing.T) string { return serveEach(t, h.conn) }
 
 func (h *holdingServer) conn(c net.Conn) {
 	defer c.Close()
