@@ -231,6 +231,10 @@ func (l *loop) run() {
 		l.runDeferred(l.w.(Deferrer))
 		return
 	}
+	if s, ok := l.w.(Streamer); ok && l.pacer != nil {
+		l.runStream(s)
+		return
+	}
 	for r.ctx.Err() == nil && !r.finishing.Load() {
 		if !l.claim() {
 			return
@@ -463,9 +467,13 @@ func (l *loop) abandon(t1 time.Time) {
 	if !r.deadline.IsZero() && !t1.Before(r.deadline) {
 		t1 = r.deadline.Add(-time.Nanosecond)
 	}
+	n := r.cfg.OpsPerRequest
+	if l.st.Lost > 0 {
+		n = l.st.Lost // a window's commands in flight
+	}
 	msg := []byte("abandoned: " + why)
-	l.rec.Error(t1, stats.Lost, msg, r.cfg.OpsPerRequest)
-	l.rec.LostOp(t1, l.st.Op, r.cfg.OpsPerRequest)
+	l.rec.Error(t1, stats.Lost, msg, n)
+	l.rec.LostOp(t1, l.st.Op, n)
 }
 
 // replied records a request that got its replies; false when it completed

@@ -460,6 +460,35 @@ func (c *Conn) forgetArrival() {
 	}
 }
 
+// WaitUntil waits for data until `until`, reading what comes into the
+// reply buffer: false (and nil) when nothing came by then. With something
+// buffered it returns at once (Read waits for the rest of a reply that
+// came in part). ctx is the run's: once it ended the wait is an error, so
+// that restoring the connection's deadline cannot outlast the run.
+func (c *Conn) WaitUntil(ctx context.Context, until time.Time) (bool, error) {
+	if c.r.Buffered() > 0 {
+		return true, nil
+	}
+	c.refreshDeadline()
+	short := until.Before(c.dl)
+	if short {
+		_ = c.nc.SetReadDeadline(until)
+	}
+	err := c.r.Fill()
+	if short {
+		_ = c.nc.SetReadDeadline(c.dl)
+	}
+	switch {
+	case ctx.Err() != nil:
+		return false, fmt.Errorf("read: %w", ctx.Err())
+	case short && errors.Is(err, os.ErrDeadlineExceeded):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("read: %w", describe(err))
+	}
+	return true, nil
+}
+
 // Read reads one reply summary.
 func (c *Conn) Read(rep *resp.Reply) error {
 	if err := c.r.ReadReply(rep); err != nil {

@@ -12,6 +12,9 @@ import (
 // latency runs from its own command's send, after sending what Prepare
 // rendered to fill the window again. It drains the window's tail
 // when the run ends, and stops sending at the workload's WindowLimit.
+// In an open loop it is an engine.Streamer: the engine sends each command
+// at its own intended start (PrepareOne, SendOne) while up to N are in
+// flight, and reads their replies as they come (Await).
 type windowWorker struct {
 	*rawWorker
 	ring      []windowSlot // commands in flight, oldest at head
@@ -119,4 +122,63 @@ func (w *windowWorker) Drain(ctx context.Context, s *engine.Step) error {
 		w.head, w.n = (w.head+1)%len(w.ring), w.n-1
 	}
 	return nil
+}
+
+// Window is how many commands may be in flight (engine.Streamer).
+func (w *windowWorker) Window() int { return len(w.ring) }
+
+// PrepareOne renders one command (engine.Streamer).
+func (w *windowWorker) PrepareOne() {
+	op := w.pick.pick()
+	w.req = w.gens[op].AppendRESP(w.req[:0])
+	w.queued = append(w.queued[:0], op)
+}
+
+// SendOne writes the command PrepareOne rendered (engine.Streamer).
+func (w *windowWorker) SendOne(s *engine.Step) error {
+	c, err := w.links.Main()
+	if err != nil {
+		s.Lost = w.n // the connection was lost earlier with them
+		w.n, w.head = 0, 0
+		return err
+	}
+	op := w.queued[0]
+	w.ring[(w.head+w.n)%len(w.ring)] = windowSlot{op: op}
+	w.n++ // in flight: lost with the connection if the write fails
+	s.Op, s.BytesOut = op, len(w.req)
+	if err := c.Write(w.req); err != nil {
+		return w.lost(c, s, err)
+	}
+	w.sentTotal++
+	w.queued, w.req = w.queued[:0], w.req[:0]
+	return nil
+}
+
+// Await reads the oldest command's reply, by until when it is not zero
+// (engine.Streamer).
+func (w *windowWorker) Await(ctx context.Context, until time.Time, s *engine.Step) (bool, error) {
+	c, err := w.links.Main()
+	if err != nil {
+		s.Lost = w.n
+		w.n, w.head = 0, 0
+		return false, err
+	}
+	if !until.IsZero() {
+		came, err := c.WaitUntil(ctx, until)
+		if err != nil {
+			return false, w.lost(c, s, err)
+		}
+		if !came {
+			return false, nil
+		}
+	}
+	rx := c.BytesRead()
+	if err := c.Read(&c.rep); err != nil {
+		return false, w.lost(c, s, err)
+	}
+	s.BytesIn = int(c.BytesRead() - rx)
+	countReply(s, &c.rep, &w.errBuf)
+	s.Op = w.ring[w.head].op
+	w.head, w.n = (w.head+1)%len(w.ring), w.n-1
+	return true, nil
 }

@@ -83,31 +83,38 @@ func windowWorkload(t *testing.T, tmpl string, n int, limit int64) Workload {
 }
 
 // TestWindowKeepsExactlyNInFlight: with a server that answers only when N
-// commands wait, a window of N runs through; it never has more than N out,
-// the only slow answers are the tail's (N−1), every command is counted
-// once, replies come in send order, and each latency runs from its own
-// command's send.
+// commands wait, a window of N runs through, closed-loop and under an open
+// loop (each command at its own intended start): it never has more than N
+// out, the only slow answers are the tail's (N−1), every command is
+// counted once, replies come in send order, and each latency runs from its
+// own command's send.
 func TestWindowKeepsExactlyNInFlight(t *testing.T) {
-	const n, limit = 4, 200
-	h := &holdingServer{window: n, quiet: time.Second}
-	tg := endpoint.Target{Addr: h.serve(t), Timeout: 5 * time.Second}
-	f := &Factory{Target: tg, Workload: windowWorkload(t, "SET k-__RAND__ v", n, limit)}
-	res, err := engine.Run(context.Background(), engine.Config{Workers: 1, OpsPerWorker: limit, OpsPerRequest: 1}, f)
-	require.NoError(t, err)
-	tot := res.Snapshot.Totals
-	assert.Equal(t, int64(limit), tot.Ops)
-	assert.Equal(t, int64(limit), tot.Requests, "one reply per request")
-	assert.Equal(t, int64(0), tot.AfterDeadlineOps)
-	assert.Equal(t, int64(limit), h.received.Load(), "exactly the limit was sent")
-	assert.Equal(t, int64(n), h.max.Load(), "never more than N outstanding")
-	assert.Equal(t, int64(n-1), h.timeouts.Load(), "only the tail waited: the window was full all along")
-	require.Len(t, h.answered, limit)
-	for i, k := range h.answered[:10] {
-		assert.Equal(t, "k-"+itoa(i), k, "in send order")
+	for _, rate := range []float64{0, 2000} {
+		t.Run(map[bool]string{true: "closed", false: "open"}[rate == 0], func(t *testing.T) {
+			const n, limit = 4, 200
+			h := &holdingServer{window: n, quiet: time.Second}
+			tg := endpoint.Target{Addr: h.serve(t), Timeout: 5 * time.Second}
+			f := &Factory{Target: tg, Workload: windowWorkload(t, "SET k-__RAND__ v", n, limit)}
+			res, err := engine.Run(context.Background(), engine.Config{Workers: 1, OpsPerWorker: limit, OpsPerRequest: 1, Rate: rate}, f)
+			require.NoError(t, err)
+			tot := res.Snapshot.Totals
+			assert.Equal(t, int64(limit), tot.Ops)
+			assert.Equal(t, int64(limit), tot.Requests, "one reply per request")
+			assert.Equal(t, int64(0), tot.AfterDeadlineOps)
+			assert.Equal(t, int64(0), tot.Errors)
+			assert.Equal(t, int64(limit), h.received.Load(), "exactly the limit was sent")
+			assert.Equal(t, int64(n), h.max.Load(), "never more than N outstanding")
+			assert.Equal(t, int64(n-1), h.timeouts.Load(), "only the tail waited: the window was full all along")
+			require.Len(t, h.answered, limit)
+			for i, k := range h.answered {
+				require.Equal(t, "k-"+itoa(i), k, "in send order")
+			}
+			// The tail waited a quiet period each, from its own send: the slowest
+			// latency holds the (N−1) quiet periods of the last command, not more.
+			assert.Less(t, tot.Latency.Max, float64(n*1_000_000+2_000_000))
+			assert.Equal(t, rate > 0, tot.CorrectedLatency != nil, "open: also from each intended start")
+		})
 	}
-	// The tail waited a quiet period each, from its own send: the slowest
-	// latency holds the (N−1) quiet periods of the last command, not more.
-	assert.Less(t, tot.Latency.Max, float64(n*1_000_000+2_000_000))
 }
 
 func itoa(i int) string {
@@ -146,5 +153,73 @@ func TestWindowRefusals(t *testing.T) {
 	} {
 		_, err := ts.Workload()
 		assert.Error(t, err, "%+v", ts)
+	}
+}
+
+// delayServer answers each command delay after it read it, in order; with
+// split it writes each reply in two parts 2 ms apart (a reply that comes
+// in part while the client waits with a deadline; a reply goes 2 ms after
+// the previous one, so the window fills). It records the most commands
+// outstanding at once.
+type delayServer struct {
+	delay     time.Duration
+	split     bool
+	most      atomic.Int64
+	received  atomic.Int64
+	delivered atomic.Int64
+}
+
+func (d *delayServer) conn(c net.Conn) {
+	defer c.Close()
+	due := make(chan time.Time, 1<<16)
+	go func() {
+		for at := range due {
+			time.Sleep(time.Until(at))
+			last := "+OK\r\n"
+			if d.split {
+				_, _ = c.Write([]byte("+O"))
+				time.Sleep(2 * time.Millisecond)
+				last = "K\r\n"
+			}
+			// Counted before the reply's end goes: the client may answer it
+			// with a new command before a count after the write.
+			d.delivered.Add(1)
+			_, _ = c.Write([]byte(last))
+		}
+	}()
+	defer close(due)
+	r := resp.NewReader(bufio.NewReader(c), resp.Limits{})
+	for {
+		if _, err := r.ReadCommand(nil); err != nil {
+			return
+		}
+		if out := d.received.Add(1) - d.delivered.Load(); out > d.most.Load() {
+			d.most.Store(out)
+		}
+		due <- time.Now().Add(d.delay)
+	}
+}
+
+// TestOpenWindowSendsWithRepliesOutstanding: with replies 10 ms away and a
+// command due every 1 ms, the open loop's window has several in flight (a
+// closed loop would have one), each reply timed from its own send; replies
+// that come in two parts are read whole.
+func TestOpenWindowSendsWithRepliesOutstanding(t *testing.T) {
+	for _, split := range []bool{false, true} {
+		t.Run(map[bool]string{false: "whole", true: "split"}[split], func(t *testing.T) {
+			const window, count = 32, 300
+			d := &delayServer{delay: 10 * time.Millisecond, split: split}
+			tg := endpoint.Target{Addr: serveEach(t, d.conn), Timeout: 5 * time.Second}
+			f := &Factory{Target: tg, Workload: windowWorkload(t, "SET k-__RAND__ v", window, count)}
+			res, err := engine.Run(context.Background(), engine.Config{Workers: 1, OpsPerWorker: count, OpsPerRequest: 1, Rate: 1000}, f)
+			require.NoError(t, err)
+			tot := res.Snapshot.Totals
+			assert.Equal(t, int64(count), tot.Ops)
+			assert.Equal(t, int64(0), tot.Errors)
+			assert.Equal(t, int64(count), d.received.Load())
+			assert.Greater(t, d.most.Load(), int64(1), "commands sent while replies were outstanding")
+			assert.LessOrEqual(t, d.most.Load(), int64(window))
+			assert.GreaterOrEqual(t, tot.Latency.Min, 9_900.0, "each from its own send: at least the server's 10 ms")
+		})
 	}
 }

@@ -1,0 +1,166 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+// Streamer is a window pipeline that can also run an open loop: each
+// command goes at its own intended start while up to Window earlier ones
+// await their replies, which come back in order. The engine keeps each
+// command's intended start and send time, so that every reply is timed
+// from its own command's (service and corrected latency), not from the
+// command that happened to free its slot.
+type Streamer interface {
+	Worker
+	// Window is how many commands may be in flight at once.
+	Window() int
+	// PrepareOne renders the next command for SendOne (not timed).
+	PrepareOne()
+	// SendOne writes the command PrepareOne rendered and returns without
+	// reading. On failure it sets Step.Lost to the commands lost with the
+	// connection, this one included.
+	SendOne(s *Step) error
+	// Await reads the oldest command's reply and fills s as Exec does,
+	// waiting for it as long as the connection's timeout allows or, when
+	// until is not zero, until then: false (and nil) when it had not come
+	// by then. On failure it sets Step.Lost to the commands lost.
+	Await(ctx context.Context, until time.Time, s *Step) (bool, error)
+}
+
+// flight is a command in flight: when it was due and when it went.
+type flight struct{ intended, sent time.Time }
+
+// stream is the ring of a Streamer's commands in flight, oldest at head.
+type stream struct {
+	ring    []flight
+	head, n int
+	// freed is when a full window's oldest reply came, freeing the slot
+	// the next command waited for (zero: it did not wait).
+	freed time.Time
+}
+
+// runStream is the open loop of a window pipeline: it reads replies as
+// they come until the next command is due, sends it on time while the
+// window has room, and otherwise waits for the oldest reply (the next
+// command then goes late, behind). When the schedule or the budget ends,
+// the replies still in flight are read and recorded; drain takes what is
+// left when the run ended under them.
+func (l *loop) runStream(s Streamer) {
+	r := l.r
+	st := &stream{ring: make([]flight, max(s.Window(), 1))}
+	for r.ctx.Err() == nil && !r.finishing.Load() {
+		if st.n == len(st.ring) {
+			if !l.await(s, st, time.Time{}) {
+				return
+			}
+			continue
+		}
+		if !l.claim() {
+			break
+		}
+		k := uint64(l.sent)
+		if _, stop := l.pacer.Pace(0, k); stop {
+			r.finish(result.StopDuration) // nothing more is scheduled inside the run
+			break
+		}
+		due := l.pacer.Due(k)
+		if !l.awaitDue(s, st, due) {
+			return
+		}
+		l.sent++
+		if !l.sendOne(s, st, r.begin.Add(due)) {
+			return
+		}
+	}
+	for st.n > 0 && r.ctx.Err() == nil {
+		if !l.await(s, st, time.Time{}) {
+			return
+		}
+	}
+}
+
+// awaitDue reads the replies that come before the command due at due (an
+// offset from the run's begin), and sleeps until then when none is in
+// flight (the window has room: reads only free it). False when the run
+// ended.
+func (l *loop) awaitDue(s Streamer, st *stream, due time.Duration) bool {
+	r := l.r
+	at := r.begin.Add(due)
+	for st.n > 0 {
+		if !r.now().Before(at) {
+			return true
+		}
+		got := false
+		if !l.awaitOne(s, st, at, &got) {
+			return false
+		}
+		if !got {
+			return true
+		}
+	}
+	if st.n == 0 {
+		return l.sleepUntil(due)
+	}
+	return true
+}
+
+// sendOne sends the next command, due at intended, and notes it in flight;
+// false when the loop should end.
+func (l *loop) sendOne(s Streamer, st *stream, intended time.Time) bool {
+	s.PrepareOne()
+	now := l.r.now()
+	l.intended, l.prevDone = intended, st.freed
+	l.noteLate(intended, now)
+	st.freed = time.Time{}
+	l.st = Step{}
+	if err := s.SendOne(&l.st); err != nil {
+		st.head, st.n = 0, 0
+		ok := l.failed(err, time.Now())
+		st.freed = l.prevDone // the failure's back-off held up what fell due
+		return ok
+	}
+	st.ring[(st.head+st.n)%len(st.ring)] = flight{intended: intended, sent: now}
+	st.n++
+	return true
+}
+
+// await reads the oldest reply, waiting as long as it takes; a full window
+// notes when it freed a slot. False when the loop should end.
+func (l *loop) await(s Streamer, st *stream, until time.Time) bool {
+	full := st.n == len(st.ring)
+	got := false
+	if !l.awaitOne(s, st, until, &got) {
+		return false
+	}
+	if got && full {
+		st.freed = l.prevDone
+	}
+	return true
+}
+
+// awaitOne reads the oldest reply if it comes by until (zero: whenever it
+// comes), setting got, and records it from its own command's send and
+// intended start; false when the loop should end.
+func (l *loop) awaitOne(s Streamer, st *stream, until time.Time, got *bool) bool {
+	r := l.r
+	l.st = Step{}
+	ok, err := s.Await(r.ctx, until, &l.st)
+	t1 := r.now()
+	if err != nil {
+		st.head, st.n = 0, 0
+		done := l.failed(err, t1)
+		st.freed = l.prevDone
+		return done
+	}
+	if !ok {
+		return true
+	}
+	*got = true
+	f := st.ring[st.head]
+	st.head, st.n = (st.head+1)%len(st.ring), st.n-1
+	l.intended, l.st.Sent = f.intended, f.sent
+	return l.replied(f.sent, t1)
+}
