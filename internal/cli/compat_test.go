@@ -89,7 +89,6 @@ func TestMemtierPipelineIsAWindow(t *testing.T) {
 	run := doc.(*result.Compat).Tests[0].Run
 	assert.Equal(t, 16, run.Config.Template.Window)
 	for _, tc := range [][]string{
-		{"--pipeline", "4", "--rate-limiting", "100"},
 		{"--pipeline", "4", "--cluster-mode"},
 		{"--pipeline", "4", "-n", "allkeys"},
 	} {
@@ -97,4 +96,37 @@ func TestMemtierPipelineIsAWindow(t *testing.T) {
 		assert.Equal(t, 1, res.code, tc)
 		assert.Contains(t, res.err, "not supported yet", tc)
 	}
+}
+
+// TestOpenLoopWindow: memtier's --pipeline with --rate-limiting, and
+// tairbench redis -window with --rate, run an open loop whose window
+// keeps several commands in flight: each connection sends its count on
+// schedule, redis-server counts them all, and latency is also measured
+// from each command's intended start.
+func TestOpenLoopWindow(t *testing.T) {
+	r := testenv.StartRedis(t)
+	dir := t.TempDir()
+	mt := filepath.Join(dir, "m.json")
+	res := runCLI(context.Background(), "memtier", "-s", "127.0.0.1", "-p", port(r), "-c", "3", "-t", "1", "-n", "200",
+		"--pipeline", "4", "--rate-limiting", "400", "--hide-histogram", "--json", mt)
+	require.Equal(t, 0, res.code, res.err)
+	assert.Contains(t, res.out, "600 commands in 600 requests, 0 errors")
+	assert.Contains(t, res.out, "server counted 600: match")
+	run := readCompat(t, mt).Tests[0].Run
+	assert.Equal(t, 4, run.Config.Template.Window)
+	require.NotNil(t, run.Totals.Schedule)
+	assert.Equal(t, 1200.0, run.Totals.Schedule.Rate)
+	assert.NotNil(t, run.Totals.CorrectedLatency)
+
+	js := filepath.Join(dir, "r.json")
+	res = runCLI(context.Background(), "redis", "-port", port(r), "-p", "2", "-c", "400", "-window", "8", "--rate", "2000",
+		"-command", "SET k-__RAND__ v", "--json", js)
+	require.Equal(t, 0, res.code, res.err)
+	assert.Contains(t, res.err, "window of 8 commands in flight")
+	doc, err := result.ReadFile(js)
+	require.NoError(t, err)
+	rr := doc.(*result.Run)
+	assert.Equal(t, int64(400), rr.Totals.Ops)
+	require.NotNil(t, rr.Totals.Schedule)
+	assert.NotNil(t, rr.Totals.CorrectedLatency)
 }

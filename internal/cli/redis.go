@@ -89,7 +89,7 @@ SIGINT or SIGTERM stopped it (its partial result is written).`,
 	fs.IntVar(&o.dataSize, "data-size", 64, "size of __DATA__ values in bytes")
 	fs.IntVar(&o.batching, "batching", 0, "wrap N commands in MULTI/EXEC per request")
 	fs.IntVarP(&o.pipeline, "pipeline", "P", 0, "pipeline N commands per request (no MULTI)")
-	fs.IntVar(&o.window, "window", 0, "keep N commands in flight per connection, one more sent per reply (memtier's --pipeline)")
+	fs.IntVar(&o.window, "window", 0, "keep N commands in flight per connection, one more sent per reply (memtier's --pipeline); with --rate, each command at its own intended start while fewer than N are in flight")
 	fs.Uint64Var(&o.seed, "seed", 0, "base random seed (0: a new one, printed in the result)")
 	fs.Float64Var(&o.rate, "rate", 0, "open-loop: requests per second in all, on a schedule; latency is also measured from each request's intended start (0: closed-loop)")
 	fs.StringVar(&o.arrivals, "arrivals", engine.ArrivalsConstant, "open-loop schedule: constant or poisson")

@@ -114,7 +114,7 @@ func TestBadInputFailsCleanly(t *testing.T) {
 		{"unknown flag", []string{"--nope"}, "unknown flag: --nope"},
 		{"batching and pipeline", []string{"-batching", "2", "-P", "2"}, "cannot be combined"},
 		{"window and pipeline", []string{"-window", "4", "-P", "2"}, "cannot be combined with -P or -batching"},
-		{"window open-loop", []string{"-window", "4", "--rate", "100"}, "-window with --rate is not supported yet"},
+		{"window on a send grid", []string{"-window", "4", "--rate", "100", "--send-grid", "250us"}, "leave --send-grid out"},
 		{"bad resp", []string{"--resp", "4"}, "--resp must be 2 or 3"},
 		{"tls to plain server", []string{"-port", port(r), "--tls", "--tls-insecure", "--timeout", "2s"}, "TLS handshake with"},
 	}

@@ -107,7 +107,7 @@ func (o *Options) flagSet(out io.Writer) *pflag.FlagSet {
 	fs.StringVar(&o.KeyPrefix, "key-prefix", "memtier-", "key prefix")
 	fs.Uint64Var(&o.KeyMedian, "key-median", 0, "G pattern: the median key (default: the middle of the range)")
 	fs.Float64Var(&o.KeyStdDev, "key-stddev", 0, "G pattern: the standard deviation (default: a sixth of the range)")
-	fs.IntVar(&o.Pipeline, "pipeline", 1, "requests in flight per connection (a window: one more sent for each reply)")
+	fs.IntVar(&o.Pipeline, "pipeline", 1, "requests in flight per connection (a window: one more sent for each reply; with --rate-limiting, each request at its own intended start while fewer are in flight)")
 	fs.StringVar(&o.ExpiryRange, "expiry-range", "0-0", "SET expiry in seconds, min-max")
 	fs.BoolVar(&o.ClusterMode, "cluster-mode", false, "route by slot")
 	fs.BoolVar(&o.DistinctSeed, "distinct-client-seed", false, "a seed per client (default: every connection draws the same keys, as memtier's do)")
@@ -200,9 +200,6 @@ func (o *Options) check() error {
 		return fmt.Errorf("--protocol %s is not supported (redis, resp2, resp3)", o.Protocol)
 	case o.TestTime < 0 || o.RateLimiting < 0:
 		return errors.New("--test-time and --rate-limiting must not be negative")
-	case o.Pipeline > 1 && o.RateLimiting > 0:
-		return errors.New("--pipeline above 1 with --rate-limiting is not supported yet: a window's replies would " +
-			"need each command's own intended start (issue #26)")
 	case o.Pipeline > 1 && o.ClusterMode:
 		return errors.New("--pipeline above 1 with --cluster-mode is not supported yet (issue #26)")
 	case o.Pipeline > 1 && o.Requests == "allkeys" && o.TestTime == 0:

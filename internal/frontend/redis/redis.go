@@ -269,8 +269,8 @@ func prepare(o Options, io harness.IO) (*runner, error) {
 		return nil, errors.New("-window must not be negative")
 	case o.Window > 0 && (o.Pipeline > 0 || o.Batching > 0):
 		return nil, errors.New("-window keeps N commands in flight; it cannot be combined with -P or -batching")
-	case o.Window > 0 && o.Rate > 0:
-		return nil, errors.New("-window with --rate is not supported yet: each reply would need its own command's intended start (issue #26)")
+	case o.Window > 0 && o.SendGrid > 0:
+		return nil, errors.New("--send-grid paces one request in flight per connection; with -window each command goes at its own intended start (leave --send-grid out)")
 	}
 	if o.SendGrid < 0 || o.SendGrid > time.Second {
 		return nil, fmt.Errorf("--send-grid %s: want 0 (each request at its own start) to 1s", o.SendGrid)
