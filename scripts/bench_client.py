@@ -345,7 +345,8 @@ OPEN_CPU_BAR_RATES = (20_000, 50_000)  # the rates the CPU bars apply to
 ON_SCHEDULE_BAR = 0.99  # share of requests sent within 1 ms of their intended start
 
 
-OPEN_TOOLS = ("closed", "open", "poisson", "exact", "burst", "memtier")
+OPEN_TOOLS = ("closed", "open", "poisson", "exact", "window", "burst", "memtier")
+OPEN_WINDOW = 4  # -window in the window column: commands in flight per connection
 BURST_GRID = "20ms"  # memtier --rate-limiting's burst period: the like-for-like column
 
 
@@ -383,6 +384,7 @@ def open_loop(bin_path, rates, reps, cli_cpu, srv_cpu, missing):
                 runs = [("closed", tb(n, 0)), ("open", tb(n, rate, js["open"], ["--send-grid", OPEN_GRID])),
                         ("poisson", tb(n, rate, js["poisson"], ["--send-grid", OPEN_GRID, "--arrivals", "poisson"])),
                         ("exact", tb(n, rate, js["exact"])),
+                        ("window", tb(n, rate, js["window"], ["-window", str(OPEN_WINDOW)])),
                         ("burst", tb(n, rate, js["burst"], ["--send-grid", BURST_GRID]))]
                 if "memtier" not in missing:
                     runs.append(("memtier", mt(n, rate)))
@@ -391,7 +393,7 @@ def open_loop(bin_path, rates, reps, cli_cpu, srv_cpu, missing):
                     us = max(cpu_s - start["memtier" if tool == "memtier" else "closed"], 0) * 1e6 / max(cmds, 1)
                     samples.setdefault((rate, tool), []).append(us)
                     print(f"open rep {rep + 1} {rate:7d}/s {tool:8s} {cmds:8d} reqs {cmds / secs:8.0f}/s {us:7.3f} µs CPU/req", file=sys.stderr)
-                for tool in ("open", "poisson", "exact"):
+                for tool in ("open", "poisson", "exact", "window"):
                     with open(js[tool]) as f:
                         tot = json.load(f)["totals"]
                     sc = tot.get("schedule") or {}
@@ -399,7 +401,7 @@ def open_loop(bin_path, rates, reps, cli_cpu, srv_cpu, missing):
                     onsched.setdefault((rate, tool), []).append(1 - late / max(tot["requests"], 1))
                     latesplit.setdefault((rate, tool), []).append((sc.get("behind", 0) / max(tot["requests"], 1),
                                                                    sc.get("client_lags", 0) / max(tot["requests"], 1)))
-                    if tool != "exact":
+                    if tool in ("open", "poisson"):
                         grid_us.add(sc.get("send_grid_us", 0))
     finally:
         server.stop()
@@ -409,9 +411,10 @@ def open_loop(bin_path, rates, reps, cli_cpu, srv_cpu, missing):
              f"medians of {reps} interleaved runs (spread in brackets).", "",
              f"| rate | tairbench closed loop, same count | tairbench --rate --send-grid {OPEN_GRID} | on schedule (≤ 1 ms late) "
              "| the same, --arrivals poisson | on schedule | tairbench --rate (each request at its own start) | on schedule "
+             f"| tairbench --rate -window {OPEN_WINDOW} | on schedule | that ÷ own start (paired) "
              f"| memtier --rate-limiting | grid ÷ closed (paired; bar 1.3) | grid ÷ memtier (paired; bar 1.0) "
              f"| tairbench --send-grid {BURST_GRID} (memtier's burst period) | that ÷ memtier (paired) |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     fails = []
 
     def cell(rate, tool):
@@ -450,13 +453,14 @@ def open_loop(bin_path, rates, reps, cli_cpu, srv_cpu, missing):
                              f"{100 * statistics.median(s):.2f} % on schedule (bar {100 * ON_SCHEDULE_BAR:.0f} %)")
         lines.append(f"| {rate:,}/s | {cell(rate, 'closed')} | {cell(rate, 'open')} | {sched(rate, 'open')} | "
                      f"{cell(rate, 'poisson')} | {sched(rate, 'poisson')} | {cell(rate, 'exact')} | {sched(rate, 'exact')} | "
+                     f"{cell(rate, 'window')} | {sched(rate, 'window')} | {paired(rate, 'window', 'exact')} | "
                      f"{cell(rate, 'memtier')} | {ratios[0]} | {ratios[1]} | {cell(rate, 'burst')} | {paired(rate, 'burst', 'memtier')} |")
     lines += ["", "Late requests by cause, medians: behind (held up by a reply still outstanding: the server, or a "
               "client too busy to read it) / client lags (the client late with no reply outstanding).", "",
-              f"| rate | --send-grid {OPEN_GRID} | the same, poisson | --rate (own start) |", "|---|---|---|---|"]
+              f"| rate | --send-grid {OPEN_GRID} | the same, poisson | --rate (own start) | --rate -window {OPEN_WINDOW} |", "|---|---|---|---|---|"]
     for rate in rates:
         cells = []
-        for tool in ("open", "poisson", "exact"):
+        for tool in ("open", "poisson", "exact", "window"):
             s = latesplit.get((rate, tool), [])
             cells.append(f"{100 * statistics.median(x[0] for x in s):.2f} % / {100 * statistics.median(x[1] for x in s):.2f} %"
                          if s else "n/a")
@@ -475,6 +479,10 @@ def open_loop(bin_path, rates, reps, cli_cpu, srv_cpu, missing):
               "serves only the requests due by then.",
               "- The bars apply to the grid's runs: CPU at 20,000 and 50,000/s, on schedule (99 %) at every rate, constant "
               "and Poisson.",
+              f"- tairbench --rate -window {OPEN_WINDOW} keeps up to {OPEN_WINDOW} commands in flight per connection, each sent at "
+              "its own intended start (memtier's --pipeline with --rate-limiting): a reply still outstanding does not hold the "
+              "next command up. Each connection has a goroutine that reads each reply as it comes; no groups, no grid. It is "
+              "not a bar; its paired ratio is to tairbench --rate (own start) in the same repetition.",
               f"- --send-grid {BURST_GRID} wakes as often as memtier's limiter does (every 20 ms): its column compares the "
               f"clients' cost per request at the same number of wake-ups, which at {OPEN_GRID} is 80 times memtier's. It is "
               "not a bar: a 20 ms grid moves requests by up to 20 ms, which the latency from the intended start counts."]
