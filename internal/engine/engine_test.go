@@ -233,7 +233,8 @@ func BenchmarkEngineLoop(b *testing.B) {
 		{"open-deferred-poisson", 1e12, ArrivalsPoisson, grid, nopDeferrerFactory{}},
 		{"open-group-constant", 1e12, ArrivalsConstant, grid, nopPollerFactory{}},
 		{"open-group-poisson", 1e12, ArrivalsPoisson, grid, nopPollerFactory{}},
-		{"open-group-own-start", 1e12, ArrivalsConstant, 0, nopPollerFactory{}}} {
+		{"open-group-own-start", 1e12, ArrivalsConstant, 0, nopPollerFactory{}},
+		{"open-window", 1e12, ArrivalsConstant, 0, nopStreamerFactory{}}} {
 		b.Run(tc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			cfg := Config{Workers: 1, Ops: int64(b.N), Rate: tc.rate, Arrivals: tc.arrivals, SendGrid: tc.grid}
