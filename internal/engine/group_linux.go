@@ -2,12 +2,9 @@ package engine
 
 import (
 	"math"
-	"os"
 	"runtime"
 	"sync"
-	"syscall"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -27,10 +24,8 @@ import (
 // waits, backs off and reconnects without holding the group's other
 // workers up.
 type group struct {
-	r       *runState
-	ep, tfd int
-	f       *os.File
-	raw     syscall.RawConn
+	r *runState
+	timedSet
 	members []*member
 	heap    memberHeap
 	live    int
@@ -58,9 +53,6 @@ type member struct {
 	// is over once the pending reply is read; gone: out of the group.
 	registered, watched, ending, gone bool
 }
-
-// timerTag marks the timer's events in the epoll set (members' are their index).
-const timerTag = -1
 
 // startGroups runs the workers in one group per core when every one is a
 // Poller with a descriptor; false (and nothing started) otherwise.
@@ -122,42 +114,13 @@ func groupsFor(rate float64, workers int) int {
 }
 
 func newGroup(r *runState, wg *sync.WaitGroup) (*group, error) {
-	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	ts, err := newTimedSet()
 	if err != nil {
 		return nil, err
 	}
-	g := &group{r: r, ep: ep, tfd: -1, wg: wg}
-	if err = unix.SetNonblock(ep, true); err == nil {
-		g.tfd, err = unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
-	}
-	if err == nil {
-		ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: timerTag}
-		err = unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, g.tfd, &ev)
-	}
-	if err == nil {
-		g.f = os.NewFile(uintptr(ep), "epoll")
-		g.raw, err = g.f.SyscallConn()
-	}
-	if err != nil {
-		g.close()
-		return nil, err
-	}
+	g := &group{r: r, timedSet: ts, wg: wg}
 	g.wait = g.waitFD
 	return g, nil
-}
-
-func (g *group) close() {
-	if g.tfd >= 0 {
-		_ = unix.Close(g.tfd)
-		g.tfd = -1
-	}
-	if g.f != nil {
-		_ = g.f.Close()
-		g.f = nil
-	} else if g.ep >= 0 {
-		_ = unix.Close(g.ep)
-	}
-	g.ep = -1
 }
 
 // run is the group's loop: it schedules every member's first request,
@@ -205,8 +168,7 @@ func (g *group) sleep() bool {
 		at = min(at, g.heap[0].wake)
 	}
 	g.spec.Value = unix.NsecToTimespec(r.beginMono + int64(at))
-	if _, _, e := unix.RawSyscall6(unix.SYS_TIMERFD_SETTIME, uintptr(g.tfd), unix.TFD_TIMER_ABSTIME,
-		uintptr(unsafe.Pointer(&g.spec)), 0, 0, 0); e != 0 {
+	if !g.arm(&g.spec) {
 		return false
 	}
 	g.werr = nil
@@ -214,24 +176,17 @@ func (g *group) sleep() bool {
 }
 
 // waitFD reads the epoll set's events (false when there are none yet:
-// the poller waits). The group's system calls never block, and are made
-// raw: a system call made the usual way wakes the runtime's monitor
-// thread from its sleep, which costs a pair of context switches a tick.
+// the poller waits).
 func (g *group) waitFD(fd uintptr) bool {
-	for {
-		n, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, fd, uintptr(unsafe.Pointer(&g.events[0])), uintptr(len(g.events)), 0, 0, 0)
-		switch {
-		case e == unix.EINTR:
-			continue
-		case e != 0:
-			g.werr = e
-			return true
-		case n == 0:
-			return false
-		}
-		g.nev = int(n)
-		return true
+	n, err := ready(fd, g.events[:])
+	switch {
+	case err != nil:
+		g.werr = err
+	case n == 0:
+		return false
 	}
+	g.nev = n
+	return true
 }
 
 // next claims and schedules a member's next request (or ends it).
