@@ -30,6 +30,19 @@ type Streamer interface {
 	Await(ctx context.Context, until time.Time, s *Step) (bool, error)
 }
 
+// StreamPoller is a Streamer whose connection can be waited on: the
+// engine then waits for a reply and for the next command's start together,
+// the start to the microsecond (on Linux; elsewhere Await waits).
+type StreamPoller interface {
+	Streamer
+	// FD is the connection's descriptor, which the engine only waits on
+	// (false: none, as over TLS or before a connection).
+	FD() (int, bool)
+	// Buffered says that data was read and not yet taken: Await then reads
+	// from it without waiting on the descriptor.
+	Buffered() bool
+}
+
 // flight is a command in flight: when it was due and when it went.
 type flight struct{ intended, sent time.Time }
 
@@ -40,6 +53,9 @@ type stream struct {
 	// freed is when a full window's oldest reply came, freeing the slot
 	// the next command waited for (zero: it did not wait).
 	freed time.Time
+	// poller and wt, when set, wait for a reply and a start together.
+	poller StreamPoller
+	wt     *waiter
 }
 
 // runStream is the open loop of a window pipeline: it reads replies as
@@ -51,6 +67,12 @@ type stream struct {
 func (l *loop) runStream(s Streamer) {
 	r := l.r
 	st := &stream{ring: make([]flight, max(s.Window(), 1))}
+	if p, ok := s.(StreamPoller); ok && r.beginMono != 0 {
+		if st.wt = newWaiter(); st.wt != nil {
+			st.poller = p
+			defer st.wt.close()
+		}
+	}
 	for r.ctx.Err() == nil && !r.finishing.Load() {
 		if st.n == len(st.ring) {
 			if !l.await(s, st, time.Time{}) {
@@ -147,7 +169,7 @@ func (l *loop) await(s Streamer, st *stream, until time.Time) bool {
 func (l *loop) awaitOne(s Streamer, st *stream, until time.Time, got *bool) bool {
 	r := l.r
 	l.st = Step{}
-	ok, err := s.Await(r.ctx, until, &l.st)
+	ok, err := l.awaitReply(s, st, until)
 	t1 := r.now()
 	if err != nil {
 		st.head, st.n = 0, 0
@@ -163,4 +185,36 @@ func (l *loop) awaitOne(s Streamer, st *stream, until time.Time, got *bool) bool
 	st.head, st.n = (st.head+1)%len(st.ring), st.n-1
 	l.intended, l.st.Sent = f.intended, f.sent
 	return l.replied(f.sent, t1)
+}
+
+// waitStage is how long before a start the wait for a reply leaves Go's
+// timers (a read deadline, up to a millisecond late) for the waiter.
+const waitStage = 2 * time.Millisecond
+
+// awaitReply is s.Await, made precise where the connection can be waited
+// on: up to waitStage before until, a read deadline ends the wait for a
+// reply; from there the waiter, which wakes at the reply or at until to
+// the microsecond.
+func (l *loop) awaitReply(s Streamer, st *stream, until time.Time) (bool, error) {
+	r, p := l.r, st.poller
+	if until.IsZero() || p == nil {
+		return s.Await(r.ctx, until, &l.st)
+	}
+	if stage := until.Add(-waitStage); r.now().Before(stage) {
+		if got, err := s.Await(r.ctx, stage, &l.st); got || err != nil {
+			return got, err
+		}
+	}
+	fd, ok := p.FD()
+	if p.Buffered() || !ok {
+		return s.Await(r.ctx, until, &l.st)
+	}
+	readable, err := st.wt.until(fd, r.beginMono+int64(until.Sub(r.begin)))
+	switch {
+	case err != nil:
+		return s.Await(r.ctx, until, &l.st) // the deadline's precision, then
+	case !readable:
+		return false, nil
+	}
+	return s.Await(r.ctx, time.Time{}, &l.st)
 }

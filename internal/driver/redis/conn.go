@@ -36,6 +36,8 @@ type Conn struct {
 	tairAuth bool
 	// rx counts the bytes read from the connection.
 	rx *counting
+	// fdNum is the connection's descriptor once fd looked it up (0: not yet).
+	fdNum int
 }
 
 // counting counts the bytes its connection reads, and says whether its
@@ -487,6 +489,23 @@ func (c *Conn) WaitUntil(ctx context.Context, until time.Time) (bool, error) {
 		return false, fmt.Errorf("read: %w", describe(err))
 	}
 	return true, nil
+}
+
+// fd returns the connection's descriptor, looked up once; false over TLS
+// or where connections do not use the poller callbacks (Windows).
+func (c *Conn) fd() (int, bool) {
+	if c.fdNum > 0 {
+		return c.fdNum, true
+	}
+	if c.rx.raw == nil {
+		return -1, false
+	}
+	fd := -1
+	if err := c.rx.raw.Control(func(f uintptr) { fd = int(f) }); err != nil || fd <= 0 {
+		return -1, false
+	}
+	c.fdNum = fd
+	return fd, true
 }
 
 // Read reads one reply summary.

@@ -182,3 +182,19 @@ func (w *windowWorker) Await(ctx context.Context, until time.Time, s *engine.Ste
 	w.head, w.n = (w.head+1)%len(w.ring), w.n-1
 	return true, nil
 }
+
+// FD is the connection's descriptor, for the engine to wait on beside a
+// timer (engine.StreamPoller); false over TLS or with no connection.
+func (w *windowWorker) FD() (int, bool) {
+	if c := w.links.main; c != nil {
+		return c.fd()
+	}
+	return -1, false
+}
+
+// Buffered says that replies, or part of one, were read and not yet taken
+// (engine.StreamPoller).
+func (w *windowWorker) Buffered() bool {
+	c := w.links.main
+	return c != nil && c.Buffered() > 0
+}
