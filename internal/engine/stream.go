@@ -58,6 +58,14 @@ type stream struct {
 	wt     *waiter
 }
 
+// forget makes the waiter take the connection's descriptor anew: after a
+// failure the connection is made again, perhaps under the same number.
+func (st *stream) forget() {
+	if st.wt != nil {
+		st.wt.forget()
+	}
+}
+
 // runStream is the open loop of a window pipeline: it reads replies as
 // they come until the next command is due, sends it on time while the
 // window has room, and otherwise waits for the oldest reply (the next
@@ -124,9 +132,33 @@ func (l *loop) awaitDue(s Streamer, st *stream, due time.Duration) bool {
 		}
 	}
 	if st.n == 0 {
-		return l.sleepUntil(due)
+		return l.sleepRest(st, due)
 	}
 	return true
+}
+
+// sleepRest sleeps until due once the window emptied; when its waiter's
+// timer is already armed for due (the last reply came during that wait),
+// on that timer, whose expiry would otherwise wake the process for nothing.
+func (l *loop) sleepRest(st *stream, due time.Duration) bool {
+	r := l.r
+	mono := r.beginMono + int64(due)
+	if st.poller == nil || !st.wt.pending(mono) {
+		return l.sleepUntil(due)
+	}
+	for st.wt.pending(mono) {
+		fd, ok := st.poller.FD()
+		if !ok {
+			break
+		}
+		if _, err := st.wt.until(fd, mono); err != nil {
+			break
+		}
+		if r.now().Sub(r.begin) >= due {
+			break // data with nothing in flight (a server's push) wakes it early
+		}
+	}
+	return l.sleepUntil(due) // returns at once when due has come
 }
 
 // sendOne sends the next command, due at intended, and notes it in flight;
@@ -140,6 +172,7 @@ func (l *loop) sendOne(s Streamer, st *stream, intended time.Time) bool {
 	l.st = Step{}
 	if err := s.SendOne(&l.st); err != nil {
 		st.head, st.n = 0, 0
+		st.forget()
 		ok := l.failed(err, time.Now())
 		st.freed = l.prevDone // the failure's back-off held up what fell due
 		return ok
@@ -173,6 +206,7 @@ func (l *loop) awaitOne(s Streamer, st *stream, until time.Time, got *bool) bool
 	t1 := r.now()
 	if err != nil {
 		st.head, st.n = 0, 0
+		st.forget()
 		done := l.failed(err, t1)
 		st.freed = l.prevDone
 		return done

@@ -10,3 +10,7 @@ func newWaiter() *waiter { return nil }
 func (w *waiter) close() {}
 
 func (w *waiter) until(int, int64) (bool, error) { return false, nil }
+
+func (w *waiter) forget() {}
+
+func (w *waiter) pending(int64) bool { return false }
