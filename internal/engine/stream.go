@@ -123,12 +123,9 @@ func (l *loop) awaitDue(s Streamer, st *stream, due time.Duration) bool {
 		if !r.now().Before(at) {
 			return true
 		}
-		got := false
-		if !l.awaitOne(s, st, at, &got) {
-			return false
-		}
-		if !got {
-			return true
+		got, ok := l.awaitOne(s, st, at)
+		if !ok || !got {
+			return ok
 		}
 	}
 	if st.n == 0 {
@@ -137,28 +134,19 @@ func (l *loop) awaitDue(s Streamer, st *stream, due time.Duration) bool {
 	return true
 }
 
-// sleepRest sleeps until due once the window emptied; when its waiter's
+// sleepRest sleeps until due once the window emptied. When its waiter's
 // timer is already armed for due (the last reply came during that wait),
-// on that timer, whose expiry would otherwise wake the process for nothing.
+// it waits on that timer, whose expiry would otherwise wake the process
+// for nothing; data with nothing in flight (a push, a close) ends that
+// wait early, and the sleep goes on as usual.
 func (l *loop) sleepRest(st *stream, due time.Duration) bool {
 	r := l.r
-	mono := r.beginMono + int64(due)
-	if st.poller == nil || !st.wt.pending(mono) {
-		return l.sleepUntil(due)
-	}
-	for st.wt.pending(mono) {
-		fd, ok := st.poller.FD()
-		if !ok {
-			break
-		}
-		if _, err := st.wt.until(fd, mono); err != nil {
-			break
-		}
-		if r.now().Sub(r.begin) >= due {
-			break // data with nothing in flight (a server's push) wakes it early
+	if st.poller != nil && st.wt.pending(r.beginMono+int64(due)) {
+		if fd, ok := st.poller.FD(); ok {
+			_, _ = st.wt.until(fd, r.beginMono+int64(due))
 		}
 	}
-	return l.sleepUntil(due) // returns at once when due has come
+	return l.sleepUntil(due) // at once when due has come
 }
 
 // sendOne sends the next command, due at intended, and notes it in flight;
@@ -171,11 +159,7 @@ func (l *loop) sendOne(s Streamer, st *stream, intended time.Time) bool {
 	st.freed = time.Time{}
 	l.st = Step{}
 	if err := s.SendOne(&l.st); err != nil {
-		st.head, st.n = 0, 0
-		st.forget()
-		ok := l.failed(err, time.Now())
-		st.freed = l.prevDone // the failure's back-off held up what fell due
-		return ok
+		return l.lostStream(st, err, time.Now())
 	}
 	st.ring[(st.head+st.n)%len(st.ring)] = flight{intended: intended, sent: now}
 	st.n++
@@ -186,39 +170,41 @@ func (l *loop) sendOne(s Streamer, st *stream, intended time.Time) bool {
 // notes when it freed a slot. False when the loop should end.
 func (l *loop) await(s Streamer, st *stream, until time.Time) bool {
 	full := st.n == len(st.ring)
-	got := false
-	if !l.awaitOne(s, st, until, &got) {
-		return false
-	}
+	got, ok := l.awaitOne(s, st, until)
 	if got && full {
 		st.freed = l.prevDone
 	}
-	return true
+	return ok
 }
 
 // awaitOne reads the oldest reply if it comes by until (zero: whenever it
-// comes), setting got, and records it from its own command's send and
-// intended start; false when the loop should end.
-func (l *loop) awaitOne(s Streamer, st *stream, until time.Time, got *bool) bool {
+// comes; got says it did) and records it from its own command's send and
+// intended start; ok is false when the loop should end.
+func (l *loop) awaitOne(s Streamer, st *stream, until time.Time) (got, ok bool) {
 	r := l.r
 	l.st = Step{}
 	ok, err := l.awaitReply(s, st, until)
 	t1 := r.now()
 	if err != nil {
-		st.head, st.n = 0, 0
-		st.forget()
-		done := l.failed(err, t1)
-		st.freed = l.prevDone
-		return done
+		return false, l.lostStream(st, err, t1)
 	}
 	if !ok {
-		return true
+		return false, true
 	}
-	*got = true
 	f := st.ring[st.head]
 	st.head, st.n = (st.head+1)%len(st.ring), st.n-1
 	l.intended, l.st.Sent = f.intended, f.sent
-	return l.replied(f.sent, t1)
+	return true, l.replied(f.sent, t1)
+}
+
+// lostStream counts the failure of a connection with the window's commands
+// on it (Step.Lost) and empties the ring; false when the loop should end.
+func (l *loop) lostStream(st *stream, err error, t1 time.Time) bool {
+	st.head, st.n = 0, 0
+	st.forget() // made again, perhaps under the same descriptor
+	ok := l.failed(err, t1)
+	st.freed = l.prevDone // the failure's back-off held up what fell due
+	return ok
 }
 
 // waitStage is how long before a start the wait for a reply leaves Go's
