@@ -89,13 +89,36 @@ func TestMemtierPipelineIsAWindow(t *testing.T) {
 	run := doc.(*result.Compat).Tests[0].Run
 	assert.Equal(t, 16, run.Config.Template.Window)
 	for _, tc := range [][]string{
-		{"--pipeline", "4", "--cluster-mode"},
+		{"--pipeline", "4", "--cluster-mode", "--rate-limiting", "100"},
 		{"--pipeline", "4", "-n", "allkeys"},
 	} {
 		res := runCLI(context.Background(), append([]string{"memtier", "-s", "127.0.0.1", "-p", port(r)}, tc...)...)
 		assert.Equal(t, 1, res.code, tc)
 		assert.Contains(t, res.err, "not supported yet", tc)
 	}
+}
+
+// TestMemtierClusterPipelineIsAWindow: with --cluster-mode, memtier's
+// --pipeline keeps that many commands in flight on each connection to a
+// node, and each client sends exactly --requests in all: the nodes
+// executed every one of them once.
+func TestMemtierClusterPipelineIsAWindow(t *testing.T) {
+	cl := testenv.StartCluster(t, 3)
+	js := filepath.Join(t.TempDir(), "m.json")
+	res := runCLI(context.Background(), "memtier", "-s", "127.0.0.1", "-p", port(cl.Nodes[0]), "--cluster-mode", "-c", "3", "-t", "2",
+		"-n", "1000", "--ratio", "1:1", "--pipeline", "16", "--hide-histogram", "--json", js)
+	require.Equal(t, 0, res.code, res.err)
+	assert.Contains(t, res.err, "window of 16 commands in flight")
+	assert.Contains(t, res.out, "6000 commands in 6000 requests, 0 errors")
+	var calls int64
+	for _, nd := range cl.Nodes {
+		calls += testenv.CommandCalls(t, nd.Addr, "set") + testenv.CommandCalls(t, nd.Addr, "get")
+	}
+	assert.Equal(t, int64(6000), calls, "the nodes executed each command once")
+	run := readCompat(t, js).Tests[0].Run
+	assert.Equal(t, 16, run.Config.Template.Window)
+	require.NotNil(t, run.Cluster)
+	assert.Equal(t, 3, run.Cluster.Nodes)
 }
 
 // TestOpenLoopWindow: memtier's --pipeline with --rate-limiting, and

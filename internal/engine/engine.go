@@ -258,8 +258,23 @@ func connect(ctx context.Context, cfg Config, f Factory, seeds *result.Seeds) ([
 			return workers, fmt.Errorf("worker %d: %w", i, err)
 		}
 		workers[i] = w
+		if err := paceable(cfg, w); err != nil {
+			return workers, fmt.Errorf("worker %d: %w", i, err)
+		}
 	}
 	return workers, nil
+}
+
+// paceable refuses an open loop for a worker that keeps commands in
+// flight between requests (a Drainer) but cannot send each at its own
+// intended start (not a Streamer): its commands would go in bursts.
+func paceable(cfg Config, w Worker) error {
+	_, window := w.(Drainer)
+	_, stream := w.(Streamer)
+	if cfg.Rate > 0 && window && !stream {
+		return errors.New("this window pipeline cannot send each command at its own intended start, so it cannot run an open loop (--rate); on a cluster, run it closed-loop")
+	}
+	return nil
 }
 
 func closeAll(workers []Worker) {

@@ -90,17 +90,24 @@ type txn struct {
 
 func newSlotWorker(f *Factory, cs *clusterState, ctx context.Context, gens []*cmdtmpl.Gen, pick *picker) *slotWorker {
 	w := &slotWorker{router: newRouter(ctx, f.Target, cs), f: f, gens: gens, pick: pick}
-	progs := []*cmdtmpl.Program{f.Workload.Program}
-	if f.Workload.Mixed() {
+	w.keys, w.args = keyPositions(f.Workload)
+	return w
+}
+
+// keyPositions is, per operation type, its key's argument (or keyDynamic,
+// or -1 without a key) and its argument count.
+func keyPositions(wl Workload) (keys, args []int) {
+	progs := []*cmdtmpl.Program{wl.Program}
+	if wl.Mixed() {
 		progs = progs[:0]
-		for _, o := range f.Workload.Ops {
+		for _, o := range wl.Ops {
 			progs = append(progs, o.Program)
 		}
 	}
 	for _, p := range progs {
-		w.keys, w.args = append(w.keys, keyArgOf(p.Template())), append(w.args, p.Template().NumArgs())
+		keys, args = append(keys, keyArgOf(p.Template())), append(args, p.Template().NumArgs())
 	}
-	return w
+	return keys, args
 }
 
 // Prepare expands the request and reads each command's slot from its key

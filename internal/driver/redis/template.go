@@ -155,7 +155,7 @@ func (w Workload) ModeName() string {
 	case Pipeline:
 		return fmt.Sprintf("pipeline of %d", w.N)
 	case Window:
-		return fmt.Sprintf("window of %d commands in flight", w.N)
+		return fmt.Sprintf("window of %d commands in flight per connection", w.N)
 	default:
 		return "one command per round trip"
 	}

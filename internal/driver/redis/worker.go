@@ -200,12 +200,12 @@ func (f *Factory) NewWorker(ctx context.Context, id int, seed uint64) (engine.Wo
 	gens := f.Workload.gens(seed, id, f.Workers)
 	pk := newPicker(f.Workload.Ops, seed, f.Workload.Rotate)
 	if f.Target.Cluster {
-		if f.Workload.Mode == Window {
-			return nil, errors.New("a window pipeline (-window, memtier's --pipeline) is not supported on a cluster yet")
-		}
 		cs, err := f.clusterState(ctx)
 		if err != nil {
 			return nil, err
+		}
+		if f.Workload.Mode == Window {
+			return newClusterWindow(f, cs, ctx, gens, pk), nil
 		}
 		return newSlotWorker(f, cs, ctx, gens, pk), nil
 	}

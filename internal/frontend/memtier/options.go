@@ -200,8 +200,8 @@ func (o *Options) check() error {
 		return fmt.Errorf("--protocol %s is not supported (redis, resp2, resp3)", o.Protocol)
 	case o.TestTime < 0 || o.RateLimiting < 0:
 		return errors.New("--test-time and --rate-limiting must not be negative")
-	case o.Pipeline > 1 && o.ClusterMode:
-		return errors.New("--pipeline above 1 with --cluster-mode is not supported yet (issue #26)")
+	case o.Pipeline > 1 && o.ClusterMode && o.RateLimiting > 0:
+		return errors.New("--pipeline above 1 with --cluster-mode and --rate-limiting is not supported yet: a window on a cluster runs closed-loop")
 	case o.Pipeline > 1 && o.Requests == "allkeys" && o.TestTime == 0:
 		return errors.New("--pipeline above 1 with --requests allkeys is not supported yet: give a count per client or --test-time")
 	case o.SLO.Given() && (o.JSONOut != "" || o.HDRPrefix != ""):

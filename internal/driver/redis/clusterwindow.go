@@ -1,0 +1,399 @@
+package redis
+
+import (
+	"context"
+	"time"
+
+	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/pkg/cmdtmpl"
+)
+
+// clusterWindow keeps up to N commands in flight on each of its
+// connections to a cluster's nodes, as memtier_benchmark's --pipeline does
+// with --cluster-mode. Commands are drawn in order and each goes to the
+// node that serves its key's slot, until every node's window is full. A
+// command drawn for a node whose window is full waits for room there (as
+// memtier's per-connection key pools hold keys drawn for another
+// connection); once a node has N waiting beside its N in flight, the
+// worker draws no more until one of its replies is read.
+//
+// Each Exec reads one reply. It takes a reply already read into a
+// connection's buffer first, else the one of the node whose oldest command
+// went first. Once a node's buffered replies are all taken, the commands
+// waiting for it go in one write, as memtier's event loop refills a
+// connection after reading what came (a node with none in flight gets its
+// commands at once). A reply is timed when it is read, so a node's reply
+// that came while the worker waited for another node's counts that wait
+// (at most the other reply's own latency).
+//
+// MOVED and ASK send the command again, to the new owner or, after ASKING,
+// to the importing node, at most maxRedirects times; its latency still
+// runs from its first send.
+type clusterWindow struct {
+	router
+	f          *Factory
+	gens       []*cmdtmpl.Gen
+	keys, args []int
+	pick       *picker
+	n          int
+	// wins are the windows of every node met, in the order met; byNode
+	// maps the bound slot map's nodes to them.
+	wins   []*nodeWindow
+	byNode []int
+	bound  *topology
+	// below counts the windows with fewer than n commands (in flight and
+	// waiting), over those with more than 2n: the worker draws while one is
+	// below and none is over.
+	below, over int
+	// last is the window the last reply was read from.
+	last   *nodeWindow
+	drawn  int64
+	out    []byte
+	errBuf []byte
+}
+
+// nodeWindow is one node's commands, in a ring: flying in flight from
+// head, then queued not sent yet.
+type nodeWindow struct {
+	addr                 string
+	c                    *Conn
+	ring                 []flight
+	head, flying, queued int
+}
+
+// flight is one command: its encoded bytes (kept to send it again after a
+// redirection), its first send (zero: not sent yet), its operation and
+// slot, the redirections it followed, and whether ASKING goes before it.
+type flight struct {
+	cmd  []byte
+	sent time.Time
+	op   int
+	slot int
+	hops int
+	ask  bool
+}
+
+func newClusterWindow(f *Factory, cs *clusterState, ctx context.Context, gens []*cmdtmpl.Gen, pick *picker) *clusterWindow {
+	keys, args := keyPositions(f.Workload)
+	return &clusterWindow{router: newRouter(ctx, f.Target, cs), f: f, gens: gens, keys: keys, args: args, pick: pick, n: f.Workload.N}
+}
+
+func (nw *nodeWindow) load() int { return nw.flying + nw.queued }
+
+func (nw *nodeWindow) at(i int) *flight { return &nw.ring[(nw.head+i)%len(nw.ring)] }
+
+// follow binds the current slot map and maps its nodes to windows.
+func (w *clusterWindow) follow() *topology {
+	topo := w.bind()
+	if topo != w.bound {
+		w.bound = topo
+		w.byNode = w.byNode[:0]
+		for _, a := range topo.addrs {
+			w.byNode = append(w.byNode, w.windowOf(a))
+		}
+	}
+	return topo
+}
+
+// windowOf is addr's window, made when addr is new.
+func (w *clusterWindow) windowOf(addr string) int {
+	for i, nw := range w.wins {
+		if nw.addr == addr {
+			return i
+		}
+	}
+	w.wins = append(w.wins, &nodeWindow{addr: addr, ring: make([]flight, 2*w.n+1)})
+	w.below++
+	return len(w.wins) - 1
+}
+
+// tail is the ring entry after the last one, the ring grown when full
+// (a node holds 2n+1 at most, unless redirections bring it more).
+func (nw *nodeWindow) tail() *flight {
+	if nw.load() == len(nw.ring) {
+		ring := make([]flight, 2*len(nw.ring))
+		for i := range nw.load() {
+			ring[i] = *nw.at(i)
+		}
+		nw.ring, nw.head = ring, 0
+	}
+	return nw.at(nw.load())
+}
+
+// queue counts the tail entry as waiting in nw.
+func (w *clusterWindow) queue(nw *nodeWindow) {
+	nw.queued++
+	w.count(nw, nw.load()-1)
+}
+
+// pop removes nw's head entry (in flight, or waiting when none is).
+func (w *clusterWindow) pop(nw *nodeWindow) {
+	nw.head = (nw.head + 1) % len(nw.ring)
+	if nw.flying > 0 {
+		nw.flying--
+	} else {
+		nw.queued--
+	}
+	w.count(nw, nw.load()+1)
+}
+
+// count follows nw's load from was in below and over.
+func (w *clusterWindow) count(nw *nodeWindow, was int) {
+	now := nw.load()
+	w.below += b2i(now < w.n) - b2i(was < w.n)
+	w.over += b2i(now > 2*w.n) - b2i(was > 2*w.n)
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Prepare draws commands into the windows of their nodes until every
+// window is full, or one holds 2N, or the worker's limit is drawn; not
+// timed.
+func (w *clusterWindow) Prepare() {
+	topo := w.follow()
+	lim := w.f.Workload.WindowLimit
+	for w.below > 0 && w.over == 0 && (lim == 0 || w.drawn < lim) {
+		op := w.pick.pick()
+		gen := w.gens[op]
+		gen.Draw()
+		slot := drawnSlot(gen, w.keys[op], w.args[op])
+		nw := w.wins[w.byNode[nodeFor(topo, slot)]]
+		e := nw.tail()
+		e.cmd = gen.AppendDrawn(e.cmd[:0])
+		e.sent, e.op, e.slot, e.hops, e.ask = time.Time{}, op, slot, 0, false
+		w.queue(nw)
+		w.drawn++
+	}
+}
+
+// Exec sends what the windows have room for and reads one reply; a
+// redirection's command goes again and the next reply is read.
+func (w *clusterWindow) Exec(ctx context.Context, s *engine.Step) error {
+	for {
+		if err := w.send(s); err != nil {
+			return err
+		}
+		nw := w.next()
+		if nw == nil {
+			return engine.ErrDone // the limit is drawn and every reply read
+		}
+		if done, err := w.readOne(nw, s); done || err != nil {
+			return err
+		}
+	}
+}
+
+// send writes the waiting commands that fit their node's window, in one
+// write a node: to a node with none in flight, and to the one the last
+// reply came from once its buffered replies are all taken.
+func (w *clusterWindow) send(s *engine.Step) error {
+	for _, nw := range w.wins {
+		if nw.queued == 0 || nw.flying >= w.n || nw.flying > 0 && (nw != w.last || nw.c.Buffered() > 0) {
+			continue
+		}
+		if nw.c == nil {
+			c, err := w.links.To(nw.addr)
+			if err != nil {
+				w.reroute(nw)
+				return err // a failed connect (engine.ConnectError): nothing was sent
+			}
+			nw.c = c
+		}
+		k := min(nw.queued, w.n-nw.flying)
+		w.out = w.out[:0]
+		for i := range k {
+			e := nw.at(nw.flying + i)
+			if e.ask {
+				w.out = append(w.out, asking...)
+			}
+			w.out = append(w.out, e.cmd...)
+		}
+		nw.flying, nw.queued = nw.flying+k, nw.queued-k // lost with the connection if the write fails
+		s.BytesOut += len(w.out)
+		if err := nw.c.Write(w.out); err != nil {
+			return w.lose(nw, s, err)
+		}
+		now := time.Now()
+		for i := nw.flying - k; i < nw.flying; i++ {
+			if e := nw.at(i); e.sent.IsZero() {
+				e.sent = now
+			}
+		}
+	}
+	return nil
+}
+
+// next is the window to read a reply from: one with data buffered, else
+// the one whose oldest command in flight went first; nil when none has a
+// command in flight.
+func (w *clusterWindow) next() *nodeWindow {
+	var best *nodeWindow
+	for _, nw := range w.wins {
+		switch {
+		case nw.flying == 0:
+		case nw.c.Buffered() > 0:
+			return nw
+		case best == nil || nw.at(0).sent.Before(best.at(0).sent):
+			best = nw
+		}
+	}
+	return best
+}
+
+// readOne reads nw's oldest command's reply: true when it was counted,
+// false when it was a redirection (the command waits to go again).
+func (w *clusterWindow) readOne(nw *nodeWindow, s *engine.Step) (bool, error) {
+	c, e := nw.c, nw.at(0)
+	w.last = nw
+	rx := c.BytesRead()
+	if e.ask { // ASKING's reply first
+		if err := c.Read(&w.rep); err != nil {
+			return false, w.lose(nw, s, err)
+		}
+	}
+	if err := c.Read(&w.rep); err != nil {
+		return false, w.lose(nw, s, err)
+	}
+	s.BytesIn += int(c.BytesRead() - rx)
+	if w.rep.IsError() && e.hops < maxRedirects {
+		if ask, slot, addr, ok := redirect(w.rep.Err); ok {
+			if ask {
+				w.cs.Asked.Add(1)
+			} else {
+				w.cs.moved(slot, addr)
+				w.follow()
+			}
+			to := w.wins[w.windowOf(addr)]
+			e.hops++
+			e.ask = ask
+			w.move(nw, to)
+			return false, nil
+		}
+	}
+	countReply(s, &w.rep, &w.errBuf)
+	s.Sent, s.Op = e.sent, e.op
+	w.pop(nw)
+	return true, nil
+}
+
+// move takes from's head entry to the end of to's waiting commands. The
+// entry it leaves takes the tail's command buffer, so that none is shared.
+func (w *clusterWindow) move(from, to *nodeWindow) {
+	src := from.at(0)
+	e := *src
+	w.pop(from)
+	t := to.tail()
+	if t != src {
+		src.cmd = t.cmd
+	}
+	*t = e
+	w.queue(to)
+}
+
+// reroute sends a node's waiting commands (none in flight: its connection
+// failed) to their slots' owners under the current map, which a failed
+// connect has the cluster reload; those whose owner is unchanged stay.
+func (w *clusterWindow) reroute(nw *nodeWindow) {
+	topo := w.follow()
+	for k := nw.queued; k > 0; k-- {
+		to := w.wins[w.byNode[nodeFor(topo, nw.at(0).slot)]]
+		w.move(nw, to)
+	}
+}
+
+// lose drops nw's connection: its commands in flight are lost with it, and
+// those not sent yet too (each command drawn is either answered or
+// counted lost).
+func (w *clusterWindow) lose(nw *nodeWindow, s *engine.Step, err error) error {
+	s.Lost = max(nw.load(), 1)
+	if nw.load() > 0 {
+		s.Op = nw.at(0).op
+	}
+	for nw.load() > 0 {
+		w.pop(nw)
+	}
+	w.drop(nw.c)
+	nw.c = nil
+	return err
+}
+
+// Drain reads the replies still in flight when the run ended (commands
+// not sent by then are not sent; one redirected goes again).
+func (w *clusterWindow) Drain(ctx context.Context, s *engine.Step) error {
+	var conns []*Conn
+	for _, nw := range w.wins {
+		w.forgetUnsent(nw)
+		if nw.c != nil {
+			conns = append(conns, nw.c)
+		}
+	}
+	stop := context.AfterFunc(ctx, func() {
+		for _, c := range conns {
+			_ = c.nc.SetReadDeadline(time.Now())
+		}
+	})
+	defer stop()
+	for {
+		err := ctx.Err()
+		if err == nil {
+			err = w.send(s)
+		}
+		nw := w.next()
+		if err == nil && nw == nil {
+			return nil
+		}
+		if err == nil {
+			_, err = w.readOne(nw, s)
+		}
+		if err != nil {
+			lost := 0
+			for _, nw := range w.wins {
+				lost += nw.load()
+				for nw.load() > 0 {
+					w.pop(nw)
+				}
+			}
+			s.Lost = max(lost, s.Lost)
+			return err
+		}
+	}
+}
+
+// forgetUnsent drops nw's waiting commands that were never sent, keeping
+// those sent before a redirection, in order.
+func (w *clusterWindow) forgetUnsent(nw *nodeWindow) {
+	for k := nw.queued; k > 0; k-- {
+		e := nw.at(nw.flying)
+		if !e.sent.IsZero() {
+			// Keep it: rotate it behind the others.
+			w.rotateQueued(nw)
+			continue
+		}
+		w.dropQueued(nw)
+	}
+}
+
+// rotateQueued moves nw's first waiting command behind its last.
+func (w *clusterWindow) rotateQueued(nw *nodeWindow) {
+	first := nw.flying
+	last := nw.load() - 1
+	for i := first; i < last; i++ {
+		a, b := nw.at(i), nw.at(i+1)
+		*a, *b = *b, *a
+	}
+}
+
+// dropQueued removes nw's first waiting command.
+func (w *clusterWindow) dropQueued(nw *nodeWindow) {
+	w.rotateQueued(nw)
+	nw.queued--
+	w.count(nw, nw.load()+1)
+}
+
+// Close closes the worker's connections.
+func (w *clusterWindow) Close() error { return w.links.Close() }

@@ -1,0 +1,117 @@
+package redis
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tairbench/tairbench/internal/endpoint"
+	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/internal/testenv"
+)
+
+// startHoldingCluster starts two fake cluster nodes (holdingServer),
+// each serving half the slots, which CLUSTER SLOTS names.
+func startHoldingCluster(t *testing.T, window int, quiet time.Duration) ([2]*holdingServer, []string) {
+	var nodes [2]*holdingServer
+	var slots string
+	addrs := make([]string, 2)
+	for i := range nodes {
+		nodes[i] = &holdingServer{window: window, quiet: quiet, slots: &slots}
+		addrs[i] = nodes[i].serve(t)
+	}
+	var b strings.Builder
+	b.WriteString("*2\r\n")
+	for i, a := range addrs {
+		host, port, _ := net.SplitHostPort(a)
+		lo, hi := i*SlotCount/2, (i+1)*SlotCount/2-1
+		fmt.Fprintf(&b, "*3\r\n:%d\r\n:%d\r\n*3\r\n$%d\r\n%s\r\n:%s\r\n$2\r\nn%d\r\n", lo, hi, len(host), host, port, i)
+	}
+	slots = b.String()
+	return nodes, addrs
+}
+
+// TestClusterWindowKeepsNInFlightPerNode: on a cluster, a window of N
+// keeps N commands in flight on each node's connection, as memtier's
+// --pipeline does with --cluster-mode: never more, and all along (the only
+// slow answers are each node's tail), every command counted once and sent
+// once, each node's replies in send order, each latency from its own send.
+func TestClusterWindowKeepsNInFlightPerNode(t *testing.T) {
+	const n, limit = 4, 400
+	nodes, addrs := startHoldingCluster(t, n, 300*time.Millisecond)
+	tg := endpoint.Target{Addr: addrs[0], Cluster: true, Timeout: 5 * time.Second}
+	f := &Factory{Target: tg, Workload: windowWorkload(t, "SET k-__RAND__ v", n, limit)}
+	res, err := engine.Run(context.Background(), engine.Config{Workers: 1, OpsPerWorker: limit, OpsPerRequest: 1}, f)
+	require.NoError(t, err)
+	tot := res.Snapshot.Totals
+	assert.Equal(t, int64(limit), tot.Ops)
+	assert.Equal(t, int64(limit), tot.Requests, "one reply per request")
+	assert.Equal(t, int64(0), tot.Errors)
+	var received int64
+	for i, nd := range nodes {
+		received += nd.received.Load()
+		assert.Equal(t, int64(n), nd.max.Load(), "node %d: never more than N outstanding", i)
+		assert.LessOrEqual(t, nd.timeouts.Load(), int64(n-1), "node %d: only the tail waited", i)
+		assert.Positive(t, nd.received.Load(), "node %d: keys of both halves", i)
+		last := -1
+		for _, k := range nd.answered {
+			seq, err := strconv.Atoi(strings.TrimPrefix(k, "k-"))
+			require.NoError(t, err)
+			require.Greater(t, seq, last, "node %d: in send order", i)
+			last = seq
+		}
+	}
+	assert.Equal(t, int64(limit), received, "exactly the limit was sent, each command once")
+	assert.Less(t, tot.Latency.Max, float64(n*300_000+1_000_000), "from each command's own send")
+}
+
+// TestClusterWindowModes runs a window on a real 3-node cluster, over
+// random keys and on one hash tag: the nodes executed every SET the client
+// counted, once, with no errors.
+func TestClusterWindowModes(t *testing.T) {
+	cl := testenv.StartCluster(t, 3)
+	calls := func() (n int64) {
+		for _, nd := range cl.Nodes {
+			n += testenv.CommandCalls(t, nd.Addr, "set")
+		}
+		return n
+	}
+	for _, tmpl := range []string{"SET k-__RAND__ v", "SET {t}k-__RAND__ v"} {
+		t.Run(tmpl, func(t *testing.T) {
+			before := calls()
+			f, cfg := clusterWindowRun(t, cl.Nodes[0].Addr, tmpl, 0, 0, 16, engine.Config{Workers: 3, Duration: 400 * time.Millisecond, Seed: 1})
+			res, err := engine.Run(context.Background(), cfg, f)
+			require.NoError(t, err)
+			tot := res.Snapshot.Totals
+			assert.Zero(t, tot.Errors)
+			assert.Positive(t, tot.AfterDeadlineOps, "the tail was read after the deadline")
+			assert.Equal(t, tot.Ops+tot.WarmupOps+tot.AfterDeadlineOps, calls()-before, "the nodes executed every SET once")
+		})
+	}
+}
+
+// TestClusterWindowFollowsAMigration: a window follows ASK and MOVED while
+// a hot slot moves: no command fails and the nodes ran each once.
+func TestClusterWindowFollowsAMigration(t *testing.T) { followMigration(t, 0, 0, 8) }
+
+func TestClusterWindowRefusesAnOpenLoop(t *testing.T) {
+	cl := testenv.StartCluster(t, 3)
+	f, cfg := clusterWindowRun(t, cl.Nodes[0].Addr, "SET k-__RAND__ v", 0, 0, 4, engine.Config{Workers: 1, Ops: 100, Rate: 1000})
+	_, err := engine.Run(context.Background(), cfg, f)
+	assert.ErrorContains(t, err, "cannot run an open loop")
+}
+
+// TestClusterWindowDoesNotAllocate: once every node's connection is up
+// and the rings have their size, a reply costs no allocation.
+func TestClusterWindowDoesNotAllocate(t *testing.T) {
+	cl := testenv.StartCluster(t, 3)
+	f, _ := clusterWindowRun(t, cl.Nodes[0].Addr, "SET k-__RAND__ v", 0, 0, 16, engine.Config{Workers: 1})
+	assertNoAllocs(t, f, 2000)
+}
