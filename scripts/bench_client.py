@@ -246,7 +246,7 @@ def run_split(server, cpu, tool, argv):
     after = server.processed()
     if code != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed ({code}): {err.strip()[-400:]}")
-    cmds = after - before - 1
+    cmds = after - before - getattr(server, "info_calls", 1)  # processed() before the run counts in after
     if tool == "resp-benchmark":  # its own final rate, without Python's start
         for line in reversed(out.splitlines()):
             m = re.search(r"qps: (\d+), conn", line)
