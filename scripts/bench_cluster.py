@@ -29,6 +29,7 @@ import os
 import statistics
 import subprocess
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -86,6 +87,7 @@ class ClusterNodes:
     create, or one that is given every slot."""
 
     def __init__(self, cpu, n=3):
+        self.cpu = cpu
         self.nodes = []
         try:
             for i in range(n):
@@ -194,8 +196,8 @@ def window_table(args, samples):
           "on the nodes (which share core 0)")
     print()
     print("| workload | tairbench µs/cmd (cmds/s) | memtier µs/cmd (cmds/s) | CPU per command, tairbench ÷ memtier "
-          "(each pair) | load, tairbench ÷ memtier (each pair) |")
-    print("|---|---|---|---|---|")
+          "(each pair) | load, tairbench ÷ memtier (each pair) | the nodes' core busy: tairbench, memtier |")
+    print("|---|---|---|---|---|---|")
     failed = []
     for name, *_ in WINDOW_ROWS:
         cells = []
@@ -207,15 +209,64 @@ def window_table(args, samples):
         load = statistics.median(t[1] / m[1] for t, m in pairs)
         cpus = ", ".join(f"{t[0] / m[0]:.2f}" for t, m in pairs)
         loads = ", ".join(f"{t[1] / m[1]:.2f}" for t, m in pairs)
-        print(f"| {name} | " + " | ".join(cells) + f" | {cpu:.2f} ({cpus}) | {load:.2f} ({loads}) |")
+        busy = []
+        for tool in ("tairbench", "memtier"):
+            shares = [x[2] for x in samples[(name, tool)] if x[2] is not None]
+            busy.append(f"{100 * statistics.median(shares):.0f} %" if shares else "not sampled")
+        busy = ", ".join(busy)
+        print(f"| {name} | " + " | ".join(cells) + f" | {cpu:.2f} ({cpus}) | {load:.2f} ({loads}) | {busy} |")
     print()
     print("The three nodes share core 0, which limits both tools: the load ratio is that core's noise, shown, not held "
-          "to a bar; CPU per command is each client's own cost.")
+          "to a bar; CPU per command is each client's own cost. The core's busy share is the median of 50 ms samples "
+          "of /proc/stat in which it worked (over 5 %) during each run, then the median of the runs.")
+
+
+class CoreBusy:
+    """Samples one core's busy share from /proc/stat every 50 ms while in
+    use (its with block); share() is the median of the samples in which the
+    core worked (over 5 %: a tool's connecting start and memtier's idle
+    last second, as it ends on a whole second, do not count), None without
+    a core or such samples."""
+
+    def __init__(self, cpu):
+        self.cpu, self.samples, self.done = cpu, [], threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def __enter__(self):
+        if self.cpu != "":
+            self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.done.set()
+        if self.thread.is_alive():
+            self.thread.join()
+
+    def read(self):
+        with open("/proc/stat") as f:
+            for line in f:
+                if line.startswith(f"cpu{self.cpu} "):
+                    v = [int(x) for x in line.split()[1:]]
+                    return sum(v) - v[3] - v[4], sum(v)  # busy, all (idle and iowait are not busy)
+        return 0, 0
+
+    def run(self):
+        prev = self.read()
+        while not self.done.wait(0.05):
+            cur = self.read()
+            if cur[1] > prev[1]:
+                self.samples.append((cur[0] - prev[0]) / (cur[1] - prev[1]))
+            prev = cur
+
+    def share(self):
+        working = [x for x in self.samples if x > 0.05]
+        return statistics.median(working) if working else None
 
 
 def run_window_rows(args, nodes, cli_cpu):
     """Runs the window rows with both tools, rotating their order each
-    repetition; returns (row, tool) -> [(µs CPU/cmd, cmds/s)]."""
+    repetition; returns (row, tool) -> [(µs CPU/cmd, cmds/s, the nodes'
+    core's busy share or None)]."""
     tools = [("tairbench", [args.bin, "memtier"]), ("memtier", [MEMTIER])]
     samples = {}
     for rep in range(args.reps):
@@ -226,8 +277,10 @@ def run_window_rows(args, nodes, cli_cpu):
                     "--key-maximum", "99999", "--key-pattern", "R:R", "--distinct-client-seed", "--hide-histogram"] + extra
             for tool, prog in tools[rep % 2:] + tools[:rep % 2]:
                 # Both print memtier's Totals line: each is timed by its own rate.
-                cmds, secs, user, system, _ = run_split(nodes, cli_cpu, "memtier", prog + line)
-                samples.setdefault((name, tool), []).append(((user + system) * 1e6 / max(cmds, 1), cmds / secs))
+                with CoreBusy(nodes.cpu) as busy:
+                    cmds, secs, user, system, _ = run_split(nodes, cli_cpu, "memtier", prog + line)
+                samples.setdefault((name, tool), []).append(((user + system) * 1e6 / max(cmds, 1), cmds / secs,
+                                                             busy.share()))
                 print(f"rep {rep + 1} window {name:40s} {tool:10s} {cmds:9d} cmds {cmds / secs:9.0f}/s "
                       f"{(user + system) * 1e6 / max(cmds, 1):7.3f} µs CPU/cmd", file=sys.stderr)
     return samples
