@@ -151,6 +151,24 @@ func TestSideBySideWithMemtier(t *testing.T) {
 			assert.InEpsilon(t, theirs.db3, ours.db3, 0.15, "about as many distinct keys around the middle")
 		}
 	}
+
+	// -n allkeys, also with --pipeline (a window): as many SETs as
+	// memtier's (--key-maximum − --key-minimum a connection; over P:P a
+	// slice a connection, plus one), and over P:P every key written.
+	for _, extra := range [][]string{{"--key-pattern=R:R"}, {"--key-pattern=P:P"}, {"--key-pattern=P:P", "--pipeline=4"}} {
+		args = append([]string{"-s", "127.0.0.1", "-p", strconv.Itoa(r.Port), "-c", "5", "-t", "2", "-n", "allkeys", "-d", "16",
+			"--ratio=1:0", "--key-minimum=1000", "--key-maximum=1999", "--select-db=3", "--hide-histogram"}, extra...)
+		theirs, ours := run(peer), run(binary(t), "memtier")
+		t.Logf("allkeys %v: memtier %+v; tairbench %+v", extra, theirs, ours)
+		assert.Equal(t, theirs.set, ours.set, extra)
+		if extra[0] == "--key-pattern=P:P" {
+			assert.Equal(t, int64(1000), theirs.set, "100 a connection")
+			assert.Equal(t, theirs.db3, ours.db3, extra)
+			assert.Equal(t, int64(1000), ours.db3, "every key written")
+		} else {
+			assert.Equal(t, int64(9990), theirs.set, "999 a connection")
+		}
+	}
 	args = base
 
 	// memtier-shaped JSON.

@@ -90,7 +90,6 @@ func TestMemtierPipelineIsAWindow(t *testing.T) {
 	assert.Equal(t, 16, run.Config.Template.Window)
 	for _, tc := range [][]string{
 		{"--pipeline", "4", "--cluster-mode", "--rate-limiting", "100"},
-		{"--pipeline", "4", "-n", "allkeys"},
 	} {
 		res := runCLI(context.Background(), append([]string{"memtier", "-s", "127.0.0.1", "-p", port(r)}, tc...)...)
 		assert.Equal(t, 1, res.code, tc)

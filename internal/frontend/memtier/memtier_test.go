@@ -18,9 +18,7 @@ func TestParseWhitepaperLine(t *testing.T) {
 	assert.Equal(t, 32, o.DataSize)
 	assert.Equal(t, 1800, o.TestTime)
 	assert.Equal(t, 10, o.SelectDB)
-	total, per := o.Budget()
-	assert.Zero(t, total)
-	assert.Zero(t, per, "--test-time, not --requests, ends the run")
+	assert.Zero(t, o.PerClient(), "--test-time, not --requests, ends the run")
 	tg, err := o.Target()
 	require.NoError(t, err)
 	assert.Equal(t, "user:pw", tg.Auth)
@@ -43,13 +41,10 @@ func TestParseOptions(t *testing.T) {
 	}{
 		{"", "", func(t *testing.T, o Options) {
 			assert.Equal(t, 200, o.Connections())
-			_, per := o.Budget()
-			assert.Equal(t, int64(10000), per)
+			assert.Equal(t, int64(10000), o.PerClient())
 		}},
 		{"--key-minimum 100 --key-maximum 199 --key-pattern S:R --key-prefix k: --expiry-range 10-20 -n allkeys", "", func(t *testing.T, o Options) {
-			total, per := o.Budget()
-			assert.Equal(t, int64(100), total)
-			assert.Zero(t, per)
+			assert.Equal(t, int64(99), o.PerClient(), "memtier's allkeys: max − min per client")
 			ts, err := o.Spec()
 			require.NoError(t, err)
 			assert.Equal(t, "SET k:__RAND__ "+strings.Repeat("x", 32)+" EX __RAND3__", ts.Mix[0].Template)
@@ -78,6 +73,10 @@ func TestParseOptions(t *testing.T) {
 			_, err := o.Spec()
 			assert.ErrorContains(t, err, "--ratio")
 		}},
+		{"--key-minimum 1 --key-maximum 1000 --key-pattern P:P -c 3 -t 2 -n allkeys", "", func(t *testing.T, o Options) {
+			assert.Equal(t, int64(999/6+1), o.PerClient(), "memtier's allkeys over P:P: a slice per connection, plus one")
+		}},
+		{"--key-minimum 5 --key-maximum 5 -n allkeys", "allkeys", nil},
 		{"--data-size-list=32:1,64:1", "--data-size-list", nil},
 		{"--run-count 3", "--run-count", nil},
 		{"-n 0", "--requests", nil},

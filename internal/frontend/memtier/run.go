@@ -65,8 +65,7 @@ func run1(ctx context.Context, o Options, args []string, io harness.IO) (*result
 	if o.SLO.Given() {
 		return nil, capacitySearch(ctx, io, o, tg, seed)
 	}
-	total, perClient := o.Budget()
-	progress := memtierProgress(io.Err, o.Threads, time.Duration(o.TestTime)*time.Second, total+perClient*int64(o.Connections()))
+	progress := memtierProgress(io.Err, o.Threads, time.Duration(o.TestTime)*time.Second, o.PerClient()*int64(o.Connections()))
 	spec, err := o.RunSpec("memtier", io.Version, tg, seed, progress)
 	if err != nil {
 		return nil, err

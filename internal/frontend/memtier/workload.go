@@ -148,18 +148,24 @@ func ratio(s string) (set, get int, err error) {
 	return set, get, nil
 }
 
-// Budget is what stops the run: with --test-time, nothing but the time;
-// with allkeys, one request per key in all; otherwise --requests per
-// client (perClient), each connection sending exactly that many.
-func (o Options) Budget() (total, perClient int64) {
+// PerClient is the requests each connection sends, exactly (0 with
+// --test-time, which alone stops the run): --requests, or for allkeys what
+// memtier sets, --key-maximum − --key-minimum, divided among the
+// connections (plus one) with --key-pattern P:P, where each connection has
+// its own slice of the range.
+func (o Options) PerClient() int64 {
 	if o.TestTime > 0 {
-		return 0, 0
+		return 0
 	}
 	if o.Requests == "allkeys" {
-		return int64(o.KeyMaximum - o.KeyMinimum + 1), 0
+		n := int64(o.KeyMaximum - o.KeyMinimum)
+		if o.KeyPattern == "P:P" {
+			n = n/int64(o.Connections()) + 1
+		}
+		return n
 	}
 	n, _ := strconv.ParseInt(o.Requests, 10, 64)
-	return 0, n
+	return n
 }
 
 // RunSpec is the runner spec of the options' workload against tg with base
@@ -171,7 +177,7 @@ func (o Options) RunSpec(name, version string, tg endpoint.Target, seed uint64, 
 		return run.Spec{}, err
 	}
 	ts.ServerStats = !o.NoServerStats
-	_, ts.WindowLimit = o.Budget() // each connection sends exactly --requests
+	ts.WindowLimit = o.PerClient() // each connection sends exactly --requests
 	if !o.DistinctSeed {
 		ts.SharedSeed = seed // memtier's default: every connection draws the same keys
 	}
@@ -183,8 +189,7 @@ func (o Options) RunSpec(name, version string, tg endpoint.Target, seed uint64, 
 	if err != nil {
 		return run.Spec{}, err
 	}
-	total, perClient := o.Budget()
-	cfg := engine.Config{Workers: o.Connections(), Ops: total, OpsPerWorker: perClient, Duration: time.Duration(o.TestTime) * time.Second,
+	cfg := engine.Config{Workers: o.Connections(), OpsPerWorker: o.PerClient(), Duration: time.Duration(o.TestTime) * time.Second,
 		Seed: seed, Rate: float64(o.RateLimiting * o.Connections()), Progress: progress}
 	return run.FromTemplate(ts, name, version, tg, w, cfg), nil
 }
