@@ -33,7 +33,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_client import MEMTIER, Server, ensure_peers, run_split  # noqa: E402
+from bench_client import MEMTIER, Server, ensure_peers, head_commit, run_split  # noqa: E402
 
 SET = "SET key:__RAND__ __DATA__"
 
@@ -190,7 +190,8 @@ def main():
 
 def window_table(args, samples):
     """Prints the window rows' table."""
-    print(f"Window pipelines on the 3-node cluster, the same memtier line run by tairbench memtier and by memtier_benchmark "
+    print(f"Window pipelines on the 3-node cluster (the same run: commit {head_commit()}, {time.strftime('%Y-%m-%d', time.gmtime())}), "
+          "the same memtier line run by tairbench memtier and by memtier_benchmark "
           f"(-t 1 -c {WINDOW_CONNS} --cluster-mode --pipeline 16 -d 64, random keys, --distinct-client-seed): medians of "
           f"{args.reps} interleaved runs, ratios paired per run; cmds/s is each tool's own Totals rate, the load it put "
           "on the nodes (which share core 0)")
