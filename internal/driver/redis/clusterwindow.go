@@ -262,12 +262,8 @@ func (w *clusterWindow) readOne(nw *nodeWindow, s *engine.Step) (bool, error) {
 	s.BytesIn += int(c.BytesRead() - rx)
 	if w.rep.IsError() && e.hops < maxRedirects {
 		if ask, slot, addr, ok := redirect(w.rep.Err); ok {
-			if ask {
-				w.cs.Asked.Add(1)
-			} else {
-				w.cs.moved(slot, addr)
-				w.follow()
-			}
+			w.cs.followed(ask, slot, addr)
+			w.follow()
 			to := w.wins[w.windowOf(addr)]
 			e.hops++
 			e.ask = ask
@@ -350,49 +346,32 @@ func (w *clusterWindow) Drain(ctx context.Context, s *engine.Step) error {
 		if err == nil {
 			_, err = w.readOne(nw, s)
 		}
-		if err != nil {
-			lost := 0
+		if err != nil { // the rest is lost too, beside what a lost connection counted
 			for _, nw := range w.wins {
-				lost += nw.load()
+				s.Lost += nw.load()
 				for nw.load() > 0 {
 					w.pop(nw)
 				}
 			}
-			s.Lost = max(lost, s.Lost)
 			return err
 		}
 	}
 }
 
 // forgetUnsent drops nw's waiting commands that were never sent, keeping
-// those sent before a redirection, in order.
+// in order those sent before a redirection (entries swap, so that no
+// command buffer is shared).
 func (w *clusterWindow) forgetUnsent(nw *nodeWindow) {
-	for k := nw.queued; k > 0; k-- {
-		e := nw.at(nw.flying)
-		if !e.sent.IsZero() {
-			// Keep it: rotate it behind the others.
-			w.rotateQueued(nw)
-			continue
+	was, kept := nw.load(), 0
+	for i := range nw.queued {
+		if e := nw.at(nw.flying + i); !e.sent.IsZero() {
+			k := nw.at(nw.flying + kept)
+			*k, *e = *e, *k
+			kept++
 		}
-		w.dropQueued(nw)
 	}
-}
-
-// rotateQueued moves nw's first waiting command behind its last.
-func (w *clusterWindow) rotateQueued(nw *nodeWindow) {
-	first := nw.flying
-	last := nw.load() - 1
-	for i := first; i < last; i++ {
-		a, b := nw.at(i), nw.at(i+1)
-		*a, *b = *b, *a
-	}
-}
-
-// dropQueued removes nw's first waiting command.
-func (w *clusterWindow) dropQueued(nw *nodeWindow) {
-	w.rotateQueued(nw)
-	nw.queued--
-	w.count(nw, nw.load()+1)
+	nw.queued = kept
+	w.count(nw, was)
 }
 
 // Close closes the worker's connections.

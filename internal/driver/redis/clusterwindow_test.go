@@ -115,3 +115,64 @@ func TestClusterWindowDoesNotAllocate(t *testing.T) {
 	f, _ := clusterWindowRun(t, cl.Nodes[0].Addr, "SET k-__RAND__ v", 0, 0, 16, engine.Config{Workers: 1})
 	assertNoAllocs(t, f, 2000)
 }
+
+// TestClusterWindowDrainCountsEveryLostCommand: when the run's tail cannot
+// be read (here both nodes' connections are gone), every command in flight
+// on any node is counted lost, not only those of the first that failed.
+func TestClusterWindowDrainCountsEveryLostCommand(t *testing.T) {
+	const n = 4
+	_, addrs := startHoldingCluster(t, n, 200*time.Millisecond)
+	tg := endpoint.Target{Addr: addrs[0], Cluster: true, Timeout: 5 * time.Second}
+	f := &Factory{Target: tg, Workload: windowWorkload(t, "SET k-__RAND__ v", n, 0)}
+	wk, err := f.NewWorker(context.Background(), 0, 1)
+	require.NoError(t, err)
+	defer wk.Close()
+	w := wk.(*clusterWindow)
+	for range 20 {
+		var s engine.Step
+		w.Prepare()
+		require.NoError(t, w.Exec(context.Background(), &s))
+	}
+	inFlight := 0
+	for _, nw := range w.wins {
+		require.Positive(t, nw.flying, "both nodes have commands in flight")
+		inFlight += nw.flying
+		require.NoError(t, nw.c.nc.Close())
+	}
+	var s engine.Step
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	assert.Error(t, w.Drain(ctx, &s))
+	assert.Zero(t, s.Ops)
+	assert.Equal(t, inFlight, s.Lost)
+}
+
+// TestForgetUnsent: at the run's end a node's waiting commands that never
+// went are dropped; those a redirection sends again stay, in order, each
+// with a buffer of its own, and the draw counters follow.
+func TestForgetUnsent(t *testing.T) {
+	w := &clusterWindow{n: 2}
+	nw := w.wins[w.windowOf("a:1")] // a ring of 2n+1 = 5
+	sent := time.Unix(1, 0)
+	for i, s := range []time.Time{sent, sent, {}, sent, {}} { // 2 in flight, 3 waiting
+		e := nw.tail()
+		e.cmd, e.sent, e.op = []byte{byte('a' + i)}, s, i
+		w.queue(nw)
+	}
+	nw.flying, nw.queued = 2, 3
+	require.Equal(t, 1, w.over, "5 > 2n")
+	w.forgetUnsent(nw)
+	assert.Equal(t, 2, nw.flying)
+	require.Equal(t, 1, nw.queued, "the redirected one stays")
+	assert.Equal(t, 3, nw.at(2).op)
+	assert.Equal(t, []byte{'d'}, nw.at(2).cmd)
+	assert.Equal(t, 0, w.over)
+	assert.Equal(t, 0, w.below, "3 ≥ n")
+	seen := map[*byte]bool{}
+	for i := range nw.ring {
+		if c := nw.ring[i].cmd; len(c) > 0 {
+			assert.False(t, seen[&c[0]], "no buffer shared")
+			seen[&c[0]] = true
+		}
+	}
+}

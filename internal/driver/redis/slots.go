@@ -273,6 +273,16 @@ func (cs *clusterState) reloadSoon(ctx context.Context) {
 	_ = cs.load(ctx) // on failure the old map stays, and the next failed dial tries again
 }
 
+// followed notes a redirection being followed: an ASK is counted, a MOVED
+// patches the slot map (moved).
+func (cs *clusterState) followed(ask bool, slot int, addr string) {
+	if ask {
+		cs.Asked.Add(1)
+		return
+	}
+	cs.moved(slot, addr)
+}
+
 // moved records that slot now lives at addr (a MOVED reply).
 func (cs *clusterState) moved(slot int, addr string) {
 	cs.Moved.Add(1)

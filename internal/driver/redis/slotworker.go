@@ -267,11 +267,7 @@ func (w *slotWorker) pipeline(s *engine.Step) error {
 			}
 			if w.rep.IsError() {
 				if ask, slot, addr, ok := redirect(w.rep.Err); ok {
-					if ask {
-						w.cs.Asked.Add(1)
-					} else {
-						w.cs.moved(slot, addr)
-					}
+					w.cs.followed(ask, slot, addr)
 					w.redo = append(w.redo, redirected{i, ask, addr})
 					continue
 				}
