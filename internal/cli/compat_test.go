@@ -109,6 +109,9 @@ func TestMemtierClusterPipelineIsAWindow(t *testing.T) {
 	require.Equal(t, 0, res.code, res.err)
 	assert.Contains(t, res.err, "window of 16 commands in flight")
 	assert.Contains(t, res.out, "6000 commands in 6000 requests, 0 errors")
+	assert.Contains(t, res.err, "each client has a connection to every node")
+	assert.Contains(t, res.out, "tairbench: cluster: 3 nodes; slot map read 1 time(s); 0 MOVED, 0 ASK")
+	assert.Contains(t, res.out, "not checked against the client's", "no server count is claimed")
 	var calls int64
 	for _, nd := range cl.Nodes {
 		calls += testenv.CommandCalls(t, nd.Addr, "set") + testenv.CommandCalls(t, nd.Addr, "get")

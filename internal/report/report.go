@@ -172,6 +172,13 @@ func fmtMS(us float64) string {
 	}
 }
 
+// Routing says what a cluster run's routing followed: its nodes, slot map
+// reads and redirections.
+func Routing(c *result.ClusterRouting) string {
+	return fmt.Sprintf("%d nodes; slot map read %d time(s); %d MOVED, %d ASK and %d TRYAGAIN followed",
+		c.Nodes, c.MapLoads, c.Moved, c.Asked, c.TryAgain)
+}
+
 // WriteWarnings writes one "!! WARNING:" line per warning.
 func WriteWarnings(b *strings.Builder, warnings []string) {
 	for _, s := range warnings {
@@ -211,8 +218,7 @@ func Text(w io.Writer, r *result.Run, hist *hdr.Histogram) error {
 		}
 	}
 	if c := r.Cluster; c != nil {
-		fmt.Fprintf(&b, "cluster      %d nodes; slot map read %d time(s); %d MOVED, %d ASK and %d TRYAGAIN followed\n",
-			c.Nodes, c.MapLoads, c.Moved, c.Asked, c.TryAgain)
+		fmt.Fprintf(&b, "cluster      %s\n", Routing(c))
 	}
 	if t.OpsPerRequest > 1 {
 		per := "requests"

@@ -287,6 +287,13 @@ func OwnLine(out, errOut io.Writer, csv bool, run *result.Run) {
 		fmt.Fprintf(w, ", %s", rc)
 	}
 	fmt.Fprintln(w)
+	if c := run.Cluster; c != nil {
+		fmt.Fprintf(w, "tairbench: cluster: %s", report.Routing(c))
+		if reconciliation(run) == "" {
+			fmt.Fprint(w, " (the nodes' own command counts are not checked against the client's)")
+		}
+		fmt.Fprintln(w)
+	}
 	for _, e := range run.Errors {
 		fmt.Fprintf(w, "tairbench:   %d × %s: %s\n", e.Count, e.Kind, e.Message)
 	}

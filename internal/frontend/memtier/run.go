@@ -71,7 +71,11 @@ func run1(ctx context.Context, o Options, args []string, io harness.IO) (*result
 		return nil, err
 	}
 	spec.Log = io.Err
-	fmt.Fprintf(io.Err, "tairbench memtier → %s: %d threads × %d connections, %s, seed %d\n", tg.Addr, o.Threads, o.Clients, spec.Config.Mode, seed)
+	conns := fmt.Sprintf("%d connections", o.Clients)
+	if o.ClusterMode {
+		conns = fmt.Sprintf("%d clients (a cluster: each client has a connection to every node)", o.Clients)
+	}
+	fmt.Fprintf(io.Err, "tairbench memtier → %s: %d threads × %s, %s, seed %d\n", tg.Addr, o.Threads, conns, spec.Config.Mode, seed)
 	r, hist, err := run.Run(ctx, spec)
 	if err != nil {
 		return nil, err
