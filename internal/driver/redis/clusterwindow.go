@@ -63,14 +63,17 @@ type nodeWindow struct {
 
 // flight is one command: its encoded bytes (kept to send it again after a
 // redirection), its first send (zero: not sent yet), its operation and
-// slot, the redirections it followed, and whether ASKING goes before it.
+// slot, the redirections it followed, whether ASKING goes before it, and
+// the bytes it has sent and read so far (every send and reply of it, a
+// redirection's included), which its reply's Step carries.
 type flight struct {
-	cmd  []byte
-	sent time.Time
-	op   int
-	slot int
-	hops int
-	ask  bool
+	cmd     []byte
+	sent    time.Time
+	op      int
+	slot    int
+	hops    int
+	ask     bool
+	out, in int
 }
 
 func newClusterWindow(f *Factory, cs *clusterState, ctx context.Context, gens []*cmdtmpl.Gen, pick *picker) *clusterWindow {
@@ -165,7 +168,7 @@ func (w *clusterWindow) Prepare() {
 		nw := w.wins[w.byNode[nodeFor(topo, slot)]]
 		e := nw.tail()
 		e.cmd = gen.AppendDrawn(e.cmd[:0])
-		e.sent, e.op, e.slot, e.hops, e.ask = time.Time{}, op, slot, 0, false
+		e.sent, e.op, e.slot, e.hops, e.ask, e.out, e.in = time.Time{}, op, slot, 0, false, 0, 0
 		w.queue(nw)
 		w.drawn++
 	}
@@ -208,13 +211,14 @@ func (w *clusterWindow) send(s *engine.Step) error {
 		w.out = w.out[:0]
 		for i := range k {
 			e := nw.at(nw.flying + i)
+			at := len(w.out)
 			if e.ask {
 				w.out = append(w.out, asking...)
 			}
 			w.out = append(w.out, e.cmd...)
+			e.out += len(w.out) - at
 		}
 		nw.flying, nw.queued = nw.flying+k, nw.queued-k // lost with the connection if the write fails
-		s.BytesOut += len(w.out)
 		if err := nw.c.Write(w.out); err != nil {
 			return w.lose(nw, s, err)
 		}
@@ -250,7 +254,7 @@ func (w *clusterWindow) next() *nodeWindow {
 func (w *clusterWindow) readOne(nw *nodeWindow, s *engine.Step) (bool, error) {
 	c, e := nw.c, nw.at(0)
 	w.last = nw
-	rx := c.BytesRead()
+	rx := c.consumed()
 	if e.ask { // ASKING's reply first
 		if err := c.Read(&w.rep); err != nil {
 			return false, w.lose(nw, s, err)
@@ -259,7 +263,7 @@ func (w *clusterWindow) readOne(nw *nodeWindow, s *engine.Step) (bool, error) {
 	if err := c.Read(&w.rep); err != nil {
 		return false, w.lose(nw, s, err)
 	}
-	s.BytesIn += int(c.BytesRead() - rx)
+	e.in += int(c.consumed() - rx)
 	if w.rep.IsError() && e.hops < maxRedirects {
 		if ask, slot, addr, ok := redirect(w.rep.Err); ok {
 			w.cs.followed(ask, slot, addr)
@@ -272,7 +276,7 @@ func (w *clusterWindow) readOne(nw *nodeWindow, s *engine.Step) (bool, error) {
 		}
 	}
 	countReply(s, &w.rep, &w.errBuf)
-	s.Sent, s.Op = e.sent, e.op
+	s.Sent, s.Op, s.BytesOut, s.BytesIn = e.sent, e.op, e.out, e.in
 	w.pop(nw)
 	return true, nil
 }

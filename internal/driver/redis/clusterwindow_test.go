@@ -176,3 +176,28 @@ func TestForgetUnsent(t *testing.T) {
 		}
 	}
 }
+
+// TestClusterWindowBytesAreEachCommands: on a cluster too, each type's
+// bytes are its own commands' and replies', though a node's write carries
+// several commands and a read several replies. Keys a and b live on two
+// nodes; SET x v is 27 bytes and takes +OK (5), GET b is 20 and takes $1 v
+// (7: b was set before, on its node, in order).
+func TestClusterWindowBytesAreEachCommands(t *testing.T) {
+	cl := testenv.StartCluster(t, 3)
+	const limit = 600
+	spec := TemplateSpec{Rotate: true, Window: 8, WindowLimit: limit, Mix: []MixEntry{
+		{Name: "SETA", Template: "SET a v", Weight: 1}, {Name: "SETB", Template: "SET b v", Weight: 1}, {Name: "GETB", Template: "GET b", Weight: 2}}}
+	w, err := spec.Workload()
+	require.NoError(t, err)
+	f := &Factory{Target: endpoint.Target{Addr: cl.Nodes[0].Addr, Cluster: true, Timeout: 5 * time.Second}, Workload: w, Workers: 1}
+	res, err := engine.Run(context.Background(), engine.Config{Workers: 1, OpsPerWorker: limit, OpsPerRequest: 1, Operations: w.OpNames()}, f)
+	require.NoError(t, err)
+	ops := res.Snapshot.Operations
+	require.Len(t, ops, 3)
+	assert.Zero(t, res.Snapshot.Totals.Errors)
+	for i, want := range [][2]int64{{27, 5}, {27, 5}, {20, 7}} {
+		assert.Positive(t, ops[i].Ops)
+		assert.Equal(t, ops[i].Ops*want[0], ops[i].BytesOut, "%s sent", ops[i].Name)
+		assert.Equal(t, ops[i].Ops*want[1], ops[i].BytesIn, "%s read", ops[i].Name)
+	}
+}

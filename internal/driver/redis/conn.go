@@ -178,6 +178,11 @@ var errNotYet = errors.New("read: nothing has come yet")
 // BytesRead returns the bytes read from the connection so far.
 func (c *Conn) BytesRead() int64 { return c.rx.n }
 
+// consumed is the bytes of the replies read so far: those read from the
+// connection less those still in the buffer. Its change across a Read is
+// that one reply's size, however many came in the same read.
+func (c *Conn) consumed() int64 { return c.rx.n - int64(c.r.Buffered()) }
+
 // ReplyError is an error reply from the server during the handshake.
 type ReplyError struct{ Msg string }
 

@@ -19,18 +19,23 @@ type windowWorker struct {
 	*rawWorker
 	ring      []windowSlot // commands in flight, oldest at head
 	head, n   int
-	queued    []int // operations of the commands rendered but not sent
+	queued    []windowSlot // the commands rendered but not sent (no send time yet)
 	sentTotal int64
 }
 
+// windowSlot is one command: when it went, its operation, and its own
+// bytes, which its reply's Step carries (a refill's write and a read of
+// several replies are shared out command by command, as memtier counts
+// them).
 type windowSlot struct {
 	sent time.Time
 	op   int
+	out  int
 }
 
 func newWindowWorker(raw *rawWorker) *windowWorker {
 	return &windowWorker{rawWorker: raw, ring: make([]windowSlot, raw.f.Workload.N),
-		queued: make([]int, 0, raw.f.Workload.N)}
+		queued: make([]windowSlot, 0, raw.f.Workload.N)}
 }
 
 // Prepare renders the commands that refill the window (outside the timed region).
@@ -43,9 +48,9 @@ func (w *windowWorker) Prepare() {
 		w.req = w.req[:0]
 	}
 	for ; want > 0; want-- {
-		op := w.pick.pick()
+		op, at := w.pick.pick(), len(w.req)
 		w.req = w.gens[op].AppendRESP(w.req)
-		w.queued = append(w.queued, op)
+		w.queued = append(w.queued, windowSlot{op: op, out: len(w.req) - at})
 	}
 }
 
@@ -63,26 +68,26 @@ func (w *windowWorker) Exec(ctx context.Context, s *engine.Step) error {
 			return w.lost(c, s, err)
 		}
 		now := time.Now()
-		for _, op := range w.queued {
-			w.ring[(w.head+w.n)%len(w.ring)] = windowSlot{sent: now, op: op}
+		for _, q := range w.queued {
+			q.sent = now
+			w.ring[(w.head+w.n)%len(w.ring)] = q
 			w.n++
 		}
-		s.BytesOut = len(w.req)
 		w.sentTotal += int64(len(w.queued))
 		w.queued, w.req = w.queued[:0], w.req[:0]
 	}
 	if w.n == 0 {
 		return engine.ErrDone // the limit is sent and every reply read
 	}
-	rx := c.BytesRead()
+	rx := c.consumed()
 	if err := c.Read(&c.rep); err != nil {
 		return w.lost(c, s, err)
 	}
-	s.BytesIn = int(c.BytesRead() - rx)
 	countReply(s, &c.rep, &w.errBuf)
 	slot := w.ring[w.head]
 	w.head, w.n = (w.head+1)%len(w.ring), w.n-1
 	s.Sent, s.Op = slot.sent, slot.op
+	s.BytesOut, s.BytesIn = slot.out, int(c.consumed()-rx)
 	return nil
 }
 
@@ -131,7 +136,7 @@ func (w *windowWorker) Window() int { return len(w.ring) }
 func (w *windowWorker) PrepareOne() {
 	op := w.pick.pick()
 	w.req = w.gens[op].AppendRESP(w.req[:0])
-	w.queued = append(w.queued[:0], op)
+	w.queued = append(w.queued[:0], windowSlot{op: op, out: len(w.req)})
 }
 
 // SendOne writes the command PrepareOne rendered (engine.Streamer).
@@ -142,10 +147,10 @@ func (w *windowWorker) SendOne(s *engine.Step) error {
 		w.n, w.head = 0, 0
 		return err
 	}
-	op := w.queued[0]
-	w.ring[(w.head+w.n)%len(w.ring)] = windowSlot{op: op}
+	q := w.queued[0]
+	w.ring[(w.head+w.n)%len(w.ring)] = q
 	w.n++ // in flight: lost with the connection if the write fails
-	s.Op, s.BytesOut = op, len(w.req)
+	s.Op = q.op
 	if err := c.Write(w.req); err != nil {
 		return w.lost(c, s, err)
 	}
@@ -172,13 +177,13 @@ func (w *windowWorker) Await(ctx context.Context, until time.Time, s *engine.Ste
 			return false, nil
 		}
 	}
-	rx := c.BytesRead()
+	rx := c.consumed()
 	if err := c.Read(&c.rep); err != nil {
 		return false, w.lost(c, s, err)
 	}
-	s.BytesIn = int(c.BytesRead() - rx)
 	countReply(s, &c.rep, &w.errBuf)
-	s.Op = w.ring[w.head].op
+	slot := w.ring[w.head]
+	s.Op, s.BytesOut, s.BytesIn = slot.op, slot.out, int(c.consumed()-rx)
 	w.head, w.n = (w.head+1)%len(w.ring), w.n-1
 	return true, nil
 }

@@ -243,3 +243,35 @@ func TestOpenWindowSendsWithRepliesOutstanding(t *testing.T) {
 		})
 	}
 }
+
+// TestWindowBytesAreEachCommands: a window's write carries several
+// commands and one read several replies, yet each type's bytes are its
+// own commands' and replies' (memtier's KB/sec by type), closed-loop and
+// open. SET k v is 27 bytes and takes +OK (5); GET k is 20 and takes $1 v (7).
+func TestWindowBytesAreEachCommands(t *testing.T) {
+	_, tg := embedded(t)
+	for _, rate := range []float64{0, 4000} {
+		t.Run(map[bool]string{true: "closed", false: "open"}[rate == 0], func(t *testing.T) {
+			const limit = 400
+			spec := TemplateSpec{Rotate: true, Window: 8, WindowLimit: limit,
+				Mix: []MixEntry{{Template: "SET k v", Weight: 1}, {Template: "GET k", Weight: 3}}}
+			w, err := spec.Workload()
+			require.NoError(t, err)
+			f := &Factory{Target: tg, Workload: w}
+			res, err := engine.Run(context.Background(), engine.Config{Workers: 1, OpsPerWorker: limit, OpsPerRequest: 1, Rate: rate,
+				Operations: []string{"SET", "GET"}}, f)
+			require.NoError(t, err)
+			ops := res.Snapshot.Operations
+			require.Len(t, ops, 2)
+			assert.Equal(t, int64(limit), ops[0].Ops+ops[1].Ops)
+			assert.Equal(t, int64(limit/4), ops[0].Ops, "one SET in four")
+			assert.Equal(t, ops[0].Ops*27, ops[0].BytesOut, "SET sent")
+			assert.Equal(t, ops[0].Ops*5, ops[0].BytesIn, "SET read")
+			assert.Equal(t, ops[1].Ops*20, ops[1].BytesOut, "GET sent")
+			assert.Equal(t, ops[1].Ops*7, ops[1].BytesIn, "GET read")
+			tot := res.Snapshot.Totals
+			assert.Equal(t, ops[0].BytesOut+ops[1].BytesOut, tot.BytesOut)
+			assert.Equal(t, ops[0].BytesIn+ops[1].BytesIn, tot.BytesIn)
+		})
+	}
+}
