@@ -171,6 +171,36 @@ func TestSideBySideWithMemtier(t *testing.T) {
 	}
 	args = base
 
+	// KB/sec by type, also with --pipeline (a window, whose writes carry
+	// several commands and whose reads bring several replies): each type's
+	// bytes a command are memtier's. SETs have one size; GETs' replies
+	// depend on hits, which the two tools' key draws make alike, not equal.
+	for _, pipeline := range []string{"1", "8"} {
+		perOp := func(bin string, prefix ...string) (set, get float64) {
+			path := filepath.Join(t.TempDir(), "kb.json")
+			a := append(prefix, "-s", "127.0.0.1", "-p", strconv.Itoa(r.Port), "-c", "5", "-t", "2", "-n", "3000", "-d", "16",
+				"--ratio=1:3", "--key-minimum=1000", "--key-maximum=1999", "--hide-histogram", "--pipeline="+pipeline, "--json-out-file", path)
+			testenv.Do(t, r.Addr, "FLUSHALL")
+			out, err := exec.Command(bin, a...).CombinedOutput()
+			require.NoError(t, err, string(out))
+			var doc map[string]map[string]any
+			data, err := os.ReadFile(path)
+			require.NoError(t, err)
+			require.NoError(t, json.Unmarshal(data, &doc))
+			b := func(typ string) float64 {
+				row := doc["ALL STATS"][typ].(map[string]any)
+				kb, _ := row["KB/sec"].(float64)
+				return kb * 1024 / row["Ops/sec"].(float64)
+			}
+			return b("Sets"), b("Gets")
+		}
+		theirSet, theirGet := perOp(peer)
+		ourSet, ourGet := perOp(binary(t), "memtier")
+		t.Logf("--pipeline=%s bytes a command: memtier SET %.2f GET %.2f; tairbench SET %.2f GET %.2f", pipeline, theirSet, theirGet, ourSet, ourGet)
+		assert.InEpsilon(t, theirSet, ourSet, 0.01, "SET bytes a command, --pipeline=%s", pipeline)
+		assert.InEpsilon(t, theirGet, ourGet, 0.15, "GET bytes a command, --pipeline=%s", pipeline)
+	}
+
 	// memtier-shaped JSON.
 	jsonPath := filepath.Join(t.TempDir(), "m.json")
 	out, err := exec.Command(binary(t), append([]string{"memtier", "--json-out-file", jsonPath}, args...)...).CombinedOutput()
