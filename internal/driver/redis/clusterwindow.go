@@ -207,7 +207,9 @@ func (w *clusterWindow) send(s *engine.Step) error {
 			}
 			nw.c = c
 		}
-		k := min(nw.queued, w.n-nw.flying)
+		// A command's latency runs from before its first write (a
+		// redirected one keeps it).
+		k, now := min(nw.queued, w.n-nw.flying), time.Now()
 		w.out = w.out[:0]
 		for i := range k {
 			e := nw.at(nw.flying + i)
@@ -217,16 +219,13 @@ func (w *clusterWindow) send(s *engine.Step) error {
 			}
 			w.out = append(w.out, e.cmd...)
 			e.out += len(w.out) - at
+			if e.sent.IsZero() {
+				e.sent = now
+			}
 		}
 		nw.flying, nw.queued = nw.flying+k, nw.queued-k // lost with the connection if the write fails
 		if err := nw.c.Write(w.out); err != nil {
 			return w.lose(nw, s, err)
-		}
-		now := time.Now()
-		for i := nw.flying - k; i < nw.flying; i++ {
-			if e := nw.at(i); e.sent.IsZero() {
-				e.sent = now
-			}
 		}
 	}
 	return nil

@@ -63,10 +63,10 @@ func (w *windowWorker) Exec(ctx context.Context, s *engine.Step) error {
 	// Replies already read into the buffer are taken first, and the
 	// commands that refill the window go in one write once it is empty, as
 	// an event loop (memtier's) reads all that arrived, then writes.
+	// Each command's latency runs from before the write, as a single
+	// command's does (the write is part of what the command waits for).
+	// They are in flight from there: lost with the connection if it fails.
 	if len(w.queued) > 0 && (w.n == 0 || c.Buffered() == 0) {
-		if err := c.Write(w.req); err != nil {
-			return w.lost(c, s, err)
-		}
 		now := time.Now()
 		for _, q := range w.queued {
 			q.sent = now
@@ -74,7 +74,12 @@ func (w *windowWorker) Exec(ctx context.Context, s *engine.Step) error {
 			w.n++
 		}
 		w.sentTotal += int64(len(w.queued))
-		w.queued, w.req = w.queued[:0], w.req[:0]
+		w.queued = w.queued[:0]
+		err := c.Write(w.req)
+		w.req = w.req[:0]
+		if err != nil {
+			return w.lost(c, s, err)
+		}
 	}
 	if w.n == 0 {
 		return engine.ErrDone // the limit is sent and every reply read

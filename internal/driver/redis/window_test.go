@@ -3,6 +3,7 @@ package redis
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"net"
 	"strings"
 	"sync"
@@ -272,6 +273,53 @@ func TestWindowBytesAreEachCommands(t *testing.T) {
 			tot := res.Snapshot.Totals
 			assert.Equal(t, ops[0].BytesOut+ops[1].BytesOut, tot.BytesOut)
 			assert.Equal(t, ops[0].BytesIn+ops[1].BytesIn, tot.BytesIn)
+		})
+	}
+}
+
+// TestWindowTimesFromBeforeTheWrite: a command's latency runs from before
+// the write that sends it, as a single command's does, on one connection
+// and on a cluster node's. Here the write of two 24 MB SETs cannot finish
+// before the server, which waits 100 ms before each read, has taken the
+// first: timed from the write's end, the first reply would seem to take
+// no time at all.
+func TestWindowTimesFromBeforeTheWrite(t *testing.T) {
+	const wait = 100 * time.Millisecond
+	for _, cluster := range []bool{false, true} {
+		t.Run(map[bool]string{false: "standalone", true: "cluster"}[cluster], func(t *testing.T) {
+			var slots string // the CLUSTER SLOTS reply: this node holds every slot
+			addr := serveEach(t, func(c net.Conn) {
+				defer c.Close()
+				r := resp.NewReader(bufio.NewReader(c), resp.Limits{MaxBulk: 64 << 20})
+				for {
+					time.Sleep(wait)
+					args, err := r.ReadCommand(nil)
+					if err != nil {
+						return
+					}
+					reply := "+OK\r\n"
+					switch strings.ToUpper(string(args[0])) {
+					case "CLUSTER":
+						reply = slots
+					case "HELLO":
+						reply = "-ERR unknown command 'HELLO'\r\n"
+					}
+					if _, err := c.Write([]byte(reply)); err != nil {
+						return
+					}
+				}
+			})
+			host, port, _ := net.SplitHostPort(addr)
+			slots = fmt.Sprintf("*1\r\n*3\r\n:0\r\n:%d\r\n*3\r\n$%d\r\n%s\r\n:%s\r\n$2\r\nn0\r\n", SlotCount-1, len(host), host, port)
+			spec := TemplateSpec{Template: "SET k __DATA__", Options: cmdtmpl.Options{DataSize: 24 << 20}, Window: 2, WindowLimit: 2}
+			w, err := spec.Workload()
+			require.NoError(t, err)
+			f := &Factory{Target: endpoint.Target{Addr: addr, Cluster: cluster, Timeout: 10 * time.Second}, Workload: w, Workers: 1}
+			res, err := engine.Run(context.Background(), engine.Config{Workers: 1, OpsPerWorker: 2, OpsPerRequest: 1}, f)
+			require.NoError(t, err)
+			tot := res.Snapshot.Totals
+			require.Equal(t, int64(2), tot.Ops)
+			assert.GreaterOrEqual(t, tot.Latency.Min, float64(wait.Microseconds()), "the first reply came at least %s after the write began", wait)
 		})
 	}
 }
