@@ -41,6 +41,7 @@ func TestLayering(t *testing.T) {
 		{"internal/driver/...", []string{"internal/run", "internal/frontend", "internal/cli", "cobra", "pflag"},
 			"drivers sit below the run layer and serve every front-end"},
 		{"internal/serverstat", []string{module + "internal/"}, "server readings are plain data below drivers and the run layer"},
+		{"internal/pollset", []string{module + "internal/", module + "pkg/"}, "the readiness set is a system primitive below the engine and the drivers"},
 		{"internal/endpoint", []string{"internal/driver", "internal/engine", "internal/cli", "go-redis"}, "the endpoint is plain data"},
 		{"internal/fulltext/...", []string{"internal/server", "internal/engine", "internal/cli"}, "the index is a library"},
 	}

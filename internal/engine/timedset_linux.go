@@ -6,6 +6,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/tairbench/tairbench/internal/pollset"
 )
 
 // timerTag marks the timer's events in a timedSet (a group's members'
@@ -68,18 +70,5 @@ func (s *timedSet) arm(spec *unix.ItimerSpec) bool {
 
 // ready reads the set's ready events into evs without waiting (the set is
 // fd, inside its poller callback): how many, 0 when none yet. The system
-// calls of a set's waits never block, and are made raw: a system call made
-// the usual way wakes the runtime's monitor thread from its sleep, which
-// costs a pair of context switches a wake.
-func ready(fd uintptr, evs []unix.EpollEvent) (int, error) {
-	for {
-		n, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, fd, uintptr(unsafe.Pointer(&evs[0])), uintptr(len(evs)), 0, 0, 0)
-		switch {
-		case e == unix.EINTR:
-			continue
-		case e != 0:
-			return 0, e
-		}
-		return int(n), nil
-	}
-}
+// calls of a set's waits never block.
+func ready(fd uintptr, evs []unix.EpollEvent) (int, error) { return pollset.Poll(fd, evs) }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/internal/pollset"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 )
 
@@ -15,16 +16,21 @@ import (
 // command drawn for a node whose window is full waits for room there (as
 // memtier's per-connection key pools hold keys drawn for another
 // connection); once a node has N waiting beside its N in flight, the
-// worker draws no more until one of its replies is read.
+// worker draws no more until one of its replies is read. (memtier's pools
+// hold up to 500,000 keys, so its other connections go on while one node
+// stalls; here the worker stops drawing once the stalled node has N
+// waiting, while the other nodes' commands in flight still complete.)
 //
 // Each Exec reads one reply. It takes a reply already read into a
-// connection's buffer first, else the one of the node whose oldest command
-// went first. Once a node's buffered replies are all taken, the commands
-// waiting for it go in one write, as memtier's event loop refills a
-// connection after reading what came (a node with none in flight gets its
-// commands at once). A reply is timed when it is read, so a node's reply
-// that came while the worker waited for another node's counts that wait
-// (at most the other reply's own latency).
+// connection's buffer first, else one from a node whose connection has
+// data (on Linux: every node's connection is watched at once, in a
+// pollset), the one whose oldest command went first among them, else it
+// waits for the first to come. Elsewhere, and over TLS, it reads the node
+// whose oldest command went first, so that a reply of another node that
+// came meanwhile counts that wait. Once a node's buffered replies are all
+// taken, the commands waiting for it go in one write, as memtier's event
+// loop refills a connection after reading what came (a node with none in
+// flight gets its commands at once).
 //
 // MOVED and ASK send the command again, to the new owner or, after ASKING,
 // to the importing node, at most maxRedirects times; its latency still
@@ -45,6 +51,14 @@ type clusterWindow struct {
 	// waiting), over those with more than 2n: the worker draws while one is
 	// below and none is over.
 	below, over int
+	// set watches the nodes' connections for replies (nil: not on this
+	// system, or it could not be made); the run's end interrupts its wait
+	// (unhook undoes that).
+	set    *pollset.Set
+	unhook func() bool
+	// ready lists the windows (their index) the set last saw with data
+	// and that were not read since.
+	ready []int32
 	// last is the window the last reply was read from.
 	last   *nodeWindow
 	drawn  int64
@@ -59,6 +73,8 @@ type nodeWindow struct {
 	c                    *Conn
 	ring                 []flight
 	head, flying, queued int
+	// watched: c's descriptor is in the worker's pollset.
+	watched bool
 }
 
 // flight is one command: its encoded bytes (kept to send it again after a
@@ -78,7 +94,13 @@ type flight struct {
 
 func newClusterWindow(f *Factory, cs *clusterState, ctx context.Context, gens []*cmdtmpl.Gen, pick *picker) *clusterWindow {
 	keys, args := keyPositions(f.Workload)
-	return &clusterWindow{router: newRouter(ctx, f.Target, cs), f: f, gens: gens, keys: keys, args: args, pick: pick, n: f.Workload.N}
+	w := &clusterWindow{router: newRouter(ctx, f.Target, cs), f: f, gens: gens, keys: keys, args: args, pick: pick, n: f.Workload.N}
+	if pollset.Supported && f.Target.TLS == nil {
+		if set, err := pollset.New(16); err == nil { // none: read the earliest node, as elsewhere
+			w.set, w.unhook = set, context.AfterFunc(ctx, set.Interrupt)
+		}
+	}
+	return w
 }
 
 func (nw *nodeWindow) load() int { return nw.flying + nw.queued }
@@ -206,6 +228,7 @@ func (w *clusterWindow) send(s *engine.Step) error {
 				return err // a failed connect (engine.ConnectError): nothing was sent
 			}
 			nw.c = c
+			w.watch(nw)
 		}
 		// A command's latency runs from before its first write (a
 		// redirected one keeps it).
@@ -232,20 +255,124 @@ func (w *clusterWindow) send(s *engine.Step) error {
 }
 
 // next is the window to read a reply from: one with data buffered, else
-// the one whose oldest command in flight went first; nil when none has a
-// command in flight.
+// one whose connection has data (arrived); nil when none has a command in
+// flight.
 func (w *clusterWindow) next() *nodeWindow {
 	var best *nodeWindow
-	for _, nw := range w.wins {
+	flying, watched := 0, 0
+	for i, nw := range w.wins {
 		switch {
 		case nw.flying == 0:
+			continue
 		case nw.c.Buffered() > 0:
+			w.unnote(int32(i)) // what the set saw is being read
 			return nw
 		case best == nil || nw.at(0).sent.Before(best.at(0).sent):
 			best = nw
 		}
+		flying++
+		watched += b2i(nw.watched)
 	}
-	return best
+	if flying < 2 || watched < flying || w.set == nil {
+		return best
+	}
+	return w.arrived(best)
+}
+
+// arrived is a window whose connection has data, among those with
+// commands in flight: of those the set saw ready (a poll's list serves
+// several reads), the one whose oldest command went first; when none has
+// data, the first to get some. When none comes by the first of their
+// connections' deadlines, or the set fails or is interrupted, it is that
+// connection's window (or head, the earliest-sent): its read then fails or
+// reads as without the set.
+func (w *clusterWindow) arrived(head *nodeWindow) *nodeWindow {
+	if nw := w.takeReady(); nw != nil {
+		return nw
+	}
+	tags, err := w.set.Ready()
+	if err == nil && len(tags) == 0 {
+		first := head
+		for _, nw := range w.wins {
+			if nw.flying > 0 && nw.c.dl.Before(first.c.dl) {
+				first = nw
+			}
+		}
+		if !time.Now().Before(first.c.dl) {
+			return first // its read times out
+		}
+		if tags, err = w.set.Wait(first.c.dl); err == nil && len(tags) == 0 {
+			return first
+		}
+	}
+	if err != nil {
+		return head
+	}
+	w.ready = append(w.ready[:0], tags...)
+	if nw := w.takeReady(); nw != nil {
+		return nw
+	}
+	return head // data only where nothing is in flight (a push, a close), or interrupted: the head's read
+}
+
+// takeReady takes from the windows the set saw ready the one whose oldest
+// command went first, dropping those with nothing in flight; nil when none
+// is left.
+func (w *clusterWindow) takeReady() *nodeWindow {
+	best := -1
+	for i := 0; i < len(w.ready); {
+		tag := w.ready[i]
+		if tag < 0 || int(tag) >= len(w.wins) || w.wins[tag].flying == 0 {
+			w.dropReady(i)
+			continue
+		}
+		if best < 0 || w.wins[tag].at(0).sent.Before(w.wins[w.ready[best]].at(0).sent) {
+			best = i
+		}
+		i++
+	}
+	if best < 0 {
+		return nil
+	}
+	nw := w.wins[w.ready[best]]
+	w.dropReady(best)
+	return nw
+}
+
+// unnote forgets that the set saw window tag ready: its data is being read.
+func (w *clusterWindow) unnote(tag int32) {
+	for i, t := range w.ready {
+		if t == tag {
+			w.dropReady(i)
+			return
+		}
+	}
+}
+
+func (w *clusterWindow) dropReady(i int) {
+	last := len(w.ready) - 1
+	w.ready[i] = w.ready[last]
+	w.ready = w.ready[:last]
+}
+
+// watch adds nw's connection to the pollset, under nw's index; a
+// connection that cannot be watched (TLS, no descriptor) is read as
+// elsewhere.
+func (w *clusterWindow) watch(nw *nodeWindow) {
+	nw.watched = false
+	if w.set == nil {
+		return
+	}
+	fd, ok := nw.c.fd()
+	if !ok {
+		return
+	}
+	for i, x := range w.wins {
+		if x == nw {
+			nw.watched = w.set.Add(fd, int32(i)) == nil
+			return
+		}
+	}
 }
 
 // readOne reads nw's oldest command's reply: true when it was counted,
@@ -317,7 +444,7 @@ func (w *clusterWindow) lose(nw *nodeWindow, s *engine.Step, err error) error {
 		w.pop(nw)
 	}
 	w.drop(nw.c)
-	nw.c = nil
+	nw.c, nw.watched = nil, false // closed: out of the pollset too
 	return err
 }
 
@@ -334,6 +461,9 @@ func (w *clusterWindow) Drain(ctx context.Context, s *engine.Step) error {
 	stop := context.AfterFunc(ctx, func() {
 		for _, c := range conns {
 			_ = c.nc.SetReadDeadline(time.Now())
+		}
+		if w.set != nil {
+			w.set.Interrupt()
 		}
 	})
 	defer stop()
@@ -377,5 +507,12 @@ func (w *clusterWindow) forgetUnsent(nw *nodeWindow) {
 	w.count(nw, was)
 }
 
-// Close closes the worker's connections.
-func (w *clusterWindow) Close() error { return w.links.Close() }
+// Close closes the worker's connections and its pollset.
+func (w *clusterWindow) Close() error {
+	if w.set != nil {
+		w.unhook()
+		_ = w.set.Close()
+		w.set = nil
+	}
+	return w.links.Close()
+}

@@ -1,6 +1,7 @@
 package redis
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"net"
@@ -14,7 +15,9 @@ import (
 
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/internal/pollset"
 	"github.com/tairbench/tairbench/internal/testenv"
+	"github.com/tairbench/tairbench/pkg/resp"
 )
 
 // startHoldingCluster starts two fake cluster nodes (holdingServer),
@@ -200,4 +203,71 @@ func TestClusterWindowBytesAreEachCommands(t *testing.T) {
 		assert.Equal(t, ops[i].Ops*want[0], ops[i].BytesOut, "%s sent", ops[i].Name)
 		assert.Equal(t, ops[i].Ops*want[1], ops[i].BytesIn, "%s read", ops[i].Name)
 	}
+}
+
+// slowNode serves a fake cluster node that answers every SET delay after
+// it came (in order) and the handshake and CLUSTER SLOTS (*slots) at once.
+func slowNode(t *testing.T, delay time.Duration, slots *string) string {
+	return serveEach(t, func(c net.Conn) {
+		defer c.Close()
+		due := make(chan time.Time, 1<<12)
+		defer close(due)
+		go func() {
+			for at := range due {
+				time.Sleep(time.Until(at))
+				_, _ = c.Write([]byte("+OK\r\n"))
+			}
+		}()
+		r := resp.NewReader(bufio.NewReader(c), resp.Limits{})
+		for {
+			args, err := r.ReadCommand(nil)
+			if err != nil {
+				return
+			}
+			switch strings.ToUpper(string(args[0])) {
+			case "SET":
+				due <- time.Now().Add(delay)
+			case "CLUSTER":
+				_, _ = c.Write([]byte(*slots))
+			case "HELLO":
+				_, _ = c.Write([]byte("-ERR unknown command 'HELLO'\r\n"))
+			default:
+				_, _ = c.Write([]byte("+OK\r\n"))
+			}
+		}
+	})
+}
+
+// TestClusterWindowReadsEachNodeAsItAnswers: one node answers at once,
+// the other 200 ms late. The fast node's replies are read as they come,
+// not behind the slow node's older commands: its latencies stay far below
+// the slow node's (read behind them, they would take up to 200 ms too).
+func TestClusterWindowReadsEachNodeAsItAnswers(t *testing.T) {
+	if !pollset.Supported {
+		t.Skip("the nodes are watched at once on Linux only")
+	}
+	const delay = 200 * time.Millisecond
+	var slots string
+	fast, slow := slowNode(t, 0, &slots), slowNode(t, delay, &slots)
+	var b strings.Builder
+	b.WriteString("*2\r\n")
+	for i, a := range []string{slow, fast} { // b's slot (3300) is the slow node's, a's (15495) the fast one's
+		host, port, _ := net.SplitHostPort(a)
+		lo, hi := i*SlotCount/2, (i+1)*SlotCount/2-1
+		fmt.Fprintf(&b, "*3\r\n:%d\r\n:%d\r\n*3\r\n$%d\r\n%s\r\n:%s\r\n$2\r\nn%d\r\n", lo, hi, len(host), host, port, i)
+	}
+	slots = b.String()
+	spec := TemplateSpec{Rotate: true, Window: 4, WindowLimit: 64, Mix: []MixEntry{
+		{Name: "SETA", Template: "SET a v", Weight: 1}, {Name: "SETB", Template: "SET b v", Weight: 1}}}
+	w, err := spec.Workload()
+	require.NoError(t, err)
+	f := &Factory{Target: endpoint.Target{Addr: fast, Cluster: true, Timeout: 5 * time.Second}, Workload: w, Workers: 1}
+	res, err := engine.Run(context.Background(), engine.Config{Workers: 1, OpsPerWorker: 64, OpsPerRequest: 1, Operations: w.OpNames()}, f)
+	require.NoError(t, err)
+	ops := res.Snapshot.Operations
+	require.Len(t, ops, 2)
+	require.Equal(t, int64(32), ops[0].Ops)
+	require.Equal(t, int64(32), ops[1].Ops)
+	assert.GreaterOrEqual(t, ops[1].Latency.Min, float64(delay.Microseconds()), "the slow node's")
+	assert.Less(t, ops[0].Latency.Max, float64(delay.Microseconds())/4, "the fast node's, read as they came")
 }
