@@ -44,6 +44,10 @@ type Step struct {
 	// pipeline's reply answers a command an earlier Exec sent, and its
 	// latency runs from that send, not from this Exec's start.
 	Sent time.Time
+	// Intended is, for a RoutedStreamer, the command's intended start:
+	// the engine gives it to SendOne, and Await gives back that of the
+	// command whose reply it read (replies come back out of order).
+	Intended time.Time
 	// Lost, when a failed Exec sets it, is the number of commands lost
 	// with the connection (a window's commands in flight); 0 means the
 	// request's own OpsPerRequest.

@@ -231,6 +231,10 @@ func (l *loop) run() {
 		l.runDeferred(l.w.(Deferrer))
 		return
 	}
+	if s, ok := l.w.(RoutedStreamer); ok && l.pacer != nil {
+		l.runRouted(s)
+		return
+	}
 	if s, ok := l.w.(Streamer); ok && l.pacer != nil {
 		l.runStream(s)
 		return

@@ -88,15 +88,10 @@ func (l *loop) runStream(s Streamer) {
 			}
 			continue
 		}
-		if !l.claim() {
+		due, ok := l.nextDue()
+		if !ok {
 			break
 		}
-		k := uint64(l.sent)
-		if _, stop := l.pacer.Pace(0, k); stop {
-			r.finish(result.StopDuration) // nothing more is scheduled inside the run
-			break
-		}
-		due := l.pacer.Due(k)
 		if !l.awaitDue(s, st, due) {
 			return
 		}
@@ -110,6 +105,21 @@ func (l *loop) runStream(s Streamer) {
 			return
 		}
 	}
+}
+
+// nextDue claims the next command and returns its intended start (an
+// offset from the run's begin); false when the budget or the schedule
+// ended (the latter finishes the run: nothing more is scheduled in it).
+func (l *loop) nextDue() (time.Duration, bool) {
+	if !l.claim() {
+		return 0, false
+	}
+	k := uint64(l.sent)
+	if _, stop := l.pacer.Pace(0, k); stop {
+		l.r.finish(result.StopDuration)
+		return 0, false
+	}
+	return l.pacer.Due(k), true
 }
 
 // awaitDue reads the replies that come before the command due at due (an

@@ -19,14 +19,21 @@ const Supported = true
 // Interrupted is the tag Ready and Wait report once Interrupt was called.
 const Interrupted int32 = -1
 
+// timerTag marks the wait's timer in the set; it is never reported.
+const timerTag int32 = -2
+
 // Set is an epoll set of descriptors, each watched for data to read
-// (level-triggered) under a tag of the caller's, and of an eventfd that
-// Interrupt makes ready for good.
+// (level-triggered) under a tag of the caller's, of an eventfd that
+// Interrupt makes ready for good, and of a timerfd that ends a Wait at its
+// deadline to the microsecond (Go's own timers can be a millisecond late).
 type Set struct {
 	f   *os.File // the set, in Go's poller
 	raw syscall.RawConn
 	ep  int
 	efd int
+	tfd int
+	// spec is the timer's setting, kept here so that it does not allocate.
+	spec unix.ItimerSpec
 	// The wait callback's state, kept here so that it does not allocate.
 	evs  []unix.EpollEvent
 	out  []int32
@@ -46,12 +53,18 @@ func New(size int) (*Set, error) {
 		return nil, err
 	}
 	n := max(size, 1) + 1
-	s := &Set{ep: ep, efd: -1, f: os.NewFile(uintptr(ep), "epoll"), evs: make([]unix.EpollEvent, n), out: make([]int32, 0, n)}
+	s := &Set{ep: ep, efd: -1, tfd: -1, f: os.NewFile(uintptr(ep), "epoll"), evs: make([]unix.EpollEvent, n+1), out: make([]int32, 0, n)}
 	if s.raw, err = s.f.SyscallConn(); err == nil {
 		s.efd, err = unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
 	}
 	if err == nil {
 		err = s.Add(s.efd, Interrupted)
+	}
+	if err == nil {
+		s.tfd, err = unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
+	}
+	if err == nil {
+		err = s.Add(s.tfd, timerTag)
 	}
 	if err != nil {
 		_ = s.Close()
@@ -91,17 +104,19 @@ func (s *Set) Ready() ([]int32, error) {
 // Wait returns the tags of the descriptors with data to read, waiting for
 // one until deadline (none by then: nil, and no error).
 func (s *Set) Wait(deadline time.Time) ([]int32, error) {
-	if err := s.f.SetReadDeadline(deadline); err != nil {
-		return nil, err
+	d := time.Until(deadline)
+	if d <= 0 {
+		return s.Ready()
+	}
+	s.spec.Value = unix.NsecToTimespec(int64(d))
+	if _, _, e := unix.RawSyscall6(unix.SYS_TIMERFD_SETTIME, uintptr(s.tfd), 0, uintptr(unsafe.Pointer(&s.spec)), 0, 0, 0); e != 0 {
+		return nil, e
 	}
 	s.n, s.werr = 0, nil
-	err := s.raw.Read(s.wait)
-	switch {
-	case errors.Is(err, os.ErrDeadlineExceeded):
-		return nil, nil
-	case err != nil:
+	if err := s.raw.Read(s.wait); err != nil {
 		return nil, err
-	case s.werr != nil:
+	}
+	if s.werr != nil {
 		return nil, s.werr
 	}
 	return s.tags(), nil
@@ -138,23 +153,34 @@ func Poll(ep uintptr, evs []unix.EpollEvent) (int, error) {
 }
 
 // tags lists the last poll's tags (an event's Fd field holds its tag) in
-// a slice the next call reuses.
+// a slice the next call reuses; an expired timer is read (so that it is
+// ready no more) and left out.
 func (s *Set) tags() []int32 {
 	if s.n == 0 {
 		return nil
 	}
 	s.out = s.out[:0]
 	for i := range s.n {
-		s.out = append(s.out, s.evs[i].Fd)
+		if tag := s.evs[i].Fd; tag != timerTag {
+			s.out = append(s.out, tag)
+			continue
+		}
+		var expirations [8]byte
+		_, _, _ = unix.RawSyscall(unix.SYS_READ, uintptr(s.tfd), uintptr(unsafe.Pointer(&expirations[0])), 8)
+	}
+	if len(s.out) == 0 {
+		return nil
 	}
 	return s.out
 }
 
 // Close releases the set (the descriptors in it stay open).
 func (s *Set) Close() error {
-	if s.efd >= 0 {
-		_ = unix.Close(s.efd)
-		s.efd = -1
+	for _, fd := range []*int{&s.efd, &s.tfd} {
+		if *fd >= 0 {
+			_ = unix.Close(*fd)
+			*fd = -1
+		}
 	}
 	return s.f.Close()
 }

@@ -17,6 +17,17 @@ func pair(t *testing.T) (r, w int) {
 	return fds[0], fds[1]
 }
 
+// oneWatched returns a set watching one socket (r) under tag, and the
+// socket's other end (w), to write to.
+func oneWatched(t *testing.T, tag int32) (s *Set, r, w int) {
+	s, err := New(4)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.Close() })
+	r, w = pair(t)
+	require.NoError(t, s.Add(r, tag))
+	return s, r, w
+}
+
 func TestSetReportsWhatIsReady(t *testing.T) {
 	s, err := New(4)
 	require.NoError(t, err)
@@ -80,16 +91,40 @@ func TestSetReportsWhatIsReady(t *testing.T) {
 }
 
 func TestSetDoesNotAllocate(t *testing.T) {
-	s, err := New(4)
-	require.NoError(t, err)
-	defer s.Close()
-	r, w := pair(t)
-	require.NoError(t, s.Add(r, 1))
-	_, err = unix.Write(w, []byte("x"))
+	s, _, w := oneWatched(t, 1)
+	_, err := unix.Write(w, []byte("x"))
 	require.NoError(t, err)
 	allocs := testing.AllocsPerRun(100, func() {
 		_, _ = s.Ready()
 		_, _ = s.Wait(time.Now().Add(time.Second))
 	})
 	assert.Zero(t, allocs)
+}
+
+// TestWaitEndsAtItsDeadline: a wait with nothing ready ends at its
+// deadline, not before; a timer left armed by a wait that data ended is
+// never reported as a tag.
+func TestWaitEndsAtItsDeadline(t *testing.T) {
+	s, r, w := oneWatched(t, 3)
+	start := time.Now()
+	tags, err := s.Wait(start.Add(5 * time.Millisecond))
+	require.NoError(t, err)
+	assert.Empty(t, tags)
+	assert.GreaterOrEqual(t, time.Since(start), 5*time.Millisecond)
+
+	_, err = unix.Write(w, []byte("x"))
+	require.NoError(t, err)
+	tags, err = s.Wait(time.Now().Add(20 * time.Millisecond))
+	require.NoError(t, err)
+	assert.Equal(t, []int32{3}, tags, "data before the deadline")
+	time.Sleep(30 * time.Millisecond) // the timer fires, unread
+	tags, err = s.Ready()
+	require.NoError(t, err)
+	assert.Equal(t, []int32{3}, tags, "the timer is not a tag")
+	var buf [1]byte
+	_, err = unix.Read(r, buf[:])
+	require.NoError(t, err)
+	tags, err = s.Ready()
+	require.NoError(t, err)
+	assert.Empty(t, tags)
 }

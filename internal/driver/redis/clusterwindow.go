@@ -59,11 +59,13 @@ type clusterWindow struct {
 	// ready lists the windows (their index) the set last saw with data
 	// and that were not read since.
 	ready []int32
-	// last is the window the last reply was read from.
-	last   *nodeWindow
-	drawn  int64
-	out    []byte
-	errBuf []byte
+	// pend is the command PrepareOne drew, for pendNode, until SendOne
+	// (an open loop).
+	pend     flight
+	pendNode *nodeWindow
+	drawn    int64
+	out      []byte
+	errBuf   []byte
 }
 
 // nodeWindow is one node's commands, in a ring: flying in flight from
@@ -73,23 +75,26 @@ type nodeWindow struct {
 	c                    *Conn
 	ring                 []flight
 	head, flying, queued int
-	// watched: c's descriptor is in the worker's pollset.
-	watched bool
+	// watched: c's descriptor is in the worker's pollset; read: a reply
+	// was read from it since its last write.
+	watched, read bool
 }
 
 // flight is one command: its encoded bytes (kept to send it again after a
-// redirection), its first send (zero: not sent yet), its operation and
-// slot, the redirections it followed, whether ASKING goes before it, and
-// the bytes it has sent and read so far (every send and reply of it, a
-// redirection's included), which its reply's Step carries.
+// redirection), its first send (zero: not sent yet) and, in an open loop,
+// its intended start, its operation and slot, the redirections it
+// followed, whether ASKING goes before it, and the bytes it has sent and
+// read so far (every send and reply of it, a redirection's included),
+// which its reply's Step carries.
 type flight struct {
-	cmd     []byte
-	sent    time.Time
-	op      int
-	slot    int
-	hops    int
-	ask     bool
-	out, in int
+	cmd      []byte
+	sent     time.Time
+	intended time.Time
+	op       int
+	slot     int
+	hops     int
+	ask      bool
+	out, in  int
 }
 
 func newClusterWindow(f *Factory, cs *clusterState, ctx context.Context, gens []*cmdtmpl.Gen, pick *picker) *clusterWindow {
@@ -183,17 +188,27 @@ func (w *clusterWindow) Prepare() {
 	topo := w.follow()
 	lim := w.f.Workload.WindowLimit
 	for w.below > 0 && w.over == 0 && (lim == 0 || w.drawn < lim) {
-		op := w.pick.pick()
-		gen := w.gens[op]
-		gen.Draw()
-		slot := drawnSlot(gen, w.keys[op], w.args[op])
-		nw := w.wins[w.byNode[nodeFor(topo, slot)]]
-		e := nw.tail()
-		e.cmd = gen.AppendDrawn(e.cmd[:0])
-		e.sent, e.op, e.slot, e.hops, e.ask, e.out, e.in = time.Time{}, op, slot, 0, false, 0, 0
+		gen, op, slot, nw := w.drawOne(topo)
+		w.encode(nw.tail(), gen, op, slot)
 		w.queue(nw)
-		w.drawn++
 	}
+}
+
+// drawOne draws the next command: its generator (to encode it from),
+// operation, slot, and the window of the node that serves the slot.
+func (w *clusterWindow) drawOne(topo *topology) (*cmdtmpl.Gen, int, int, *nodeWindow) {
+	op := w.pick.pick()
+	gen := w.gens[op]
+	gen.Draw()
+	slot := drawnSlot(gen, w.keys[op], w.args[op])
+	w.drawn++
+	return gen, op, slot, w.wins[w.byNode[nodeFor(topo, slot)]]
+}
+
+// encode makes e the command gen drew, not sent yet.
+func (w *clusterWindow) encode(e *flight, gen *cmdtmpl.Gen, op, slot int) {
+	e.cmd = gen.AppendDrawn(e.cmd[:0])
+	e.sent, e.intended, e.op, e.slot, e.hops, e.ask, e.out, e.in = time.Time{}, time.Time{}, op, slot, 0, false, 0, 0
 }
 
 // Exec sends what the windows have room for and reads one reply; a
@@ -214,42 +229,56 @@ func (w *clusterWindow) Exec(ctx context.Context, s *engine.Step) error {
 }
 
 // send writes the waiting commands that fit their node's window, in one
-// write a node: to a node with none in flight, and to the one the last
-// reply came from once its buffered replies are all taken.
+// write a node: to a node with none in flight, and to one that replies
+// were read from since its last write once its buffered replies are all
+// taken (as an event loop refills a connection after reading what came).
 func (w *clusterWindow) send(s *engine.Step) error {
 	for _, nw := range w.wins {
-		if nw.queued == 0 || nw.flying >= w.n || nw.flying > 0 && (nw != w.last || nw.c.Buffered() > 0) {
+		if nw.flying > 0 && (!nw.read || nw.c.Buffered() > 0) {
 			continue
 		}
-		if nw.c == nil {
-			c, err := w.links.To(nw.addr)
-			if err != nil {
-				w.reroute(nw)
-				return err // a failed connect (engine.ConnectError): nothing was sent
-			}
-			nw.c = c
-			w.watch(nw)
+		if err := w.flush(nw, s); err != nil {
+			return err
 		}
-		// A command's latency runs from before its first write (a
-		// redirected one keeps it).
-		k, now := min(nw.queued, w.n-nw.flying), time.Now()
-		w.out = w.out[:0]
-		for i := range k {
-			e := nw.at(nw.flying + i)
-			at := len(w.out)
-			if e.ask {
-				w.out = append(w.out, asking...)
-			}
-			w.out = append(w.out, e.cmd...)
-			e.out += len(w.out) - at
-			if e.sent.IsZero() {
-				e.sent = now
-			}
+	}
+	return nil
+}
+
+// flush writes nw's waiting commands that fit its window, in one write,
+// connecting first when it has no connection.
+func (w *clusterWindow) flush(nw *nodeWindow, s *engine.Step) error {
+	if nw.queued == 0 || nw.flying >= w.n {
+		return nil
+	}
+	if nw.c == nil {
+		c, err := w.links.To(nw.addr)
+		if err != nil {
+			w.reroute(nw)
+			return err // a failed connect (engine.ConnectError): nothing was sent
 		}
-		nw.flying, nw.queued = nw.flying+k, nw.queued-k // lost with the connection if the write fails
-		if err := nw.c.Write(w.out); err != nil {
-			return w.lose(nw, s, err)
+		nw.c = c
+		w.watch(nw)
+	}
+	// A command's latency runs from before its first write (a redirected
+	// one keeps it).
+	k, now := min(nw.queued, w.n-nw.flying), time.Now()
+	w.out = w.out[:0]
+	for i := range k {
+		e := nw.at(nw.flying + i)
+		at := len(w.out)
+		if e.ask {
+			w.out = append(w.out, asking...)
 		}
+		w.out = append(w.out, e.cmd...)
+		e.out += len(w.out) - at
+		if e.sent.IsZero() {
+			e.sent = now
+		}
+	}
+	nw.flying, nw.queued = nw.flying+k, nw.queued-k // lost with the connection if the write fails
+	nw.read = false
+	if err := nw.c.Write(w.out); err != nil {
+		return w.lose(nw, s, err)
 	}
 	return nil
 }
@@ -257,7 +286,12 @@ func (w *clusterWindow) send(s *engine.Step) error {
 // next is the window to read a reply from: one with data buffered, else
 // one whose connection has data (arrived); nil when none has a command in
 // flight.
-func (w *clusterWindow) next() *nodeWindow {
+func (w *clusterWindow) next() *nodeWindow { return w.nextBy(context.Background(), time.Time{}) }
+
+// nextBy is next, waiting for a reply only until until when it is not
+// zero: nil also when none came by then (or the wait failed: the read's
+// own error then comes from the head's next read).
+func (w *clusterWindow) nextBy(ctx context.Context, until time.Time) *nodeWindow {
 	var best *nodeWindow
 	flying, watched := 0, 0
 	for i, nw := range w.wins {
@@ -273,20 +307,29 @@ func (w *clusterWindow) next() *nodeWindow {
 		flying++
 		watched += b2i(nw.watched)
 	}
-	if flying < 2 || watched < flying || w.set == nil {
+	switch {
+	case best == nil:
+		return nil
+	case w.set != nil && watched == flying && (flying > 1 || !until.IsZero()):
+		return w.arrived(best, until)
+	case until.IsZero():
 		return best
 	}
-	return w.arrived(best)
+	if came, err := best.c.WaitUntil(ctx, until); !came && err == nil {
+		return nil
+	}
+	return best
 }
 
 // arrived is a window whose connection has data, among those with
 // commands in flight: of those the set saw ready (a poll's list serves
 // several reads), the one whose oldest command went first; when none has
-// data, the first to get some. When none comes by the first of their
-// connections' deadlines, or the set fails or is interrupted, it is that
-// connection's window (or head, the earliest-sent): its read then fails or
-// reads as without the set.
-func (w *clusterWindow) arrived(head *nodeWindow) *nodeWindow {
+// data, the first to get some, by until when it is not zero (nil when
+// none came by then). When none comes by the first of their connections'
+// deadlines, or the set fails or is interrupted, it is that connection's
+// window (or head, the earliest-sent): its read then fails or reads as
+// without the set.
+func (w *clusterWindow) arrived(head *nodeWindow, until time.Time) *nodeWindow {
 	if nw := w.takeReady(); nw != nil {
 		return nw
 	}
@@ -298,11 +341,15 @@ func (w *clusterWindow) arrived(head *nodeWindow) *nodeWindow {
 				first = nw
 			}
 		}
-		if !time.Now().Before(first.c.dl) {
-			return first // its read times out
+		by := first.c.dl
+		if !until.IsZero() && until.Before(by) {
+			by = until
 		}
-		if tags, err = w.set.Wait(first.c.dl); err == nil && len(tags) == 0 {
-			return first
+		if !time.Now().Before(by) {
+			return w.lapsed(first, until)
+		}
+		if tags, err = w.set.Wait(by); err == nil && len(tags) == 0 {
+			return w.lapsed(first, until)
 		}
 	}
 	if err != nil {
@@ -313,6 +360,16 @@ func (w *clusterWindow) arrived(head *nodeWindow) *nodeWindow {
 		return nw
 	}
 	return head // data only where nothing is in flight (a push, a close), or interrupted: the head's read
+}
+
+// lapsed is what a wait that saw no data returns: nil when until came
+// (the caller's bound), else first, whose connection's deadline came and
+// whose read times out.
+func (w *clusterWindow) lapsed(first *nodeWindow, until time.Time) *nodeWindow {
+	if !until.IsZero() && !time.Now().Before(until) && time.Now().Before(first.c.dl) {
+		return nil
+	}
+	return first
 }
 
 // takeReady takes from the windows the set saw ready the one whose oldest
@@ -379,7 +436,7 @@ func (w *clusterWindow) watch(nw *nodeWindow) {
 // false when it was a redirection (the command waits to go again).
 func (w *clusterWindow) readOne(nw *nodeWindow, s *engine.Step) (bool, error) {
 	c, e := nw.c, nw.at(0)
-	w.last = nw
+	nw.read = true
 	rx := c.consumed()
 	if e.ask { // ASKING's reply first
 		if err := c.Read(&w.rep); err != nil {

@@ -30,6 +30,13 @@ func startHoldingCluster(t *testing.T, window int, quiet time.Duration) ([2]*hol
 		nodes[i] = &holdingServer{window: window, quiet: quiet, slots: &slots}
 		addrs[i] = nodes[i].serve(t)
 	}
+	slots = halvesReply(addrs)
+	return nodes, addrs
+}
+
+// halvesReply is the CLUSTER SLOTS reply of two nodes, each serving half
+// the slots: addrs[0] the lower, addrs[1] the upper.
+func halvesReply(addrs []string) string {
 	var b strings.Builder
 	b.WriteString("*2\r\n")
 	for i, a := range addrs {
@@ -37,8 +44,7 @@ func startHoldingCluster(t *testing.T, window int, quiet time.Duration) ([2]*hol
 		lo, hi := i*SlotCount/2, (i+1)*SlotCount/2-1
 		fmt.Fprintf(&b, "*3\r\n:%d\r\n:%d\r\n*3\r\n$%d\r\n%s\r\n:%s\r\n$2\r\nn%d\r\n", lo, hi, len(host), host, port, i)
 	}
-	slots = b.String()
-	return nodes, addrs
+	return b.String()
 }
 
 // TestClusterWindowKeepsNInFlightPerNode: on a cluster, a window of N
@@ -104,11 +110,26 @@ func TestClusterWindowModes(t *testing.T) {
 // a hot slot moves: no command fails and the nodes ran each once.
 func TestClusterWindowFollowsAMigration(t *testing.T) { followMigration(t, 0, 0, 8) }
 
-func TestClusterWindowRefusesAnOpenLoop(t *testing.T) {
+// TestClusterWindowOpenLoop runs a window on a real 3-node cluster under
+// an open loop: the schedule's count goes, each command once, from each
+// command's intended start too, with no errors.
+func TestClusterWindowOpenLoop(t *testing.T) {
 	cl := testenv.StartCluster(t, 3)
-	f, cfg := clusterWindowRun(t, cl.Nodes[0].Addr, "SET k-__RAND__ v", 0, 0, 4, engine.Config{Workers: 1, Ops: 100, Rate: 1000})
-	_, err := engine.Run(context.Background(), cfg, f)
-	assert.ErrorContains(t, err, "cannot run an open loop")
+	calls := func() (n int64) {
+		for _, nd := range cl.Nodes {
+			n += testenv.CommandCalls(t, nd.Addr, "set")
+		}
+		return n
+	}
+	before := calls()
+	f, cfg := clusterWindowRun(t, cl.Nodes[0].Addr, "SET k-__RAND__ v", 0, 0, 4, engine.Config{Workers: 2, Ops: 600, Rate: 1500, Seed: 1})
+	res, err := engine.Run(context.Background(), cfg, f)
+	require.NoError(t, err)
+	tot := res.Snapshot.Totals
+	assert.Zero(t, tot.Errors)
+	assert.Equal(t, int64(600), tot.Ops+tot.AfterDeadlineOps)
+	assert.Equal(t, int64(600), calls()-before, "the nodes executed every SET once")
+	assert.NotNil(t, tot.CorrectedLatency, "from each intended start")
 }
 
 // TestClusterWindowDoesNotAllocate: once every node's connection is up
@@ -249,14 +270,7 @@ func TestClusterWindowReadsEachNodeAsItAnswers(t *testing.T) {
 	const delay = 200 * time.Millisecond
 	var slots string
 	fast, slow := slowNode(t, 0, &slots), slowNode(t, delay, &slots)
-	var b strings.Builder
-	b.WriteString("*2\r\n")
-	for i, a := range []string{slow, fast} { // b's slot (3300) is the slow node's, a's (15495) the fast one's
-		host, port, _ := net.SplitHostPort(a)
-		lo, hi := i*SlotCount/2, (i+1)*SlotCount/2-1
-		fmt.Fprintf(&b, "*3\r\n:%d\r\n:%d\r\n*3\r\n$%d\r\n%s\r\n:%s\r\n$2\r\nn%d\r\n", lo, hi, len(host), host, port, i)
-	}
-	slots = b.String()
+	slots = halvesReply([]string{slow, fast}) // b's slot (3300) is the slow node's, a's (15495) the fast one's
 	spec := TemplateSpec{Rotate: true, Window: 4, WindowLimit: 64, Mix: []MixEntry{
 		{Name: "SETA", Template: "SET a v", Weight: 1}, {Name: "SETB", Template: "SET b v", Weight: 1}}}
 	w, err := spec.Workload()
@@ -270,4 +284,41 @@ func TestClusterWindowReadsEachNodeAsItAnswers(t *testing.T) {
 	require.Equal(t, int64(32), ops[1].Ops)
 	assert.GreaterOrEqual(t, ops[1].Latency.Min, float64(delay.Microseconds()), "the slow node's")
 	assert.Less(t, ops[0].Latency.Max, float64(delay.Microseconds())/4, "the fast node's, read as they came")
+}
+
+// TestClusterWindowOpenLoopSendsWithRepliesOutstanding: two nodes answer
+// each command 50 ms after it came; at 1,000/s with room for 32 in flight
+// on each, every command goes at its own start while replies are
+// outstanding on both nodes (one at a time, 200 commands would take 5 s),
+// each timed from its own send.
+func TestClusterWindowOpenLoopSendsWithRepliesOutstanding(t *testing.T) {
+	const delay, count = 50 * time.Millisecond, 200
+	var slots string
+	nodes := []string{slowNode(t, delay, &slots), slowNode(t, delay, &slots)}
+	slots = halvesReply(nodes)
+	f := &Factory{Target: endpoint.Target{Addr: nodes[0], Cluster: true, Timeout: 5 * time.Second},
+		Workload: windowWorkload(t, "SET k-__RAND__ v", 32, 0), Workers: 1}
+	start := time.Now()
+	res, err := engine.Run(context.Background(), engine.Config{Workers: 1, OpsPerWorker: count, OpsPerRequest: 1, Rate: 1000}, f)
+	require.NoError(t, err)
+	elapsed := time.Since(start)
+	tot := res.Snapshot.Totals
+	assert.Equal(t, int64(count), tot.Ops)
+	assert.Zero(t, tot.Errors)
+	assert.Less(t, elapsed, 2500*time.Millisecond, "commands went while replies were outstanding")
+	assert.GreaterOrEqual(t, tot.Latency.Min, float64(delay.Microseconds()), "each from its own send")
+	require.NotNil(t, tot.CorrectedLatency)
+	assert.GreaterOrEqual(t, tot.CorrectedLatency.Min, float64(delay.Microseconds()))
+
+	// With room for 2 on each node (40 a second at 50 ms a reply), the
+	// commands wait for room: they go late, counted behind (held up by the
+	// server), not as the client's lag.
+	f.Workload = windowWorkload(t, "SET k-__RAND__ v", 2, 0)
+	res, err = engine.Run(context.Background(), engine.Config{Workers: 1, OpsPerWorker: 40, OpsPerRequest: 1, Rate: 1000}, f)
+	require.NoError(t, err)
+	tot = res.Snapshot.Totals
+	assert.Equal(t, int64(40), tot.Ops)
+	require.NotNil(t, tot.Schedule)
+	assert.Greater(t, tot.Schedule.Behind, int64(20), "most waited for room")
+	assert.Zero(t, tot.Schedule.ClientLags)
 }

@@ -200,8 +200,6 @@ func (o *Options) check() error {
 		return fmt.Errorf("--protocol %s is not supported (redis, resp2, resp3)", o.Protocol)
 	case o.TestTime < 0 || o.RateLimiting < 0:
 		return errors.New("--test-time and --rate-limiting must not be negative")
-	case o.Pipeline > 1 && o.ClusterMode && o.RateLimiting > 0:
-		return errors.New("--pipeline above 1 with --cluster-mode and --rate-limiting is not supported yet: a window on a cluster runs closed-loop")
 	case o.Requests == "allkeys" && o.TestTime == 0 && o.KeyMaximum == o.KeyMinimum:
 		return errors.New("--requests allkeys sends --key-maximum − --key-minimum requests per client, as memtier does: give a range of more than one key")
 	case o.SLO.Given() && (o.JSONOut != "" || o.HDRPrefix != ""):
