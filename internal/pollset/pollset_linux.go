@@ -92,6 +92,9 @@ func (s *Set) Add(fd int, tag int32) error {
 	return err
 }
 
+// Remove stops watching fd (a descriptor closed leaves the set by itself).
+func (s *Set) Remove(fd int) error { return unix.EpollCtl(s.ep, unix.EPOLL_CTL_DEL, fd, nil) }
+
 // Ready returns the tags of the descriptors with data to read, without
 // waiting (none: nil). The slice is reused by the next call.
 func (s *Set) Ready() ([]int32, error) {

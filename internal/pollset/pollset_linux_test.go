@@ -66,6 +66,12 @@ func TestSetReportsWhatIsReady(t *testing.T) {
 	assert.Equal(t, []int32{1}, tags)
 	assert.Less(t, time.Since(start), 4*time.Second)
 
+	// Removed, a descriptor is not reported; added again, it is.
+	require.NoError(t, s.Remove(r1))
+	tags, err = s.Ready()
+	require.NoError(t, err)
+	assert.Empty(t, tags)
+
 	// A number reused by a new descriptor takes the new tag.
 	require.NoError(t, s.Add(r1, 7))
 	tags, err = s.Ready()

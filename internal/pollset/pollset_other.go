@@ -22,6 +22,9 @@ func New(int) (*Set, error) { return nil, errors.New("pollset: needs Linux") }
 // Add is not reached: New refuses.
 func (*Set) Add(int, int32) error { return errors.New("pollset: needs Linux") }
 
+// Remove is not reached: New refuses.
+func (*Set) Remove(int) error { return errors.New("pollset: needs Linux") }
+
 // Ready is not reached: New refuses.
 func (*Set) Ready() ([]int32, error) { return nil, errors.New("pollset: needs Linux") }
 
