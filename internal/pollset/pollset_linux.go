@@ -6,6 +6,7 @@ package pollset
 import (
 	"errors"
 	"os"
+	"sync"
 	"syscall"
 	"time"
 	"unsafe"
@@ -32,6 +33,10 @@ type Set struct {
 	ep  int
 	efd int
 	tfd int
+	// mu orders Interrupt (from another goroutine) against Close, so
+	// that an interrupt never writes to a descriptor number reused since.
+	mu     sync.Mutex
+	closed bool
 	// spec is the timer's setting, kept here so that it does not allocate.
 	spec unix.ItimerSpec
 	// The wait callback's state, kept here so that it does not allocate.
@@ -77,8 +82,12 @@ func New(size int) (*Set, error) {
 // Interrupt makes every wait from now on end at once, reporting
 // Interrupted (safe from another goroutine: a context's AfterFunc).
 func (s *Set) Interrupt() {
-	one := [8]byte{1}
-	_, _ = unix.Write(s.efd, one[:])
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.closed {
+		one := [8]byte{1}
+		_, _ = unix.Write(s.efd, one[:])
+	}
 }
 
 // Add watches fd for data to read under tag; a descriptor already in the
@@ -179,6 +188,9 @@ func (s *Set) tags() []int32 {
 
 // Close releases the set (the descriptors in it stay open).
 func (s *Set) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
 	for _, fd := range []*int{&s.efd, &s.tfd} {
 		if *fd >= 0 {
 			_ = unix.Close(*fd)

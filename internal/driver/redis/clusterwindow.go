@@ -588,12 +588,13 @@ func (w *clusterWindow) Drain(ctx context.Context, s *engine.Step) error {
 			conns = append(conns, nw.c)
 		}
 	}
+	set := w.set // read here: the callback runs on another goroutine
 	stop := context.AfterFunc(ctx, func() {
 		for _, c := range conns {
 			_ = c.nc.SetReadDeadline(time.Now())
 		}
-		if w.set != nil {
-			w.set.Interrupt()
+		if set != nil {
+			set.Interrupt()
 		}
 	})
 	defer stop()
