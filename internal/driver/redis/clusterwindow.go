@@ -23,17 +23,16 @@ import (
 //
 // Each Exec reads one reply. It takes a reply already read into a
 // connection's buffer first, else the one of the node whose oldest command
-// went first, if it comes within headWait (or four times the usual); else,
-// on Linux, one from a node
-// whose connection has data (every node's connection then watched at once,
-// in a pollset, until that node is no longer overdue calmReads times in a
-// row),
-// the earliest-sent among them, or the first to come. Elsewhere, and over
-// TLS, it waits for the earliest-sent node, and a reply of another node
-// that came meanwhile counts that wait. Once replies were read from a
-// node and none is left in its buffer, the commands waiting for it go in
-// one write, as memtier's event loop refills a connection after reading
-// what came (a node with none in flight gets its commands at once).
+// went first if it comes within headWait (or four times the usual). Past
+// that, on Linux, every node's connection is watched at once in a pollset,
+// and it reads a node whose connection has data (the earliest-sent among
+// them), or the first to get some, until the earliest-sent node is no
+// longer overdue calmReads times in a row. Elsewhere, and over TLS, it
+// waits for the earliest-sent node, and a reply of another node that came
+// meanwhile counts that wait. Once replies were read from a node and none
+// is left in its buffer, the commands waiting for it go in one write, as
+// memtier's event loop refills a connection after reading what came (a
+// node with none in flight gets its commands at once).
 //
 // MOVED and ASK send the command again, to the new owner or, after ASKING,
 // to the importing node, at most maxRedirects times; its latency still
@@ -229,7 +228,7 @@ func (w *clusterWindow) Exec(ctx context.Context, s *engine.Step) error {
 		if err := w.send(s); err != nil {
 			return err
 		}
-		nw := w.next()
+		nw := w.nextBy(ctx, time.Time{})
 		if nw == nil {
 			return engine.ErrDone // the limit is drawn and every reply read
 		}
@@ -294,14 +293,10 @@ func (w *clusterWindow) flush(nw *nodeWindow, s *engine.Step) error {
 	return nil
 }
 
-// next is the window to read a reply from: one with data buffered, else
-// one whose connection has data (arrived); nil when none has a command in
-// flight.
-func (w *clusterWindow) next() *nodeWindow { return w.nextBy(context.Background(), time.Time{}) }
-
-// nextBy is next, waiting for a reply only until until when it is not
-// zero: nil also when none came by then (or the wait failed: the read's
-// own error then comes from the head's next read).
+// nextBy is the window to read a reply from: one with data buffered, else
+// one whose connection has data; nil when none has a command in flight,
+// or, when until is not zero, none came by then (a failed wait leaves its
+// error to the head's read).
 func (w *clusterWindow) nextBy(ctx context.Context, until time.Time) *nodeWindow {
 	var best *nodeWindow
 	flying := 0
@@ -413,7 +408,7 @@ func (w *clusterWindow) arrived(head *nodeWindow, until time.Time) *nodeWindow {
 // (the caller's bound), else first, whose connection's deadline came and
 // whose read times out.
 func (w *clusterWindow) lapsed(first *nodeWindow, until time.Time) *nodeWindow {
-	if !until.IsZero() && !time.Now().Before(until) && time.Now().Before(first.c.dl) {
+	if now := time.Now(); !until.IsZero() && !now.Before(until) && now.Before(first.c.dl) {
 		return nil
 	}
 	return first
@@ -603,7 +598,7 @@ func (w *clusterWindow) Drain(ctx context.Context, s *engine.Step) error {
 		if err == nil {
 			err = w.send(s)
 		}
-		nw := w.next()
+		nw := w.nextBy(ctx, time.Time{})
 		if err == nil && nw == nil {
 			return nil
 		}
