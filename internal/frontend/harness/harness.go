@@ -287,6 +287,9 @@ func OwnLine(out, errOut io.Writer, csv bool, run *result.Run) {
 		fmt.Fprintf(w, ", %s", rc)
 	}
 	fmt.Fprintln(w)
+	if tg := run.Config.Target; tg != nil && tg.NotTair() { // the peer's own table cannot say so
+		fmt.Fprintf(w, "tairbench: target %s\n", report.TargetLine(tg))
+	}
 	if c := run.Cluster; c != nil {
 		fmt.Fprintf(w, "tairbench: cluster: %s", report.Routing(c))
 		if reconciliation(run) == "" {

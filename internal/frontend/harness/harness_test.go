@@ -63,3 +63,21 @@ func TestProgressLinesEqualTheSeries(t *testing.T) {
 	assert.Contains(t, lines[1], "replies, no latency recorded in it")
 	assert.Contains(t, lines[1], "errors 2 (total 2)")
 }
+
+// TestOwnLineNamesAnEmbeddedTarget: a peer's table cannot say that the
+// server was tairbench's own, so tairbench's line does; against another
+// server it adds nothing.
+func TestOwnLineNamesAnEmbeddedTarget(t *testing.T) {
+	for _, tc := range []struct {
+		tg   *result.Target
+		want bool
+	}{
+		{&result.Target{Addr: "127.0.0.1:7000", InProcess: true}, true},
+		{&result.Target{Addr: "10.0.0.5:6379"}, false},
+		{nil, false},
+	} {
+		var out bytes.Buffer
+		OwnLine(&out, &out, false, &result.Run{Name: "memtier", Config: result.RunConfig{Target: tc.tg}})
+		assert.Equal(t, tc.want, strings.Contains(out.String(), "tairbench: target 127.0.0.1:7000: tairbench's embedded server, not Tair"), out.String())
+	}
+}
