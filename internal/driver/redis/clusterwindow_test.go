@@ -261,7 +261,7 @@ func slowNode(t *testing.T, delay time.Duration, slots *string) string {
 
 // TestClusterWindowReadsEachNodeAsItAnswers: one node answers at once,
 // the other 200 ms late. The fast node's replies are read as they come,
-// not behind the slow node's older commands: its latencies stay far below
+// not behind the slow node's older commands: its latencies stay under half
 // the slow node's (read behind them, they would take up to 200 ms too).
 func TestClusterWindowReadsEachNodeAsItAnswers(t *testing.T) {
 	if !pollset.Supported {
@@ -283,7 +283,7 @@ func TestClusterWindowReadsEachNodeAsItAnswers(t *testing.T) {
 	require.Equal(t, int64(32), ops[0].Ops)
 	require.Equal(t, int64(32), ops[1].Ops)
 	assert.GreaterOrEqual(t, ops[1].Latency.Min, float64(delay.Microseconds()), "the slow node's")
-	assert.Less(t, ops[0].Latency.Max, float64(delay.Microseconds())/4, "the fast node's, read as they came")
+	assert.Less(t, ops[0].Latency.Max, float64(delay.Microseconds())/2, "the fast node's, read as they came (behind the slow node: 200 ms)")
 }
 
 // TestClusterWindowOpenLoopSendsWithRepliesOutstanding: two nodes answer
@@ -320,5 +320,5 @@ func TestClusterWindowOpenLoopSendsWithRepliesOutstanding(t *testing.T) {
 	assert.Equal(t, int64(40), tot.Ops)
 	require.NotNil(t, tot.Schedule)
 	assert.Greater(t, tot.Schedule.Behind, int64(20), "most waited for room")
-	assert.Zero(t, tot.Schedule.ClientLags)
+	assert.Less(t, tot.Schedule.ClientLags, tot.Schedule.Behind/2, "counted behind, not as the client's lag (a busy machine may add a few)")
 }
