@@ -39,11 +39,14 @@ func Integration(t testing.TB) {
 // before the caller binds it.
 func FreePort(t testing.TB) int {
 	t.Helper()
-	if lo := ephemeralStart(); lo > 20000 {
+	// A cluster node also listens on port + 10000 (its bus): both are
+	// kept below the kernel's ephemeral range, where another test's
+	// outgoing connection could take the bus port between this check and
+	// the node's bind (the node then exits after its client port opened).
+	if lo := ephemeralStart(); lo > 30000 {
 		for range 200 {
-			port := 15000 + rand.IntN(lo-15000)
-			if l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
-				l.Close()
+			port := 15000 + rand.IntN(lo-10000-15000)
+			if portFree(port) && portFree(port+10000) {
 				return port
 			}
 		}
@@ -55,11 +58,20 @@ func FreePort(t testing.TB) int {
 		}
 		port := l.Addr().(*net.TCPAddr).Port
 		l.Close()
-		// A cluster node also listens on port + 10000 (its bus): keep that valid.
-		if port <= 55000 {
+		if port <= 55000 && portFree(port+10000) {
 			return port
 		}
 	}
+}
+
+// portFree says whether a loopback listener can bind port now.
+func portFree(port int) bool {
+	l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		return false
+	}
+	l.Close()
+	return true
 }
 
 // ephemeralStart is the first port the kernel hands to binds to port 0
@@ -107,7 +119,9 @@ func StartRedis(t testing.TB, extra ...string) *Redis {
 			t.Fatalf("start redis-server: %v", err)
 		}
 		r := &Redis{Addr: fmt.Sprintf("127.0.0.1:%d", port), Port: port, cmd: cmd, dir: dir, args: args}
-		if waitPort(r.Addr, 5*time.Second) {
+		// A cluster node opens its client port before its bus, and exits
+		// when the bus cannot bind: it has started once both listen.
+		if waitPort(r.Addr, 5*time.Second) && (!clusterNode(extra) || waitPort(fmt.Sprintf("127.0.0.1:%d", port+10000), 5*time.Second)) {
 			t.Cleanup(r.Stop)
 			return r
 		}
@@ -116,6 +130,16 @@ func StartRedis(t testing.TB, extra ...string) *Redis {
 	log, _ := os.ReadFile(filepath.Join(dir, "redis.log"))
 	t.Fatalf("redis-server did not start; log:\n%s", log)
 	return nil
+}
+
+// clusterNode says whether redis-server's arguments enable cluster mode.
+func clusterNode(args []string) bool {
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] == "--cluster-enabled" && args[i+1] == "yes" {
+			return true
+		}
+	}
+	return false
 }
 
 func waitPort(addr string, d time.Duration) bool {
