@@ -22,7 +22,8 @@ import (
 // worker whose request is not deferrable, or whose connection failed,
 // leaves the group for a goroutine of its own (its runDeferred), which
 // waits, backs off and reconnects without holding the group's other
-// workers up.
+// workers up. A closed loop's workers run in groups too (closed_linux.go):
+// no ticks, each sends its next request as soon as its reply is read.
 type group struct {
 	r *runState
 	timedSet
@@ -36,6 +37,9 @@ type group struct {
 	werr   error
 	wait   func(fd uintptr) bool
 	spec   unix.ItimerSpec
+	// closed: a closed loop's group (closed_linux.go): each member sends
+	// its next request as soon as its reply is read.
+	closed bool
 }
 
 // member is one worker of a group.
@@ -54,10 +58,12 @@ type member struct {
 	registered, watched, ending, gone bool
 }
 
-// startGroups runs the workers in one group per core when every one is a
-// Poller with a descriptor; false (and nothing started) otherwise.
+// startGroups runs an open loop's deferred workers, or a closed loop's
+// workers, in groups (one per core at most) when every one is a Poller
+// with a descriptor; false (and nothing started) otherwise.
 func (r *runState) startGroups(workers []Worker, seeds []uint64, wg *sync.WaitGroup) bool {
-	if !r.deferred || !preciseSleep || r.beginMono == 0 {
+	closed := r.closedGroups()
+	if !(r.deferred || closed) || !preciseSleep || r.beginMono == 0 {
 		return false
 	}
 	polls := make([]Poller, len(workers))
@@ -73,9 +79,15 @@ func (r *runState) startGroups(workers []Worker, seeds []uint64, wg *sync.WaitGr
 		polls[i] = p
 	}
 	n := groupsFor(r.cfg.Rate, len(workers))
+	if closed {
+		n = max(1, min(runtime.GOMAXPROCS(0), len(workers)))
+	}
 	groups := make([]*group, n)
 	for i := range groups {
 		g, err := newGroup(r, wg)
+		if g != nil {
+			g.closed = closed
+		}
 		if err != nil {
 			for _, g := range groups[:i] {
 				g.close()
@@ -127,6 +139,10 @@ func newGroup(r *runState, wg *sync.WaitGroup) (*group, error) {
 // then sleeps until a member's tick or reply, and acts, until every member
 // has left.
 func (g *group) run() {
+	if g.closed {
+		g.runClosed()
+		return
+	}
 	r := g.r
 	for _, m := range g.members {
 		g.next(m)
@@ -271,6 +287,8 @@ func (g *group) proceed(m *member) {
 	switch {
 	case m.ending:
 		g.done(m)
+	case g.closed:
+		g.sendNow(m)
 	case m.tick <= time.Since(g.r.begin):
 		g.send(m)
 	default:
@@ -316,6 +334,9 @@ func (g *group) finish(m *member) bool {
 		g.eject(m, func() bool { return l.failed(err, now) })
 		return false
 	}
+	if g.closed {
+		t1 = now // timed as a worker of its own times it: when read
+	}
 	if !l.replied(l.t0, arrival(t1, now)) {
 		g.done(m)
 		return false
@@ -325,6 +346,10 @@ func (g *group) finish(m *member) bool {
 
 // watch arms the epoll set for a member's reply (one shot).
 func (g *group) watch(m *member) {
+	if g.closed { // registered for good, edge triggered
+		m.watched = true
+		return
+	}
 	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP | unix.EPOLLONESHOT, Fd: m.tag}
 	op := unix.EPOLL_CTL_MOD
 	if !m.registered {
@@ -404,7 +429,11 @@ func (g *group) eject(m *member, first func() bool) {
 		defer g.wg.Done()
 		defer l.close()
 		if first() {
-			l.runDeferred(m.p)
+			if g.closed {
+				l.run()
+			} else {
+				l.runDeferred(m.p)
+			}
 		}
 		r.loopDone(l.id)
 		l.drain()

@@ -338,3 +338,119 @@ func TestGroupLetsALargeReplyGoOnItsOwn(t *testing.T) {
 	assert.Positive(t, f.ready.Load(), "the workers began in a group")
 	assert.LessOrEqual(t, f.ready.Load(), int64(4*8), "and left it at their first whole reply")
 }
+
+// TestClosedGroupCountsEachRequestOnce: a closed loop's Pollers run in
+// groups; with a count, every request is sent and answered once; with a
+// duration, every request sent is counted once (in the run or after it).
+func TestClosedGroupCountsEachRequestOnce(t *testing.T) {
+	f := &pairFactory{}
+	res, err := Run(context.Background(), Config{Workers: 8, Ops: 5000, Seed: 1}, f)
+	require.NoError(t, err)
+	tot := res.Snapshot.Totals
+	assert.Positive(t, f.ready.Load(), "the workers ran in a group")
+	assert.Equal(t, int64(5000), tot.Ops)
+	assert.Equal(t, f.served.Load(), tot.Ops, "each request sent once")
+	assert.Zero(t, tot.Errors)
+	assert.Nil(t, tot.CorrectedLatency, "a closed loop has no intended starts")
+
+	f = &pairFactory{delay: 100 * time.Microsecond}
+	res, err = Run(context.Background(), Config{Workers: 8, Duration: 300 * time.Millisecond, Seed: 1}, f)
+	require.NoError(t, err)
+	tot = res.Snapshot.Totals
+	assert.Positive(t, f.ready.Load())
+	assert.Greater(t, tot.Requests, int64(100))
+	assert.Equal(t, f.served.Load(), tot.Requests+tot.AfterDeadlineOps, "every request sent is counted once")
+}
+
+// TestClosedGroupTimesEachRequest: a reply 3 ms slow is timed from its
+// request's send to its read, as a worker of its own times it.
+func TestClosedGroupTimesEachRequest(t *testing.T) {
+	f := &pairFactory{delay: 3 * time.Millisecond}
+	res, err := Run(context.Background(), Config{Workers: 2, Ops: 100, Seed: 1}, f)
+	require.NoError(t, err)
+	tot := res.Snapshot.Totals
+	assert.Positive(t, f.ready.Load())
+	assert.Equal(t, int64(100), tot.Ops)
+	assert.GreaterOrEqual(t, tot.Latency.Min, 3_000.0, "µs: no reply faster than the server's delay")
+}
+
+// TestClosedGroupCountSurvivesALeavingWorker: workers whose connection
+// drops leave the group (their request counted lost) and go on, on their
+// own: the count holds, and the others went on in the group.
+func TestClosedGroupCountSurvivesALeavingWorker(t *testing.T) {
+	f := &pairFactory{breakAt: 50}
+	res, err := Run(context.Background(), Config{Workers: 4, Ops: 1000, Seed: 3}, f)
+	require.NoError(t, err)
+	tot := res.Snapshot.Totals
+	assert.Equal(t, int64(4), tot.LostOps, "each dropped connection lost its request in flight")
+	assert.Equal(t, int64(1000), tot.Ops+tot.LostOps, "every request of the count was sent once")
+	assert.Equal(t, f.served.Load()+f.reconnected.Load(), tot.Ops+tot.LostOps)
+	assert.Positive(t, f.reconnected.Load(), "the workers went on, on their own")
+}
+
+// TestClosedGroupEndsWhenRepliesStop: a server that stops answering
+// cannot hold a closed group's run: at the deadline's grace the requests
+// in flight are abandoned and counted lost; an interruption ends it.
+func TestClosedGroupEndsWhenRepliesStop(t *testing.T) {
+	f := &pairFactory{}
+	time.AfterFunc(200*time.Millisecond, func() { f.stall.Store(true) })
+	start := time.Now()
+	res, err := Run(context.Background(), Config{Workers: 4, Duration: 500 * time.Millisecond, Seed: 1,
+		DeadlineGrace: 200 * time.Millisecond}, f)
+	require.NoError(t, err)
+	assert.Less(t, time.Since(start), 10*time.Second)
+	assert.Positive(t, f.ready.Load())
+	assert.Equal(t, int64(4), res.Snapshot.Totals.LostOps, "the requests in flight were abandoned")
+
+	stalled := &pairFactory{}
+	stalled.stall.Store(true)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	start = time.Now()
+	res, err = Run(ctx, Config{Workers: 4, Duration: time.Hour, Seed: 1}, stalled)
+	require.NoError(t, err)
+	assert.Equal(t, "interrupted", res.StopReason)
+	assert.Less(t, time.Since(start), 10*time.Second)
+}
+
+// TestClosedGroupCountAfterWarmup: an op count after a warm-up holds.
+func TestClosedGroupCountAfterWarmup(t *testing.T) {
+	f := &pairFactory{delay: 50 * time.Microsecond}
+	res, err := Run(context.Background(), Config{Workers: 4, Ops: 1000, Warmup: 100 * time.Millisecond, Seed: 3}, f)
+	require.NoError(t, err)
+	tot := res.Snapshot.Totals
+	assert.Equal(t, int64(1000), tot.Ops)
+	assert.Positive(t, tot.WarmupOps)
+	assert.Equal(t, f.served.Load(), tot.Ops+tot.WarmupOps+tot.AfterDeadlineOps, "every request sent is counted once")
+}
+
+// TestClosedGroupLetsALargeReplyGoOnItsOwn: as in an open loop's group, a
+// worker whose reply Ready cannot tell whole leaves for a loop of its own.
+func TestClosedGroupLetsALargeReplyGoOnItsOwn(t *testing.T) {
+	f := &pairFactory{large: true}
+	res, err := Run(context.Background(), Config{Workers: 4, Ops: 1000, Seed: 3}, f)
+	require.NoError(t, err)
+	tot := res.Snapshot.Totals
+	assert.Equal(t, int64(1000), tot.Ops)
+	assert.Equal(t, f.served.Load(), tot.Ops, "every request sent is counted once")
+	assert.Zero(t, tot.Errors)
+	assert.LessOrEqual(t, f.ready.Load(), int64(4*8), "they left the group at their first whole reply")
+}
+
+// TestClosedGroupDoesNotAllocatePerRequest: a closed group's wait, reads,
+// sends and records allocate nothing per request.
+func TestClosedGroupDoesNotAllocatePerRequest(t *testing.T) {
+	assertNoAllocPerRequest(t, Config{Workers: 4}, &pairFactory{})
+}
+
+// BenchmarkClosedGroup is a closed loop's group over 8 socket pairs, each
+// answered by a goroutine of the test's: ns/req includes that fake
+// server's reads and writes.
+func BenchmarkClosedGroup(b *testing.B) {
+	b.ReportAllocs()
+	start := time.Now()
+	res, err := Run(context.Background(), Config{Workers: 8, Ops: int64(b.N)}, &pairFactory{})
+	b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(b.N), "ns/req")
+	require.NoError(b, err)
+	require.Equal(b, int64(b.N), res.Snapshot.Totals.Ops)
+}
