@@ -19,17 +19,13 @@ func (r *runState) closedGroups() bool { return r.cfg.Rate <= 0 }
 // group sleeps on its epoll set until a reply comes (or the timer, which
 // lets it see the run's end).
 func (g *group) runClosed() {
-	r := g.r
 	for _, m := range g.members {
 		g.sendNow(m)
 	}
 	g.armIn(collectAfter)
 	for g.live > 0 {
-		if r.ctx.Err() != nil || r.finishing.Load() {
-			g.windDown(r.ctx.Err() != nil)
-			if g.live == 0 {
-				return
-			}
+		if g.ending() {
+			return
 		}
 		g.werr = nil
 		if g.raw.Read(g.wait) != nil || g.werr != nil {

@@ -148,11 +148,8 @@ func (g *group) run() {
 		g.next(m)
 	}
 	for g.live > 0 {
-		if r.ctx.Err() != nil || r.finishing.Load() {
-			g.windDown(r.ctx.Err() != nil)
-			if g.live == 0 {
-				return
-			}
+		if g.ending() {
+			return
 		}
 		if !g.sleep() {
 			g.windDown(true)
@@ -172,6 +169,18 @@ func (g *group) run() {
 			elapsed = time.Since(r.begin)
 		}
 	}
+}
+
+// ending winds the group down once the run is ending (its members each
+// end once their pending reply is read, at once when it was stopped):
+// true when none is left.
+func (g *group) ending() bool {
+	r := g.r
+	if r.ctx.Err() == nil && !r.finishing.Load() {
+		return false
+	}
+	g.windDown(r.ctx.Err() != nil)
+	return g.live == 0
 }
 
 // sleep arms the timer for the earliest member's wake (at most
