@@ -20,9 +20,10 @@ import (
 // replies are read at the next tick, not when they come. The socket lives
 // on in a duplicate descriptor; the runtime's is closed (no FIN is sent:
 // the socket is still open). Reads and writes then go to the descriptor
-// directly, and a read that must wait polls it (poll(2), bounded so that a
-// deadline set meanwhile is seen); the run's end still ends them, as
-// Dial's does. False (and nothing changed) for a TLS connection or when
+// directly; a read or write that must wait parks in Go's poller, on a
+// second duplicate made at the connection's first wait (or polls it,
+// poll(2) bounded so that a deadline set meanwhile is seen, when that
+// cannot be made); the run's end still ends them, as Dial's does. False (and nothing changed) for a TLS connection or when
 // the descriptor cannot be duplicated.
 func (c *Conn) Detach(ctx context.Context) (int, bool) {
 	if c.rx.raw == nil {
@@ -60,15 +61,117 @@ type fdConn struct {
 	// pfd is poll(2)'s argument, kept here so that a wait does not
 	// allocate (a connection's reads and writes come from one goroutine).
 	pfd [1]unix.PollFd
+	// parked is the descriptor's duplicate in Go's poller, made at the
+	// connection's first wait (nil before it, or when it cannot be made).
+	parked atomic.Pointer[parker]
+	tried  bool // the duplicate was tried (the waiting goroutine's own)
+}
+
+// parker waits for a descriptor through Go's poller: the waiting
+// goroutine parks, and its thread and scheduler slot go to other
+// goroutines. A wait in poll(2) holds both until the system monitor
+// takes the slot back (up to 10 ms): with many connections waiting so
+// (a group's workers that left it, each on its own goroutine) the others
+// starved, and replies sat unread for up to a second.
+type parker struct {
+	f      *os.File
+	rc     syscall.RawConn
+	waited bool
+	pfd    [1]unix.PollFd        // the readiness wanted, for waitOnce
+	once   func(fd uintptr) bool // waitOnce, made once
+}
+
+// waitOnce ends the wait at once when what it waits for is there, else
+// asks the poller to wait, once. The poller forgets readiness it saw
+// before the wait began (the first read's EAGAIN came before it): data
+// that came between that read and the wait would otherwise be missed
+// until the next, and in a closed loop there is none.
+func (p *parker) waitOnce(uintptr) bool {
+	if p.waited {
+		return true
+	}
+	p.pfd[0].Revents = 0
+	if n, err := unix.Poll(p.pfd[:], 0); err == nil && n > 0 {
+		return true
+	}
+	p.waited = true
+	return false
+}
+
+// park makes the connection's parker at its first wait: a duplicate of
+// the descriptor (the same socket, non-blocking) in Go's poller, with the
+// deadlines set so far. nil when it cannot be made (a wait then polls).
+func (c *fdConn) park() *parker {
+	if p := c.parked.Load(); p != nil || c.tried {
+		return p
+	}
+	c.tried = true
+	dup, err := unix.FcntlInt(uintptr(c.fd), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	p := &parker{f: os.NewFile(uintptr(dup), "redis")}
+	if p.rc, err = p.f.SyscallConn(); err != nil || p.f.SetReadDeadline(time.Time{}) != nil {
+		_ = p.f.Close() // not in the poller: a wait there would block its thread
+		return nil
+	}
+	p.once = p.waitOnce
+	c.parked.Store(p)
+	// Deadlines set before the store (the run's end) reach the duplicate;
+	// one set meanwhile is set again here or by its own SetDeadline after.
+	for {
+		r, w := c.rdl.Load(), c.wdl.Load()
+		_ = p.f.SetReadDeadline(nanoTime(r))
+		_ = p.f.SetWriteDeadline(nanoTime(w))
+		if c.rdl.Load() == r && c.wdl.Load() == w {
+			break
+		}
+	}
+	if c.closed.Load() {
+		_ = p.f.Close()
+	}
+	return p
+}
+
+func nanoTime(ns int64) time.Time {
+	if ns == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, ns)
 }
 
 // pollSlice bounds one poll(2), so that a deadline moved meanwhile (the
 // run's end) is seen within it.
 const pollSlice = 10 * time.Millisecond
 
-// wait polls the descriptor for events until they come or the deadline
-// passes (os.ErrDeadlineExceeded).
+// wait waits for events on the descriptor until they come or the
+// deadline passes (os.ErrDeadlineExceeded): parked in Go's poller, or,
+// when the descriptor cannot be put there, polling it.
 func (c *fdConn) wait(events int16, deadline *atomic.Int64) error {
+	p := c.park()
+	if p == nil {
+		return c.poll(events, deadline)
+	}
+	if c.closed.Load() {
+		return net.ErrClosed
+	}
+	p.waited = false
+	p.pfd[0] = unix.PollFd{Fd: int32(c.fd), Events: events}
+	var err error
+	if events == unix.POLLIN {
+		err = p.rc.Read(p.once)
+	} else {
+		err = p.rc.Write(p.once)
+	}
+	if err != nil && c.closed.Load() {
+		return net.ErrClosed
+	}
+	return err
+}
+
+// poll polls the descriptor for events until they come or the deadline
+// passes (os.ErrDeadlineExceeded).
+func (c *fdConn) poll(events int16, deadline *atomic.Int64) error {
 	c.pfd[0] = unix.PollFd{Fd: int32(c.fd), Events: events}
 	for {
 		slice := pollSlice
@@ -142,6 +245,9 @@ func (c *fdConn) Close() error {
 	if c.closed.Swap(true) {
 		return net.ErrClosed
 	}
+	if p := c.parked.Load(); p != nil {
+		_ = p.f.Close() // a parked wait ends
+	}
 	return unix.Close(c.fd)
 }
 
@@ -157,11 +263,23 @@ func (c *fdConn) SetDeadline(t time.Time) error {
 	return c.SetWriteDeadline(t)
 }
 
-// SetReadDeadline implements net.Conn.
-func (c *fdConn) SetReadDeadline(t time.Time) error { c.rdl.Store(unixNano(t)); return nil }
+// SetReadDeadline implements net.Conn (a parked wait sees it at once).
+func (c *fdConn) SetReadDeadline(t time.Time) error {
+	c.rdl.Store(unixNano(t))
+	if p := c.parked.Load(); p != nil {
+		_ = p.f.SetReadDeadline(t)
+	}
+	return nil
+}
 
-// SetWriteDeadline implements net.Conn.
-func (c *fdConn) SetWriteDeadline(t time.Time) error { c.wdl.Store(unixNano(t)); return nil }
+// SetWriteDeadline implements net.Conn (a parked wait sees it at once).
+func (c *fdConn) SetWriteDeadline(t time.Time) error {
+	c.wdl.Store(unixNano(t))
+	if p := c.parked.Load(); p != nil {
+		_ = p.f.SetWriteDeadline(t)
+	}
+	return nil
+}
 
 func unixNano(t time.Time) int64 {
 	if t.IsZero() {
