@@ -6,8 +6,10 @@
 // knows nothing of any protocol; drivers supply workers.
 //
 // Run (this file) sets a run up and collects its result; loop.go is one
-// worker's loop; schedule.go the clock-free pacers; stats are recorded
-// worker-locally and merged on a tick (internal/stats).
+// worker's loop; on Linux, group_linux.go and closed_linux.go run the
+// loops of workers whose connections the engine can poll in one goroutine
+// per core (open and closed loop); schedule.go the clock-free pacers;
+// stats are recorded worker-locally and merged on a tick (internal/stats).
 package engine
 
 import (
