@@ -23,8 +23,9 @@ import (
 // directly; a read or write that must wait parks in Go's poller, on a
 // second duplicate made at the connection's first wait (or polls it,
 // poll(2) bounded so that a deadline set meanwhile is seen, when that
-// cannot be made); the run's end still ends them, as Dial's does. False (and nothing changed) for a TLS connection or when
-// the descriptor cannot be duplicated.
+// cannot be made); the run's end still ends them, as Dial's does. False
+// (and nothing changed) for a TLS connection or when the descriptor
+// cannot be duplicated.
 func (c *Conn) Detach(ctx context.Context) (int, bool) {
 	if c.rx.raw == nil {
 		return -1, false
@@ -41,6 +42,7 @@ func (c *Conn) Detach(ctx context.Context) (int, bool) {
 		return -1, false
 	}
 	fc := &fdConn{fd: dup, laddr: c.nc.LocalAddr(), raddr: c.nc.RemoteAddr()}
+	fc.readFn, fc.writeFn = fc.readStep, fc.writeStep
 	if c.stopCtx != nil {
 		c.stopCtx()
 	}
@@ -65,6 +67,12 @@ type fdConn struct {
 	// connection's first wait (nil before it, or when it cannot be made).
 	parked atomic.Pointer[parker]
 	tried  bool // the duplicate was tried (the waiting goroutine's own)
+	// Read's and Write's state across their waits, and their steps as
+	// func values made once (a wait does not allocate).
+	rbuf, wbuf      []byte
+	rn, wdone       int
+	rerr, werr      error
+	readFn, writeFn func(fd uintptr) bool
 }
 
 // parker waits for a descriptor through Go's poller: the waiting
@@ -74,28 +82,8 @@ type fdConn struct {
 // (a group's workers that left it, each on its own goroutine) the others
 // starved, and replies sat unread for up to a second.
 type parker struct {
-	f      *os.File
-	rc     syscall.RawConn
-	waited bool
-	pfd    [1]unix.PollFd        // the readiness wanted, for waitOnce
-	once   func(fd uintptr) bool // waitOnce, made once
-}
-
-// waitOnce ends the wait at once when what it waits for is there, else
-// asks the poller to wait, once. The poller forgets readiness it saw
-// before the wait began (the first read's EAGAIN came before it): data
-// that came between that read and the wait would otherwise be missed
-// until the next, and in a closed loop there is none.
-func (p *parker) waitOnce(uintptr) bool {
-	if p.waited {
-		return true
-	}
-	p.pfd[0].Revents = 0
-	if n, err := unix.Poll(p.pfd[:], 0); err == nil && n > 0 {
-		return true
-	}
-	p.waited = true
-	return false
+	f  *os.File
+	rc syscall.RawConn
 }
 
 // park makes the connection's parker at its first wait: a duplicate of
@@ -115,7 +103,6 @@ func (c *fdConn) park() *parker {
 		_ = p.f.Close() // not in the poller: a wait there would block its thread
 		return nil
 	}
-	p.once = p.waitOnce
 	c.parked.Store(p)
 	// Deadlines set before the store (the run's end) reach the duplicate;
 	// one set meanwhile is set again here or by its own SetDeadline after.
@@ -144,24 +131,32 @@ func nanoTime(ns int64) time.Time {
 // run's end) is seen within it.
 const pollSlice = 10 * time.Millisecond
 
-// wait waits for events on the descriptor until they come or the
-// deadline passes (os.ErrDeadlineExceeded): parked in Go's poller, or,
-// when the descriptor cannot be put there, polling it.
-func (c *fdConn) wait(events int16, deadline *atomic.Int64) error {
-	p := c.park()
-	if p == nil {
-		return c.poll(events, deadline)
+// waitIO runs step on the descriptor until it is done (false: it would
+// block), waiting for events between its tries: parked in Go's poller on
+// a duplicate made at the first wait, or, when that cannot be made,
+// polling. A parked wait tries step first (Go's poller forgets readiness
+// it saw before the wait began), so that data or room that came since the
+// last try is not missed.
+func (c *fdConn) waitIO(events int16, deadline *atomic.Int64, step func(fd uintptr) bool) error {
+	p := c.parked.Load()
+	for p == nil {
+		if step(uintptr(c.fd)) {
+			return nil
+		}
+		if p = c.park(); p == nil {
+			if err := c.poll(events, deadline); err != nil {
+				return err
+			}
+		}
 	}
 	if c.closed.Load() {
 		return net.ErrClosed
 	}
-	p.waited = false
-	p.pfd[0] = unix.PollFd{Fd: int32(c.fd), Events: events}
 	var err error
 	if events == unix.POLLIN {
-		err = p.rc.Read(p.once)
+		err = p.rc.Read(step)
 	} else {
-		err = p.rc.Write(p.once)
+		err = p.rc.Write(step)
 	}
 	if err != nil && c.closed.Load() {
 		return net.ErrClosed
@@ -195,49 +190,63 @@ func (c *fdConn) poll(events int16, deadline *atomic.Int64) error {
 
 // Read implements net.Conn.
 func (c *fdConn) Read(p []byte) (int, error) {
+	c.rbuf, c.rn, c.rerr = p, 0, nil
+	err := c.waitIO(unix.POLLIN, &c.rdl, c.readFn)
+	c.rbuf = nil
+	if err != nil {
+		return 0, err
+	}
+	return c.rn, c.rerr
+}
+
+// readStep is one try of Read: false when nothing came yet.
+func (c *fdConn) readStep(uintptr) bool {
 	for {
-		n, err := unix.Read(c.fd, p)
+		n, err := unix.Read(c.fd, c.rbuf)
 		switch {
 		case err == unix.EINTR:
 			continue
 		case err == unix.EAGAIN:
-			if err = c.wait(unix.POLLIN, &c.rdl); err != nil {
-				return 0, err
-			}
-			continue
+			return false
 		case err != nil:
-			return 0, os.NewSyscallError("read", err)
-		case n == 0 && len(p) > 0:
-			return 0, io.EOF
+			c.rerr = os.NewSyscallError("read", err)
+		case n == 0 && len(c.rbuf) > 0:
+			c.rerr = io.EOF
+		default:
+			c.rn = n
 		}
-		return n, nil
+		return true
 	}
 }
 
 // Write implements net.Conn: it writes p in full.
 func (c *fdConn) Write(p []byte) (int, error) {
-	done := 0
-	for done < len(p) {
-		// Raw: the descriptor is non-blocking (see group's waitFD).
-		r, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(c.fd), uintptr(unsafe.Pointer(&p[done])), uintptr(len(p)-done))
-		n, err := int(r), error(nil)
-		if e != 0 {
-			err = e
-		}
-		switch {
-		case err == unix.EINTR:
-			continue
-		case err == unix.EAGAIN:
-			if err = c.wait(unix.POLLOUT, &c.wdl); err != nil {
-				return done, err
-			}
-			continue
-		case err != nil:
-			return done, os.NewSyscallError("write", err)
-		}
-		done += n
+	c.wbuf, c.wdone, c.werr = p, 0, nil
+	err := c.waitIO(unix.POLLOUT, &c.wdl, c.writeFn)
+	c.wbuf = nil
+	if err == nil {
+		err = c.werr
 	}
-	return done, nil
+	return c.wdone, err
+}
+
+// writeStep is one try of Write: false when the socket is full.
+func (c *fdConn) writeStep(uintptr) bool {
+	for c.wdone < len(c.wbuf) {
+		// Raw: the descriptor is non-blocking (see group's waitFD).
+		r, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(c.fd), uintptr(unsafe.Pointer(&c.wbuf[c.wdone])), uintptr(len(c.wbuf)-c.wdone))
+		switch {
+		case e == unix.EINTR:
+			continue
+		case e == unix.EAGAIN:
+			return false
+		case e != 0:
+			c.werr = os.NewSyscallError("write", e)
+			return true
+		}
+		c.wdone += int(r)
+	}
+	return true
 }
 
 // Close implements net.Conn.
@@ -289,7 +298,7 @@ func unixNano(t time.Time) int64 {
 }
 
 // fdRaw is an fdConn's syscall.RawConn: its callbacks run on the
-// descriptor, and a callback that asks to wait polls it.
+// descriptor, and a callback that asks to wait waits (waitIO).
 type fdRaw struct{ c *fdConn }
 
 // Control implements syscall.RawConn.
@@ -302,23 +311,9 @@ func (r fdRaw) Control(f func(fd uintptr)) error {
 }
 
 // Read implements syscall.RawConn.
-func (r fdRaw) Read(f func(fd uintptr) bool) error {
-	for !f(uintptr(r.c.fd)) {
-		if err := r.c.wait(unix.POLLIN, &r.c.rdl); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func (r fdRaw) Read(f func(fd uintptr) bool) error { return r.c.waitIO(unix.POLLIN, &r.c.rdl, f) }
 
 // Write implements syscall.RawConn.
-func (r fdRaw) Write(f func(fd uintptr) bool) error {
-	for !f(uintptr(r.c.fd)) {
-		if err := r.c.wait(unix.POLLOUT, &r.c.wdl); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func (r fdRaw) Write(f func(fd uintptr) bool) error { return r.c.waitIO(unix.POLLOUT, &r.c.wdl, f) }
 
 var _ syscall.RawConn = fdRaw{}
