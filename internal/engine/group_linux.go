@@ -85,15 +85,13 @@ func (r *runState) startGroups(workers []Worker, seeds []uint64, wg *sync.WaitGr
 	groups := make([]*group, n)
 	for i := range groups {
 		g, err := newGroup(r, wg)
-		if g != nil {
-			g.closed = closed
-		}
 		if err != nil {
 			for _, g := range groups[:i] {
 				g.close()
 			}
 			return false
 		}
+		g.closed = closed
 		groups[i] = g
 	}
 	for i, p := range polls {
@@ -338,15 +336,17 @@ func (g *group) finish(m *member) bool {
 	l := m.l
 	l.pending = false
 	t1, err := m.p.Finish(g.r.ctx, &l.st)
-	now := time.Now()
+	var at time.Time
+	if g.closed {
+		at = g.r.now() // timed as a worker of its own times it: when read
+	} else {
+		at = arrival(t1, time.Now()) // when it came, by the kernel's clock
+	}
 	if err != nil {
-		g.eject(m, func() bool { return l.failed(err, now) })
+		g.eject(m, func() bool { return l.failed(err, at) })
 		return false
 	}
-	if g.closed {
-		t1 = now // timed as a worker of its own times it: when read
-	}
-	if !l.replied(l.t0, arrival(t1, now)) {
+	if !l.replied(l.t0, at) {
 		g.done(m)
 		return false
 	}
@@ -438,11 +438,7 @@ func (g *group) eject(m *member, first func() bool) {
 		defer g.wg.Done()
 		defer l.close()
 		if first() {
-			if g.closed {
-				l.run()
-			} else {
-				l.runDeferred(m.p)
-			}
+			l.run() // deferred in an open loop (r.deferred), else Exec
 		}
 		r.loopDone(l.id)
 		l.drain()
