@@ -81,3 +81,19 @@ func TestOwnLineNamesAnEmbeddedTarget(t *testing.T) {
 		assert.Equal(t, tc.want, strings.Contains(out.String(), "tairbench: target 127.0.0.1:7000: tairbench's embedded server, not Tair"), out.String())
 	}
 }
+
+// TestProgressTailNamesAPartialSecond: a run that ended 0.19 s into its
+// second second did not run at 20,000 ops/s in it: the line gives the
+// ops, the time they took and their rate, as the summary's QPS does.
+func TestProgressTailNamesAPartialSecond(t *testing.T) {
+	var buf bytes.Buffer
+	_, tail := ProgressWithTail(IO{Err: &buf})
+	f := func(v float64) *float64 { return &v }
+	s0 := result.Interval{Second: 0, Ops: 100_000, OpsPerSec: 100_000, MeanUS: f(100), P99US: f(200)}
+	s1 := result.Interval{Second: 1, Ops: 20_000, OpsPerSec: 20_000, MeanUS: f(100), P99US: f(200)}
+	tail(&result.Run{DurationMS: 1190, Series: []result.Interval{s0, s1}})
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	require.Len(t, lines, 2, buf.String())
+	assert.Contains(t, lines[0], "100000 ops/s")
+	assert.Contains(t, lines[1], "[   2s] 20000 ops in 0.19 s (105263/s)")
+}
