@@ -17,19 +17,26 @@ import (
 )
 
 // TestCapacitySearchAgreesWithASweep searches the highest rate at which a
-// command of fixed server cost keeps p99 under 5 ms, then sweeps fixed
-// rates around the answer and checks that the search landed within 10% of
-// the highest rate the sweep found to hold. The cost is DEBUG SLEEP 0.001
-// (the server sleeps 1 ms a call, under 1,000 calls/s): a time, not CPU
-// work, so that the capacity stays put while this shared machine's speed
-// drifts between the search and the sweep (a Lua loop's capacity moved 2x
-// between them, and with a 200 µs sleep the per-call overhead, which drifts
-// with the machine, was a third of the cost and moved it 20%).
+// command of fixed server cost keeps its median latency under 10 ms, then
+// sweeps fixed rates around the answer and checks that the search landed
+// within 10% of the highest rate the sweep found to hold. The cost is DEBUG
+// SLEEP 0.002 (the server sleeps 2 ms a call, under 500 calls/s): a time,
+// not CPU work, so that the capacity stays put while this shared machine's
+// speed drifts between the search and the sweep (a Lua loop's capacity
+// moved 2x between them; with a 200 µs sleep the per-call overhead, which
+// drifts with the machine, was a third of the cost and moved it 20%).
+//
+// The bound is on the median, at the server's limit: below it no request
+// queues, above it the queue grows by tens of milliseconds a second. A
+// bound on the tail (p99<5ms at 1 ms a call) sat below the limit, where a
+// busy host's pauses decide it: CI saw one stall of this machine break
+// every rate from 800/s down to 200/s for a minute (p99 13-62 ms while the
+// median stayed at 1.2-1.4 ms), and the search had no answer.
 func TestCapacitySearchAgreesWithASweep(t *testing.T) {
 	r := testenv.StartRedis(t, "--enable-debug-command", "yes")
 	port := strconv.Itoa(r.Port)
-	const slo = "p99<5ms"
-	base := []string{"redis", "-port", port, "-p", "8", "-command", "DEBUG SLEEP 0.001", "-q", "--no-server-stats"}
+	const slo = "p50<10ms"
+	base := []string{"redis", "-port", port, "-p", "8", "-command", "DEBUG SLEEP 0.002", "-q", "--no-server-stats"}
 
 	jsonPath := filepath.Join(t.TempDir(), "c.json")
 	out, err := exec.Command(binary(t), append(base, "--slo", slo, "--slo-window", "3", "--slo-warmup", "0.5",
