@@ -63,22 +63,19 @@ func TestOpenLoopShowsWhatUsersWaited(t *testing.T) {
 	port := strconv.Itoa(r.Port)
 	args := []string{"redis", "-port", port, "-p", "4", "-command", "SET k-__RAND__ v", "-r", "1000"}
 
-	// Without a pause both p99s stay under 10 ms on a calm machine. This
-	// machine is shared (and 'make test' runs other packages' tests beside
-	// this one), so a hiccup of the machine may show in one run: the best
-	// of three attempts is checked, and every attempt is logged.
-	var calm *result.Run
-	for attempt := 1; attempt <= 3; attempt++ {
-		calm = runBinary(t, append(args, "-d", "5", "--rate", "5000")...)
-		require.NotNil(t, calm.Totals.CorrectedLatency)
-		t.Logf("no pause, attempt %d: corrected p99 %.3f ms, service p99 %.3f ms", attempt,
-			calm.Totals.CorrectedLatency.P99/1000, calm.Totals.Latency.P99/1000)
-		if ms(calm.Totals.CorrectedLatency.P99) < 10*time.Millisecond {
-			break
-		}
-	}
-	assert.Less(t, ms(calm.Totals.CorrectedLatency.P99), 10*time.Millisecond, "no pause: corrected p99")
-	assert.Less(t, ms(calm.Totals.Latency.P99), 10*time.Millisecond, "no pause: service p99")
+	// Without a pause the median request waits well under a millisecond
+	// and the tail stays an order of magnitude under the pause. The tail's
+	// bound leaves room for this shared machine's own pauses: two hogs
+	// taking 25 ms of each core every 250 ms put the corrected p99 at 23
+	// ms, as they should (a tenth of the requests waited for them), and a
+	// bound of 10 ms failed three attempts of three.
+	calm := runBinary(t, append(args, "-d", "5", "--rate", "5000")...)
+	require.NotNil(t, calm.Totals.CorrectedLatency)
+	t.Logf("no pause: corrected p50 %.3f ms, p99 %.3f ms; service p99 %.3f ms", calm.Totals.CorrectedLatency.P50/1000,
+		calm.Totals.CorrectedLatency.P99/1000, calm.Totals.Latency.P99/1000)
+	assert.Less(t, ms(calm.Totals.CorrectedLatency.P50), 2*time.Millisecond, "no pause: corrected p50")
+	assert.Less(t, ms(calm.Totals.CorrectedLatency.P99), 100*time.Millisecond, "no pause: corrected p99")
+	assert.Less(t, ms(calm.Totals.Latency.P99), 100*time.Millisecond, "no pause: service p99")
 
 	pause := func() {
 		time.AfterFunc(5*time.Second, func() { testenv.Do(t, r.Addr, "CLIENT", "PAUSE", "2000", "ALL") })
