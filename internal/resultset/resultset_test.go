@@ -58,6 +58,16 @@ func TestMergeAlignsSecondsAndAddsExactly(t *testing.T) {
 	require.Len(t, m.Series, 5)
 	assert.Equal(t, []int64{100, 150, 150, 150, 50}, []int64{m.Series[0].Ops, m.Series[1].Ops, m.Series[2].Ops, m.Series[3].Ops, m.Series[4].Ops})
 	assert.InDelta(t, (100*200.0+50*400)/150, *m.Series[1].MeanUS, 1e-9, "a second's mean weighs each client's requests")
+	for _, iv := range m.Series {
+		assert.Zero(t, iv.SpanS, "whole seconds")
+		assert.InDelta(t, float64(iv.Ops), iv.OpsPerSec, 1e-9)
+	}
+	b.DurationMS = 3500 // b ended half-way into its fourth second: the merged fifth is half a second
+	m, err = Merge([]*result.Run{a, b})
+	require.NoError(t, err)
+	require.Len(t, m.Series, 5)
+	assert.Equal(t, 0.5, m.Series[4].SpanS)
+	assert.InDelta(t, 100, m.Series[4].OpsPerSec, 1e-9, "50 commands in half a second")
 	assert.Equal(t, 400.0, m.Totals.Latency.Max)
 	assert.InDelta(t, (400*200.0+200*400)/600, m.Totals.Latency.Mean, 1e-9)
 	assert.Equal(t, 4, m.Config.Connections)

@@ -141,6 +141,34 @@ func TestEverySecondHasARow(t *testing.T) {
 	assert.Equal(t, []int{1, 2, 4}, s.Silent)
 }
 
+// TestLastIntervalIsARateOverItsPart: a run that ended 0.25 s into its
+// third second did 50 commands in that quarter second, 200/s, not 50/s;
+// the interval says how long it was measured.
+func TestLastIntervalIsARateOverItsPart(t *testing.T) {
+	start := time.Now()
+	a := NewAggregator(start, time.Second)
+	r := a.NewRecorder()
+	for _, at := range []struct {
+		ms, n int
+	}{{500, 100}, {1500, 100}, {2100, 50}} { // in order, as a recorder sees them
+		for range at.n {
+			r.Record(start.Add(time.Duration(at.ms)*time.Millisecond), time.Millisecond, 1, 0)
+		}
+	}
+	r.flushAt(start.Add(2200 * time.Millisecond))
+	s := a.Snapshot(2250 * time.Millisecond)
+	require.Len(t, s.Series, 3)
+	for i, want := range []struct{ rate, span float64 }{{100, 0}, {100, 0}, {200, 0.25}} {
+		assert.InDelta(t, want.rate, s.Series[i].OpsPerSec, 1e-9, "second %d", i)
+		assert.InDelta(t, want.span, s.Series[i].SpanS, 1e-9, "second %d", i)
+	}
+	assert.InDelta(t, 250/2.25, s.Totals.OpsPerSec, 1e-9)
+
+	whole := a.Snapshot(3 * time.Second)
+	assert.Zero(t, whole.Series[2].SpanS, "a whole second has no span")
+	assert.InDelta(t, 50, whole.Series[2].OpsPerSec, 1e-9)
+}
+
 func BenchmarkRecord(b *testing.B) {
 	a := NewAggregator(time.Now(), time.Second)
 	r := a.NewRecorder()

@@ -278,17 +278,22 @@ type ErrorCount struct {
 // measured time has one, empty ones included; the latency fields are null
 // when no request completed in it.
 type Interval struct {
-	Second          int      `json:"second"`
-	Ops             int64    `json:"ops"`
-	Requests        int64    `json:"requests"`
-	Errors          int64    `json:"errors"`
-	TransportErrors int64    `json:"transport_errors"`
-	ConnectFailures int64    `json:"connect_failures"`
-	OpsPerSec       float64  `json:"ops_per_sec"`
-	MeanUS          *float64 `json:"mean_us"`
-	P50US           *float64 `json:"p50_us"`
-	P99US           *float64 `json:"p99_us"`
-	MaxUS           *float64 `json:"max_us"`
+	Second          int   `json:"second"`
+	Ops             int64 `json:"ops"`
+	Requests        int64 `json:"requests"`
+	Errors          int64 `json:"errors"`
+	TransportErrors int64 `json:"transport_errors"`
+	ConnectFailures int64 `json:"connect_failures"`
+	// OpsPerSec is Ops over the interval's measured time: SpanS when the
+	// run ended inside it, the whole interval otherwise.
+	OpsPerSec float64 `json:"ops_per_sec"`
+	// SpanS is the measured time of the interval the run ended inside, in
+	// seconds (absent for a whole interval).
+	SpanS  float64  `json:"span_s,omitempty"`
+	MeanUS *float64 `json:"mean_us"`
+	P50US  *float64 `json:"p50_us"`
+	P99US  *float64 `json:"p99_us"`
+	MaxUS  *float64 `json:"max_us"`
 	// The corrected latency (open-loop runs only).
 	CorrectedP50US *float64 `json:"corrected_p50_us,omitempty"`
 	CorrectedP99US *float64 `json:"corrected_p99_us,omitempty"`
