@@ -180,15 +180,20 @@ func normalize(v any, key string) any {
 		return x
 	case []any:
 		if key == "series" || key == "workers" || key == "samples" {
-			// Their length and values depend on timing: keep one element's shape.
+			// Their length and values depend on timing: keep one element
+			// with every element's keys (only the last second of a series
+			// has span_s, and a slow run's first is whole).
 			if len(x) == 0 {
 				return x
 			}
-			if m, ok := x[0].(map[string]any); ok {
-				for k := range m {
-					m[k] = "<number>"
+			if _, ok := x[0].(map[string]any); ok {
+				shape := map[string]any{}
+				for _, e := range x {
+					for k := range e.(map[string]any) {
+						shape[k] = "<number>"
+					}
 				}
-				return []any{m}
+				return []any{shape}
 			}
 			return []any{"<number>"}
 		}
