@@ -79,6 +79,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s ./internal/threshold
 	$(GO) test -run '^$$' -fuzz FuzzReadCommand -fuzztime 20s ./pkg/resp
 	$(GO) test -run '^$$' -fuzz FuzzReadReply -fuzztime 20s ./pkg/resp
+	$(GO) test -run '^$$' -fuzz FuzzPlainReplies -fuzztime 20s ./pkg/resp
 	$(GO) test -run '^$$' -fuzz FuzzNormalize -fuzztime 20s ./internal/stats
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s ./internal/frontend/redisbenchmark
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s ./internal/frontend/memtier

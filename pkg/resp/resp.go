@@ -360,6 +360,60 @@ func Complete(b []byte, n int) bool {
 	return true
 }
 
+// PlainState is what PlainReplies found in the buffered bytes.
+type PlainState uint8
+
+const (
+	// Plain: the bytes begin with the n replies, each of them plain.
+	Plain PlainState = iota
+	// Short: every reply the bytes hold whole is plain, and they end
+	// before the n-th does: the replies have not all come.
+	Short
+	// NotPlain: a reply is not plain, or malformed: ReadReply reads them.
+	NotPlain
+)
+
+// PlainReplies says, without reading, whether the buffered bytes begin
+// with n whole plain replies, and then how long they are. A plain reply
+// is one whose summary ReadReply gives by its type alone, and that is
+// neither an error, nor a null, nor an aggregate: a simple string, an
+// integer, a double, a boolean, a big number, or a bulk or verbatim string
+// within the bulk limit. A caller that only counts replies may Skip them
+// instead of reading each. It does not allocate.
+func (r *Reader) PlainReplies(n int) (int, PlainState) {
+	b := r.Peeked()
+	end := 0
+	for range n {
+		nl := bytes.IndexByte(b[end:], '\n')
+		if nl < 0 {
+			return 0, Short
+		}
+		line := b[end : end+nl+1]
+		if len(line) < 3 || line[len(line)-2] != '\r' {
+			return 0, NotPlain
+		}
+		end += len(line)
+		switch line[0] {
+		case '+', ':', ',', '(', '#':
+		case '$', '=':
+			l, ok := ParseInt(line[1 : len(line)-2])
+			if !ok || l < 0 || l > r.limits.MaxBulk {
+				return 0, NotPlain
+			}
+			if end += int(l) + 2; end > len(b) {
+				return 0, Short
+			}
+		default:
+			return 0, NotPlain
+		}
+	}
+	return end, Plain
+}
+
+// Skip consumes n buffered bytes (at most Buffered()), such as the plain
+// replies PlainReplies measured.
+func (r *Reader) Skip(n int) { _, _ = r.br.Discard(min(n, r.br.Buffered())) }
+
 // Peeked returns the bytes buffered and not yet consumed, without reading;
 // valid until the next read.
 func (r *Reader) Peeked() []byte {

@@ -358,3 +358,80 @@ func FuzzComplete(f *testing.F) {
 		}
 	})
 }
+
+// buffered is a Reader whose buffer holds all of in (and reads nothing more).
+func buffered(in []byte) *Reader {
+	r := NewReader(bufio.NewReaderSize(strings.NewReader(string(in)), len(in)+16), Limits{MaxBulk: 1 << 20, MaxArgs: 1 << 20})
+	_, _ = r.br.Peek(len(in))
+	return r
+}
+
+func TestPlainReplies(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		end  int
+		want PlainState
+	}{
+		{"", 0, 0, Plain},
+		{"", 1, 0, Short},
+		{"+OK\r\n", 1, 5, Plain},
+		{"+OK\r\n:1\r\n", 2, 9, Plain},
+		{"+OK\r\n:1\r\n", 1, 5, Plain},
+		{"$5\r\nhello\r\n#t\r\n,1.5\r\n(12\r\n=5\r\ntxt:a\r\n", 5, 37, Plain},
+		{"$0\r\n\r\n", 1, 6, Plain},
+		{"+OK\r", 1, 0, Short},
+		{"$5\r\nhel", 1, 0, Short},
+		{"+OK\r\n$5\r\nhello\r", 2, 0, Short},
+		// Not plain: errors, nulls, aggregates, attributes, malformed.
+		{"-ERR x\r\n", 1, 0, NotPlain},
+		{"!3\r\nERR\r\n", 1, 0, NotPlain},
+		{"$-1\r\n", 1, 0, NotPlain},
+		{"_\r\n", 1, 0, NotPlain},
+		{"*1\r\n+OK\r\n", 1, 0, NotPlain},
+		{"|1\r\n+a\r\n+b\r\n:1\r\n", 1, 0, NotPlain},
+		{"+OK\r\n-ERR\r\n", 2, 0, NotPlain},
+		{"\r\n", 1, 0, NotPlain},
+		{"+OK\n", 1, 0, NotPlain},
+		{"$x\r\n", 1, 0, NotPlain},
+		{"$2000000\r\n", 1, 0, NotPlain}, // over the bulk limit: ReadReply refuses it
+	} {
+		end, st := buffered([]byte(tc.in)).PlainReplies(tc.n)
+		assert.Equal(t, tc.want, st, "%q (%d)", tc.in, tc.n)
+		assert.Equal(t, tc.end, end, "%q (%d)", tc.in, tc.n)
+	}
+	r := buffered([]byte("+OK\r\n:1\r\n$1\r\nx\r\n+OK\r\n"))
+	assert.Zero(t, testing.AllocsPerRun(100, func() { r.PlainReplies(3) }))
+	end, _ := r.PlainReplies(3)
+	r.Skip(end)
+	var rep Reply
+	require.NoError(t, r.ReadReply(&rep))
+	assert.Equal(t, byte('+'), rep.Type, "Skip consumed the three replies, no more")
+}
+
+// FuzzPlainReplies: when PlainReplies says the n replies are plain,
+// ReadReply reads them, none an error nor empty, in exactly the bytes it
+// measured; when it says they are short, Complete agrees that they have
+// not all come.
+func FuzzPlainReplies(f *testing.F) {
+	for _, s := range []string{"+OK\r\n", "$3\r\nabc\r\n:1\r\n", "#t\r\n$-1\r\n", "$5\r\nab", "*1\r\n+a\r\n"} {
+		f.Add([]byte(s), uint8(1))
+		f.Add([]byte(s), uint8(2))
+	}
+	f.Fuzz(func(t *testing.T, in []byte, n uint8) {
+		r := buffered(in)
+		end, st := r.PlainReplies(int(n))
+		switch st {
+		case Plain:
+			var rep Reply
+			for range int(n) {
+				require.NoError(t, r.ReadReply(&rep), "%q", in)
+				assert.False(t, rep.IsError() || rep.Nil, "%q", in)
+				assert.Zero(t, rep.Elems, "%q", in)
+			}
+			assert.Equal(t, len(in)-end, r.Buffered(), "%q: the replies' length", in)
+		case Short:
+			assert.False(t, Complete(in, int(n)), "%q", in)
+		}
+	})
+}

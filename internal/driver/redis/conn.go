@@ -38,6 +38,16 @@ type Conn struct {
 	rx *counting
 	// fdNum is the connection's descriptor once fd looked it up (0: not yet).
 	fdNum int
+	// plain is the last run of plain replies whole found (SkipPlain).
+	plain plainRun
+}
+
+// plainRun is n plain replies (resp.PlainReplies) of end bytes, found
+// when the connection had consumed at bytes of its stream; n is 0 when
+// there is none.
+type plainRun struct {
+	at     int64
+	n, end int
 }
 
 // counting counts the bytes its connection reads, and says whether its
@@ -448,8 +458,32 @@ func (c *Conn) GrowFull() bool { return c.r.Full() && c.grow() }
 func (c *Conn) Spills(n int) bool { return c.r.Full() && !resp.Complete(c.r.Peeked(), n) }
 
 // whole says whether the buffer holds the next n replies whole, or is full
-// (they cannot be told whole in it).
-func (c *Conn) whole(n int) bool { return c.r.Full() || resp.Complete(c.r.Peeked(), n) }
+// (they cannot be told whole in it). When they are all plain it notes
+// where they end, for SkipPlain, and the bytes are scanned once.
+func (c *Conn) whole(n int) bool {
+	switch end, st := c.r.PlainReplies(n); st {
+	case resp.Plain:
+		c.plain = plainRun{at: c.consumed(), n: n, end: end}
+		return true
+	case resp.Short:
+		return c.r.Full()
+	}
+	return c.r.Full() || resp.Complete(c.r.Peeked(), n)
+}
+
+// SkipPlain consumes the next n replies when Owed found them whole and
+// plain (resp.PlainReplies: none an error, a null or an aggregate) and
+// nothing of them was read since, so that a caller counts them without
+// reading each; false, consuming nothing, otherwise.
+func (c *Conn) SkipPlain(n int) bool {
+	p := c.plain
+	c.plain = plainRun{}
+	if p.n != n || n == 0 || p.at != c.consumed() {
+		return false
+	}
+	c.r.Skip(p.end)
+	return true
+}
 
 // Arrived is when the data of the connection's last read arrived, by the
 // kernel's clock; zero without EnableStamps or when the kernel gave none.

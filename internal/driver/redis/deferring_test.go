@@ -303,3 +303,51 @@ func TestLargeRepliesOnTheirOwnAreTimedWhole(t *testing.T) {
 	assert.Greater(t, busy, 0.7*conns, "connections with a request in flight, on average (Little's law)")
 	assert.Greater(t, tot.Latency.P50, tot.Latency.Mean/4, "the median near the mean: no connection left waiting")
 }
+
+// TestPlainRepliesCountAsReadOnes: replies that Ready found whole and
+// plain are counted by Finish without reading each, exactly as reading
+// them counts. Two workers send the same commands (a sequence over 100
+// keys, of which the first 50 hold a string) to two redis-servers loaded
+// alike, one polled by Ready before Finish, one not; their counts and
+// bytes agree request by request, for GET (misses) and INCR (errors), one
+// command a request and pipelined.
+func TestPlainRepliesCountAsReadOnes(t *testing.T) {
+	var tgs [2]endpoint.Target
+	for j := range tgs {
+		r := testenv.StartRedis(t)
+		for i := range 50 {
+			testenv.Do(t, r.Addr, "SET", "k-"+strconv.Itoa(i), "v")
+		}
+		tgs[j] = endpoint.Target{Addr: r.Addr, Timeout: 5 * time.Second}
+	}
+	for _, tc := range []struct {
+		tmpl     string
+		pipeline int
+		plain    int // requests whose replies are all plain, of 100
+	}{{"GET k-__RAND__", 0, 50}, {"GET k-__RAND__", 4, 48}, {"INCR k-__RAND__", 0, 50}, {"INCR k-__RAND__", 4, 48}, {"SET x-__RAND__ v", 16, 100}} {
+		polled, read := worker(t, tgs[0], tc.tmpl, 100, 0, tc.pipeline), worker(t, tgs[1], tc.tmpl, 100, 0, tc.pipeline)
+		p, d := polled.(engine.Poller), read.(engine.Deferrer)
+		_, ok := p.FD()
+		require.True(t, ok)
+		c := polled.(*deferringWorker).links.main
+		skipped := 0
+		for i := range 100 {
+			var a, b engine.Step
+			polled.Prepare()
+			require.NoError(t, p.Start(&a))
+			require.Eventually(t, func() bool { return p.Ready() == engine.Arrived }, 5*time.Second, 100*time.Microsecond)
+			if c.plain.n > 0 {
+				skipped++
+			}
+			_, err := p.Finish(context.Background(), &a)
+			require.NoError(t, err)
+			read.Prepare()
+			require.NoError(t, d.Start(&b))
+			_, err = d.Finish(context.Background(), &b)
+			require.NoError(t, err)
+			assert.Equal(t, [3]int{b.Ops, b.Failed, b.Misses}, [3]int{a.Ops, a.Failed, a.Misses}, "%s -P %d, request %d", tc.tmpl, tc.pipeline, i)
+			assert.Equal(t, b.BytesIn, a.BytesIn, "%s -P %d, request %d", tc.tmpl, tc.pipeline, i)
+		}
+		assert.Equal(t, tc.plain, skipped, "%s -P %d: requests whose replies were counted without reading", tc.tmpl, tc.pipeline)
+	}
+}
