@@ -352,8 +352,12 @@ BURST_GRID = "20ms"  # memtier --rate-limiting's burst period: the like-for-like
 
 def open_loop(bin_path, rates, reps, cli_cpu, srv_cpu, missing):
     """The open-loop table: returns (lines, failures)."""
-    server = Server(srv_cpu)
-    server.cli("DEBUG", "POPULATE", str(KEYS), "key:", "64")
+    server = Server(srv_cpu, extra=("--enable-debug-command", "local"))
+    # POPULATE names its keys PREFIX:N: key:0 ... key:99999, the keys both
+    # tools GET (with the prefix "key:" they were key::N, and every GET missed).
+    server.cli("DEBUG", "POPULATE", str(KEYS), "key", "64")
+    if server.cli("EXISTS", "key:1", f"key:{KEYS - 1}") != "2":
+        raise SystemExit("DEBUG POPULATE did not make the keys the GETs read")
     conns = 50
     out = tempfile.mkdtemp(prefix="bench-open-")
 
