@@ -235,7 +235,7 @@ func Progress(o IO) func(stats.Progress) {
 // Open-loop lines give p99 from the intended start beside the service p99.
 func ProgressWithTail(o IO) (func(stats.Progress), func(*result.Run)) {
 	printed := -1
-	line := func(iv result.Interval, total int64, partial float64) {
+	line := func(iv result.Interval, total int64) {
 		lat := "  no reply in this second      "
 		switch {
 		case iv.MeanUS != nil && iv.CorrectedP99US != nil:
@@ -250,27 +250,22 @@ func ProgressWithTail(o IO) (func(stats.Progress), func(*result.Run)) {
 			conn = fmt.Sprintf("  lost requests %d, failed connects %d", iv.TransportErrors, iv.ConnectFailures)
 		}
 		rate := fmt.Sprintf("%10.0f ops/s", iv.OpsPerSec)
-		if partial > 0 { // the run ended inside this second: not a rate over a whole second
-			rate = fmt.Sprintf("%d ops in %.2f s (%.0f/s)", iv.Ops, partial, float64(iv.Ops)/partial)
+		if iv.SpanS > 0 { // the run ended inside this second: say over how long
+			rate = fmt.Sprintf("%d ops in %.2f s (%.0f/s)", iv.Ops, iv.SpanS, iv.OpsPerSec)
 		}
 		fmt.Fprintf(o.Err, "[%4ds] %s%s  errors %d (total %d)%s\n", iv.Second+1, rate, lat, iv.Errors, total, conn)
 		printed = iv.Second
 	}
-	tick := func(p stats.Progress) { line(p.Interval, p.Errors, 0) }
+	tick := func(p stats.Progress) { line(p.Interval, p.Errors) }
 	tail := func(r *result.Run) {
 		if r == nil {
 			return
 		}
 		var total int64
-		measured := r.DurationMS / 1000
 		for _, iv := range r.Series {
 			total += iv.Errors
 			if iv.Second > printed {
-				partial := 0.0
-				if lo := float64(iv.Second); lo < measured && measured < lo+1 {
-					partial = measured - lo
-				}
-				line(iv, total, partial)
+				line(iv, total)
 			}
 		}
 	}

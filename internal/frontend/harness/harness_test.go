@@ -90,7 +90,7 @@ func TestProgressTailNamesAPartialSecond(t *testing.T) {
 	_, tail := ProgressWithTail(IO{Err: &buf})
 	f := func(v float64) *float64 { return &v }
 	s0 := result.Interval{Second: 0, Ops: 100_000, OpsPerSec: 100_000, MeanUS: f(100), P99US: f(200)}
-	s1 := result.Interval{Second: 1, Ops: 20_000, OpsPerSec: 20_000, MeanUS: f(100), P99US: f(200)}
+	s1 := result.Interval{Second: 1, Ops: 20_000, OpsPerSec: 20_000 / 0.19, SpanS: 0.19, MeanUS: f(100), P99US: f(200)}
 	tail(&result.Run{DurationMS: 1190, Series: []result.Interval{s0, s1}})
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 	require.Len(t, lines, 2, buf.String())
