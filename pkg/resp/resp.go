@@ -313,36 +313,50 @@ func (p *Reply) IsError() bool { return p.Type == '-' || p.Type == '!' }
 // the error: a caller waiting for more never waits for bytes that cannot
 // come. It does not allocate.
 func Complete(b []byte, n int) bool {
-	pending := int64(n)
+	_, _, complete := scan(b, n, -1)
+	return complete
+}
+
+// scan reads b as Complete does, and also says how long the n replies
+// are and whether each is plain (PlainReplies) with bulks of at most
+// maxBulk bytes; end and plain mean nothing unless complete, and plain is
+// false when b is malformed.
+func scan(b []byte, n int, maxBulk int64) (end int, plain, complete bool) {
+	pending, plain := int64(n), true
 	for pending > 0 {
-		nl := bytes.IndexByte(b, '\n')
+		nl := bytes.IndexByte(b[end:], '\n')
 		if nl < 0 {
-			return false
+			return 0, false, false
 		}
-		if nl < 2 || b[nl-1] != '\r' {
-			return true
+		line := b[end : end+nl+1]
+		if nl < 2 || line[nl-1] != '\r' {
+			return 0, false, true
 		}
-		t, rest := b[0], b[1:nl-1]
-		b = b[nl+1:]
+		t, rest := line[0], line[1:nl-1]
+		end += nl + 1
 		pending--
 		switch t {
-		case '+', ':', ',', '(', '_', '#', '-':
+		case '+', ':', ',', '(', '#':
+		case '_', '-':
+			plain = false
 		case '$', '!', '=':
 			l, ok := ParseInt(rest)
 			if !ok || l < -1 {
-				return true
+				return 0, false, true
 			}
+			plain = plain && t != '!' && l >= 0 && (maxBulk < 0 || l <= maxBulk)
 			if l >= 0 {
-				if int64(len(b)) < l+2 {
-					return false
+				if int64(len(b)-end) < l+2 {
+					return 0, false, false
 				}
-				b = b[l+2:]
+				end += int(l) + 2
 			}
 		case '*', '~', '>', '%', '|':
 			c, ok := ParseInt(rest)
 			if !ok || c < -1 || c > 1<<40 {
-				return true
+				return 0, false, true
 			}
+			plain = false
 			if c <= 0 {
 				continue
 			}
@@ -354,10 +368,10 @@ func Complete(b []byte, n int) bool {
 			}
 			pending += c
 		default:
-			return true
+			return 0, false, true
 		}
 	}
-	return true
+	return end, plain, true
 }
 
 // PlainState is what PlainReplies found in the buffered bytes.
@@ -366,10 +380,11 @@ type PlainState uint8
 const (
 	// Plain: the bytes begin with the n replies, each of them plain.
 	Plain PlainState = iota
-	// Short: every reply the bytes hold whole is plain, and they end
-	// before the n-th does: the replies have not all come.
+	// Short: the bytes end before the n-th reply does (Complete is
+	// false): the replies have not all come.
 	Short
-	// NotPlain: a reply is not plain, or malformed: ReadReply reads them.
+	// NotPlain: the replies have all come (or are malformed), and one is
+	// not plain: ReadReply reads them.
 	NotPlain
 )
 
@@ -379,35 +394,16 @@ const (
 // neither an error, nor a null, nor an aggregate: a simple string, an
 // integer, a double, a boolean, a big number, or a bulk or verbatim string
 // within the bulk limit. A caller that only counts replies may Skip them
-// instead of reading each. It does not allocate.
+// instead of reading each. It scans as Complete does, once, and does not
+// allocate.
 func (r *Reader) PlainReplies(n int) (int, PlainState) {
-	b := r.Peeked()
-	end := 0
-	for range n {
-		nl := bytes.IndexByte(b[end:], '\n')
-		if nl < 0 {
-			return 0, Short
-		}
-		line := b[end : end+nl+1]
-		if len(line) < 3 || line[len(line)-2] != '\r' {
-			return 0, NotPlain
-		}
-		end += len(line)
-		switch line[0] {
-		case '+', ':', ',', '(', '#':
-		case '$', '=':
-			l, ok := ParseInt(line[1 : len(line)-2])
-			if !ok || l < 0 || l > r.limits.MaxBulk {
-				return 0, NotPlain
-			}
-			if end += int(l) + 2; end > len(b) {
-				return 0, Short
-			}
-		default:
-			return 0, NotPlain
-		}
+	switch end, plain, complete := scan(r.Peeked(), n, r.limits.MaxBulk); {
+	case !complete:
+		return 0, Short
+	case plain:
+		return end, Plain
 	}
-	return end, Plain
+	return 0, NotPlain
 }
 
 // Skip consumes n buffered bytes (at most Buffered()), such as the plain

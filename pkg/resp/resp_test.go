@@ -394,12 +394,18 @@ func TestPlainReplies(t *testing.T) {
 		{"\r\n", 1, 0, NotPlain},
 		{"+OK\n", 1, 0, NotPlain},
 		{"$x\r\n", 1, 0, NotPlain},
-		{"$2000000\r\n", 1, 0, NotPlain}, // over the bulk limit: ReadReply refuses it
+		{"$2000000\r\n", 1, 0, Short},
+		{"*1\r\n+OK\r\n+OK\r\n", 2, 0, NotPlain},
+		{"+OK\r\n*2\r\n:1\r\n", 2, 0, Short},
 	} {
 		end, st := buffered([]byte(tc.in)).PlainReplies(tc.n)
 		assert.Equal(t, tc.want, st, "%q (%d)", tc.in, tc.n)
 		assert.Equal(t, tc.end, end, "%q (%d)", tc.in, tc.n)
 	}
+	over := NewReader(bufio.NewReaderSize(strings.NewReader("$5\r\nhello\r\n"), 64), Limits{MaxBulk: 4})
+	_, _ = over.br.Peek(11)
+	_, st := over.PlainReplies(1)
+	assert.Equal(t, NotPlain, st, "a bulk over the limit: ReadReply refuses it")
 	r := buffered([]byte("+OK\r\n:1\r\n$1\r\nx\r\n+OK\r\n"))
 	assert.Zero(t, testing.AllocsPerRun(100, func() { r.PlainReplies(3) }))
 	end, _ := r.PlainReplies(3)
@@ -412,7 +418,7 @@ func TestPlainReplies(t *testing.T) {
 // FuzzPlainReplies: when PlainReplies says the n replies are plain,
 // ReadReply reads them, none an error nor empty, in exactly the bytes it
 // measured; when it says they are short, Complete agrees that they have
-// not all come.
+// not all come, and when it says they are not plain, that they have.
 func FuzzPlainReplies(f *testing.F) {
 	for _, s := range []string{"+OK\r\n", "$3\r\nabc\r\n:1\r\n", "#t\r\n$-1\r\n", "$5\r\nab", "*1\r\n+a\r\n"} {
 		f.Add([]byte(s), uint8(1))
@@ -432,6 +438,8 @@ func FuzzPlainReplies(f *testing.F) {
 			assert.Equal(t, len(in)-end, r.Buffered(), "%q: the replies' length", in)
 		case Short:
 			assert.False(t, Complete(in, int(n)), "%q", in)
+		case NotPlain:
+			assert.True(t, Complete(in, int(n)), "%q", in)
 		}
 	})
 }

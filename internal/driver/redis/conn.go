@@ -458,8 +458,8 @@ func (c *Conn) GrowFull() bool { return c.r.Full() && c.grow() }
 func (c *Conn) Spills(n int) bool { return c.r.Full() && !resp.Complete(c.r.Peeked(), n) }
 
 // whole says whether the buffer holds the next n replies whole, or is full
-// (they cannot be told whole in it). When they are all plain it notes
-// where they end, for SkipPlain, and the bytes are scanned once.
+// (they cannot be told whole in it), in one scan of the bytes; when they
+// are all plain it notes where they end, for SkipPlain.
 func (c *Conn) whole(n int) bool {
 	switch end, st := c.r.PlainReplies(n); st {
 	case resp.Plain:
@@ -468,7 +468,7 @@ func (c *Conn) whole(n int) bool {
 	case resp.Short:
 		return c.r.Full()
 	}
-	return c.r.Full() || resp.Complete(c.r.Peeked(), n)
+	return true // whole, or malformed (the read reports it)
 }
 
 // SkipPlain consumes the next n replies when Owed found them whole and
