@@ -17,8 +17,9 @@ The open-loop table (issue #26) runs GET of 100,000 preloaded keys at
 fixed rates, 6 s each, 50 connections: tairbench's closed loop with the
 same request count, tairbench --rate --send-grid 250us (constant and
 Poisson arrivals), tairbench --rate (the default: every request woken at
-its own start), and memtier_benchmark --rate-limiting (per connection),
-interleaved; it prints CPU per request, the share of tairbench's requests
+its own start), memtier_benchmark --rate-limiting (per connection), and
+a floor: scripts/openloop_floor.c, the least a client can do on the same
+send grid (built with the system's C compiler), interleaved; it prints CPU per request, the share of tairbench's requests
 sent within 1 ms of their intended start, and the paired ratios against
 the bars, on the grid's runs (open ≤ 1.3× closed and ≤ 1.0× memtier at
 20,000 and 50,000/s; ≥ 99 % on schedule at every rate, both arrivals).
@@ -44,6 +45,9 @@ MEMTIER = os.path.join(CACHE, "peers", "memtier_benchmark")
 RESP_DIR = os.path.join(CACHE, "respbench")
 RESP = os.path.join(RESP_DIR, "bin", "resp-benchmark")
 RESP_VERSION = "0.2.5"
+# The open-loop table's floor: the least a client can do on the send grid (scripts/openloop_floor.c).
+FLOOR_SRC = os.path.join(ROOT, "scripts", "openloop_floor.c")
+FLOOR = os.path.join(CACHE, "peers", "openloop_floor")
 
 KEYS = 100_000  # SET and GET keys
 BITS = 10_000   # SETBIT: keys and offsets
@@ -206,6 +210,13 @@ def ensure_peers():
             missing["resp-benchmark"] = "pip could not install resp-benchmark"
     if not shutil.which("redis-benchmark"):
         missing["redis-benchmark"] = "redis-benchmark is not installed (redis-tools)"
+    if not os.access(FLOOR, os.X_OK) or os.path.getmtime(FLOOR) < os.path.getmtime(FLOOR_SRC):
+        cc = shutil.which("cc") or shutil.which("gcc")
+        if not cc:
+            missing["floor"] = "no C compiler to build scripts/openloop_floor.c"
+        else:
+            os.makedirs(os.path.dirname(FLOOR), exist_ok=True)
+            subprocess.run([cc, "-O2", "-o", FLOOR, FLOOR_SRC], check=True, stdout=sys.stderr)
     return missing
 
 
@@ -339,15 +350,45 @@ def descendants(pid):
 
 
 OPEN_SECONDS = 6
-OPEN_GRID = "250us"  # tairbench's --send-grid in the grid's columns
+OPEN_GRID_US = 250
+OPEN_GRID = f"{OPEN_GRID_US}us"  # tairbench's --send-grid in the grid's columns
 OPEN_BARS = (1.3, 1.0)  # tairbench --rate over its closed loop, over memtier --rate-limiting
 OPEN_CPU_BAR_RATES = (20_000, 50_000)  # the rates the CPU bars apply to
 ON_SCHEDULE_BAR = 0.99  # share of requests sent within 1 ms of their intended start
 
 
-OPEN_TOOLS = ("closed", "open", "poisson", "exact", "window", "burst", "memtier")
+OPEN_TOOLS = ("closed", "open", "poisson", "exact", "window", "burst", "memtier", "floor")
 OPEN_WINDOW = 4  # -window in the window column: commands in flight per connection
 BURST_GRID = "20ms"  # memtier --rate-limiting's burst period: the like-for-like column
+
+
+def floor_beside(samples, rate, peer):
+    """The floor client's paired ratio to peer at rate, for a failed bar's line ("" without one)."""
+    a, b = samples.get((rate, "floor"), []), samples.get((rate, peer), [])
+    if not a or not b:
+        return ""
+    r = statistics.median(x / y for x, y in zip(a, b))
+    return f"; the floor client on the same grid: {r:.2f}×"
+
+
+def floor_table(rates, samples, paired):
+    """The floor table's lines: what the grid costs a client that does nothing else, beside tairbench's grid."""
+    if not any(samples.get((rate, "floor")) for rate in rates):
+        return []
+    lines = ["", f"The floor (the same runs): scripts/openloop_floor.c, a C client that only sends these GETs on the "
+             f"{OPEN_GRID} grid (a timerfd wake a tick; for each request due, its connection's last reply read "
+             "without blocking, then the request written) and times nothing. Client CPU per request; paired ratios.", "",
+             f"| rate | floor client, {OPEN_GRID} grid | tairbench --send-grid {OPEN_GRID} ÷ floor | floor ÷ tairbench's closed "
+             "loop (the bar for tairbench: 1.3) | floor ÷ memtier --rate-limiting (the bar: 1.0) |", "|---|---|---|---|---|"]
+    for rate in rates:
+        s = samples.get((rate, "floor"), [])
+        cell = f"{statistics.median(s):.2f} µs ({min(s):.2f}–{max(s):.2f})" if s else "n/a"
+        lines.append(f"| {rate:,}/s | {cell} | {paired(rate, 'open', 'floor')} | {paired(rate, 'floor', 'closed')} | "
+                     f"{paired(rate, 'floor', 'memtier')} |")
+    lines += ["", "- Where the floor is above a bar, no client that sends on this grid meets that bar on this machine: "
+              "each tick is a sleep and a wake of the client, and each request spaced out on it finds redis-server "
+              "asleep and wakes it, which the sender pays for. The closed loop and memtier's 20 ms bursts keep both busy."]
+    return lines
 
 
 def open_loop(bin_path, rates, reps, cli_cpu, srv_cpu, missing):
@@ -370,6 +411,9 @@ def open_loop(bin_path, rates, reps, cli_cpu, srv_cpu, missing):
             a += ["--json", js]
         return a
 
+    def floor(n, rate):
+        return [FLOOR, str(server.port), str(conns), str(rate), str(OPEN_GRID_US), str(n), str(KEYS)]
+
     def mt(n, rate):
         return [MEMTIER, "-s", "127.0.0.1", "-p", str(server.port), "-t", "1", "-c", str(conns), "-n", str(max(1, n // conns)),
                 "--ratio", "0:1", "--key-pattern", "R:R", "--key-minimum", "1", "--key-maximum", str(KEYS - 1), "--key-prefix", "key:",
@@ -380,11 +424,12 @@ def open_loop(bin_path, rates, reps, cli_cpu, srv_cpu, missing):
     latesplit = {}  # (rate, tool) -> [(share behind, share client lags)]
     grid_us = set()
     try:
-        start = {t: run_once(server, cli_cpu, t, a)[2] for t, a in (("closed", tb(1000, 0)), ("memtier", mt(1000, 100_000)))}
+        starts = [("closed", tb(1000, 0)), ("memtier", mt(1000, 100_000)), ("floor", floor(1000, 100_000))]
+        start = {t: run_once(server, cli_cpu, t, a)[2] for t, a in starts if t not in missing}
         for rep in range(reps):
             for rate in rates:
                 n = rate * OPEN_SECONDS
-                js = {t: os.path.join(out, f"open-{rate}-{rep}-{t}.json") for t in OPEN_TOOLS if t != "closed"}
+                js = {t: os.path.join(out, f"open-{rate}-{rep}-{t}.json") for t in OPEN_TOOLS if t not in ("closed", "memtier", "floor")}
                 runs = [("closed", tb(n, 0)), ("open", tb(n, rate, js["open"], ["--send-grid", OPEN_GRID])),
                         ("poisson", tb(n, rate, js["poisson"], ["--send-grid", OPEN_GRID, "--arrivals", "poisson"])),
                         ("exact", tb(n, rate, js["exact"])),
@@ -392,9 +437,11 @@ def open_loop(bin_path, rates, reps, cli_cpu, srv_cpu, missing):
                         ("burst", tb(n, rate, js["burst"], ["--send-grid", BURST_GRID]))]
                 if "memtier" not in missing:
                     runs.append(("memtier", mt(n, rate)))
+                if "floor" not in missing:
+                    runs.append(("floor", floor(n, rate)))
                 for tool, argv in runs[rep % len(runs):] + runs[:rep % len(runs)]:
                     cmds, secs, cpu_s, _ = run_once(server, cli_cpu, tool, argv)
-                    us = max(cpu_s - start["memtier" if tool == "memtier" else "closed"], 0) * 1e6 / max(cmds, 1)
+                    us = max(cpu_s - start[tool if tool in ("memtier", "floor") else "closed"], 0) * 1e6 / max(cmds, 1)
                     samples.setdefault((rate, tool), []).append(us)
                     print(f"open rep {rep + 1} {rate:7d}/s {tool:8s} {cmds:8d} reqs {cmds / secs:8.0f}/s {us:7.3f} µs CPU/req", file=sys.stderr)
                 for tool in ("open", "poisson", "exact", "window"):
@@ -447,7 +494,8 @@ def open_loop(bin_path, rates, reps, cli_cpu, srv_cpu, missing):
                 r = statistics.median(pairs)
                 ratios.append(f"{r:.2f} ({min(pairs):.2f}–{max(pairs):.2f})")
                 if r > bar and rate in OPEN_CPU_BAR_RATES:  # three digits: 1.004 is over a bar of 1.0
-                    fails.append(f"--rate {rate}: {r:.3f}× {'the closed loop' if peer == 'closed' else 'memtier'} (bar {bar})")
+                    fails.append(f"--rate {rate}: {r:.3f}× {'the closed loop' if peer == 'closed' else 'memtier'} (bar {bar})"
+                                 + floor_beside(samples, rate, peer))
             else:
                 ratios.append("—")
         for tool in ("open", "poisson"):
@@ -459,6 +507,7 @@ def open_loop(bin_path, rates, reps, cli_cpu, srv_cpu, missing):
                      f"{cell(rate, 'poisson')} | {sched(rate, 'poisson')} | {cell(rate, 'exact')} | {sched(rate, 'exact')} | "
                      f"{cell(rate, 'window')} | {sched(rate, 'window')} | {paired(rate, 'window', 'exact')} | "
                      f"{cell(rate, 'memtier')} | {ratios[0]} | {ratios[1]} | {cell(rate, 'burst')} | {paired(rate, 'burst', 'memtier')} |")
+    lines += floor_table(rates, samples, paired)
     lines += ["", "Late requests by cause, medians: behind (held up by a reply still outstanding: the server, or a "
               "client too busy to read it) / client lags (the client late with no reply outstanding).", "",
               f"| rate | --send-grid {OPEN_GRID} | the same, poisson | --rate (own start) | --rate -window {OPEN_WINDOW} |", "|---|---|---|---|---|"]
@@ -502,7 +551,7 @@ def main():
     ap.add_argument("--memory-only", action="store_true", help="only tairbench's memory check")
     ap.add_argument("--open-rates", default="20000,50000,100000", help="open-loop rates (requests/s), comma-separated; empty: none")
     ap.add_argument("--open-only", action="store_true", help="only the open-loop table")
-    ap.add_argument("--skip-peer", action="append", default=[], choices=["redis-benchmark", "memtier", "resp-benchmark"],
+    ap.add_argument("--skip-peer", action="append", default=[], choices=["redis-benchmark", "memtier", "resp-benchmark", "floor"],
                     help="leave this peer out (its cells then say so); a peer that is missing otherwise fails the run")
     args = ap.parse_args()
     if args.memory_only:
