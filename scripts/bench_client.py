@@ -371,11 +371,11 @@ def floor_beside(samples, rate, peer):
     return f"; the floor client on the same grid: {r:.2f}×"
 
 
-def floor_table(rates, samples, paired):
+def floor_table(rates, samples, paired, stamp):
     """The floor table's lines: what the grid costs a client that does nothing else, beside tairbench's grid."""
     if not any(samples.get((rate, "floor")) for rate in rates):
         return []
-    lines = ["", f"The floor (the same runs): scripts/openloop_floor.c, a C client that only sends these GETs on the "
+    lines = ["", f"The floor ({stamp}): scripts/openloop_floor.c, a C client that only sends these GETs on the "
              f"{OPEN_GRID} grid (a timerfd wake a tick; for each request due, its connection's last reply read "
              "without blocking, then the request written) and times nothing. Client CPU per request; paired ratios.", "",
              f"| rate | floor client, {OPEN_GRID} grid | tairbench --send-grid {OPEN_GRID} ÷ floor | floor ÷ tairbench's closed "
@@ -507,8 +507,9 @@ def open_loop(bin_path, rates, reps, cli_cpu, srv_cpu, missing):
                      f"{cell(rate, 'poisson')} | {sched(rate, 'poisson')} | {cell(rate, 'exact')} | {sched(rate, 'exact')} | "
                      f"{cell(rate, 'window')} | {sched(rate, 'window')} | {paired(rate, 'window', 'exact')} | "
                      f"{cell(rate, 'memtier')} | {ratios[0]} | {ratios[1]} | {cell(rate, 'burst')} | {paired(rate, 'burst', 'memtier')} |")
-    lines += floor_table(rates, samples, paired)
-    lines += ["", "Late requests by cause, medians: behind (held up by a reply still outstanding: the server, or a "
+    stamp = f"the same run: commit {commit}, {time.strftime('%Y-%m-%d', time.gmtime())}"
+    lines += floor_table(rates, samples, paired, stamp)
+    lines += ["", f"Late requests by cause ({stamp}), medians: behind (held up by a reply still outstanding: the server, or a "
               "client too busy to read it) / client lags (the client late with no reply outstanding).", "",
               f"| rate | --send-grid {OPEN_GRID} | the same, poisson | --rate (own start) | --rate -window {OPEN_WINDOW} |", "|---|---|---|---|---|"]
     for rate in rates:
