@@ -352,11 +352,7 @@ func series(by map[int64]*secondSum, start, end time.Time) []result.Interval {
 		if s := by[start.Add(time.Duration(i)*time.Second).Unix()]; s != nil {
 			iv.Ops, iv.Requests, iv.Errors, iv.TransportErrors, iv.ConnectFailures = s.ops, s.requests, s.errors, s.transport, s.connect
 			iv.OpsPerSec = float64(s.ops)
-			if rest := end.Sub(start) - time.Duration(i)*time.Second; rest < time.Second {
-				// The span ended inside this second: a rate over its measured part.
-				iv.SpanS = rest.Seconds()
-				iv.OpsPerSec = float64(s.ops) / iv.SpanS
-			}
+			iv.EndInside(end.Sub(start)-time.Duration(i)*time.Second, time.Second)
 			if s.samples > 0 {
 				mean, mx := s.sumUS/float64(s.samples), s.maxUS
 				iv.MeanUS, iv.MaxUS = &mean, &mx

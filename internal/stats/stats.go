@@ -739,11 +739,7 @@ func (a *Aggregator) Snapshot(elapsed time.Duration) Snapshot {
 	rows := int((elapsed + a.interval - 1) / a.interval)
 	for i := 0; i < max(rows, a.maxIndex+1); i++ {
 		iv := a.closeLocked(i)
-		if lo := time.Duration(i) * a.interval; lo < elapsed && elapsed < lo+a.interval {
-			// The run ended inside this interval: a rate over its measured part.
-			iv.SpanS = (elapsed - lo).Seconds()
-			iv.OpsPerSec = float64(iv.Ops) / iv.SpanS
-		}
+		iv.EndInside(elapsed-time.Duration(i)*a.interval, a.interval)
 		s.Series = append(s.Series, iv)
 		if time.Duration(i+1)*a.interval <= elapsed && iv.Requests == 0 {
 			s.Silent = append(s.Silent, i)

@@ -302,6 +302,17 @@ type Interval struct {
 	Operations []IntervalOperation `json:"operations,omitempty"`
 }
 
+// EndInside makes iv the interval the run ended inside when its measured
+// part, span, is shorter than the whole interval: SpanS is span, and
+// OpsPerSec the rate over it. Otherwise iv stays a whole interval.
+func (iv *Interval) EndInside(span, whole time.Duration) {
+	if span <= 0 || span >= whole {
+		return
+	}
+	iv.SpanS = span.Seconds()
+	iv.OpsPerSec = float64(iv.Ops) / iv.SpanS
+}
+
 // Availability is how much of the run the target could not be reached or
 // did not answer.
 type Availability struct {
