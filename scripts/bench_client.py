@@ -223,7 +223,8 @@ def ensure_peers():
             missing["floor"] = "no C compiler to build scripts/floor_client.c"
         else:
             os.makedirs(os.path.dirname(FLOOR), exist_ok=True)
-            subprocess.run([cc, "-O2", "-o", FLOOR, FLOOR_SRC], check=True, stdout=sys.stderr)
+            if subprocess.run([cc, "-O2", "-o", FLOOR, FLOOR_SRC], stdout=sys.stderr).returncode != 0:
+                missing["floor"] = f"{cc} could not build scripts/floor_client.c"
     return missing
 
 
@@ -369,13 +370,21 @@ OPEN_WINDOW = 4  # -window in the window column: commands in flight per connecti
 BURST_GRID = "20ms"  # memtier --rate-limiting's burst period: the like-for-like column
 
 
+def pair_ratios(a, b):
+    """Each repetition's figure in a over the same repetition's in b: runs
+    minutes apart at most, so that the machine's drift cancels."""
+    return [x / y for x, y in zip(a, b)]
+
+
+def spread(pairs):
+    """Paired ratios as 'median (min–max)'."""
+    return f"{statistics.median(pairs):.2f} ({min(pairs):.2f}–{max(pairs):.2f})"
+
+
 def floor_beside(samples, rate, peer):
     """The floor client's paired ratio to peer at rate, for a failed bar's line ("" without one)."""
-    a, b = samples.get((rate, "floor"), []), samples.get((rate, peer), [])
-    if not a or not b:
-        return ""
-    r = statistics.median(x / y for x, y in zip(a, b))
-    return f"; the floor client on the same grid: {r:.2f}×"
+    pairs = pair_ratios(samples.get((rate, "floor"), []), samples.get((rate, peer), []))
+    return f"; the floor client on the same grid: {statistics.median(pairs):.2f}×" if pairs else ""
 
 
 def floor_table(rates, samples, paired, stamp):
@@ -486,20 +495,16 @@ def open_loop(bin_path, rates, reps, cli_cpu, srv_cpu, missing):
         return f"{100 * statistics.median(s):.2f} % ({100 * min(s):.2f}–{100 * max(s):.2f})" if s else "n/a"
 
     def paired(rate, a_tool, b_tool):
-        a, b = samples.get((rate, a_tool), []), samples.get((rate, b_tool), [])
-        if not a or not b:
-            return "—"
-        pairs = [x / y for x, y in zip(a, b)]
-        return f"{statistics.median(pairs):.2f} ({min(pairs):.2f}–{max(pairs):.2f})"
+        pairs = pair_ratios(samples.get((rate, a_tool), []), samples.get((rate, b_tool), []))
+        return spread(pairs) if pairs else "—"
 
     for rate in rates:
         ratios = []
         for peer, bar in zip(("closed", "memtier"), OPEN_BARS):
-            a, b = samples.get((rate, "open"), []), samples.get((rate, peer), [])
-            if a and b:
-                pairs = [x / y for x, y in zip(a, b)]
+            pairs = pair_ratios(samples.get((rate, "open"), []), samples.get((rate, peer), []))
+            if pairs:
                 r = statistics.median(pairs)
-                ratios.append(f"{r:.2f} ({min(pairs):.2f}–{max(pairs):.2f})")
+                ratios.append(spread(pairs))
                 if r > bar and rate in OPEN_CPU_BAR_RATES:  # three digits: 1.004 is over a bar of 1.0
                     fails.append(f"--rate {rate}: {r:.3f}× {'the closed loop' if peer == 'closed' else 'memtier'} (bar {bar})"
                                  + floor_beside(samples, rate, peer))
@@ -651,15 +656,14 @@ def main():
         ratios = []  # per peer: (median, each pair's ratio, the peer)
         for t in med:
             if t not in ("tairbench", "floor") and "tairbench" in med:
-                pairs = [a[0] / b[0] for a, b in zip(samples[(name, "tairbench")], samples[(name, t)])]
+                pairs = pair_ratios([x[0] for x in samples[(name, "tairbench")]], [x[0] for x in samples[(name, t)]])
                 ratios.append((statistics.median(pairs), pairs, t))
         ratio, floor = "—", "—"
         if ratios:
             worst, pairs, best = max(ratios)
             if "floor" in med:
-                fp = [a[0] / b[0] for a, b in zip(samples[(name, "floor")], samples[(name, best)])]
-                floor = f"{statistics.median(fp):.2f} ({min(fp):.2f}–{max(fp):.2f})"
-            ratio = f"{worst:.2f} ({min(pairs):.2f}–{max(pairs):.2f})"
+                floor = spread(pair_ratios([x[0] for x in samples[(name, "floor")]], [x[0] for x in samples[(name, best)]]))
+            ratio = spread(pairs)
             if worst > 1.0:
                 above.append(desc)
             elif worst > CLOSED_BAR:
