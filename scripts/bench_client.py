@@ -684,7 +684,7 @@ def main():
         notes.append("floor: scripts/floor_client.c, not a peer: a C client that sends the same requests with one "
                      "outstanding per connection (a write and a read a request, one epoll_wait for the replies that came "
                      "together, as tairbench's groups do) and times nothing: no clock, no receive timestamps, no histogram. "
-                     "It is what the kernel's work for these requests costs on this machine; the last column puts it "
+                     "Its CPU is little more than the kernel's work for these requests on this machine; the last column puts it "
                      "beside the bar of 0.8")
     notes += [f"{t}: {why}" for t, why in missing.items()]
     if notes:
