@@ -711,7 +711,25 @@ def main():
     for f in load_fails:
         print(f"FAIL: window load: {f}")
         failed = 1
+    if mem := memory_vs_peer(samples):
+        print(f"FAIL: {mem}")
+        failed = 1
     sys.exit(failed)
+
+
+def memory_vs_peer(samples):
+    """Issue #26's memory bar: tairbench's max RSS at 1,000 connections at
+    most redis-benchmark's (medians of the conns1000 runs); the failure's
+    text, or None when it holds or a side was not run."""
+    tb, rb = samples.get(("conns1000", "tairbench")), samples.get(("conns1000", "redis-benchmark"))
+    if not tb or not rb:
+        return None
+    rss = [statistics.median(float(x[2]) for x in s) for s in (tb, rb)]
+    anon = [statistics.median(x[2].anon for x in s) for s in (tb, rb)]
+    if rss[0] <= rss[1]:
+        return None
+    return (f"client memory at 1,000 connections above redis-benchmark's (issue #26): {rss[0]:.0f} MB against "
+            f"{rss[1]:.0f} MB max RSS (anonymous {anon[0]:.1f} MB against {anon[1]:.1f} MB)")
 
 
 CLOSED_BAR = 0.8  # issue #26: closed-loop client CPU per command over the best peer's
