@@ -222,9 +222,15 @@ func Dial(ctx context.Context, t endpoint.Target) (*Conn, error) {
 	if timeout <= 0 {
 		timeout = 10 * time.Second
 	}
-	d := net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}
 	network, address := t.Network()
-	nc, err := d.DialContext(ctx, network, address)
+	nc, err := net.Conn(nil), errNoRawDial
+	if t.TLS == nil {
+		nc, err = dialRaw(ctx, network, address, timeout)
+	}
+	if err == errNoRawDial {
+		d := net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}
+		nc, err = d.DialContext(ctx, network, address)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot connect to %s: %w", t.Addr, unwrapNet(err))
 	}
@@ -260,8 +266,13 @@ func Dial(ctx context.Context, t endpoint.Target) (*Conn, error) {
 		c.Close()
 		return nil, err
 	}
+	loggedIn(nc)
 	return c, nil
 }
+
+// errNoRawDial says that dialRaw cannot make this connection (not TCP, an
+// IPv6 zone, not Linux): Dial then connects through net.Dialer.
+var errNoRawDial = errors.New("not a plain TCP address")
 
 func unwrapNet(err error) error {
 	var se *os.SyscallError

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net"
+	"net/netip"
 	"os"
 	"sync/atomic"
 	"syscall"
@@ -17,9 +18,10 @@ import (
 // its descriptor, for an engine group that waits on it in an epoll set of
 // its own: a socket in the runtime's poller wakes the runtime each time
 // data comes, whether or not anything waits for it, and a send grid's
-// replies are read at the next tick, not when they come. The socket lives
-// on in a duplicate descriptor; the runtime's is closed (no FIN is sent:
-// the socket is still open). Reads and writes then go to the descriptor
+// replies are read at the next tick, not when they come. A connection
+// dialled outside the poller (dialFD: plain TCP) is taken as it is. One
+// that net dialled (a Unix socket) lives on in a duplicate descriptor;
+// the runtime's is closed (no FIN is sent: the socket is still open). Reads and writes then go to the descriptor
 // directly; a read or write that must wait parks in Go's poller, on a
 // second duplicate made at the connection's first wait (or polls it,
 // poll(2) bounded so that a deadline set meanwhile is seen, when that
@@ -57,6 +59,12 @@ func (c *Conn) Detach(ctx context.Context) (int, bool) {
 type fdConn struct {
 	fd           int
 	laddr, raddr net.Addr
+	// peer is the address dialFD connected to (raddr is made from it when
+	// asked for); dialing makes waits poll rather than park until the
+	// login is done (loggedIn), so that a grouped connection never has a
+	// duplicate in Go's poller.
+	peer    netip.AddrPort
+	dialing bool
 	// rdl and wdl are the read and write deadlines (Unix ns, 0: none).
 	rdl, wdl atomic.Int64
 	closed   atomic.Bool
@@ -143,7 +151,10 @@ func (c *fdConn) waitIO(events int16, deadline *atomic.Int64, step func(fd uintp
 		if step(uintptr(c.fd)) {
 			return nil
 		}
-		if p = c.park(); p == nil {
+		if !c.dialing {
+			p = c.park()
+		}
+		if p == nil {
 			if err := c.poll(events, deadline); err != nil {
 				return err
 			}
@@ -260,11 +271,34 @@ func (c *fdConn) Close() error {
 	return unix.Close(c.fd)
 }
 
-// LocalAddr implements net.Conn.
-func (c *fdConn) LocalAddr() net.Addr { return c.laddr }
+// LocalAddr implements net.Conn (nil when it cannot be read).
+func (c *fdConn) LocalAddr() net.Addr {
+	if c.laddr != nil {
+		return c.laddr
+	}
+	sa, err := unix.Getsockname(c.fd)
+	if err != nil {
+		return nil
+	}
+	switch sa := sa.(type) {
+	case *unix.SockaddrInet4:
+		return net.TCPAddrFromAddrPort(netip.AddrPortFrom(netip.AddrFrom4(sa.Addr), uint16(sa.Port)))
+	case *unix.SockaddrInet6:
+		return net.TCPAddrFromAddrPort(netip.AddrPortFrom(netip.AddrFrom16(sa.Addr), uint16(sa.Port)))
+	}
+	return nil
+}
 
 // RemoteAddr implements net.Conn.
-func (c *fdConn) RemoteAddr() net.Addr { return c.raddr }
+func (c *fdConn) RemoteAddr() net.Addr {
+	if c.raddr == nil && c.peer.IsValid() {
+		return net.TCPAddrFromAddrPort(c.peer)
+	}
+	return c.raddr
+}
+
+// SyscallConn implements syscall.Conn.
+func (c *fdConn) SyscallConn() (syscall.RawConn, error) { return fdRaw{c}, nil }
 
 // SetDeadline implements net.Conn.
 func (c *fdConn) SetDeadline(t time.Time) error {
