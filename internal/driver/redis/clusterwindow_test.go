@@ -15,8 +15,8 @@ import (
 
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
-	"github.com/tairbench/tairbench/internal/stats"
 	"github.com/tairbench/tairbench/internal/pollset"
+	"github.com/tairbench/tairbench/internal/stats"
 	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/pkg/resp"
 )
