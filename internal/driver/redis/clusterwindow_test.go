@@ -71,7 +71,7 @@ func TestClusterWindowKeepsNInFlightPerNode(t *testing.T) {
 		assert.LessOrEqual(t, nd.timeouts.Load(), int64(n-1), "node %d: only the tail waited", i)
 		assert.Positive(t, nd.received.Load(), "node %d: keys of both halves", i)
 		last := -1
-		for _, k := range nd.answered {
+		for _, k := range nd.answers() {
 			seq, err := strconv.Atoi(strings.TrimPrefix(k, "k-"))
 			require.NoError(t, err)
 			require.Greater(t, seq, last, "node %d: in send order", i)

@@ -41,6 +41,14 @@ type holdingServer struct {
 
 func (h *holdingServer) serve(t *testing.T) string { return serveEach(t, h.conn) }
 
+// answers returns the keys answered so far, in order (a copy, read under
+// the lock: the client's reads on raw descriptors do not order them).
+func (h *holdingServer) answers() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]string(nil), h.answered...)
+}
+
 func (h *holdingServer) conn(c net.Conn) {
 	defer c.Close()
 	r := resp.NewReader(bufio.NewReader(c), resp.Limits{})
@@ -129,8 +137,9 @@ func TestWindowKeepsExactlyNInFlight(t *testing.T) {
 			assert.Equal(t, int64(limit), h.received.Load(), "exactly the limit was sent")
 			assert.Equal(t, int64(n), h.max.Load(), "never more than N outstanding")
 			assert.Equal(t, int64(n-1), h.timeouts.Load(), "only the tail waited: the window was full all along")
-			require.Len(t, h.answered, limit)
-			for i, k := range h.answered {
+			answered := h.answers()
+			require.Len(t, answered, limit)
+			for i, k := range answered {
 				require.Equal(t, "k-"+itoa(i), k, "in send order")
 			}
 			// The tail waited a quiet period each, from its own send: the slowest
