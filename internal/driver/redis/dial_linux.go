@@ -79,8 +79,11 @@ func dialFD(ctx context.Context, network, address string, timeout time.Duration)
 // connectFD connects to ap by deadline: the socket is non-blocking, with
 // TCP_NODELAY and keepalives every 30 s, as Dial's net.Dialer sets them.
 func connectFD(ctx context.Context, ap netip.AddrPort, deadline time.Time) (*fdConn, error) {
-	family, sa := unix.AF_INET, unix.Sockaddr(&unix.SockaddrInet4{Port: int(ap.Port()), Addr: ap.Addr().As4()})
-	if ap.Addr().Is6() {
+	var family int
+	var sa unix.Sockaddr
+	if ap.Addr().Is4() {
+		family, sa = unix.AF_INET, &unix.SockaddrInet4{Port: int(ap.Port()), Addr: ap.Addr().As4()}
+	} else {
 		family, sa = unix.AF_INET6, &unix.SockaddrInet6{Port: int(ap.Port()), Addr: ap.Addr().As16()}
 	}
 	fd, err := unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)

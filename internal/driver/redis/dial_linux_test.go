@@ -103,6 +103,29 @@ func fullListener(t *testing.T) string {
 	return addr
 }
 
+// TestDialIPv6: an IPv6 literal is dialled on an IPv6 socket.
+func TestDialIPv6(t *testing.T) {
+	ln, err := net.Listen("tcp6", "[::1]:0")
+	if err != nil {
+		t.Skipf("no IPv6 loopback on this machine: %v", err)
+	}
+	defer ln.Close()
+	go func() {
+		if nc, err := ln.Accept(); err == nil {
+			_, _ = nc.Write([]byte("+PONG\r\n"))
+			_ = nc.Close()
+		}
+	}()
+	c, err := dialFD(context.Background(), "tcp", ln.Addr().String(), 5*time.Second)
+	require.NoError(t, err)
+	defer c.Close()
+	assert.Equal(t, ln.Addr().String(), c.RemoteAddr().String())
+	buf := make([]byte, 16)
+	n, err := c.Read(buf)
+	require.NoError(t, err)
+	assert.Equal(t, "+PONG\r\n", string(buf[:n]))
+}
+
 // TestDialedConnectionServes: a worker on a raw connection runs requests
 // against the embedded server as one through net.Dialer would.
 func TestDialedConnectionServes(t *testing.T) {
