@@ -19,10 +19,11 @@ import (
 // its own: a socket in the runtime's poller wakes the runtime each time
 // data comes, whether or not anything waits for it, and a send grid's
 // replies are read at the next tick, not when they come. A connection
-// dialled outside the poller (dialFD: plain TCP) is taken as it is. One
+// dialled outside the poller (dialRaw: plain TCP) is taken as it is. One
 // that net dialled (a Unix socket) lives on in a duplicate descriptor;
-// the runtime's is closed (no FIN is sent: the socket is still open). Reads and writes then go to the descriptor
-// directly; a read or write that must wait parks in Go's poller, on a
+// the runtime's is closed (no FIN is sent: the socket is still open).
+// Reads and writes then go to the descriptor directly; a read or write
+// that must wait parks in Go's poller, on a
 // second duplicate made at the connection's first wait (or polls it,
 // poll(2) bounded so that a deadline set meanwhile is seen, when that
 // cannot be made); the run's end still ends them, as Dial's does. False
@@ -59,7 +60,7 @@ func (c *Conn) Detach(ctx context.Context) (int, bool) {
 type fdConn struct {
 	fd           int
 	laddr, raddr net.Addr
-	// peer is the address dialFD connected to (raddr is made from it when
+	// peer is the address dialRaw connected to (raddr is made from it when
 	// asked for); dialing makes waits poll rather than park until the
 	// login is done (loggedIn), so that a grouped connection never has a
 	// duplicate in Go's poller.

@@ -2,6 +2,7 @@ package redis
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/netip"
 	"os"
@@ -11,15 +12,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// dialRaw is dialFD's connection as a net.Conn.
-func dialRaw(ctx context.Context, network, address string, timeout time.Duration) (net.Conn, error) {
-	c, err := dialFD(ctx, network, address, timeout)
-	if err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
 // loggedIn ends a raw connection's dial: its waits may now park in Go's
 // poller (fdConn.park), as a worker on its own goroutine needs.
 func loggedIn(nc net.Conn) {
@@ -28,7 +20,7 @@ func loggedIn(nc net.Conn) {
 	}
 }
 
-// dialFD connects a non-blocking TCP socket outside the Go runtime's
+// dialRaw connects a non-blocking TCP socket outside the Go runtime's
 // poller: the connection a group takes as it is (Conn.Detach), with no
 // runtime descriptor, poller entry or dial state made and then dropped
 // for it. At 1,000 connections that is about a kilobyte of memory a
@@ -36,7 +28,7 @@ func loggedIn(nc net.Conn) {
 // are resolved by Go's resolver and their addresses tried in turn, as
 // net.Dialer does; the waits (connect, then the login in Dial) poll the
 // descriptor, in slices that see ctx end.
-func dialFD(ctx context.Context, network, address string, timeout time.Duration) (*fdConn, error) {
+func dialRaw(ctx context.Context, network, address string, timeout time.Duration) (net.Conn, error) {
 	if network != "tcp" {
 		return nil, errNoRawDial
 	}
@@ -67,7 +59,7 @@ func dialFD(ctx context.Context, network, address string, timeout time.Duration)
 	for _, ip := range addrs {
 		var c *fdConn
 		if c, err = connectFD(ctx, netip.AddrPortFrom(ip.Unmap(), uint16(port)), deadline); err == nil {
-			return c, nil
+			return c, nil // not a nil *fdConn in a non-nil net.Conn: err is nil here only
 		}
 		if ctx.Err() != nil || !time.Now().Before(deadline) {
 			break
@@ -77,7 +69,9 @@ func dialFD(ctx context.Context, network, address string, timeout time.Duration)
 }
 
 // connectFD connects to ap by deadline: the socket is non-blocking, with
-// TCP_NODELAY and keepalives every 30 s, as Dial's net.Dialer sets them.
+// TCP_NODELAY and keepalives (the first after 30 s idle, then every 15 s,
+// 9 unanswered end it), as net.Dialer{KeepAlive: 30 * time.Second} sets
+// them for the connections Dial makes through it.
 func connectFD(ctx context.Context, ap netip.AddrPort, deadline time.Time) (*fdConn, error) {
 	var family int
 	var sa unix.Sockaddr
@@ -104,36 +98,35 @@ func connectFD(ctx context.Context, ap netip.AddrPort, deadline time.Time) (*fdC
 	_ = unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
 	_ = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_KEEPALIVE, 1)
 	_ = unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_KEEPIDLE, 30)
-	_ = unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_KEEPINTVL, 30)
+	_ = unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_KEEPINTVL, 15)
+	_ = unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_KEEPCNT, 9)
 	return c, nil
 }
 
 // awaitConnect waits until deadline for a connect in progress to finish
-// and returns its outcome; it polls in slices, so that ctx's end is seen.
+// and returns its outcome. The wait is the connection's own (poll, with
+// its write deadline), which ctx's end moves to the past.
 func (c *fdConn) awaitConnect(ctx context.Context, deadline time.Time) error {
-	c.pfd[0] = unix.PollFd{Fd: int32(c.fd), Events: unix.POLLOUT}
-	for {
-		if err := ctx.Err(); err != nil {
+	c.wdl.Store(deadline.UnixNano())
+	stop := context.AfterFunc(ctx, func() { c.wdl.Store(1) })
+	err := c.poll(unix.POLLOUT, &c.wdl)
+	stop()
+	c.wdl.Store(0)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
 			return err
 		}
-		left := time.Until(deadline)
-		if left <= 0 {
-			return os.ErrDeadlineExceeded
-		}
-		n, err := unix.Poll(c.pfd[:], int(max(min(left, pollSlice).Milliseconds(), 1)))
-		if err == unix.EINTR || err == nil && n == 0 {
-			continue
-		}
-		if err != nil {
-			return os.NewSyscallError("poll", err)
-		}
-		soerr, err := unix.GetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_ERROR)
-		if err != nil {
-			return os.NewSyscallError("getsockopt", err)
-		}
-		if soerr != 0 {
-			return os.NewSyscallError("connect", unix.Errno(soerr))
-		}
-		return nil
+		return os.NewSyscallError("poll", err)
 	}
+	soerr, err := unix.GetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_ERROR)
+	if err != nil {
+		return os.NewSyscallError("getsockopt", err)
+	}
+	if soerr != 0 {
+		return os.NewSyscallError("connect", unix.Errno(soerr))
+	}
+	return nil
 }

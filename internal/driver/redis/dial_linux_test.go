@@ -51,7 +51,7 @@ func TestDialOutsideThePoller(t *testing.T) {
 
 // TestDialFailures: a refused connection, a connect that is never
 // answered (a listener whose queue is full), a run that ends meanwhile,
-// and what dialFD leaves to net.Dialer, each say what happened.
+// and what dialRaw leaves to net.Dialer, each say what happened.
 func TestDialFailures(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -63,7 +63,7 @@ func TestDialFailures(t *testing.T) {
 
 	full := fullListener(t)
 	start := time.Now()
-	_, err = dialFD(context.Background(), "tcp", full, 300*time.Millisecond)
+	_, err = dialRaw(context.Background(), "tcp", full, 300*time.Millisecond)
 	require.Error(t, err)
 	assert.ErrorIs(t, err, os.ErrDeadlineExceeded)
 	assert.Less(t, time.Since(start), 5*time.Second)
@@ -71,15 +71,15 @@ func TestDialFailures(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
 	start = time.Now()
-	_, err = dialFD(ctx, "tcp", full, time.Minute)
+	_, err = dialRaw(ctx, "tcp", full, time.Minute)
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.Less(t, time.Since(start), 5*time.Second, "the run's end ends the wait")
 
 	for _, a := range [][2]string{{"unix", "/tmp/redis.sock"}, {"tcp", "[fe80::1%lo]:6379"}} {
-		_, err = dialFD(context.Background(), a[0], a[1], time.Second)
+		_, err = dialRaw(context.Background(), a[0], a[1], time.Second)
 		assert.ErrorIs(t, err, errNoRawDial, a[1])
 	}
-	_, err = dialFD(context.Background(), "tcp", "127.0.0.1:99999", time.Second)
+	_, err = dialRaw(context.Background(), "tcp", "127.0.0.1:99999", time.Second)
 	assert.Error(t, err)
 }
 
@@ -97,10 +97,51 @@ func fullListener(t *testing.T) string {
 	addr := netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), uint16(sa.(*unix.SockaddrInet4).Port)).String()
 	// A backlog of 0 queues one connection; the kernel drops the SYNs of
 	// any after it while nothing accepts.
-	c, err := dialFD(context.Background(), "tcp", addr, 5*time.Second)
+	c, err := dialRaw(context.Background(), "tcp", addr, 5*time.Second)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Close() })
 	return addr
+}
+
+// TestDialSetsWhatNetDialerSets: the raw socket's options (no delay,
+// keepalives: idle, interval, count) are those of the connection
+// net.Dialer made before, for the same target.
+func TestDialSetsWhatNetDialerSets(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	go func() {
+		for {
+			nc, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer nc.Close()
+		}
+	}()
+	opts := func(fd int) [5]int {
+		var o [5]int
+		for i, opt := range [][2]int{{unix.IPPROTO_TCP, unix.TCP_NODELAY}, {unix.SOL_SOCKET, unix.SO_KEEPALIVE},
+			{unix.IPPROTO_TCP, unix.TCP_KEEPIDLE}, {unix.IPPROTO_TCP, unix.TCP_KEEPINTVL}, {unix.IPPROTO_TCP, unix.TCP_KEEPCNT}} {
+			v, err := unix.GetsockoptInt(fd, opt[0], opt[1])
+			require.NoError(t, err)
+			o[i] = v
+		}
+		return o
+	}
+	d := net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
+	nc, err := d.Dial("tcp", ln.Addr().String())
+	require.NoError(t, err)
+	defer nc.Close()
+	raw, err := nc.(*net.TCPConn).SyscallConn()
+	require.NoError(t, err)
+	var want [5]int
+	require.NoError(t, raw.Control(func(fd uintptr) { want = opts(int(fd)) }))
+
+	c, err := dialRaw(context.Background(), "tcp", ln.Addr().String(), 5*time.Second)
+	require.NoError(t, err)
+	defer c.Close()
+	assert.Equal(t, want, opts(c.(*fdConn).fd), "TCP_NODELAY, SO_KEEPALIVE, TCP_KEEPIDLE, TCP_KEEPINTVL, TCP_KEEPCNT")
 }
 
 // TestDialIPv6: an IPv6 literal is dialled on an IPv6 socket.
@@ -116,7 +157,7 @@ func TestDialIPv6(t *testing.T) {
 			_ = nc.Close()
 		}
 	}()
-	c, err := dialFD(context.Background(), "tcp", ln.Addr().String(), 5*time.Second)
+	c, err := dialRaw(context.Background(), "tcp", ln.Addr().String(), 5*time.Second)
 	require.NoError(t, err)
 	defer c.Close()
 	assert.Equal(t, ln.Addr().String(), c.RemoteAddr().String())
