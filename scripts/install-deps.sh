@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Installs what the tests and benchmarks need on a fresh Debian machine (as
 # root): Go (Debian's, which fetches the go.mod toolchain from the module
-# proxy), gcc for the race detector and make bench-client's floor client, redis-server and
-# redis-tools, prometheus, for
-# Elasticsearch (scripts/elasticsearch.sh) and YCSB's core JDK 17, Maven and
-# curl, Chromium for the HTML report's browser test, and PyPI's jieba.
+# proxy), gcc for the race detector and make bench-client's floor client,
+# redis-server and redis-tools, prometheus, for Elasticsearch
+# (scripts/elasticsearch.sh) and YCSB's core JDK 17, Maven and curl,
+# Chromium for the HTML report's browser test, and PyPI's jieba.
 #
 #   install-deps.sh        everything the tests need
 #   install-deps.sh build  only what building needs (Go)
