@@ -488,3 +488,39 @@ func TestStreamsAreStable(t *testing.T) {
 		})
 	}
 }
+
+// TestDigits checks the digit count at every count's edges.
+func TestDigits(t *testing.T) {
+	vals := []uint64{0, 1, 9, math.MaxUint64}
+	for p := uint64(10); ; p *= 10 {
+		vals = append(vals, p-1, p, p+1)
+		if p > math.MaxUint64/10 {
+			break
+		}
+	}
+	for _, v := range vals {
+		assert.Equal(t, len(strconv.FormatUint(v, 10)), digits(v), "%d", v)
+	}
+}
+
+// TestWideRangesEncode checks the length field AppendRESP reserves when the
+// longest value needs every digit: a range whose top wraps past 2^64 and a
+// padded one.
+func TestWideRangesEncode(t *testing.T) {
+	tp, err := Parse("SET k__RAND__ __RAND2__")
+	require.NoError(t, err)
+	o := opts(math.MaxUint64, 3)
+	o.Ranges[1].Offset = math.MaxUint64 - 5
+	o.Ranges[2].Pad = 30
+	p, err := Compile(tp, o)
+	require.NoError(t, err)
+	g1, g2 := p.NewGen(1), p.NewGen(1)
+	var buf []byte
+	for range 20 {
+		buf = g1.AppendRESP(buf)
+	}
+	r := bufio.NewReader(bytes.NewReader(buf))
+	for range 20 {
+		assert.Equal(t, g2.Expand(), readRESPArray(t, r))
+	}
+}

@@ -127,6 +127,12 @@ type Program struct {
 	// data is the pool __DATA__ values are cut from, shared read-only by
 	// every Gen (one pool for all workers stays in the CPU's cache).
 	data []byte
+	// head is a request's array header ("*3\r\n"); dataHead is a __DATA__
+	// value's bulk header ("$64\r\n") when every value has one size.
+	head, dataHead []byte
+	// width[i] is the number of digits of argument i's longest possible
+	// value's length: AppendRESP writes the value after a header that wide.
+	width []int
 }
 
 // Compile checks that every range the template uses has a size and prepares
@@ -156,8 +162,46 @@ func Compile(t *Template, opts Options) (*Program, error) {
 	}
 	if t.data {
 		p.data = newDataPool(max(opts.DataSize, opts.DataMax) + dataPool)
+		if opts.DataMax <= opts.DataSize {
+			p.dataHead = fmt.Appendf(nil, "$%d\r\n", opts.DataSize)
+		}
+	}
+	p.head = fmt.Appendf(nil, "*%d\r\n", len(t.args))
+	p.width = make([]int, len(t.args))
+	for i := range t.args {
+		p.width[i] = digits(p.maxLen(&t.args[i]))
 	}
 	return p, nil
+}
+
+// maxLen is the length of argument a's longest possible value.
+func (p *Program) maxLen(a *arg) uint64 {
+	var n uint64
+	for _, s := range a.segs {
+		switch s.kind {
+		case segLit:
+			n += uint64(len(s.lit))
+		case segRand:
+			r := &p.opts.Ranges[s.rng]
+			top := r.Max - 1 + r.Offset
+			if top < r.Offset { // the sum wrapped
+				top = math.MaxUint64
+			}
+			n += uint64(max(digits(top), r.Pad))
+		case segData:
+			n += uint64(max(p.opts.DataSize, p.opts.DataMax))
+		}
+	}
+	return n
+}
+
+// digits is the number of decimal digits of v.
+func digits(v uint64) int {
+	n := 1
+	for ; v >= 10; v /= 10 {
+		n++
+	}
+	return n
 }
 
 // Template returns the compiled template.
@@ -245,7 +289,7 @@ func newDataPool(size int) []byte {
 }
 
 func (g *Gen) draw(n int) uint64 {
-	r := g.p.opts.Ranges[n]
+	r := &g.p.opts.Ranges[n]
 	switch r.Dist {
 	case Zipf:
 		return g.p.samples[n].Sample(g.rng)
@@ -311,13 +355,10 @@ func (g *Gen) appendArgValue(dst []byte, a *arg) []byte {
 		case segLit:
 			dst = append(dst, s.lit...)
 		case segRand:
-			v := g.value(s) + g.p.opts.Ranges[s.rng].Offset
-			if pad := g.p.opts.Ranges[s.rng].Pad; pad > 0 {
-				digits := 1
-				for x := v; x >= 10; x /= 10 {
-					digits++
-				}
-				for ; digits < pad; digits++ {
+			r := &g.p.opts.Ranges[s.rng]
+			v := g.value(s) + r.Offset
+			if r.Pad > 0 {
+				for d := digits(v); d < r.Pad; d++ {
 					dst = append(dst, '0')
 				}
 			}
@@ -337,28 +378,56 @@ func (g *Gen) reset() {
 }
 
 // AppendRESP appends one expanded command, encoded as a RESP array of bulk
-// strings, to dst.
+// strings, to dst. Values are written in place, not through a scratch copy.
 func (g *Gen) AppendRESP(dst []byte) []byte {
-	g.reset()
-	args := g.p.t.args
-	dst = append(dst, '*')
-	dst = strconv.AppendInt(dst, int64(len(args)), 10)
-	dst = append(dst, '\r', '\n')
+	if len(g.have) > 0 {
+		g.reset()
+	}
+	p := g.p
+	args := p.t.args
+	dst = append(dst, p.head...)
 	for i := range args {
 		a := &args[i]
-		if a.enc != nil {
+		switch {
+		case a.enc != nil:
 			dst = append(dst, a.enc...)
-			continue
-		}
-		if a.wholeData() { // no scratch copy
+		case a.wholeData(): // a slice of the pool
 			lo, hi := g.dataSpan()
-			dst = appendBulk(dst, g.data[lo:hi])
-			continue
+			if p.dataHead != nil {
+				dst = append(dst, p.dataHead...)
+			} else {
+				dst = strconv.AppendUint(append(dst, '$'), uint64(hi-lo), 10)
+				dst = append(dst, '\r', '\n')
+			}
+			dst = append(dst, g.data[lo:hi]...)
+			dst = append(dst, '\r', '\n')
+		default:
+			dst = g.appendBulkArg(dst, a, p.width[i])
 		}
-		g.scratch = g.appendArgValue(g.scratch[:0], a)
-		dst = appendBulk(dst, g.scratch)
 	}
 	return dst
+}
+
+// appendBulkArg appends argument a as a bulk string, expanding it in place
+// after a length field w digits wide, then narrowing the field to the
+// length's own digits (a move of the value only when they are fewer).
+func (g *Gen) appendBulkArg(dst []byte, a *arg, w int) []byte {
+	dst = append(dst, '$')
+	at := len(dst)
+	dst = append(dst, "00000000000000000000\r\n"[20-w:]...)
+	start := len(dst)
+	dst = g.appendArgValue(dst, a)
+	n := len(dst) - start
+	if d := digits(uint64(n)); d < w {
+		copy(dst[at+d:], dst[at+w:])
+		dst = dst[:len(dst)-(w-d)]
+		w = d
+	}
+	for i := at + w - 1; i >= at; i-- {
+		dst[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return append(dst, '\r', '\n')
 }
 
 // wholeData reports an argument that is __DATA__ alone.
@@ -373,8 +442,7 @@ func (g *Gen) dataSpan() (lo, hi int) {
 
 // appendBulk appends v as a RESP bulk string.
 func appendBulk(dst, v []byte) []byte {
-	dst = append(dst, '$')
-	dst = strconv.AppendInt(dst, int64(len(v)), 10)
+	dst = strconv.AppendUint(append(dst, '$'), uint64(len(v)), 10)
 	dst = append(dst, '\r', '\n')
 	dst = append(dst, v...)
 	return append(dst, '\r', '\n')
@@ -420,9 +488,7 @@ func (g *Gen) Arg(i int) []byte {
 // bulk strings, to dst.
 func (g *Gen) AppendDrawn(dst []byte) []byte {
 	args := g.p.t.args
-	dst = append(dst, '*')
-	dst = strconv.AppendInt(dst, int64(len(args)), 10)
-	dst = append(dst, '\r', '\n')
+	dst = append(dst, g.p.head...)
 	for i := range args {
 		switch sp := g.drawn[i]; sp.src {
 		case srcLit:
