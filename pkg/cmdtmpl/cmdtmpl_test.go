@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -503,24 +504,40 @@ func TestDigits(t *testing.T) {
 	}
 }
 
-// TestWideRangesEncode checks the length field AppendRESP reserves when the
-// longest value needs every digit: a range whose top wraps past 2^64 and a
-// padded one.
+// TestWideRangesEncode checks the length fields AppendRESP writes where
+// values' lengths vary: a range whose top wraps past 2^64, a padded one,
+// and __DATA__ values whose sizes cross from one digit to two, alone and
+// inside an argument.
 func TestWideRangesEncode(t *testing.T) {
-	tp, err := Parse("SET k__RAND__ __RAND2__")
-	require.NoError(t, err)
-	o := opts(math.MaxUint64, 3)
-	o.Ranges[1].Offset = math.MaxUint64 - 5
-	o.Ranges[2].Pad = 30
-	p, err := Compile(tp, o)
-	require.NoError(t, err)
-	g1, g2 := p.NewGen(1), p.NewGen(1)
-	var buf []byte
-	for range 20 {
-		buf = g1.AppendRESP(buf)
-	}
-	r := bufio.NewReader(bytes.NewReader(buf))
-	for range 20 {
-		assert.Equal(t, g2.Expand(), readRESPArray(t, r))
+	wide := opts(math.MaxUint64, 3)
+	wide.Ranges[1].Offset = math.MaxUint64 - 5
+	wide.Ranges[2].Pad = 30
+	sized := opts(10, 10)
+	sized.DataSize, sized.DataMax = 4, 12
+	for _, tc := range []struct {
+		tmpl string
+		o    Options
+	}{
+		{"SET k__RAND__ __RAND2__", wide},
+		{"SET k __DATA__", sized},
+		{"SET k x__DATA__y", sized},
+	} {
+		t.Run(tc.tmpl, func(t *testing.T) {
+			tp, err := Parse(tc.tmpl)
+			require.NoError(t, err)
+			p, err := Compile(tp, tc.o)
+			require.NoError(t, err)
+			g1, g2 := p.NewGen(1), p.NewGen(1)
+			var got, want []byte
+			for range 50 {
+				got = g1.AppendRESP(got)
+				args := g2.Expand()
+				want = fmt.Appendf(want, "*%d\r\n", len(args))
+				for _, a := range args {
+					want = fmt.Appendf(want, "$%d\r\n%s\r\n", len(a), a)
+				}
+			}
+			assert.Equal(t, string(want), string(got))
+		})
 	}
 }
