@@ -380,9 +380,7 @@ func (g *Gen) reset() {
 // AppendRESP appends one expanded command, encoded as a RESP array of bulk
 // strings, to dst. Values are written in place, not through a scratch copy.
 func (g *Gen) AppendRESP(dst []byte) []byte {
-	if len(g.have) > 0 {
-		g.reset()
-	}
+	g.reset()
 	p := g.p
 	args := p.t.args
 	dst = append(dst, p.head...)
@@ -393,12 +391,11 @@ func (g *Gen) AppendRESP(dst []byte) []byte {
 			dst = append(dst, a.enc...)
 		case a.wholeData(): // a slice of the pool
 			lo, hi := g.dataSpan()
-			if p.dataHead != nil {
-				dst = append(dst, p.dataHead...)
-			} else {
-				dst = strconv.AppendUint(append(dst, '$'), uint64(hi-lo), 10)
-				dst = append(dst, '\r', '\n')
+			if p.dataHead == nil { // sizes vary
+				dst = appendBulk(dst, g.data[lo:hi])
+				break
 			}
+			dst = append(dst, p.dataHead...)
 			dst = append(dst, g.data[lo:hi]...)
 			dst = append(dst, '\r', '\n')
 		default:
@@ -442,7 +439,8 @@ func (g *Gen) dataSpan() (lo, hi int) {
 
 // appendBulk appends v as a RESP bulk string.
 func appendBulk(dst, v []byte) []byte {
-	dst = strconv.AppendUint(append(dst, '$'), uint64(len(v)), 10)
+	dst = append(dst, '$')
+	dst = strconv.AppendInt(dst, int64(len(v)), 10)
 	dst = append(dst, '\r', '\n')
 	dst = append(dst, v...)
 	return append(dst, '\r', '\n')
