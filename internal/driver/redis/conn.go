@@ -32,6 +32,8 @@ type Conn struct {
 	timeout time.Duration
 	dl      time.Time // current deadline
 	stopCtx func() bool
+	// stopper is the context whose end stopCtx waits for.
+	stopper context.Context
 	// tairAuth is set when the server accepted only Tair's single-argument AUTH.
 	tairAuth bool
 	// rx counts the bytes read from the connection.
@@ -261,7 +263,7 @@ func Dial(ctx context.Context, t endpoint.Target) (*Conn, error) {
 	}
 	rx := newCounting(nc)
 	c := &Conn{nc: nc, rx: rx, r: resp.NewReader(bufio.NewReaderSize(rx, minReadBuffer), resp.Limits{MaxBulk: 512 << 20}), timeout: timeout}
-	c.stopCtx = context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Unix(1, 0)) })
+	c.stopCtx, c.stopper = context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Unix(1, 0)) }), ctx
 	if err := c.handshake(t); err != nil {
 		c.Close()
 		return nil, err

@@ -120,9 +120,9 @@ func TestReadBufferGrowsWithTheReplies(t *testing.T) {
 // TestConnectionsAreSmall: a connection that has served small replies
 // holds a few KB of heap (a 512-byte read buffer, the reader and its
 // descriptor's connection), so that 10,000 connections fit a client; a
-// 4 KB first buffer fails it. The
-// server answers +PONG to whatever it reads, through a 64-byte buffer, so
-// that its side of each connection weighs little in the count.
+// 4 KB first buffer fails it. The server answers +PONG to whatever it
+// reads, through a 64-byte buffer, so that its side of each connection
+// weighs little in the count.
 func TestConnectionsAreSmall(t *testing.T) {
 	addr := serveEach(t, func(nc net.Conn) {
 		defer nc.Close()

@@ -20,13 +20,13 @@ import (
 // data comes, whether or not anything waits for it, and a send grid's
 // replies are read at the next tick, not when they come. A connection
 // dialled outside the poller (dialRaw: plain TCP) is taken as it is. One
-// that net dialled (a Unix socket) lives on in a duplicate descriptor;
-// the runtime's is closed (no FIN is sent: the socket is still open).
-// Reads and writes then go to the descriptor directly; a read or write
-// that must wait parks in Go's poller, on a
-// second duplicate made at the connection's first wait (or polls it,
-// poll(2) bounded so that a deadline set meanwhile is seen, when that
-// cannot be made); the run's end still ends them, as Dial's does. False
+// that net dialled (a Unix socket) lives on in a duplicate descriptor; the
+// runtime's is closed (no FIN is sent: the socket is still open). Reads
+// and writes then go to the descriptor directly; a read or write that must
+// wait parks in Go's poller, on a second duplicate made at the
+// connection's first wait (or polls it, poll(2) bounded so that a deadline
+// set meanwhile is seen, when that cannot be made). From then on ctx's
+// end, not Dial's, ends them. False
 // (and nothing changed) for a TLS connection or when the descriptor
 // cannot be duplicated.
 func (c *Conn) Detach(ctx context.Context) (int, bool) {
@@ -34,6 +34,9 @@ func (c *Conn) Detach(ctx context.Context) (int, bool) {
 		return -1, false
 	}
 	if fc, ok := c.nc.(*fdConn); ok {
+		if ctx != c.stopper { // Dial's stop already ends fc's waits on ctx
+			c.stopOn(ctx, fc)
+		}
 		return fc.fd, true
 	}
 	dup, derr := -1, error(nil)
@@ -46,13 +49,18 @@ func (c *Conn) Detach(ctx context.Context) (int, bool) {
 	}
 	fc := &fdConn{fd: dup, laddr: c.nc.LocalAddr(), raddr: c.nc.RemoteAddr()}
 	fc.readFn, fc.writeFn = fc.readStep, fc.writeStep
+	_ = c.nc.Close()
+	c.nc, c.rx.Conn, c.rx.raw, c.dl = fc, fc, fdRaw{fc}, time.Time{}
+	c.stopOn(ctx, fc)
+	return dup, true
+}
+
+// stopOn makes ctx's end, rather than Dial's, end fc's waits.
+func (c *Conn) stopOn(ctx context.Context, fc *fdConn) {
 	if c.stopCtx != nil {
 		c.stopCtx()
 	}
-	_ = c.nc.Close()
-	c.nc, c.rx.Conn, c.rx.raw, c.dl = fc, fc, fdRaw{fc}, time.Time{}
-	c.stopCtx = context.AfterFunc(ctx, func() { _ = fc.SetDeadline(time.Unix(1, 0)) })
-	return dup, true
+	c.stopCtx, c.stopper = context.AfterFunc(ctx, func() { _ = fc.SetDeadline(time.Unix(1, 0)) }), ctx
 }
 
 // fdConn is a connection on a non-blocking descriptor outside the

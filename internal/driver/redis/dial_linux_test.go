@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -179,5 +180,48 @@ func TestDialedConnectionServes(t *testing.T) {
 		require.NoError(t, c.WriteRead(resp.AppendCommand(nil, "ECHO", strconv.Itoa(i)), &rep))
 		assert.Equal(t, byte('$'), rep.Type)
 		assert.Equal(t, int64(len(strconv.Itoa(i))), rep.Int)
+	}
+}
+
+// TestDetachStopsOnItsContext: once detached, a connection's blocked read
+// ends when Detach's context ends, not Dial's, whether the group took the
+// raw TCP descriptor as it was or a Unix socket's duplicate.
+func TestDetachStopsOnItsContext(t *testing.T) {
+	dir := t.TempDir()
+	for _, network := range []string{"tcp", "unix"} {
+		t.Run(network, func(t *testing.T) {
+			addr := "127.0.0.1:0"
+			if network == "unix" {
+				addr = filepath.Join(dir, "s")
+			}
+			ln, err := net.Listen(network, addr)
+			require.NoError(t, err)
+			defer ln.Close()
+			held := make(chan net.Conn, 1) // accepted, never answered
+			go func() {
+				if sc, err := ln.Accept(); err == nil {
+					held <- sc
+				}
+			}()
+			c, err := Dial(context.Background(), endpoint.Target{Addr: ln.Addr().String(), Timeout: time.Minute})
+			require.NoError(t, err)
+			defer c.Close()
+			defer (<-held).Close()
+			ctx, cancel := context.WithCancel(context.Background())
+			_, ok := c.Detach(ctx)
+			require.True(t, ok)
+			done := make(chan error, 1)
+			go func() {
+				var rep resp.Reply
+				done <- c.Read(&rep)
+			}()
+			cancel()
+			select {
+			case err := <-done:
+				assert.Error(t, err)
+			case <-time.After(10 * time.Second):
+				t.Fatal("the read went on after Detach's context ended")
+			}
+		})
 	}
 }
