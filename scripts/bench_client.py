@@ -349,9 +349,9 @@ def evict_page_cache(paths):
     that every tool's binary next enters it the same way: read from disk by
     its first run. The file-backed part of a process's RSS depends on how
     its binary's pages came into the cache: the same tairbench binary has
-    measured 18 MB and 30 MB at one connection, the difference all RssFile.
-    A page some process has mapped stays; a file that is not there is
-    passed over."""
+    measured 18 MB and 30 MB max RSS at one connection, the difference all
+    RssFile. A page some process has mapped stays; a file that is not there
+    is passed over."""
     for path in paths:
         try:
             fd = os.open(path, os.O_RDONLY)
@@ -712,7 +712,7 @@ def main():
     if any(r[0] == "conns1000" for r in all_rows):
         notes.append("client memory: every tool's binary was dropped from the page cache before the first run, so that "
                      "each one's pages came in the same way, read from disk (the file-backed part of max RSS depends on "
-                     "that: the same tairbench binary has measured 18 MB and 30 MB with one connection). The anonymous "
+                     "that: the same tairbench binary has measured 18 MB and 30 MB max RSS with one connection, see docs/redis.md). The anonymous "
                      "part is the tool's own")
     notes += [f"{t}: {why}" for t, why in missing.items()]
     if notes:
