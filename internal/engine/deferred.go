@@ -44,11 +44,13 @@ type Poller interface {
 	// Ready reads, without waiting, what has come of the started request's
 	// replies and says whether they have all come.
 	Ready() Readiness
-	// FD is the descriptor that becomes readable when replies come, for
-	// the engine alone to wait on: nothing else may wait on it (the Go
+	// PollFD is the descriptor that becomes readable when replies come,
+	// for the engine alone to wait on: nothing else may wait on it (the Go
 	// runtime's poller would wake at every reply). False: none (the
-	// workers then run on their own).
-	FD() (int, bool)
+	// workers then run on their own). arrivals says whether the engine
+	// uses Finish's arrival time; without it (a closed loop times a reply
+	// when it reads it) the worker need not ask the kernel for one.
+	PollFD(arrivals bool) (int, bool)
 }
 
 // Readiness is what a Poller's Ready found of its started request's replies.

@@ -185,8 +185,8 @@ type nopPoller struct {
 	r, w *os.File
 }
 
-func (p *nopPoller) Ready() Readiness { return Arrived }
-func (p *nopPoller) FD() (int, bool)  { return int(p.r.Fd()), true }
+func (p *nopPoller) Ready() Readiness        { return Arrived }
+func (p *nopPoller) PollFD(bool) (int, bool) { return int(p.r.Fd()), true }
 func (p *nopPoller) Close() error {
 	_ = p.w.Close()
 	return p.r.Close()

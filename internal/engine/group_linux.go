@@ -73,7 +73,7 @@ func (r *runState) startGroups(workers []Worker, seeds []uint64, wg *sync.WaitGr
 		if !ok {
 			return false
 		}
-		if fds[i], ok = p.FD(); !ok {
+		if fds[i], ok = p.PollFD(!closed); !ok {
 			return false
 		}
 		polls[i] = p

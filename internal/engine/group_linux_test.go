@@ -106,8 +106,8 @@ func (w *pairWorker) Exec(ctx context.Context, s *Step) error {
 	return err
 }
 
-func (w *pairWorker) Deferrable() bool { return !w.broken }
-func (w *pairWorker) FD() (int, bool)  { return w.fd, true }
+func (w *pairWorker) Deferrable() bool        { return !w.broken }
+func (w *pairWorker) PollFD(bool) (int, bool) { return w.fd, true }
 
 func (w *pairWorker) Start(s *Step) error {
 	if _, err := unix.Write(w.fd, requestByte); err != nil {

@@ -68,8 +68,11 @@ type counting struct {
 	pending []byte
 	// nowait makes a read return errNotYet rather than wait (Owed).
 	nowait bool
-	// st, once EnableStamps set it, makes reads go through recvmsg (on
-	// the poller path, readFD) and note when the data read arrived.
+	// polled, once EnablePolled set it, makes reads go to the descriptor
+	// directly (readFD), so that nowait can be honoured.
+	polled bool
+	// st, set by EnablePolled with stamps, makes those reads go through
+	// recvmsg and note when the data read arrived.
 	st *stamper
 	// The callback's arguments and results, kept here so that the
 	// callback (made once) does not allocate.
@@ -114,9 +117,12 @@ func (c *counting) readFD(fd uintptr) bool {
 	for {
 		var n int
 		var err error
-		if c.st != nil {
+		switch {
+		case c.st != nil:
 			n, err = c.st.recv(fd, c.p)
-		} else {
+		case c.polled:
+			n, err = readNow(fd, c.p)
+		default:
 			n, err = rawRead(fd, c.p)
 		}
 		if err == syscall.EINTR {
@@ -156,7 +162,7 @@ func (c *counting) result(p []byte, err error, call string) (int, error) {
 }
 
 func (c *counting) Read(p []byte) (int, error) {
-	if c.pending == nil && c.st == nil || len(p) == 0 {
+	if c.pending == nil && !c.polled || len(p) == 0 {
 		n, err := c.Conn.Read(p)
 		c.n += int64(n)
 		c.drained = err == nil && n < len(p)
@@ -424,21 +430,24 @@ func (c *Conn) WriteRead(b []byte, rep *resp.Reply) error {
 	return err
 }
 
-// EnableStamps makes the connection note when the data it reads arrived
-// (the kernel's receive timestamp; Arrived); false where it cannot (TLS,
-// not Linux, the option refused). Only the first call sets it up.
-func (c *Conn) EnableStamps() bool {
-	if c.rx.st != nil {
-		return true
-	}
+// EnablePolled makes the connection's reads go to its descriptor directly,
+// so that Owed can read without waiting; with stamps it also notes when the
+// data it reads arrived (the kernel's receive timestamp; Arrived), which
+// costs the kernel a timestamp on every packet and a control message on
+// every read. False where it cannot (TLS, not Linux, the option refused).
+// Stamps, once on, stay on.
+func (c *Conn) EnablePolled(stamps bool) bool {
 	if !rxStamps || c.rx.raw == nil {
 		return false
 	}
-	var err error
-	if cerr := c.rx.raw.Control(func(fd uintptr) { err = enableStamps(fd) }); cerr != nil || err != nil {
-		return false
+	if stamps && c.rx.st == nil {
+		var err error
+		if cerr := c.rx.raw.Control(func(fd uintptr) { err = enableStamps(fd) }); cerr != nil || err != nil {
+			return false
+		}
+		c.rx.st = &stamper{}
 	}
-	c.rx.st = &stamper{}
+	c.rx.polled = true
 	return true
 }
 
@@ -446,10 +455,10 @@ func (c *Conn) EnableStamps() bool {
 // it reads once what has come (into the reply buffer's free space) unless
 // they are buffered already. True also when they cannot be told whole in
 // the buffer (one larger than it; malformed) or when the connection
-// cannot read without waiting (TLS, no stamps), or a read failed: the
+// cannot read without waiting (TLS, not polled), or a read failed: the
 // replies' reads then wait, or report the error.
 func (c *Conn) Owed(n int) bool {
-	if c.rx.raw == nil || c.rx.st == nil || c.r.Buffered() > 0 && c.whole(n) {
+	if c.rx.raw == nil || !c.rx.polled || c.r.Buffered() > 0 && c.whole(n) {
 		return true
 	}
 	c.rx.nowait = true
@@ -499,7 +508,8 @@ func (c *Conn) SkipPlain(n int) bool {
 }
 
 // Arrived is when the data of the connection's last read arrived, by the
-// kernel's clock; zero without EnableStamps or when the kernel gave none.
+// kernel's clock; zero without stamps (EnablePolled) or when the kernel
+// gave none.
 func (c *Conn) Arrived() time.Time {
 	if c.rx.st == nil {
 		return time.Time{}

@@ -15,13 +15,17 @@ type deferringWorker struct {
 	// rx is the connection's bytes read when the request was sent: its
 	// replies' bytes are those read since (by Ready and Finish).
 	rx int64
+	// untimed: the engine times replies when it reads them (PollFD), so
+	// the connection need not note when they arrived.
+	untimed bool
 }
 
-// Deferrable implements engine.Deferrer: a connection that notes when
-// its data arrived (plain TCP or Unix socket on Linux).
+// Deferrable implements engine.Deferrer: a connection that reads without
+// waiting and, unless untimed, notes when its data arrived (plain TCP or
+// Unix socket on Linux).
 func (w *deferringWorker) Deferrable() bool {
 	c := w.links.main
-	return c != nil && c.EnableStamps()
+	return c != nil && c.EnablePolled(!w.untimed)
 }
 
 // Start implements engine.Deferrer: it writes the prepared request, and
@@ -80,11 +84,13 @@ func (w *deferringWorker) Ready() engine.Readiness {
 	}
 }
 
-// FD implements engine.Poller: the connection, noting when its data
-// arrives, leaves the runtime's poller (Conn.Detach) for the engine's.
-func (w *deferringWorker) FD() (int, bool) {
+// PollFD implements engine.Poller: the connection, reading without
+// waiting and noting when its data arrives if arrivals, leaves the
+// runtime's poller (Conn.Detach) for the engine's.
+func (w *deferringWorker) PollFD(arrivals bool) (int, bool) {
 	c := w.links.main
-	if c == nil || !c.EnableStamps() {
+	w.untimed = !arrivals
+	if c == nil || !c.EnablePolled(arrivals) {
 		return -1, false
 	}
 	return c.Detach(w.links.ctx)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
@@ -142,7 +143,7 @@ func TestDeferringWorkerDoesNotAllocate(t *testing.T) {
 func TestDetachedConnection(t *testing.T) {
 	w := worker(t, endpoint.Target{Addr: slowServer(t), Timeout: 5 * time.Second}, "PING", 1, 0, 0)
 	p := w.(engine.Poller)
-	fd, ok := p.FD()
+	fd, ok := p.PollFD(true)
 	require.True(t, ok)
 	assert.Positive(t, fd)
 	w.Prepare()
@@ -171,7 +172,7 @@ func TestDetachedConnection(t *testing.T) {
 	require.NoError(t, err)
 	defer ew.Close()
 	p = ew.(engine.Poller)
-	_, ok = p.FD()
+	_, ok = p.PollFD(true)
 	require.True(t, ok)
 	req := func() {
 		s = engine.Step{}
@@ -195,6 +196,46 @@ func TestDetachedConnection(t *testing.T) {
 	assert.Less(t, time.Since(start), time.Second)
 }
 
+// TestPolledWithoutArrivals: a connection a closed loop's group polls
+// (PollFD(false)) reads without waiting as a timed one does, but leaves
+// the kernel's receive timestamps off (they cost it on every packet and
+// read) and reports no arrival; an open loop's (PollFD(true)) asks for
+// them. Deferrable keeps the choice PollFD made.
+func TestPolledWithoutArrivals(t *testing.T) {
+	for _, arrivals := range []bool{false, true} {
+		t.Run(strconv.FormatBool(arrivals), func(t *testing.T) {
+			w := worker(t, endpoint.Target{Addr: slowServer(t), Timeout: 5 * time.Second}, "PING", 1, 0, 0)
+			p := w.(engine.Poller)
+			fd, ok := p.PollFD(arrivals)
+			require.True(t, ok)
+			on, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS)
+			require.NoError(t, err)
+			assert.Equal(t, arrivals, on == 1, "SO_TIMESTAMPNS")
+			for range 3 {
+				w.Prepare()
+				require.True(t, p.Deferrable())
+				var s engine.Step
+				sent := time.Now()
+				require.NoError(t, p.Start(&s))
+				assert.Equal(t, engine.NotYet, p.Ready(), "the server answers 5 ms after")
+				require.Eventually(t, func() bool { return p.Ready() == engine.Arrived }, 5*time.Second, time.Millisecond)
+				arrived, err := p.Finish(context.Background(), &s)
+				require.NoError(t, err)
+				assert.Equal(t, 1, s.Ops)
+				assert.Equal(t, len("+PONG\r\n"), s.BytesIn)
+				if arrivals {
+					assert.GreaterOrEqual(t, arrived.Sub(sent), 4*time.Millisecond)
+				} else {
+					assert.True(t, arrived.IsZero(), "no arrival without stamps: %v", arrived)
+				}
+			}
+			on, err = unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS)
+			require.NoError(t, err)
+			assert.Equal(t, arrivals, on == 1, "SO_TIMESTAMPNS after Deferrable")
+		})
+	}
+}
+
 // splitServer answers each PING with +PONG in two parts, the second once
 // rest is received from.
 func splitServer(t *testing.T, rest <-chan struct{}) string {
@@ -215,7 +256,7 @@ func TestReadyWaitsForTheWholeReply(t *testing.T) {
 	rest := make(chan struct{})
 	w := worker(t, endpoint.Target{Addr: splitServer(t, rest), Timeout: 5 * time.Second}, "PING", 1, 0, 0)
 	p := w.(engine.Poller)
-	_, ok := p.FD()
+	_, ok := p.PollFD(true)
 	require.True(t, ok)
 	c := w.(*deferringWorker).links.main
 	w.Prepare()
@@ -258,7 +299,7 @@ func TestReadySaysWhenAReplyOutgrowsTheBuffer(t *testing.T) {
 				return err
 			}), Timeout: 5 * time.Second}, "PING", 1, 0, 0)
 			p := w.(engine.Poller)
-			_, ok := p.FD()
+			_, ok := p.PollFD(true)
 			require.True(t, ok)
 			for range 2 {
 				w.Prepare()
@@ -327,7 +368,7 @@ func TestPlainRepliesCountAsReadOnes(t *testing.T) {
 	}{{"GET k-__RAND__", 0, 50}, {"GET k-__RAND__", 4, 48}, {"INCR k-__RAND__", 0, 50}, {"INCR k-__RAND__", 4, 48}, {"SET x-__RAND__ v", 16, 100}} {
 		polled, read := worker(t, tgs[0], tc.tmpl, 100, 0, tc.pipeline), worker(t, tgs[1], tc.tmpl, 100, 0, tc.pipeline)
 		p, d := polled.(engine.Poller), read.(engine.Deferrer)
-		_, ok := p.FD()
+		_, ok := p.PollFD(true)
 		require.True(t, ok)
 		c := polled.(*deferringWorker).links.main
 		skipped := 0

@@ -8,7 +8,8 @@ import (
 )
 
 // rxStamps says whether a connection can tell when its data arrived (the
-// kernel's receive timestamp, SO_TIMESTAMPNS), which deferred reads need.
+// kernel's receive timestamp, SO_TIMESTAMPNS), which deferred reads need,
+// and read without waiting (Conn.EnablePolled).
 const rxStamps = true
 
 // stamper reads with recvmsg and keeps the kernel's receive time of the
@@ -24,6 +25,16 @@ type stamper struct {
 // enableStamps asks the kernel to timestamp what fd receives.
 func enableStamps(fd uintptr) error {
 	return unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1)
+}
+
+// readNow reads into p with read(2), on a non-blocking descriptor: a raw
+// system call, as recv's.
+func readNow(fd uintptr, p []byte) (int, error) {
+	n, _, errno := unix.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), nil
 }
 
 // recv reads into p with recvmsg, noting the timestamp of the data read.

@@ -7,14 +7,18 @@ import (
 	"time"
 )
 
-// rxStamps says whether a connection can tell when its data arrived: only
-// on Linux, where open loops defer their reads.
+// rxStamps says whether a connection can tell when its data arrived, and
+// read without waiting: only on Linux, where engine groups poll.
 const rxStamps = false
 
 // stamper is Linux's; elsewhere it is never enabled.
 type stamper struct{}
 
 func enableStamps(uintptr) error { return errors.New("receive timestamps need Linux") }
+
+func readNow(uintptr, []byte) (int, error) {
+	return 0, errors.New("polled reads need Linux")
+}
 
 func (s *stamper) recv(uintptr, []byte) (int, error) {
 	return 0, errors.New("receive timestamps need Linux")
