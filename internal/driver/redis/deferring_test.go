@@ -22,24 +22,6 @@ import (
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 )
 
-// serveEach listens on a loopback port and runs handle, in a goroutine of
-// its own, for each connection it accepts (which handle closes).
-func serveEach(t *testing.T, handle func(nc net.Conn)) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = ln.Close() })
-	go func() {
-		for {
-			nc, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go handle(nc)
-		}
-	}()
-	return ln.Addr().String()
-}
-
 // pingServer runs answer for each PING (a RESP array of one bulk string:
 // *1, $4, PING) read on each connection it accepts; an error ends the
 // connection.
