@@ -64,6 +64,18 @@ type Drainer interface {
 	Drain(ctx context.Context, s *Step) error
 }
 
+// SendStamper is a worker whose every Exec that succeeds sets Step.Sent
+// (a window pipeline's: its reply answers a command an earlier Exec may
+// have sent). The loop then does not read the clock before its Exec: the
+// reading would be thrown away. Should Sent be missing all the same, the
+// latency runs from the end of the worker's previous Exec, which is no
+// later than this one's start.
+type SendStamper interface {
+	Worker
+	// StampsSends marks the worker as a SendStamper.
+	StampsSends()
+}
+
 // Worker sends requests on its own connection. Prepare builds the next
 // request and is not timed; Exec sends it and reads every reply. A non-nil
 // error from Exec means the request failed as a whole (connection lost,

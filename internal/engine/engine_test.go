@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -413,6 +414,50 @@ func TestStepSentAndDrain(t *testing.T) {
 	assert.Equal(t, int64(6), tot.AfterDeadlineOps, "3 drained per worker")
 	assert.Equal(t, int64(6), f.drained.Load())
 	assert.GreaterOrEqual(t, tot.Latency.P50, 5000.0, "from the command's own send, 5 ms before")
+}
+
+// stamper is a SendStamper: with sent set, each Exec's reply answers a
+// command sent 5 ms before; without, it forgets Sent and takes 2 ms.
+type stamper struct{ sent bool }
+
+func (stamper) Prepare()     {}
+func (stamper) Close() error { return nil }
+func (stamper) StampsSends() {}
+func (w stamper) Exec(_ context.Context, s *Step) error {
+	s.Ops = 1
+	if w.sent {
+		s.Sent = time.Now().Add(-5 * time.Millisecond)
+	} else {
+		time.Sleep(2 * time.Millisecond)
+	}
+	return nil
+}
+
+type stamperFactory struct{ sent bool }
+
+func (f stamperFactory) NewWorker(context.Context, int, uint64) (Worker, error) {
+	return stamper(f), nil
+}
+
+// TestSendStamper: a SendStamper's latency runs from its Step.Sent (the
+// loop reads no start time); one that leaves Sent unset is timed from its
+// previous Exec's end, never less than its Exec took.
+func TestSendStamper(t *testing.T) {
+	for _, tc := range []struct {
+		sent bool
+		min  float64
+	}{{true, 5000}, {false, 2000}} {
+		t.Run(strconv.FormatBool(tc.sent), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				res, err := Run(context.Background(), Config{Workers: 2, Ops: 50}, stamperFactory{tc.sent})
+				require.NoError(t, err)
+				tot := res.Snapshot.Totals
+				assert.Equal(t, int64(50), tot.Ops)
+				assert.Zero(t, tot.Errors)
+				assert.GreaterOrEqual(t, tot.Latency.Min, tc.min)
+			})
+		})
+	}
 }
 
 // An op count counts the requests after the warm-up: -n 100 with a

@@ -189,12 +189,17 @@ type loop struct {
 	// its replies are not read yet.
 	pending bool
 	t0      time.Time
+	// stamps: the worker is a SendStamper (exec reads no start time);
+	// last is when its previous Exec ended.
+	stamps bool
+	last   time.Time
 }
 
 // newLoop makes worker id's loop; own says it sleeps on timers of its own
 // (a group's worker sleeps on the group's until it leaves it).
 func (r *runState) newLoop(id int, w Worker, seed uint64, own bool) *loop {
 	l := &loop{r: r, id: id, w: w, rec: r.agg.NewRecorder(), sleepShort: time.Sleep}
+	_, l.stamps = w.(SendStamper)
 	if r.cfg.Rate > 0 {
 		l.pacer = NewPacer(r.cfg.Rate, len(r.stillDown), id, r.cfg.Arrivals == ArrivalsPoisson, seed, r.end)
 		if own {
@@ -265,9 +270,13 @@ func (r *runState) now() time.Time { return r.begin.Add(time.Since(r.begin)) }
 func (l *loop) exec() bool {
 	r := l.r
 	l.st = Step{}
-	t0 := r.now()
+	t0 := l.last
+	if !l.stamps || t0.IsZero() {
+		t0 = r.now()
+	}
 	err := l.w.Exec(r.ctx, &l.st)
 	t1 := r.now()
+	l.last = t1
 	if err != nil {
 		return l.failed(err, t1)
 	}

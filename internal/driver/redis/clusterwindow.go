@@ -221,6 +221,12 @@ func (w *clusterWindow) encode(e *flight, gen *cmdtmpl.Gen, op, slot int) {
 	e.sent, e.intended, e.op, e.slot, e.hops, e.ask, e.out, e.in = time.Time{}, time.Time{}, op, slot, 0, false, 0, 0
 }
 
+// StampsSends implements engine.SendStamper: every reply Exec counts
+// carries its own command's send time.
+func (*clusterWindow) StampsSends() {}
+
+var _ engine.SendStamper = (*clusterWindow)(nil)
+
 // Exec sends what the windows have room for and reads one reply; a
 // redirection's command goes again and the next reply is read.
 func (w *clusterWindow) Exec(ctx context.Context, s *engine.Step) error {

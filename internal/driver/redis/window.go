@@ -38,6 +38,12 @@ func newWindowWorker(raw *rawWorker) *windowWorker {
 		queued: make([]windowSlot, 0, raw.f.Workload.N)}
 }
 
+// StampsSends implements engine.SendStamper: every reply Exec counts
+// carries its own command's send time.
+func (*windowWorker) StampsSends() {}
+
+var _ engine.SendStamper = (*windowWorker)(nil)
+
 // Prepare renders the commands that refill the window (outside the timed region).
 func (w *windowWorker) Prepare() {
 	want := len(w.ring) - w.n - len(w.queued)
