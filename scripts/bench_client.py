@@ -346,7 +346,7 @@ def proc_memory(pid):
 
 def evict_page_cache(paths):
     """Drops each file's pages from the page cache (written back first), so
-    that every tool's binary next enters it the same way: read from disk by
+    that every compiled tool's binary next enters it the same way: read from disk by
     its first run. The file-backed part of a process's RSS depends on how
     its binary's pages came into the cache: the same tairbench binary has
     measured 18 MB and 30 MB max RSS at one connection, the difference all
@@ -608,7 +608,7 @@ def main():
         for f in fails:
             print(f"FAIL: {f}")
         sys.exit(1 if fails else 0)
-    evict_page_cache([os.path.abspath(args.bin), MEMTIER, FLOOR, shutil.which("redis-benchmark") or ""])
+    evict_page_cache([p for p in (os.path.abspath(args.bin), MEMTIER, FLOOR, shutil.which("redis-benchmark")) if p])
     server = Server(srv_cpu)
     all_rows = rows(os.path.abspath(args.bin))
     if args.rows:
@@ -710,8 +710,8 @@ def main():
                      "Its CPU is little more than the kernel's work for these requests on this machine; the last column puts it "
                      "beside the bar of 0.8")
     if any(r[0] == "conns1000" for r in all_rows):
-        notes.append("client memory: every tool's binary was dropped from the page cache before the first run, so that "
-                     "each one's pages came in the same way, read from disk (the file-backed part of max RSS depends on "
+        notes.append("client memory: the binaries of tairbench, memtier, redis-benchmark and the floor client were dropped "
+                     "from the page cache before the first run (resp-benchmark runs in Python), so that each one's pages came in the same way, read from disk (the file-backed part of max RSS depends on "
                      "that: the same tairbench binary has measured 18 MB and 30 MB max RSS with one connection, see docs/redis.md). The anonymous "
                      "part is the tool's own")
     notes += [f"{t}: {why}" for t, why in missing.items()]

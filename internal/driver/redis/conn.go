@@ -117,12 +117,9 @@ func (c *counting) readFD(fd uintptr) bool {
 	for {
 		var n int
 		var err error
-		switch {
-		case c.st != nil:
+		if c.st != nil {
 			n, err = c.st.recv(fd, c.p)
-		case c.polled:
-			n, err = readNow(fd, c.p)
-		default:
+		} else {
 			n, err = rawRead(fd, c.p)
 		}
 		if err == syscall.EINTR {

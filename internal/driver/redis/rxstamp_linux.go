@@ -27,16 +27,6 @@ func enableStamps(fd uintptr) error {
 	return unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1)
 }
 
-// readNow reads into p with read(2), on a non-blocking descriptor: a raw
-// system call, as recv's.
-func readNow(fd uintptr, p []byte) (int, error) {
-	n, _, errno := unix.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-	if errno != 0 {
-		return 0, errno
-	}
-	return int(n), nil
-}
-
 // recv reads into p with recvmsg, noting the timestamp of the data read.
 func (s *stamper) recv(fd uintptr, p []byte) (int, error) {
 	s.iov.Base = &p[0]

@@ -16,10 +16,6 @@ type stamper struct{}
 
 func enableStamps(uintptr) error { return errors.New("receive timestamps need Linux") }
 
-func readNow(uintptr, []byte) (int, error) {
-	return 0, errors.New("polled reads need Linux")
-}
-
 func (s *stamper) recv(uintptr, []byte) (int, error) {
 	return 0, errors.New("receive timestamps need Linux")
 }
