@@ -66,9 +66,11 @@ func TestWhitepaperLoginsAgainstServeUser(t *testing.T) {
 	}
 }
 
-// TestEmbeddedWithTairLogin: --embedded with -a user:password gets that account.
+// TestEmbeddedWithTairLogin: --embedded with -a user:password gets that
+// account, and the run's first line says the server is not Tair.
 func TestEmbeddedWithTairLogin(t *testing.T) {
 	res := runCLI(context.Background(), "redis", "--embedded", "-a", "user:password", "-c", "100", "-p", "2",
 		"-command", "TR.SETBIT k __RAND__ 1", "-q")
 	require.Equal(t, 0, res.code, res.out+res.err)
+	assert.Contains(t, res.err, "tairbench's embedded server, not Tair, listening on 127.0.0.1:", "its first line says what the target is")
 }

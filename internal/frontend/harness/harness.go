@@ -463,7 +463,7 @@ func StartEmbedded(o IO, t *endpoint.Target) (func(), error) {
 		return nil, fmt.Errorf("embedded server: %w", err)
 	}
 	t.Addr, t.InProcess = srv.Addr(), true
-	fmt.Fprintf(o.Err, "embedded server listening on %s\n", srv.Addr())
+	fmt.Fprintf(o.Err, "tairbench's embedded server, not Tair, listening on %s\n", srv.Addr())
 	return func() { _ = srv.Close() }, nil
 }
 
