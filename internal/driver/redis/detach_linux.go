@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -222,7 +221,8 @@ func (c *fdConn) Read(p []byte) (int, error) {
 // readStep is one try of Read: false when nothing came yet.
 func (c *fdConn) readStep(uintptr) bool {
 	for {
-		n, err := unix.Read(c.fd, c.rbuf)
+		// Raw, as writeStep's.
+		n, err := rawRead(uintptr(c.fd), c.rbuf)
 		switch {
 		case err == unix.EINTR:
 			continue
@@ -254,17 +254,17 @@ func (c *fdConn) Write(p []byte) (int, error) {
 func (c *fdConn) writeStep(uintptr) bool {
 	for c.wdone < len(c.wbuf) {
 		// Raw: the descriptor is non-blocking (see group's waitFD).
-		r, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(c.fd), uintptr(unsafe.Pointer(&c.wbuf[c.wdone])), uintptr(len(c.wbuf)-c.wdone))
+		n, err := rawWrite(uintptr(c.fd), c.wbuf[c.wdone:])
 		switch {
-		case e == unix.EINTR:
+		case err == unix.EINTR:
 			continue
-		case e == unix.EAGAIN:
+		case err == unix.EAGAIN:
 			return false
-		case e != 0:
-			c.werr = os.NewSyscallError("write", e)
+		case err != nil:
+			c.werr = os.NewSyscallError("write", err)
 			return true
 		}
-		c.wdone += int(r)
+		c.wdone += n
 	}
 	return true
 }

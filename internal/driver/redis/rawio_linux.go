@@ -1,7 +1,6 @@
 package redis
 
 import (
-	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -13,13 +12,22 @@ import (
 const rawIO = true
 
 // rawWrite and rawRead are the system calls a raw connection's poller
-// callbacks make on its descriptor.
-func rawWrite(fd uintptr, p []byte) (int, error) { return syscall.Write(int(fd), p) }
+// callbacks, a group's connections and a detached connection (fdConn)
+// make on their descriptors, which are non-blocking. They are raw: a
+// system call made the usual way tells the scheduler of each call and
+// wakes the runtime's monitor thread when it sleeps. And they are sendto
+// and recvfrom rather than write and read, which reach a socket through
+// the file layer first.
+func rawWrite(fd uintptr, p []byte) (int, error) {
+	n, _, errno := unix.RawSyscall6(unix.SYS_SENDTO, fd, uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)), 0, 0, 0)
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), nil
+}
 
-// rawRead is a raw system call: the descriptor is non-blocking, and one
-// made the usual way wakes the runtime's monitor thread when it sleeps.
 func rawRead(fd uintptr, p []byte) (int, error) {
-	n, _, errno := unix.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+	n, _, errno := unix.RawSyscall6(unix.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)), 0, 0, 0)
 	if errno != 0 {
 		return 0, errno
 	}
