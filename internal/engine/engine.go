@@ -46,6 +46,11 @@ type Step struct {
 	// pipeline's reply answers a command an earlier Exec sent, and its
 	// latency runs from that send, not from this Exec's start.
 	Sent time.Time
+	// Done, when set, is when the reply was whole in the client: a window
+	// pipeline's reply already in its buffer came with an earlier read,
+	// and was there when that read returned. The loop takes it as the
+	// reply's time rather than reading the clock after Exec.
+	Done time.Time
 	// Intended is, for a RoutedStreamer, the command's intended start:
 	// the engine gives it to SendOne, and Await gives back that of the
 	// command whose reply it read (replies come back out of order).

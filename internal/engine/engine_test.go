@@ -420,6 +420,37 @@ func TestStepSentAndDrain(t *testing.T) {
 // command sent 5 ms before; without, it forgets Sent and takes 2 ms.
 type stamper struct{ sent bool }
 
+// doneStamper's command goes as its Exec starts, its reply is whole 3 ms
+// later, and its Exec returns 1 ms after that.
+type doneStamper struct{ stamper }
+
+func (doneStamper) Exec(_ context.Context, s *Step) error {
+	s.Ops, s.Sent = 1, time.Now()
+	time.Sleep(3 * time.Millisecond)
+	s.Done = time.Now()
+	time.Sleep(time.Millisecond)
+	return nil
+}
+
+type doneStamperFactory struct{}
+
+func (doneStamperFactory) NewWorker(context.Context, int, uint64) (Worker, error) {
+	return doneStamper{}, nil
+}
+
+// TestDoneStamp: a reply's Step.Done is its time, not the clock after
+// Exec: every latency is Done - Sent, 3 ms, not 4.
+func TestDoneStamp(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		res, err := Run(context.Background(), Config{Workers: 2, Ops: 50}, doneStamperFactory{})
+		require.NoError(t, err)
+		tot := res.Snapshot.Totals
+		assert.Equal(t, int64(50), tot.Ops)
+		assert.InDelta(t, 3000, tot.Latency.Min, 3, "the histogram's precision")
+		assert.InDelta(t, 3000, tot.Latency.Max, 3)
+	})
+}
+
 func (stamper) Prepare()     {}
 func (stamper) Close() error { return nil }
 func (stamper) StampsSends() {}

@@ -275,7 +275,10 @@ func (l *loop) exec() bool {
 		t0 = r.now()
 	}
 	err := l.w.Exec(r.ctx, &l.st)
-	t1 := r.now()
+	t1 := l.st.Done
+	if t1.IsZero() {
+		t1 = r.now()
+	}
 	l.last = t1
 	if err != nil {
 		return l.failed(err, t1)

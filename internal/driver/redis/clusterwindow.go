@@ -517,7 +517,8 @@ func (w *clusterWindow) readOne(nw *nodeWindow, s *engine.Step) (bool, error) {
 			return false, w.lose(nw, s, err)
 		}
 	}
-	if err := c.Read(&w.rep); err != nil {
+	done, err := c.readStamped(&w.rep)
+	if err != nil {
 		return false, w.lose(nw, s, err)
 	}
 	e.in += int(c.consumed() - rx)
@@ -533,7 +534,7 @@ func (w *clusterWindow) readOne(nw *nodeWindow, s *engine.Step) (bool, error) {
 		}
 	}
 	countReply(s, &w.rep, &w.errBuf)
-	s.Sent, s.Op, s.BytesOut, s.BytesIn = e.sent, e.op, e.out, e.in
+	s.Sent, s.Done, s.Op, s.BytesOut, s.BytesIn = e.sent, done, e.op, e.out, e.in
 	w.pop(nw)
 	return true, nil
 }

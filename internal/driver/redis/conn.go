@@ -42,6 +42,10 @@ type Conn struct {
 	fdNum int
 	// plain is the last run of plain replies whole found (SkipPlain).
 	plain plainRun
+	// readAt is a time after the connection had read readAtN bytes
+	// (readStamped).
+	readAt  time.Time
+	readAtN int64
 }
 
 // plainRun is n plain replies (resp.PlainReplies) of end bytes, found
@@ -573,6 +577,19 @@ func (c *Conn) Read(rep *resp.Reply) error {
 		return fmt.Errorf("read: %w", describe(err))
 	}
 	return nil
+}
+
+// readStamped reads one reply summary, as Read, and says when the reply
+// was whole in the client: no earlier than when the last read that took
+// bytes from the connection returned. A reply already in the buffer came
+// with an earlier read, and is dated by it without a clock reading of
+// its own, unless bytes came in since that date (through any read).
+func (c *Conn) readStamped(rep *resp.Reply) (time.Time, error) {
+	err := c.Read(rep)
+	if c.rx.n != c.readAtN {
+		c.readAt, c.readAtN = time.Now(), c.rx.n
+	}
+	return c.readAt, err
 }
 
 func describe(err error) error {

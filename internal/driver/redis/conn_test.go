@@ -158,3 +158,57 @@ func TestConnectionsAreSmall(t *testing.T) {
 		_ = c.Close()
 	}
 }
+
+// TestReadStamped: replies that came in one read share that read's time;
+// a reply whose bytes needed a read of its own is dated after it; and
+// bytes that came in through a plain Read since the last date make the
+// next reply's date new, not older than its own arrival.
+func TestReadStamped(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	batches := []string{":1\r\n:2\r\n:3\r\n", ":4\r\n", ":5\r\n:6\r\n"}
+	go func() { // answers each request with its batch, in one write
+		nc, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer nc.Close()
+		buf := make([]byte, 4096)
+		for _, b := range batches {
+			if _, err := nc.Read(buf); err != nil {
+				return
+			}
+			if _, err := nc.Write([]byte(b)); err != nil {
+				return
+			}
+		}
+		_, _ = nc.Read(buf)
+	}()
+	c, err := Dial(context.Background(), endpoint.Target{Addr: ln.Addr().String(), Timeout: 5 * time.Second})
+	require.NoError(t, err)
+	defer c.Close()
+	var rep resp.Reply
+	read := func(want int64) time.Time {
+		t.Helper()
+		at, err := c.readStamped(&rep)
+		require.NoError(t, err)
+		assert.Equal(t, want, rep.Int)
+		return at
+	}
+	require.NoError(t, c.Write(resp.AppendCommand(nil, "PING")))
+	time.Sleep(20 * time.Millisecond) // the batch is all there before the first read
+	a := read(1)
+	assert.Equal(t, a, read(2), "read with 1")
+	assert.Equal(t, a, read(3), "read with 1")
+
+	sent := time.Now()
+	require.NoError(t, c.Write(resp.AppendCommand(nil, "PING")))
+	assert.False(t, read(4).Before(sent), "4's own read came after its send")
+
+	require.NoError(t, c.Write(resp.AppendCommand(nil, "PING")))
+	time.Sleep(20 * time.Millisecond)
+	before := time.Now()
+	require.NoError(t, c.Read(&rep), "5, through a plain Read: 6 comes with it")
+	assert.False(t, read(6).Before(before), "6 is dated after it came, not by 4's read")
+}

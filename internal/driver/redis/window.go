@@ -91,9 +91,11 @@ func (w *windowWorker) Exec(ctx context.Context, s *engine.Step) error {
 		return engine.ErrDone // the limit is sent and every reply read
 	}
 	rx := c.consumed()
-	if err := c.Read(&c.rep); err != nil {
+	done, err := c.readStamped(&c.rep)
+	if err != nil {
 		return w.lost(c, s, err)
 	}
+	s.Done = done
 	countReply(s, &c.rep, &w.errBuf)
 	slot := w.ring[w.head]
 	w.head, w.n = (w.head+1)%len(w.ring), w.n-1
