@@ -9,7 +9,8 @@ import (
 
 // windowWorker keeps N commands in flight on its connection, as
 // memtier_benchmark's --pipeline does: each Exec reads one reply, whose
-// latency runs from its own command's send, after sending what Prepare
+// latency runs from its own command's send to the read that brought the
+// reply in (Conn.readStamped), after sending what Prepare
 // rendered to fill the window again. It drains the window's tail
 // when the run ends, and stops sending at the workload's WindowLimit.
 // In an open loop it is an engine.Streamer: the engine sends each command
