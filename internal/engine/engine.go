@@ -49,7 +49,7 @@ type Step struct {
 	// Done, when set, is when the reply was whole in the client: a window
 	// pipeline's reply already in its buffer came with an earlier read,
 	// and was there when that read returned. The loop takes it as the
-	// reply's time rather than reading the clock after Exec.
+	// reply's time rather than reading the clock after Exec or Await.
 	Done time.Time
 	// Intended is, for a RoutedStreamer, the command's intended start:
 	// the engine gives it to SendOne, and Await gives back that of the

@@ -265,6 +265,14 @@ func (l *loop) run() {
 // be slewed during the run), which the deferred paths do with time.Now.
 func (r *runState) now() time.Time { return r.begin.Add(time.Since(r.begin)) }
 
+// replyTime is when the step's reply came: its Step.Done, or now.
+func (l *loop) replyTime() time.Time {
+	if !l.st.Done.IsZero() {
+		return l.st.Done
+	}
+	return l.r.now()
+}
+
 // exec sends the prepared request, waits for its replies and records
 // them; false when the loop should end.
 func (l *loop) exec() bool {
@@ -275,10 +283,7 @@ func (l *loop) exec() bool {
 		t0 = r.now()
 	}
 	err := l.w.Exec(r.ctx, &l.st)
-	t1 := l.st.Done
-	if t1.IsZero() {
-		t1 = r.now()
-	}
+	t1 := l.replyTime()
 	l.last = t1
 	if err != nil {
 		return l.failed(err, t1)

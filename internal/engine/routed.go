@@ -85,7 +85,7 @@ func (l *loop) awaitRouted(s RoutedStreamer, until time.Time) (got, ok bool) {
 	r := l.r
 	l.st = Step{}
 	got, err := s.Await(r.ctx, until, &l.st)
-	t1 := r.now()
+	t1 := l.replyTime()
 	if err != nil {
 		return false, l.failed(err, t1)
 	}

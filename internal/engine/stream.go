@@ -191,10 +191,9 @@ func (l *loop) await(s Streamer, st *stream, until time.Time) bool {
 // comes; got says it did) and records it from its own command's send and
 // intended start; ok is false when the loop should end.
 func (l *loop) awaitOne(s Streamer, st *stream, until time.Time) (got, ok bool) {
-	r := l.r
 	l.st = Step{}
 	ok, err := l.awaitReply(s, st, until)
-	t1 := r.now()
+	t1 := l.replyTime()
 	if err != nil {
 		return false, l.lostStream(st, err, t1)
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -17,9 +18,12 @@ import (
 type streamFactory struct {
 	window  int
 	service time.Duration
-	mu      sync.Mutex
-	most    int   // the most commands in flight on one worker at once
-	order   []int // the first worker's replies, by command number
+	// late, when set, is how long after its reply came Await returns; it
+	// then dates the reply by Step.Done.
+	late  time.Duration
+	mu    sync.Mutex
+	most  int   // the most commands in flight on one worker at once
+	order []int // the first worker's replies, by command number
 }
 
 type streamFake struct {
@@ -71,6 +75,10 @@ func (w *streamFake) Await(ctx context.Context, until time.Time, s *Step) (bool,
 		return false, nil
 	}
 	time.Sleep(time.Until(ready))
+	if w.f.late > 0 {
+		time.Sleep(w.f.late)
+		s.Done = ready
+	}
 	w.inFlight = w.inFlight[1:]
 	if w.id == 0 {
 		w.f.mu.Lock()
@@ -105,6 +113,60 @@ func TestStreamSendsOnScheduleWithRepliesOutstanding(t *testing.T) {
 			require.Equal(t, i, n, "replies in order")
 		}
 	})
+}
+
+// routedFake is a streamFake as a RoutedStreamer: its Await gives back
+// the Sent and Intended of the command it answers.
+type routedFake struct {
+	streamFake
+	sent, intended []time.Time
+}
+
+type routedFactory struct{ *streamFactory }
+
+func (f routedFactory) NewWorker(_ context.Context, id int, _ uint64) (Worker, error) {
+	return &routedFake{streamFake: streamFake{f: f.streamFactory, id: id}}, nil
+}
+
+func (w *routedFake) Room() bool    { return len(w.inFlight) < w.f.window }
+func (w *routedFake) InFlight() int { return len(w.inFlight) }
+
+func (w *routedFake) SendOne(s *Step) error {
+	w.sent, w.intended = append(w.sent, time.Now()), append(w.intended, s.Intended)
+	return w.streamFake.SendOne(s)
+}
+
+func (w *routedFake) Await(ctx context.Context, until time.Time, s *Step) (bool, error) {
+	got, err := w.streamFake.Await(ctx, until, s)
+	if got {
+		s.Sent, s.Intended = w.sent[0], w.intended[0]
+		w.sent, w.intended = w.sent[1:], w.intended[1:]
+	}
+	return got, err
+}
+
+// A reply's Step.Done is its time, not the clock after Await: Await
+// returning 1 ms late does not make the 3.5 ms replies 4.5 ms, over one
+// connection or routed over several.
+func TestStreamTakesDone(t *testing.T) {
+	for _, routed := range []bool{false, true} {
+		t.Run(fmt.Sprint(routed), func(t *testing.T) {
+			simulated(t, func(t *testing.T) {
+				f := &streamFactory{window: 4, service: 3500 * time.Microsecond, late: time.Millisecond}
+				var wf Factory = f
+				if routed {
+					wf = routedFactory{f}
+				}
+				res, err := Run(context.Background(), Config{Workers: 1, Duration: time.Second, Rate: 200, Seed: 1}, wf)
+				require.NoError(t, err)
+				tot := res.Snapshot.Totals
+				assert.InDelta(t, 200, tot.Requests, 2)
+				assert.InDelta(t, 3500, tot.Latency.P50, 50)
+				assert.InDelta(t, 3500, tot.Latency.Max, 50)
+				assert.InDelta(t, 3500, tot.CorrectedLatency.P99, 50, "sent on time")
+			})
+		})
+	}
 }
 
 // A window too small for the load holds commands: they go behind, each

@@ -164,15 +164,8 @@ func TestConnectionsAreSmall(t *testing.T) {
 // bytes that came in through a plain Read since the last date make the
 // next reply's date new, not older than its own arrival.
 func TestReadStamped(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer ln.Close()
 	batches := []string{":1\r\n:2\r\n:3\r\n", ":4\r\n", ":5\r\n:6\r\n"}
-	go func() { // answers each request with its batch, in one write
-		nc, err := ln.Accept()
-		if err != nil {
-			return
-		}
+	addr := serveEach(t, func(nc net.Conn) { // answers each request with its batch, in one write
 		defer nc.Close()
 		buf := make([]byte, 4096)
 		for _, b := range batches {
@@ -184,8 +177,8 @@ func TestReadStamped(t *testing.T) {
 			}
 		}
 		_, _ = nc.Read(buf)
-	}()
-	c, err := Dial(context.Background(), endpoint.Target{Addr: ln.Addr().String(), Timeout: 5 * time.Second})
+	})
+	c, err := Dial(context.Background(), endpoint.Target{Addr: addr, Timeout: 5 * time.Second})
 	require.NoError(t, err)
 	defer c.Close()
 	var rep resp.Reply

@@ -192,9 +192,11 @@ func (w *windowWorker) Await(ctx context.Context, until time.Time, s *engine.Ste
 		}
 	}
 	rx := c.consumed()
-	if err := c.Read(&c.rep); err != nil {
+	done, err := c.readStamped(&c.rep)
+	if err != nil {
 		return false, w.lost(c, s, err)
 	}
+	s.Done = done
 	countReply(s, &c.rep, &w.errBuf)
 	slot := w.ring[w.head]
 	s.Op, s.BytesOut, s.BytesIn = slot.op, slot.out, int(c.consumed()-rx)
