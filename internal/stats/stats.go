@@ -149,17 +149,43 @@ func (p *opPart) reset() {
 	}
 }
 
-// record adds one buffered latency to p's histograms, creating them on
-// first use.
-func (p *opPart) record(s sample) {
+// record adds one buffered latency to p's histograms, taking them from
+// spare on first use.
+func (p *opPart) record(s sample, spare *histPool) {
 	h := &p.hist
 	if s.corrected {
 		h = &p.corrected
 	}
 	if *h == nil {
-		*h = NewHistogram()
+		*h = spare.get()
 	}
 	_ = (*h).RecordValue(int64(s.us))
+}
+
+// histPool keeps the histograms of closed intervals for the intervals
+// that follow, so that a run's ticks allocate none: each is about 130 KB,
+// and a new one a tick would grow the heap to the collector's goal on a
+// long run. It holds no more than were in use at once.
+type histPool struct{ free []*hdr.Histogram }
+
+// get returns an empty histogram: a kept one, or a new one.
+func (p *histPool) get() *hdr.Histogram {
+	n := len(p.free)
+	if n == 0 {
+		return NewHistogram()
+	}
+	h := p.free[n-1]
+	p.free[n-1] = nil
+	p.free = p.free[:n-1]
+	return h
+}
+
+// put empties h and keeps it; a nil h is passed over.
+func (p *histPool) put(h *hdr.Histogram) {
+	if h != nil {
+		h.Reset()
+		p.free = append(p.free, h)
+	}
 }
 
 func clampUS(d time.Duration) int64 { return min(max(d.Microseconds(), LowestUS), HighestUS) }
@@ -380,6 +406,8 @@ type Aggregator struct {
 	// keepTotals makes every Tick hand out copies of the cumulative
 	// histograms (for a live metrics endpoint).
 	keepTotals bool
+	// spare holds the closed intervals' histograms for the next ones.
+	spare histPool
 }
 
 // KeepTotals makes each Tick's Progress carry copies of the cumulative
@@ -478,9 +506,9 @@ func (a *Aggregator) addSamples(index int, buf []sample) {
 	for _, s := range buf {
 		if s.op >= 0 { // an operation type's copy of a request already recorded in total
 			if int(s.op) < len(a.ops) {
-				a.ops[s.op].record(s)
+				a.ops[s.op].record(s, &a.spare)
 				if iv != nil {
-					iv.ops[s.op].record(s)
+					iv.ops[s.op].record(s, &a.spare)
 				}
 			}
 			continue
@@ -507,9 +535,9 @@ func (a *Aggregator) addSamples(index int, buf []sample) {
 func (a *Aggregator) intervalLocked(index int) *interval {
 	iv := a.series[index]
 	if iv == nil {
-		iv = &interval{hist: NewHistogram()}
+		iv = &interval{hist: a.spare.get()}
 		if a.totalCorrected != nil {
-			iv.corrected = NewHistogram()
+			iv.corrected = a.spare.get()
 		}
 		if a.opNames != nil {
 			iv.ops = make([]opPart, len(a.opNames))
@@ -580,8 +608,9 @@ func summarize(index int, c counters, h, corrected *hdr.Histogram, tick time.Dur
 	return iv
 }
 
-// Close summarizes interval index and frees its histogram; later merges
-// into it update only its counts. It returns the summary.
+// Close summarizes interval index and keeps its histograms for the
+// intervals that follow (histPool); later merges into it update only its
+// counts. It returns the summary.
 func (a *Aggregator) Close(index int) result.Interval {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -610,10 +639,14 @@ func (a *Aggregator) closeLocked(index int) result.Interval {
 					o.P99US = f(float64(p.hist.ValueAtQuantile(99)))
 				}
 				iv.sum.Operations[i] = o
+				a.spare.put(iv.ops[i].hist)
+				a.spare.put(iv.ops[i].corrected)
 				iv.ops[i].hist, iv.ops[i].corrected = nil, nil
 			}
 		}
 		iv.closed = true
+		a.spare.put(iv.hist)
+		a.spare.put(iv.corrected)
 		iv.hist, iv.corrected = nil, nil
 	}
 	s := iv.sum

@@ -277,3 +277,47 @@ func TestBufferedSamplesLandInTheirInterval(t *testing.T) {
 	assert.InDelta(t, 5000, *s.Series[1].P50US, 5)
 	assert.Equal(t, int64(10), s.Series[1].Ops)
 }
+
+// TestTicksReuseHistograms: a closed interval's histograms serve the
+// intervals after it, emptied first, so a long run's ticks allocate none
+// (each is about 130 KB) and no interval shows another's latencies.
+func TestTicksReuseHistograms(t *testing.T) {
+	start := time.Now()
+	a := NewAggregator(start, time.Second)
+	a.EnableCorrected()
+	a.SetOperations([]string{"SET", "GET"})
+	r := a.NewRecorder()
+	second := func(i int) result.Interval {
+		lat := time.Duration(i%3+1) * time.Millisecond // 1, 2, 3 ms, over and over
+		at := start.Add(time.Duration(i)*time.Second + 500*time.Millisecond)
+		for range 100 {
+			r.Record(at, lat, 1, 0)
+			r.RecordCorrected(2 * lat)
+			r.RecordOp(i%2, lat, 2*lat, 1, 0, 0)
+		}
+		r.flushAt(at)
+		return a.Close(i)
+	}
+	check := func(i int, iv result.Interval) {
+		want := float64((i%3 + 1) * 1000)
+		require.NotNil(t, iv.MaxUS, "second %d", i)
+		assert.InDelta(t, want, *iv.MaxUS, want/500, "second %d: its own latency only", i)
+		assert.InDelta(t, 2*want, *iv.CorrectedMaxUS, want/250, "second %d corrected", i)
+		assert.InDelta(t, want, *iv.Operations[i%2].P99US, want/500, "second %d op %d", i, i%2)
+		assert.Nil(t, iv.Operations[1-i%2].P99US, "second %d: op %d had no request", i, 1-i%2)
+	}
+	for i := range 10 { // the first ones make the histograms
+		check(i, second(i))
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	const ticks = 100
+	for i := 10; i < 10+ticks; i++ {
+		check(i, second(i))
+	}
+	runtime.ReadMemStats(&after)
+	per := float64(after.TotalAlloc-before.TotalAlloc) / ticks
+	assert.Less(t, per, 16e3, "bytes allocated a tick (one histogram is about 130 KB)")
+	s := a.Snapshot((10 + ticks) * time.Second)
+	assert.Equal(t, int64(100*(10+ticks)), s.Histogram.TotalCount(), "the run's totals keep every request")
+}
