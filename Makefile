@@ -94,6 +94,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz 'FuzzParse$$' -fuzztime 20s ./internal/vector
 	$(GO) test -run '^$$' -fuzz FuzzParseFilter -fuzztime 20s ./internal/vector
 	$(GO) test -run '^$$' -fuzz FuzzParseVecs -fuzztime 20s ./internal/vecdata
+	$(GO) test -run '^$$' -fuzz FuzzEncodeHistogram -fuzztime 20s ./pkg/result
 
 bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem ./pkg/... ./internal/...
