@@ -70,6 +70,20 @@ func TestEncodeHistogramIsHdrsPayload(t *testing.T) {
 			assert.Equal(t, h.TotalCount(), back.TotalCount())
 		})
 	}
+	t.Run("every bucket, a payload over one deflate block", func(t *testing.T) {
+		h := hdr.New(1, 60_000_000, 3)
+		for v := int64(1); v <= 60_000_000; v += max(1, v/4096) {
+			require.NoError(t, h.RecordValues(v, 100_000+v%1000))
+		}
+		p := payloadOf(t, EncodeHistogram(h))
+		require.Greater(t, len(p), 40<<10, "more than one of the stateless deflate's blocks (under 32 KB each)")
+		theirs, err := h.Encode(hdr.V2CompressedEncodingCookieBase)
+		require.NoError(t, err)
+		assert.Equal(t, payloadOf(t, string(theirs)), p)
+		back, err := DecodeHistogram(EncodeHistogram(h))
+		require.NoError(t, err)
+		assert.True(t, h.Equals(back))
+	})
 	assert.Empty(t, EncodeHistogram(nil))
 }
 
