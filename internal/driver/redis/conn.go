@@ -378,7 +378,7 @@ func (c *Conn) refreshDeadline() {
 // (pipelines, big values), and a bigger buffer saves read calls. A reply
 // that does not fit is still read whole, through the buffer.
 const (
-	minReadBuffer = 512
+	minReadBuffer = 256
 	maxReadBuffer = 16 << 10
 )
 
