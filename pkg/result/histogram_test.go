@@ -70,6 +70,13 @@ func TestEncodeHistogramIsHdrsPayload(t *testing.T) {
 			assert.Equal(t, h.TotalCount(), back.TotalCount())
 		})
 	}
+	t.Run("a conversion ratio kept from a decoded histogram", func(t *testing.T) {
+		h := hdr.Import(&hdr.Snapshot{LowestTrackableValue: 1, HighestTrackableValue: 1_000_000, SignificantFigures: 2,
+			Counts: []int64{0, 3, 0, 0, 7}, IntegerToDoubleConversionRatio: 0.001})
+		theirs, err := h.Encode(hdr.V2CompressedEncodingCookieBase)
+		require.NoError(t, err)
+		assert.Equal(t, payloadOf(t, string(theirs)), payloadOf(t, EncodeHistogram(h)))
+	})
 	t.Run("every bucket, a payload over one deflate block", func(t *testing.T) {
 		h := hdr.New(1, 60_000_000, 3)
 		for v := int64(1); v <= 60_000_000; v += max(1, v/4096) {
