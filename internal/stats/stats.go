@@ -432,7 +432,7 @@ func copyHist(h *hdr.Histogram) *hdr.Histogram {
 	if h == nil {
 		return nil
 	}
-	return hdr.Import(h.Export())
+	return h.Clone() // one copy of the counts (Import(Export()) made two)
 }
 
 func (a *Aggregator) totalsLocked() *Totals {
@@ -742,9 +742,9 @@ func (a *Aggregator) Snapshot(elapsed time.Duration) Snapshot {
 			t.Schedule.BehindMeanMS = float64(c.behindNS) / float64(c.behind) / 1e6
 		}
 	}
-	s := Snapshot{Totals: t, Histogram: hdr.Import(a.total.Export())}
+	s := Snapshot{Totals: t, Histogram: copyHist(a.total)}
 	if a.totalCorrected != nil {
-		s.Corrected = hdr.Import(a.totalCorrected.Export())
+		s.Corrected = copyHist(a.totalCorrected)
 	}
 	for i, name := range a.opNames {
 		p := &a.ops[i]
@@ -763,7 +763,7 @@ func (a *Aggregator) Snapshot(elapsed time.Duration) Snapshot {
 		s.Operations = append(s.Operations, o)
 		var h *hdr.Histogram
 		if p.c.samples > 0 && p.hist != nil {
-			h = hdr.Import(p.hist.Export())
+			h = copyHist(p.hist)
 		}
 		s.OpHistograms = append(s.OpHistograms, h)
 	}

@@ -3,6 +3,7 @@ package stats
 import (
 	"fmt"
 	"runtime"
+	"runtime/debug"
 
 	"testing"
 	"time"
@@ -320,4 +321,30 @@ func TestTicksReuseHistograms(t *testing.T) {
 	assert.Less(t, per, 16e3, "bytes allocated a tick (one histogram is about 130 KB)")
 	s := a.Snapshot((10 + ticks) * time.Second)
 	assert.Equal(t, int64(100*(10+ticks)), s.Histogram.TotalCount(), "the run's totals keep every request")
+}
+
+// TestTotalsCopyEachHistogramOnce: with KeepTotals, a tick hands out one
+// copy of each cumulative histogram, made in one allocation of its counts.
+func TestTotalsCopyEachHistogramOnce(t *testing.T) {
+	start := time.Now()
+	a := NewAggregator(start, time.Second)
+	a.EnableCorrected()
+	a.KeepTotals()
+	r := a.NewRecorder()
+	for i := range 3 {
+		r.Record(start.Add(time.Duration(i)*time.Second+time.Millisecond), time.Millisecond, 1, 0)
+		r.RecordCorrected(2 * time.Millisecond)
+		r.flushAt(start.Add(time.Duration(i)*time.Second + time.Millisecond))
+		a.Tick(i)
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	p := a.Tick(3)
+	runtime.ReadMemStats(&after)
+	require.NotNil(t, p.Totals)
+	assert.Equal(t, int64(3), p.Totals.Service.TotalCount())
+	assert.Equal(t, int64(3), p.Totals.Corrected.TotalCount())
+	size := float64(a.total.ByteSize())
+	assert.Less(t, float64(after.TotalAlloc-before.TotalAlloc), 2.5*size, "two histograms, one copy of the counts each")
 }
