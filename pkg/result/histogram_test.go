@@ -14,6 +14,8 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tairbench/tairbench/internal/testenv"
 )
 
 // payloadOf undoes the base64 and the zlib of a V2 compressed encoding,
@@ -94,11 +96,12 @@ func TestEncodeHistogramIsHdrsPayload(t *testing.T) {
 	assert.Empty(t, EncodeHistogram(nil))
 }
 
-// TestEncodeHistogramIsLight: a run's report encodes a few histograms;
+// TestEncodeHistogramAllocatesLittle: a run's report encodes a few histograms;
 // hdr's Encode allocates about 800 KB for each. EncodeHistogram allocates
 // a copy of the counts for each, and its compressor's state (about 300 KB)
 // once, kept for the next.
-func TestEncodeHistogramIsLight(t *testing.T) {
+func TestEncodeHistogramAllocatesLittle(t *testing.T) {
+	testenv.NoRaceForAllocs(t) // the race detector drops sync.Pool items, the compressor's among them
 	h := hdr.New(1, 60_000_000, 3)
 	for i := range 100_000 {
 		_ = h.RecordValue(int64(100 + i%5000))
