@@ -220,9 +220,11 @@ type sampler interface {
 
 // Gen expands a Program for one worker. It is not safe for concurrent use.
 type Gen struct {
-	p       *Program
-	rng     *rand.Rand
-	part    [MaxRanges + 1]partWalk
+	p   *Program
+	rng *rand.Rand
+	// part is each Part range's walk, made only when a range is one (240
+	// bytes a generator otherwise spent at every connection).
+	part    *[MaxRanges + 1]partWalk
 	nextLen int // the next __DATA__ length with Options.DataSeq
 	data    []byte
 	scratch []byte
@@ -269,6 +271,9 @@ func (p *Program) NewGenPart(seed uint64, part, parts int) *Gen {
 		if r := p.opts.Ranges[n]; r.Dist == Part && r.Max > 0 {
 			lo := r.Max * uint64(part) / uint64(parts)
 			hi := max(r.Max*uint64(part+1)/uint64(parts), lo+1)
+			if g.part == nil {
+				g.part = new([MaxRanges + 1]partWalk)
+			}
 			g.part[n] = partWalk{lo: lo, hi: min(hi, r.Max), next: lo}
 		}
 	}
