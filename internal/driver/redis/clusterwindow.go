@@ -109,7 +109,7 @@ type flight struct {
 
 func newClusterWindow(f *Factory, cs *clusterState, ctx context.Context, gens []*cmdtmpl.Gen, pick *picker) *clusterWindow {
 	keys, args := keyPositions(f.Workload)
-	w := &clusterWindow{router: newRouter(ctx, f.Target, cs), f: f, gens: gens, keys: keys, args: args, pick: pick, n: f.Workload.N}
+	w := &clusterWindow{router: newRouter(ctx, &f.Target, cs), f: f, gens: gens, keys: keys, args: args, pick: pick, n: f.Workload.N}
 	if pollset.Supported && f.Target.TLS == nil {
 		if set, err := pollset.New(16); err == nil { // none: read the earliest node, as elsewhere
 			w.set, w.unhook = set, context.AfterFunc(ctx, set.Interrupt)

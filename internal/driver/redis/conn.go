@@ -34,6 +34,11 @@ type Conn struct {
 	stopCtx func() bool
 	// stopper is the context whose end stopCtx waits for.
 	stopper context.Context
+	// hub, when set, ends hubTarget's waits at its context's end in place
+	// of stopCtx; hubPrev and hubNext link its connections.
+	hub              *StopHub
+	hubTarget        deadliner
+	hubPrev, hubNext *Conn
 	// tairAuth is set when the server accepted only Tair's single-argument AUTH.
 	tairAuth bool
 	// rx counts the bytes read from the connection.
@@ -226,7 +231,11 @@ func IsAuthError(err error) bool {
 
 // Dial connects, upgrades to TLS if asked, and logs in. When ctx ends, any
 // blocked read or write returns at once.
-func Dial(ctx context.Context, t endpoint.Target) (*Conn, error) {
+func Dial(ctx context.Context, t endpoint.Target) (*Conn, error) { return dial(ctx, t, nil) }
+
+// dial is Dial; when hub is for ctx, the connection joins it rather than
+// hooking ctx's end by itself.
+func dial(ctx context.Context, t endpoint.Target, hub *StopHub) (*Conn, error) {
 	timeout := t.Timeout
 	if timeout <= 0 {
 		timeout = 10 * time.Second
@@ -270,7 +279,7 @@ func Dial(ctx context.Context, t endpoint.Target) (*Conn, error) {
 	}
 	rx := newCounting(nc)
 	c := &Conn{nc: nc, rx: rx, r: resp.NewReader(bufio.NewReaderSize(rx, minReadBuffer), resp.Limits{MaxBulk: 512 << 20}), timeout: timeout}
-	c.stopCtx, c.stopper = context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Unix(1, 0)) }), ctx
+	c.stopOn(ctx, hub, nc)
 	if err := c.handshake(t); err != nil {
 		c.Close()
 		return nil, err
@@ -611,10 +620,40 @@ func describe(err error) error {
 
 // Close closes the connection.
 func (c *Conn) Close() error {
+	c.unhook()
+	return c.nc.Close()
+}
+
+// stopOn makes ctx's end end d's waits, d being the connection's net.Conn:
+// through hub when it is for ctx, else through a hook of its own.
+func (c *Conn) stopOn(ctx context.Context, hub *StopHub, d deadliner) {
+	if hub != nil && hub.ctx == ctx {
+		if c.hub == hub {
+			hub.retarget(c, d)
+			return
+		}
+		c.unhook()
+		hub.add(c, d)
+		return
+	}
+	c.unhook()
+	c.stopCtx, c.stopper = context.AfterFunc(ctx, func() { _ = d.SetDeadline(pastDeadline) }), ctx
+}
+
+// stopsOn says whether ctx's end already ends the connection's waits.
+func (c *Conn) stopsOn(ctx context.Context) bool {
+	return c.hub != nil && c.hub.ctx == ctx || c.stopCtx != nil && c.stopper == ctx
+}
+
+// unhook stops ctx's end from acting on the connection.
+func (c *Conn) unhook() {
+	if c.hub != nil {
+		c.hub.remove(c)
+	}
 	if c.stopCtx != nil {
 		c.stopCtx()
+		c.stopCtx, c.stopper = nil, nil
 	}
-	return c.nc.Close()
 }
 
 // ResolveLogin connects once and returns t set to the login form the

@@ -33,8 +33,8 @@ func (c *Conn) Detach(ctx context.Context) (int, bool) {
 		return -1, false
 	}
 	if fc, ok := c.nc.(*fdConn); ok {
-		if ctx != c.stopper { // Dial's stop already ends fc's waits on ctx
-			c.stopOn(ctx, fc)
+		if !c.stopsOn(ctx) { // Dial's stop already ends fc's waits on ctx
+			c.stopOn(ctx, c.hub, fc)
 		}
 		return fc.fd, true
 	}
@@ -50,16 +50,8 @@ func (c *Conn) Detach(ctx context.Context) (int, bool) {
 	fc.readFn, fc.writeFn = fc.readStep, fc.writeStep
 	_ = c.nc.Close()
 	c.nc, c.rx.Conn, c.rx.raw, c.dl = fc, fc, fdRaw{fc}, time.Time{}
-	c.stopOn(ctx, fc)
+	c.stopOn(ctx, c.hub, fc)
 	return dup, true
-}
-
-// stopOn makes ctx's end, rather than Dial's, end fc's waits.
-func (c *Conn) stopOn(ctx context.Context, fc *fdConn) {
-	if c.stopCtx != nil {
-		c.stopCtx()
-	}
-	c.stopCtx, c.stopper = context.AfterFunc(ctx, func() { _ = fc.SetDeadline(time.Unix(1, 0)) }), ctx
 }
 
 // fdConn is a connection on a non-blocking descriptor outside the

@@ -16,7 +16,12 @@ import (
 // failed mid-request is closed and forgotten (Drop).
 type Links struct {
 	ctx context.Context
-	t   endpoint.Target
+	// t is shared by every worker of the run (a copy each would cost 160
+	// bytes a connection); it does not change while they run.
+	t *endpoint.Target
+	// hub, when set, ends the connections' waits at ctx's end (one hook
+	// for the run's connections, not one each).
+	hub *StopHub
 	// main is the connection to t.Addr, kept apart so that a standalone
 	// worker's request finds it without a map lookup.
 	main  *Conn
@@ -27,9 +32,11 @@ type Links struct {
 }
 
 // NewLinks returns the life-cycle of connections to t's address (and, for
-// a cluster, to its nodes) for a worker whose run context is ctx.
-func NewLinks(ctx context.Context, t endpoint.Target) *Links {
-	return &Links{ctx: ctx, t: t}
+// a cluster, to its nodes) for a worker whose run context is ctx. t is
+// kept, not copied: it must not change while the links are in use. hub
+// (nil: none) is shared by the run's workers (StopHubs.For(ctx)).
+func NewLinks(ctx context.Context, t *endpoint.Target, hub *StopHub) *Links {
+	return &Links{ctx: ctx, t: t, hub: hub}
 }
 
 // Main returns the connection to the target's own address, dialling it
@@ -38,7 +45,7 @@ func (l *Links) Main() (*Conn, error) {
 	if l.main != nil {
 		return l.main, nil
 	}
-	c, err := l.dial(l.t)
+	c, err := l.dial(*l.t)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +59,7 @@ func (l *Links) To(addr string) (*Conn, error) {
 	if c := l.nodes[addr]; c != nil {
 		return c, nil
 	}
-	t := l.t
+	t := *l.t
 	t.Addr = addr
 	c, err := l.dial(t)
 	if err != nil {
@@ -66,7 +73,7 @@ func (l *Links) To(addr string) (*Conn, error) {
 }
 
 func (l *Links) dial(t endpoint.Target) (*Conn, error) {
-	c, err := Dial(l.ctx, t)
+	c, err := dial(l.ctx, t, l.hub)
 	if err != nil {
 		if l.onDialFail != nil {
 			l.onDialFail()

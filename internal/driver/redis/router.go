@@ -23,8 +23,8 @@ type router struct {
 	rep       resp.Reply
 }
 
-func newRouter(ctx context.Context, t endpoint.Target, cs *clusterState) router {
-	links := NewLinks(ctx, t)
+func newRouter(ctx context.Context, t *endpoint.Target, cs *clusterState) router {
+	links := NewLinks(ctx, t, cs.stops.For(ctx))
 	links.onDialFail = func() { cs.reloadSoon(ctx) }
 	return router{cs: cs, links: links}
 }
@@ -150,7 +150,7 @@ func (m *ClusterMap) Routing() *result.ClusterRouting { return m.cs.routing() }
 
 // NewSender returns one worker's slot-aware path for single commands.
 func (m *ClusterMap) NewSender(ctx context.Context) *ClusterSender {
-	return &ClusterSender{r: newRouter(ctx, m.cs.t, m.cs)}
+	return &ClusterSender{r: newRouter(ctx, &m.cs.t, m.cs)}
 }
 
 // ClusterSender sends pre-encoded single commands to the node that serves

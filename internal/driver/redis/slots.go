@@ -158,9 +158,11 @@ func (t *topology) nodeOf(addr string) int {
 // locks on every request, replaced (copy on write) after a MOVED reply or a
 // refresh.
 type clusterState struct {
-	t   endpoint.Target
-	cur atomic.Pointer[topology]
-	mu  sync.Mutex // serialises updates only
+	t endpoint.Target
+	// stops ends the run's node connections' waits at its end.
+	stops StopHubs
+	cur   atomic.Pointer[topology]
+	mu    sync.Mutex // serialises updates only
 
 	reloadMu   sync.Mutex
 	lastReload time.Time

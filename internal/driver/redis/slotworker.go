@@ -89,7 +89,7 @@ type txn struct {
 }
 
 func newSlotWorker(f *Factory, cs *clusterState, ctx context.Context, gens []*cmdtmpl.Gen, pick *picker) *slotWorker {
-	w := &slotWorker{router: newRouter(ctx, f.Target, cs), f: f, gens: gens, pick: pick}
+	w := &slotWorker{router: newRouter(ctx, &f.Target, cs), f: f, gens: gens, pick: pick}
 	w.keys, w.args = keyPositions(f.Workload)
 	return w
 }

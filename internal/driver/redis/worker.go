@@ -161,6 +161,8 @@ type Factory struct {
 	clusterOnce sync.Once
 	cluster     *clusterState
 	clusterErr  error
+	// stops ends the workers' connections' waits at the run's end.
+	stops StopHubs
 }
 
 // clusterState loads the slot map once, for every worker of the run.
@@ -209,7 +211,7 @@ func (f *Factory) NewWorker(ctx context.Context, id int, seed uint64) (engine.Wo
 		}
 		return newSlotWorker(f, cs, ctx, gens, pk), nil
 	}
-	links := NewLinks(ctx, f.Target)
+	links := NewLinks(ctx, &f.Target, f.stops.For(ctx))
 	if _, err := links.Main(); err != nil {
 		return nil, err
 	}

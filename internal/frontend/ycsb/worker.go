@@ -36,9 +36,11 @@ type Factory struct {
 	clusterOnce sync.Once
 	cluster     *redis.ClusterMap
 	clusterErr  error
-	cum         []float64
-	opIndex     []int
-	rangeArg    [][]byte
+	// stops ends the workers' connections' waits at the run's end.
+	stops    redis.StopHubs
+	cum      []float64
+	opIndex  []int
+	rangeArg [][]byte
 	// fields and scores are "field0"… and "0"…, made once.
 	fields, scores [][]byte
 }
@@ -94,7 +96,7 @@ func (f *Factory) NewWorker(ctx context.Context, id int, seed uint64) (engine.Wo
 		}
 		w.cluster = f.cluster.NewSender(ctx)
 	} else {
-		w.links = redis.NewLinks(ctx, f.Target)
+		w.links = redis.NewLinks(ctx, &f.Target, f.stops.For(ctx))
 		if _, err := w.links.Main(); err != nil {
 			return nil, err
 		}

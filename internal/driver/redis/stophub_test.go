@@ -1,0 +1,193 @@
+package redis
+
+import (
+	"context"
+	"net"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tairbench/tairbench/internal/endpoint"
+	"github.com/tairbench/tairbench/internal/testenv"
+	"github.com/tairbench/tairbench/pkg/resp"
+)
+
+// silentServer accepts connections on network and never answers; it
+// closes them when the test ends. accepted says how many it has taken.
+func silentServer(t *testing.T, network string) (addr string, accepted func() int) {
+	addr = "127.0.0.1:0"
+	if network == "unix" {
+		addr = filepath.Join(t.TempDir(), "s")
+	}
+	ln, err := net.Listen(network, addr)
+	require.NoError(t, err)
+	var mu sync.Mutex
+	var held []net.Conn
+	t.Cleanup(func() {
+		_ = ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, nc := range held {
+			_ = nc.Close()
+		}
+	})
+	go func() {
+		for {
+			nc, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			held = append(held, nc)
+			mu.Unlock()
+		}
+	}()
+	return ln.Addr().String(), func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(held)
+	}
+}
+
+// blockedRead starts a read on c that no reply will satisfy.
+func blockedRead(c *Conn) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		var rep resp.Reply
+		done <- c.Read(&rep)
+	}()
+	return done
+}
+
+// TestStopHubEndsEveryWait: the run's end ends the blocked reads of every
+// connection in its hub (one hook for all of them, none of their own),
+// a connection detached with the run's context included, on TCP (dialled
+// outside the poller) and on a Unix socket (a duplicate after Detach);
+// each Close takes its connection out of the hub.
+func TestStopHubEndsEveryWait(t *testing.T) {
+	for _, network := range []string{"tcp", "unix"} {
+		t.Run(network, func(t *testing.T) {
+			addr, _ := silentServer(t, network)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var hubs StopHubs
+			hub := hubs.For(ctx)
+			require.Same(t, hub, hubs.For(ctx), "one hub for the run's workers")
+			tg := endpoint.Target{Addr: addr, Timeout: time.Minute}
+			links := make([]*Links, 3)
+			var waits []<-chan error
+			for i := range links {
+				links[i] = NewLinks(ctx, &tg, hub)
+				c, err := links[i].Main()
+				require.NoError(t, err)
+				assert.Nil(t, c.stopCtx, "no hook of its own")
+				if i == 0 {
+					_, ok := c.Detach(ctx)
+					require.True(t, ok)
+					assert.Same(t, hub, c.hub, "detached with the run's context: still the hub's")
+				}
+				waits = append(waits, blockedRead(c))
+			}
+			assert.Equal(t, 3, hub.len())
+			cancel()
+			for i, done := range waits {
+				select {
+				case err := <-done:
+					assert.Error(t, err, "connection %d", i)
+				case <-time.After(10 * time.Second):
+					t.Fatalf("connection %d: the read went on after the run ended", i)
+				}
+			}
+			for _, l := range links {
+				require.NoError(t, l.Close())
+			}
+			assert.Equal(t, 0, hub.len(), "Close leaves the hub")
+		})
+	}
+}
+
+// TestStopHubAfterTheEnd: a connection dialled into a hub whose context has
+// ended does not wait; one detached with another context leaves the hub
+// and stops on that context.
+func TestStopHubAfterTheEnd(t *testing.T) {
+	addr, _ := silentServer(t, "tcp")
+	tg := endpoint.Target{Addr: addr, Timeout: time.Minute}
+	ended, end := context.WithCancel(context.Background())
+	hub := NewStopHub(ended)
+	end()
+	require.Eventually(t, func() bool { hub.mu.Lock(); defer hub.mu.Unlock(); return hub.done }, 10*time.Second, time.Millisecond)
+	c, err := dial(ended, tg, hub)
+	if err == nil { // the dial itself may see the ended context
+		select {
+		case err := <-blockedRead(c):
+			assert.Error(t, err)
+		case <-time.After(10 * time.Second):
+			t.Fatal("a connection that joined an ended hub waited")
+		}
+		_ = c.Close()
+	}
+
+	run, stop := context.WithCancel(context.Background())
+	defer stop()
+	hub = NewStopHub(run)
+	c, err = dial(run, tg, hub)
+	require.NoError(t, err)
+	defer c.Close()
+	group, endGroup := context.WithCancel(context.Background())
+	_, ok := c.Detach(group)
+	require.True(t, ok)
+	assert.Equal(t, 0, hub.len(), "detached with another context: out of the hub")
+	done := blockedRead(c)
+	endGroup()
+	select {
+	case err := <-done:
+		assert.Error(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the read went on after Detach's context ended")
+	}
+}
+
+// TestStopHubSavesAllocations: connections in a hub take less heap than
+// with a hook each (context.AfterFunc: its context, its closure and its
+// entry in the parent's children), measured on 500 connections each way.
+func TestStopHubSavesAllocations(t *testing.T) {
+	testenv.NoRaceForAllocs(t)
+	addr, accepted := silentServer(t, "tcp")
+	tg := endpoint.Target{Addr: addr, Timeout: time.Minute}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	total := 0
+	perConn := func(hub *StopHub) float64 {
+		conns := make([]*Conn, 500)
+		total += len(conns)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		for i := range conns {
+			c, err := dial(ctx, tg, hub)
+			require.NoError(t, err)
+			conns[i] = c
+		}
+		// The server's side of each connection, held, weighs the same in
+		// both counts once every one is accepted.
+		require.Eventually(t, func() bool { return accepted() >= total }, 10*time.Second, time.Millisecond)
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		for _, c := range conns {
+			_ = c.Close()
+		}
+		return float64(after.HeapAlloc-before.HeapAlloc) / float64(len(conns))
+	}
+	hub := NewStopHub(ctx)
+	perConn(nil) // warm-up: the first batch pays for the process's own growth
+	// Both orders, averaged: a batch measured after others weighs more.
+	own1, shared1, shared2, own2 := perConn(nil), perConn(hub), perConn(hub), perConn(nil)
+	own, shared := (own1+own2)/2, (shared1+shared2)/2
+	t.Logf("heap a connection: %.0f bytes with a hook each, %.0f in a hub", own, shared)
+	assert.Less(t, shared, own-100, "a hub saves the hook's 180 bytes a connection")
+}
