@@ -387,9 +387,10 @@ OPEN_CPU_BAR_RATES = (20_000, 50_000)  # the rates the CPU bars apply to
 ON_SCHEDULE_BAR = 0.99  # share of requests sent within 1 ms of their intended start
 
 
-OPEN_TOOLS = ("closed", "open", "poisson", "exact", "window", "burst", "memtier", "floor")
+OPEN_TOOLS = ("closed", "open", "poisson", "exact", "window", "burst", "coarse", "memtier", "floor")
 OPEN_WINDOW = 4  # -window in the window column: commands in flight per connection
 BURST_GRID = "20ms"  # memtier --rate-limiting's burst period: the like-for-like column
+COARSE_GRID = "1ms"  # a coarser grid than the bars' runs: what a quarter of the wakes costs
 
 
 def pair_ratios(a, b):
@@ -426,6 +427,24 @@ def floor_table(rates, samples, paired, stamp):
     lines += ["", "- Where the floor is above a bar, no client that sends on this grid meets that bar on this machine: "
               "each tick is a sleep and a wake of the client, and each request spaced out on it finds redis-server "
               "asleep and wakes it, which the sender pays for. The closed loop and memtier's 20 ms bursts keep both busy."]
+    return lines
+
+
+def coarse_table(rates, cell, sched, paired, stamp):
+    """The coarser grid's lines: its CPU per request beside the closed loop
+    and memtier, at the cost of a longer wait for each request's tick."""
+    if not any(cell(rate, "coarse") != "n/a" for rate in rates):
+        return []
+    lines = ["", f"A coarser grid ({stamp}): tairbench --rate --send-grid {COARSE_GRID}, a quarter of the "
+             f"{OPEN_GRID} grid's wakes. Client CPU per request; paired ratios.", "",
+             f"| rate | tairbench --send-grid {COARSE_GRID} | on schedule (≤ 1 ms late) | that ÷ closed loop (paired) "
+             f"| that ÷ memtier --rate-limiting (paired) | that ÷ --send-grid {OPEN_GRID} (paired) |", "|---|---|---|---|---|---|"]
+    for rate in rates:
+        lines.append(f"| {rate:,}/s | {cell(rate, 'coarse')} | {sched(rate, 'coarse')} | {paired(rate, 'coarse', 'closed')} | "
+                     f"{paired(rate, 'coarse', 'memtier')} | {paired(rate, 'coarse', 'open')} |")
+    lines += ["", f"- Not the bars' runs: each request waits up to {COARSE_GRID} for its tick, not {OPEN_GRID}, and the "
+              "latency from its intended start counts that wait (its service time is exact; late counts from the tick). "
+              "Each tick is a sleep and a wake of the client whatever it sends, so fewer ticks cost less per request."]
     return lines
 
 
@@ -472,7 +491,8 @@ def open_loop(bin_path, rates, reps, cli_cpu, srv_cpu, missing):
                         ("poisson", tb(n, rate, js["poisson"], ["--send-grid", OPEN_GRID, "--arrivals", "poisson"])),
                         ("exact", tb(n, rate, js["exact"])),
                         ("window", tb(n, rate, js["window"], ["-window", str(OPEN_WINDOW)])),
-                        ("burst", tb(n, rate, js["burst"], ["--send-grid", BURST_GRID]))]
+                        ("burst", tb(n, rate, js["burst"], ["--send-grid", BURST_GRID])),
+                        ("coarse", tb(n, rate, js["coarse"], ["--send-grid", COARSE_GRID]))]
                 if "memtier" not in missing:
                     runs.append(("memtier", mt(n, rate)))
                 if "floor" not in missing:
@@ -482,7 +502,7 @@ def open_loop(bin_path, rates, reps, cli_cpu, srv_cpu, missing):
                     us = max(cpu_s - start[tool if tool in ("memtier", "floor") else "closed"], 0) * 1e6 / max(cmds, 1)
                     samples.setdefault((rate, tool), []).append(us)
                     print(f"open rep {rep + 1} {rate:7d}/s {tool:8s} {cmds:8d} reqs {cmds / secs:8.0f}/s {us:7.3f} µs CPU/req", file=sys.stderr)
-                for tool in ("open", "poisson", "exact", "window"):
+                for tool in ("open", "poisson", "exact", "window", "coarse"):
                     with open(js[tool]) as f:
                         tot = json.load(f)["totals"]
                     sc = tot.get("schedule") or {}
@@ -543,6 +563,7 @@ def open_loop(bin_path, rates, reps, cli_cpu, srv_cpu, missing):
                      f"{cell(rate, 'memtier')} | {ratios[0]} | {ratios[1]} | {cell(rate, 'burst')} | {paired(rate, 'burst', 'memtier')} |")
     stamp = f"the same run: commit {commit}, {time.strftime('%Y-%m-%d', time.gmtime())}"
     lines += floor_table(rates, samples, paired, stamp)
+    lines += coarse_table(rates, cell, sched, paired, stamp)
     lines += ["", f"Late requests by cause ({stamp}), medians: behind (held up by a reply still outstanding: the server, or a "
               "client too busy to read it) / client lags (the client late with no reply outstanding).", "",
               f"| rate | --send-grid {OPEN_GRID} | the same, poisson | --rate (own start) | --rate -window {OPEN_WINDOW} |", "|---|---|---|---|---|"]
