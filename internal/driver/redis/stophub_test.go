@@ -111,6 +111,14 @@ func TestStopHubEndsEveryWait(t *testing.T) {
 	}
 }
 
+// deadlineLog records the deadlines set on it.
+type deadlineLog struct{ set []time.Time }
+
+func (d *deadlineLog) SetDeadline(t time.Time) error {
+	d.set = append(d.set, t)
+	return nil
+}
+
 // TestStopHubAfterTheEnd: a connection dialled into a hub whose context has
 // ended does not wait; one detached with another context leaves the hub
 // and stops on that context.
@@ -121,8 +129,15 @@ func TestStopHubAfterTheEnd(t *testing.T) {
 	hub := NewStopHub(ended)
 	end()
 	require.Eventually(t, func() bool { hub.mu.Lock(); defer hub.mu.Unlock(); return hub.done }, 10*time.Second, time.Millisecond)
-	c, err := dial(ended, tg, hub)
-	if err == nil { // the dial itself may see the ended context
+	var joined, moved deadlineLog
+	late := &Conn{}
+	hub.add(late, &joined) // the dial itself mostly sees the ended context first
+	hub.retarget(late, &moved)
+	assert.Equal(t, []time.Time{pastDeadline}, joined.set, "joined after the end: stopped at once")
+	assert.Equal(t, []time.Time{pastDeadline}, moved.set, "moved after the end: stopped at once")
+	hub.remove(late)
+	assert.Equal(t, 0, hub.len())
+	if c, err := dial(ended, tg, hub); err == nil {
 		select {
 		case err := <-blockedRead(c):
 			assert.Error(t, err)
@@ -135,7 +150,7 @@ func TestStopHubAfterTheEnd(t *testing.T) {
 	run, stop := context.WithCancel(context.Background())
 	defer stop()
 	hub = NewStopHub(run)
-	c, err = dial(run, tg, hub)
+	c, err := dial(run, tg, hub)
 	require.NoError(t, err)
 	defer c.Close()
 	group, endGroup := context.WithCancel(context.Background())
