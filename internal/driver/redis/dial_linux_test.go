@@ -5,7 +5,6 @@ import (
 	"net"
 	"net/netip"
 	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -184,44 +183,38 @@ func TestDialedConnectionServes(t *testing.T) {
 }
 
 // TestDetachStopsOnItsContext: once detached, a connection's blocked read
-// ends when Detach's context ends, not Dial's, whether the group took the
-// raw TCP descriptor as it was or a Unix socket's duplicate.
+// ends when Detach's context ends, whether the group took the raw TCP
+// descriptor as it was or a Unix socket's duplicate, and whether the
+// connection was dialled with a hook of its own or into a run's hub:
+// detached with the run's context it stays in the hub, with another it
+// leaves it.
 func TestDetachStopsOnItsContext(t *testing.T) {
-	dir := t.TempDir()
 	for _, network := range []string{"tcp", "unix"} {
-		t.Run(network, func(t *testing.T) {
-			addr := "127.0.0.1:0"
-			if network == "unix" {
-				addr = filepath.Join(dir, "s")
-			}
-			ln, err := net.Listen(network, addr)
-			require.NoError(t, err)
-			defer ln.Close()
-			held := make(chan net.Conn, 1) // accepted, never answered
-			go func() {
-				if sc, err := ln.Accept(); err == nil {
-					held <- sc
+		for _, how := range []string{"own hook", "hub, the run's context", "hub, another context"} {
+			t.Run(network+", "+how, func(t *testing.T) {
+				addr, _ := silentServer(t, network)
+				run, endRun := context.WithCancel(context.Background())
+				defer endRun()
+				var hub *StopHub
+				if how != "own hook" {
+					hub = NewStopHub(run)
 				}
-			}()
-			c, err := Dial(context.Background(), endpoint.Target{Addr: ln.Addr().String(), Timeout: time.Minute})
-			require.NoError(t, err)
-			defer c.Close()
-			defer (<-held).Close()
-			ctx, cancel := context.WithCancel(context.Background())
-			_, ok := c.Detach(ctx)
-			require.True(t, ok)
-			done := make(chan error, 1)
-			go func() {
-				var rep resp.Reply
-				done <- c.Read(&rep)
-			}()
-			cancel()
-			select {
-			case err := <-done:
-				assert.Error(t, err)
-			case <-time.After(10 * time.Second):
-				t.Fatal("the read went on after Detach's context ended")
-			}
-		})
+				c, err := dial(run, endpoint.Target{Addr: addr, Timeout: time.Minute}, hub)
+				require.NoError(t, err)
+				defer c.Close()
+				ctx, end := run, endRun
+				if how != "hub, the run's context" {
+					ctx, end = context.WithCancel(context.Background())
+				}
+				_, ok := c.Detach(ctx)
+				require.True(t, ok)
+				if hub != nil {
+					assert.Equal(t, how == "hub, the run's context", c.hub == hub, "in the hub")
+				}
+				done := blockedRead(c)
+				end()
+				assertEnds(t, done, "the read after Detach's context ended")
+			})
+		}
 	}
 }

@@ -2,6 +2,7 @@ package redis
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"path/filepath"
 	"runtime"
@@ -64,11 +65,23 @@ func blockedRead(c *Conn) <-chan error {
 	return done
 }
 
+// assertEnds waits for a blocked read to end in an error; what names the
+// read in the failure.
+func assertEnds(t *testing.T, done <-chan error, what string) {
+	t.Helper()
+	select {
+	case err := <-done:
+		assert.Error(t, err, what)
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s went on", what)
+	}
+}
+
 // TestStopHubEndsEveryWait: the run's end ends the blocked reads of every
-// connection in its hub (one hook for all of them, none of their own),
-// a connection detached with the run's context included, on TCP (dialled
-// outside the poller) and on a Unix socket (a duplicate after Detach);
-// each Close takes its connection out of the hub.
+// connection in its hub (one hook for all of them, none of their own), on
+// TCP (dialled outside the poller where it can be) and on a Unix socket;
+// each Close takes its connection out of the hub. (Detached connections:
+// TestDetachStopsOnItsContext.)
 func TestStopHubEndsEveryWait(t *testing.T) {
 	for _, network := range []string{"tcp", "unix"} {
 		t.Run(network, func(t *testing.T) {
@@ -86,22 +99,12 @@ func TestStopHubEndsEveryWait(t *testing.T) {
 				c, err := links[i].Main()
 				require.NoError(t, err)
 				assert.Nil(t, c.stopCtx, "no hook of its own")
-				if i == 0 {
-					_, ok := c.Detach(ctx)
-					require.True(t, ok)
-					assert.Same(t, hub, c.hub, "detached with the run's context: still the hub's")
-				}
 				waits = append(waits, blockedRead(c))
 			}
 			assert.Equal(t, 3, hub.len())
 			cancel()
 			for i, done := range waits {
-				select {
-				case err := <-done:
-					assert.Error(t, err, "connection %d", i)
-				case <-time.After(10 * time.Second):
-					t.Fatalf("connection %d: the read went on after the run ended", i)
-				}
+				assertEnds(t, done, fmt.Sprintf("connection %d's read after the run ended", i))
 			}
 			for _, l := range links {
 				require.NoError(t, l.Close())
@@ -119,51 +122,26 @@ func (d *deadlineLog) SetDeadline(t time.Time) error {
 	return nil
 }
 
-// TestStopHubAfterTheEnd: a connection dialled into a hub whose context has
-// ended does not wait; one detached with another context leaves the hub
-// and stops on that context.
+// TestStopHubAfterTheEnd: a connection that joins a hub whose context has
+// ended, or moves to another net.Conn in it, is stopped at once; one
+// dialled into it does not wait.
 func TestStopHubAfterTheEnd(t *testing.T) {
 	addr, _ := silentServer(t, "tcp")
-	tg := endpoint.Target{Addr: addr, Timeout: time.Minute}
 	ended, end := context.WithCancel(context.Background())
 	hub := NewStopHub(ended)
 	end()
 	require.Eventually(t, func() bool { hub.mu.Lock(); defer hub.mu.Unlock(); return hub.done }, 10*time.Second, time.Millisecond)
 	var joined, moved deadlineLog
 	late := &Conn{}
-	hub.add(late, &joined) // the dial itself mostly sees the ended context first
+	hub.add(late, &joined) // the dial below mostly sees the ended context first
 	hub.retarget(late, &moved)
 	assert.Equal(t, []time.Time{pastDeadline}, joined.set, "joined after the end: stopped at once")
 	assert.Equal(t, []time.Time{pastDeadline}, moved.set, "moved after the end: stopped at once")
 	hub.remove(late)
 	assert.Equal(t, 0, hub.len())
-	if c, err := dial(ended, tg, hub); err == nil {
-		select {
-		case err := <-blockedRead(c):
-			assert.Error(t, err)
-		case <-time.After(10 * time.Second):
-			t.Fatal("a connection that joined an ended hub waited")
-		}
+	if c, err := dial(ended, endpoint.Target{Addr: addr, Timeout: time.Minute}, hub); err == nil {
+		assertEnds(t, blockedRead(c), "the read of a connection that joined an ended hub")
 		_ = c.Close()
-	}
-
-	run, stop := context.WithCancel(context.Background())
-	defer stop()
-	hub = NewStopHub(run)
-	c, err := dial(run, tg, hub)
-	require.NoError(t, err)
-	defer c.Close()
-	group, endGroup := context.WithCancel(context.Background())
-	_, ok := c.Detach(group)
-	require.True(t, ok)
-	assert.Equal(t, 0, hub.len(), "detached with another context: out of the hub")
-	done := blockedRead(c)
-	endGroup()
-	select {
-	case err := <-done:
-		assert.Error(t, err)
-	case <-time.After(10 * time.Second):
-		t.Fatal("the read went on after Detach's context ended")
 	}
 }
 
