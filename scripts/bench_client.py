@@ -437,7 +437,7 @@ def coarse_table(rates, cell, sched, paired, stamp):
         return []
     lines = ["", f"A coarser grid ({stamp}): tairbench --rate --send-grid {COARSE_GRID}, a quarter of the "
              f"{OPEN_GRID} grid's wakes. Client CPU per request; paired ratios.", "",
-             f"| rate | tairbench --send-grid {COARSE_GRID} | on schedule (≤ 1 ms late) | that ÷ closed loop (paired) "
+             f"| rate | tairbench --send-grid {COARSE_GRID} | on schedule (sent ≤ 1 ms after its tick) | that ÷ closed loop (paired) "
              f"| that ÷ memtier --rate-limiting (paired) | that ÷ --send-grid {OPEN_GRID} (paired) |", "|---|---|---|---|---|---|"]
     for rate in rates:
         lines.append(f"| {rate:,}/s | {cell(rate, 'coarse')} | {sched(rate, 'coarse')} | {paired(rate, 'coarse', 'closed')} | "
