@@ -82,3 +82,26 @@ func bans(b, d string) bool {
 	}
 	return strings.Contains(d, b)
 }
+
+// TestLibFloorLinksTairbenchsLibraries keeps tools/libfloor, the memory
+// floor make bench-client prints, honest: every library it links is one
+// tairbench links, so that it weighs no more than part of tairbench.
+func TestLibFloorLinksTairbenchsLibraries(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{join .Imports " "}}`, "../tools/libfloor").CombinedOutput()
+	require.NoError(t, err, string(out))
+	floor := strings.Fields(string(out))
+	out, err = exec.Command("go", "list", "-deps", "../cmd/tairbench").CombinedOutput()
+	require.NoError(t, err, string(out))
+	linked := map[string]bool{}
+	for _, p := range strings.Fields(string(out)) {
+		linked[p] = true
+	}
+	libs := 0
+	for _, p := range floor {
+		if strings.Contains(p, ".") {
+			libs++
+		}
+		require.True(t, linked[p], "tools/libfloor imports %s, which tairbench does not link", p)
+	}
+	require.GreaterOrEqual(t, libs, 7, "tools/libfloor links the libraries tairbench is built on")
+}
