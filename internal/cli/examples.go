@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"cmp"
+	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/spf13/cobra"
 )
@@ -40,21 +43,37 @@ var examples = map[string]string{
 	"tairbench version":         "tairbench version",
 }
 
-// helpTemplate is cobra's, opened by the command's first example line.
-const helpTemplate = `{{with .Example}}Example: {{firstLine .}}
+// help is cobra's help opened by the command's first example line: the
+// example, the long (or short) description, then the usage. It is a
+// function, not a help template: executing a text/template reaches
+// reflect's MethodByName, and with it reachable the linker keeps every
+// exported method of every type that is converted to an interface (all of
+// go-redis's commands, for one), which more than doubles the binary and
+// the pages it touches at start.
+func help(c *cobra.Command, _ []string) {
+	var b strings.Builder
+	if c.Example != "" {
+		b.WriteString("Example: " + firstLine(c.Example) + "\n\n")
+	}
+	if about := cmp.Or(c.Long, c.Short); about != "" {
+		b.WriteString(strings.TrimRightFunc(about, unicode.IsSpace) + "\n\n")
+	}
+	if c.Runnable() || c.HasSubCommands() {
+		b.WriteString(c.UsageString())
+	}
+	fmt.Fprint(c.OutOrStdout(), b.String())
+}
 
-{{end}}{{with (or .Long .Short)}}{{. | trimTrailingWhitespaces}}
-
-{{end}}{{if or .Runnable .HasSubCommands}}{{.UsageString}}{{end}}`
+// firstLine is s's first non-blank line, trimmed.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(line)
+}
 
 // withExamples gives every command in the tree its example and the help
-// template that opens with it.
+// that opens with it.
 func withExamples(root *cobra.Command) {
-	cobra.AddTemplateFunc("firstLine", func(s string) string {
-		line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-		return strings.TrimSpace(line)
-	})
-	root.SetHelpTemplate(helpTemplate)
+	root.SetHelpFunc(help)
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		if ex, ok := examples[c.CommandPath()]; ok && c.Example == "" {
