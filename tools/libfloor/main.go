@@ -47,7 +47,7 @@ func run(args []string) error {
 	// Nothing below dials: go-redis connects at the first command, the
 	// Elasticsearch client at the first request, fasthttp's at the first Do.
 	rc := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379", Protocol: 2})
-	es, err := elasticsearch.NewClient(elasticsearch.Config{Addresses: []string{"http://127.0.0.1:9200"}})
+	es, err := elasticsearch.NewBaseClient(elasticsearch.Config{Addresses: []string{"http://127.0.0.1:9200"}})
 	if err != nil {
 		return fmt.Errorf("elasticsearch client: %w", err)
 	}

@@ -25,8 +25,11 @@ import (
 )
 
 type elastic struct {
-	o  fts.Options
-	es *es.Client
+	o fts.Options
+	// es is go-elasticsearch's client without its API table: requests are
+	// esapi request values run on it (Do), so the binary links only the
+	// endpoints used, not the hundreds esapi.New would reach.
+	es *es.BaseClient
 	// base is the engine's URL, for the workers' own connections.
 	base string
 	// cores is the processors the nodes may use (0: not known yet),
@@ -59,7 +62,7 @@ func New(o fts.Options) (fts.Engine, error) {
 	if l := o.Target.Login(); !l.Empty() {
 		cfg.Username, cfg.Password = l.User, l.Password
 	}
-	c, err := es.NewClient(cfg)
+	c, err := es.NewBaseClient(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("elasticsearch: %w", err)
 	}
@@ -69,7 +72,7 @@ func New(o fts.Options) (fts.Engine, error) {
 func (e *elastic) Name() string { return "elasticsearch" }
 
 // do runs a request and returns the body of a 2xx reply.
-func do(ctx context.Context, c *es.Client, req esapi.Request) ([]byte, error) {
+func do(ctx context.Context, c *es.BaseClient, req esapi.Request) ([]byte, error) {
 	res, err := req.Do(ctx, c)
 	if err != nil {
 		return nil, err
