@@ -231,10 +231,17 @@ def ensure_peers():
             os.makedirs(os.path.dirname(FLOOR), exist_ok=True)
             if subprocess.run([cc, "-O2", "-o", FLOOR, FLOOR_SRC], stdout=sys.stderr).returncode != 0:
                 missing["floor"] = f"{cc} could not build scripts/floor_client.c"
-    # Built as tairbench is (make build); go build is a no-op when nothing changed.
-    subprocess.run(["go", "build", "-trimpath", "-ldflags", "-s -w", "-o", LIBFLOOR, "./tools/libfloor"], cwd=ROOT,
-                   env=dict(os.environ, CGO_ENABLED="0"), check=True, stdout=sys.stderr)
     return missing
+
+
+def build_libfloor():
+    """Builds tools/libfloor as make build builds tairbench (go build is a
+    no-op when nothing changed); returns the failure's text, or None."""
+    r = subprocess.run(["go", "build", "-trimpath", "-ldflags", "-s -w", "-o", LIBFLOOR, "./tools/libfloor"], cwd=ROOT,
+                       env=dict(os.environ, CGO_ENABLED="0"), stdout=sys.stderr, stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        return f"go build ./tools/libfloor failed: {(r.stderr.strip().splitlines() or ['?'])[-1]}"
+    return None
 
 
 def run_once(server, cpu, tool, argv):
@@ -638,6 +645,9 @@ def main():
         for f in fails:
             print(f"FAIL: {f}")
         sys.exit(1 if fails else 0)
+    if why := build_libfloor():
+        print(f"FAIL: {why}", file=sys.stderr)
+        sys.exit(2)
     evict_page_cache([p for p in (os.path.abspath(args.bin), MEMTIER, FLOOR, LIBFLOOR, shutil.which("redis-benchmark")) if p])
     server = Server(srv_cpu)
     all_rows = rows(os.path.abspath(args.bin))

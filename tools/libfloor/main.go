@@ -19,6 +19,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/elastic/go-elasticsearch/v8"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/redis/go-redis/v9"
 	"github.com/spf13/cobra"
 	"github.com/valyala/fasthttp"
@@ -44,7 +45,9 @@ func run(args []string) error {
 			return fmt.Errorf("%q is not a duration (e.g. 300ms)", args[0])
 		}
 	}
-	// Nothing below dials: go-redis connects at the first command, the
+	// Each as tairbench's code makes it (internal/driver/redis,
+	// internal/driver/elastic, internal/metrics, internal/cli). Nothing
+	// below dials: go-redis connects at the first command, the
 	// Elasticsearch client at the first request, fasthttp's at the first Do.
 	rc := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379", Protocol: 2})
 	es, err := elasticsearch.NewBaseClient(elasticsearch.Config{Addresses: []string{"http://127.0.0.1:9200"}})
@@ -52,17 +55,16 @@ func run(args []string) error {
 		return fmt.Errorf("elasticsearch client: %w", err)
 	}
 	reg := prometheus.NewRegistry()
-	if err := reg.Register(prometheus.NewCounter(prometheus.CounterOpts{Name: "libfloor_requests_total", Help: "none"})); err != nil {
+	if err := reg.Register(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{Namespace: "libfloor"})); err != nil {
 		return fmt.Errorf("prometheus: %w", err)
 	}
-	hc := &fasthttp.Client{}
+	hc := &fasthttp.HostClient{Addr: "127.0.0.1:9200", MaxConns: 1}
 	cmd := &cobra.Command{Use: "libfloor", Run: func(*cobra.Command, []string) {}}
-	cmd.Flags().Duration("for", d, "how long to stay up")
 	h := hdrhistogram.New(1, 60_000_000, 3)
 	bm := roaring.BitmapOf(1, 2, 3)
 	time.Sleep(d)
 	hc.CloseIdleConnections()
-	_ = es.Transport
-	_, _ = h.Max(), bm.GetCardinality()
+	_, _, _ = es.Transport, cmd.Use, h.Max()
+	_ = bm.GetCardinality()
 	return rc.Close()
 }
