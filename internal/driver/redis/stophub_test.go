@@ -3,6 +3,7 @@ package redis
 import (
 	"context"
 	"fmt"
+	"math"
 	"net"
 	"path/filepath"
 	"runtime"
@@ -28,7 +29,9 @@ func silentServer(t *testing.T, network string) (addr string, accepted func() in
 	ln, err := net.Listen(network, addr)
 	require.NoError(t, err)
 	var mu sync.Mutex
-	var held []net.Conn
+	// Room for every connection a test makes, so that no batch of an
+	// allocation count pays for the slice's growth.
+	held := make([]net.Conn, 0, 1<<14)
 	t.Cleanup(func() {
 		_ = ln.Close()
 		mu.Lock()
@@ -147,7 +150,7 @@ func TestStopHubAfterTheEnd(t *testing.T) {
 
 // TestStopHubSavesAllocations: connections in a hub take less heap than
 // with a hook each (context.AfterFunc: its context, its closure and its
-// entry in the parent's children), measured on 500 connections each way.
+// entry in the parent's children), measured on 500 connections each way, three times.
 func TestStopHubSavesAllocations(t *testing.T) {
 	testenv.NoRaceForAllocs(t)
 	addr, accepted := silentServer(t, "tcp")
@@ -178,9 +181,14 @@ func TestStopHubSavesAllocations(t *testing.T) {
 	}
 	hub := NewStopHub(ctx)
 	perConn(nil) // warm-up: the first batch pays for the process's own growth
-	// Both orders, averaged: a batch measured after others weighs more.
-	own1, shared1, shared2, own2 := perConn(nil), perConn(hub), perConn(hub), perConn(nil)
-	own, shared := (own1+own2)/2, (shared1+shared2)/2
+	// Both orders, three times; the least of each: a batch measured after
+	// others weighs more, and whatever else the process allocates meanwhile
+	// (a busy machine's late goroutines) only adds to a reading.
+	own, shared := math.Inf(1), math.Inf(1)
+	for range 3 {
+		own1, shared1, shared2, own2 := perConn(nil), perConn(hub), perConn(hub), perConn(nil)
+		own, shared = min(own, (own1+own2)/2), min(shared, (shared1+shared2)/2)
+	}
 	t.Logf("heap a connection: %.0f bytes with a hook each, %.0f in a hub", own, shared)
 	assert.Less(t, shared, own-100, "a hub saves the hook's 180 bytes a connection")
 }
