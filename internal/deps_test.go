@@ -70,6 +70,31 @@ func TestLayering(t *testing.T) {
 	}
 }
 
+// TestCLIOnlyMapsFlags: the command line imports, of this module, only
+// the front-ends, flag value parsers and the result schema; everything
+// else (targets, drivers, servers, outputs) is reached through a
+// front-end. Direct imports are checked: the front-ends bring the rest.
+func TestCLIOnlyMapsFlags(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{join .Imports " "}}`, "../internal/cli").CombinedOutput()
+	require.NoError(t, err, string(out))
+	allowed := []string{"internal/frontend/", "internal/flagval", "pkg/result"}
+	for _, imp := range strings.Fields(string(out)) {
+		own, ok := strings.CutPrefix(imp, module)
+		if !ok {
+			if strings.Contains(imp, ".") { // an outside module: cobra and pflag only
+				require.True(t, strings.HasPrefix(imp, "github.com/spf13/cobra") || strings.HasPrefix(imp, "github.com/spf13/pflag"),
+					"internal/cli imports %s: the command line uses cobra and pflag only", imp)
+			}
+			continue
+		}
+		ok = false
+		for _, a := range allowed {
+			ok = ok || own == a || strings.HasPrefix(own, a)
+		}
+		require.True(t, ok, "internal/cli imports %s: reach it through a front-end (internal/frontend/...)", own)
+	}
+}
+
 // bans says whether the banned name b covers the dependency d: this
 // module's package b and the packages below it (b is a path such as
 // "internal/run" or a module prefix ending in "/"), or any package whose

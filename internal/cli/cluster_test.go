@@ -3,11 +3,12 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"github.com/tairbench/tairbench/pkg/result"
 	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/tairbench/tairbench/pkg/result"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

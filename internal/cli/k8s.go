@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tairbench/tairbench/internal/k8s"
+	"github.com/tairbench/tairbench/internal/frontend/k8s"
 )
 
 func newK8sCmd(a *app) *cobra.Command {

@@ -7,14 +7,13 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/tairbench/tairbench/internal/frontend/harness"
-	"github.com/tairbench/tairbench/internal/threshold"
+	"github.com/tairbench/tairbench/internal/frontend/output"
 )
 
 // outputFlags select the result files of a single run and its pass/fail
 // thresholds.
 type outputFlags struct {
-	harness.Outputs
-	gate gateFlags
+	output.Options
 }
 
 func (o *outputFlags) register(fs *pflag.FlagSet) {
@@ -22,27 +21,20 @@ func (o *outputFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.CSV, "csv", "", "write the per-second series as CSV to this file")
 	fs.StringVar(&o.HGRM, "hgrm", "", "write the latency percentile distribution (.hgrm) to this file")
 	fs.BoolVarP(&o.Quiet, "quiet", "q", false, "no per-second progress lines")
-	o.gate.register(fs)
-}
-
-// outputs are the result files with the thresholds parsed.
-func (o *outputFlags) outputs() (harness.Outputs, error) {
-	out := o.Outputs
-	var err error
-	out.Thresholds, err = threshold.ParseAll(o.gate.thresholds)
-	out.JUnit = o.gate.junit
-	return out, err
+	registerGate(fs, &o.Gate)
 }
 
 // gateFlags make a run (or a merge) a pass/fail gate.
 type gateFlags struct {
-	thresholds []string
-	junit      string
+	output.Gate
 }
 
-func (g *gateFlags) register(fs *pflag.FlagSet) {
-	fs.StringArrayVar(&g.thresholds, "threshold", nil, "fail (exit 99) unless the run meets this: p99<2ms, errors<0.1%, qps>50000, GET:p99<1ms (repeatable)")
-	fs.StringVar(&g.junit, "junit", "", "write the thresholds' verdicts as JUnit XML to this file")
+func (g *gateFlags) register(fs *pflag.FlagSet) { registerGate(fs, &g.Gate) }
+
+// registerGate binds --threshold and --junit to g.
+func registerGate(fs *pflag.FlagSet, g *output.Gate) {
+	fs.StringArrayVar(&g.Thresholds, "threshold", nil, "fail (exit 99) unless the run meets this: p99<2ms, errors<0.1%, qps>50000, GET:p99<1ms (repeatable)")
+	fs.StringVar(&g.JUnit, "junit", "", "write the thresholds' verdicts as JUnit XML to this file")
 }
 
 // metricsFlags serve a command's runs live (--metrics-addr).
@@ -57,11 +49,13 @@ func (m *metricsFlags) register(fs *pflag.FlagSet) {
 	fs.Var(seconds(&m.linger), "metrics-linger", "after the runs, wait at most this long for a last scrape of --metrics-addr")
 }
 
+// words are the metrics flags as a front-end takes them.
+func (m *metricsFlags) words() harness.Metrics {
+	return harness.Metrics{Addr: m.addr, Linger: m.linger}
+}
+
 // around runs f with the metrics endpoint up (when asked), then waits for
 // its last scrape; f's error wins.
 func (m *metricsFlags) around(ctx context.Context, a *app, f func(context.Context) error) error {
-	_, err := harness.MetricsAround(ctx, a.io(), m.addr, m.linger, func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, f(ctx)
-	})
-	return err
+	return m.words().Around(ctx, a.io(), f)
 }

@@ -11,8 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-
-	"github.com/tairbench/tairbench/internal/engine"
 )
 
 // redisOptions are 'tairbench redis' flags.
@@ -92,7 +90,7 @@ SIGINT or SIGTERM stopped it (its partial result is written).`,
 	fs.IntVar(&o.window, "window", 0, "keep N commands in flight per connection, one more sent per reply (memtier's --pipeline); with --rate, each command at its own intended start while fewer than N are in flight")
 	fs.Uint64Var(&o.seed, "seed", 0, "base random seed (0: a new one, printed in the result)")
 	fs.Float64Var(&o.rate, "rate", 0, "open-loop: requests per second in all, on a schedule; latency is also measured from each request's intended start (0: closed-loop)")
-	fs.StringVar(&o.arrivals, "arrivals", engine.ArrivalsConstant, "open-loop schedule: constant or poisson")
+	fs.StringVar(&o.arrivals, "arrivals", redisfront.ArrivalsConstant, "open-loop schedule: constant or poisson")
 	fs.DurationVar(&o.sendGrid, "send-grid", 0, "open-loop: send on this grid (e.g. 250us), each request at the first tick at or after its intended start, for less client CPU per request (latency still counts from that start; arrivals move to their ticks); 0: each request at its own start")
 	fs.BoolVar(&o.noServer, "no-server-stats", false, "do not sample the server's INFO once a second")
 	o.slo.Register(fs)
@@ -110,16 +108,16 @@ SIGINT or SIGTERM stopped it (its partial result is written).`,
 }
 
 func runRedis(ctx context.Context, fs *pflag.FlagSet, o *redisOptions, a *app) error {
-	redisTraps(a.Err, fs, o.target.host, o.parallel)
+	redisTraps(a.Err, fs, o.target.Host, o.parallel)
 	shard, err := harness.ParseShard(o.shard.shard, o.shard.startAt)
 	if err != nil {
 		return err
 	}
-	tg, err := o.target.build()
+	tg, err := o.target.Build()
 	if err != nil {
 		return err
 	}
-	ro := redisfront.Options{Target: tg, Embedded: o.target.embedded, Commands: o.commands, Ratio: o.ratio,
+	ro := redisfront.Options{Target: tg, Embedded: o.target.Embedded, Commands: o.commands, Ratio: o.ratio,
 		Parallel: o.parallel, Count: o.count, Duration: o.duration, Warmup: o.warmup,
 		CountGiven: fs.Changed("count"), DurationGiven: fs.Changed("duration"),
 		R1: o.r1, R2: o.r2, Rands: o.rands, DataSize: o.dataSize, Batching: o.batching, Pipeline: o.pipeline, Window: o.window,
@@ -130,10 +128,7 @@ func runRedis(ctx context.Context, fs *pflag.FlagSet, o *redisOptions, a *app) e
 	if ro.PreloadMax, err = flagval.ParseBytes(o.maxMemory); err != nil {
 		return fmt.Errorf("--max-memory %w", err)
 	}
-	if ro.Out, err = o.out.outputs(); err != nil {
-		return err
-	}
-	if err := harness.CheckPaths(ro.Out.JUnit); err != nil {
+	if ro.Out, err = o.out.Parse(); err != nil {
 		return err
 	}
 	if ro.SLO, err = o.slo.Optional(); err != nil {

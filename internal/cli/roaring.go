@@ -114,48 +114,29 @@ With --slo, each case is a capacity search instead (see 'tairbench redis
 }
 
 func runRoaring(ctx context.Context, o *roaringOptions, casesGiven bool, a *app) error {
-	ro := roaring.Options{Filter: o.filter, CasesGiven: casesGiven || o.target.embedded, List: o.list, JSON: o.jsonPath, DryRun: o.dryRun}
+	ro := roaring.Options{Filter: o.filter, CasesGiven: casesGiven || o.target.Embedded, List: o.list, JSON: o.jsonPath, DryRun: o.dryRun}
 	ro.CaseDuration, ro.Seed, ro.Flush, ro.SetOpData = o.perCase, o.seed, o.flush, o.setOp
 	if o.setOp != roaring.SetOpRandom && o.setOp != roaring.SetOpRuns {
 		return fmt.Errorf("--setop-data %q: want random or runs", o.setOp)
 	}
-	ro.Target.Cluster = o.target.cluster
-	if o.list {
-		_, err := roaring.Run(ctx, ro, a.io())
-		return err
-	}
-	if o.perCase <= 0 {
-		return errors.New("--duration-per-case must be above 0")
-	}
-	var err error
-	if ro.SLO, err = o.slo.Optional(); err != nil {
-		return err
-	}
-	if o.withStat {
-		so, err := o.stat.options()
-		if err != nil {
+	ro.Server, ro.Metrics = o.target.Options, o.metrics.words()
+	if !o.list {
+		if o.perCase <= 0 {
+			return errors.New("--duration-per-case must be above 0")
+		}
+		var err error
+		if ro.SLO, err = o.slo.Optional(); err != nil {
 			return err
 		}
-		ro.Stat = &so
-	}
-	if o.dryRun {
-		if ro.Target, err = o.target.build(); err != nil {
-			return err
+		if o.withStat {
+			so, err := o.stat.options()
+			if err != nil {
+				return err
+			}
+			ro.Stat = &so
 		}
-		ro.Target.InProcess = o.target.embedded
-		_, err = roaring.Run(ctx, ro, a.io())
-		return err
 	}
-	tg, stopServer, err := o.target.resolve(a)
-	if err != nil {
-		return err
-	}
-	defer stopServer()
-	ro.Target = tg
-	return o.metrics.around(ctx, a, func(ctx context.Context) error {
-		_, err := roaring.Run(ctx, ro, a.io())
-		return err
-	})
+	return roaring.Main(ctx, ro, a.io())
 }
 
 // roaringStatOptions are 'tairbench roaring stat' flags.
@@ -185,12 +166,5 @@ func runRoaringStat(ctx context.Context, o *roaringStatOptions, a *app) error {
 	if err != nil {
 		return err
 	}
-	tg, stopServer, err := o.target.resolve(a)
-	if err != nil {
-		return err
-	}
-	defer stopServer()
-	so.Target = tg
-	_, err = roaring.Stat(ctx, so, o.jsonPath, a.io())
-	return err
+	return roaring.StatMain(ctx, so, o.target.Options, o.jsonPath, a.io())
 }

@@ -2,32 +2,20 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/tairbench/tairbench/internal/driver/fts"
-	"github.com/tairbench/tairbench/internal/endpoint"
-	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/frontend/search"
-	"github.com/tairbench/tairbench/internal/threshold"
 )
 
 // searchFlags are the flags 'search' and 'search compare' share: how
 // engines are reached and what a run writes.
 type searchFlags struct {
+	search.Reach
 	target      targetFlags // TairSearch's login, TLS, database and --embedded
-	index       string
-	refresh     string
-	realtime    bool
 	bulk        int
 	allowErrors bool
-	concurrency int
 	seed        uint64
 	jsonPath    string
 	quiet       bool
@@ -36,12 +24,12 @@ type searchFlags struct {
 }
 
 func (f *searchFlags) register(fs *pflag.FlagSet) {
-	f.target.port = 6379
-	fs.StringVar(&f.target.auth, "auth", "", `TairSearch password or "user:password"`)
+	f.target.Port = 6379
+	fs.StringVar(&f.target.Auth, "auth", "", `TairSearch password or "user:password"`)
 	f.target.registerConn(fs)
-	fs.StringVar(&f.index, "index", "wiki", "index name")
-	fs.StringVar(&f.refresh, "refresh-interval", "1s", "Elasticsearch refresh interval")
-	fs.BoolVar(&f.realtime, "realtime", false, "Elasticsearch: refresh on every write (the whitepaper's real-time case)")
+	fs.StringVar(&f.Index, "index", "wiki", "index name")
+	fs.StringVar(&f.Refresh, "refresh-interval", "1s", "Elasticsearch refresh interval")
+	fs.BoolVar(&f.Realtime, "realtime", false, "Elasticsearch: refresh on every write (the whitepaper's real-time case)")
 	fs.IntVar(&f.bulk, "bulk", 1, "documents per write request (TFT.MADDDOC / _bulk); 1 sends one document per request")
 	fs.BoolVar(&f.allowErrors, "allow-errors", false, "exit 0 even when most requests failed")
 	fs.Uint64Var(&f.seed, "seed", 0, "base random seed (0: a new one)")
@@ -51,20 +39,11 @@ func (f *searchFlags) register(fs *pflag.FlagSet) {
 	f.metrics.register(fs)
 }
 
-// tairTarget resolves TairSearch's target at addr, or the embedded server.
-func (f *searchFlags) tairTarget(a *app, addr string) (endpoint.Target, func(), error) {
-	if addr != "" {
-		f.target.host = addr
-	}
-	if !f.target.embedded && addr == "" {
-		return endpoint.Target{}, func() {}, errors.New("TairSearch's address is required, or --embedded")
-	}
-	return f.target.resolve(a)
-}
-
-// engineOptions are the engine settings the flags give.
-func (f *searchFlags) engineOptions(t endpoint.Target) fts.Options {
-	return fts.Options{Target: t, Index: f.index, RefreshInterval: f.refresh, Realtime: f.realtime, Connections: f.concurrency}
+// reach is how the engines are reached, the flags parsed.
+func (f *searchFlags) reach() search.Reach {
+	r := f.Reach
+	r.Server, r.Metrics = f.target.Options, f.metrics.words()
+	return r
 }
 
 // searchOptions are 'tairbench search' flags (TairSearchBench's letters).
@@ -96,7 +75,7 @@ flags of the whitepaper's TairSearchBench:
 'tairbench search compare' runs the whitepaper's whole comparison on both engines.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if err := searchTraps(a.Err, c.Flags(), o.addr, o.concurrency); err != nil {
+			if err := searchTraps(a.Err, c.Flags(), o.addr, o.Connections); err != nil {
 				return err
 			}
 			return runSearch(c.Context(), o, a)
@@ -106,7 +85,7 @@ flags of the whitepaper's TairSearchBench:
 	fs.StringVarP(&o.typ, "type", "t", "", "write or search")
 	fs.StringVarP(&o.engine, "engine", "e", "tairsearch", "tairsearch or elasticsearch")
 	fs.StringVarP(&o.file, "file", "f", "", "abstract dump to ingest (plain, .gz or .bz2)")
-	fs.IntVarP(&o.concurrency, "concurrency", "c", 30, "connections")
+	fs.IntVarP(&o.Connections, "concurrency", "c", 30, "connections")
 	fs.Uint64VarP(&o.n, "n", "n", 10000, "documents to write, or queries to run")
 	fs.StringVarP(&o.query, "query", "q", "", "search query (JSON, or @FILE holding it); a mix of queries is a track: 'tairbench search run'")
 	fs.StringVarP(&o.addr, "addr", "a", "", "address: host:port for TairSearch, http://host:port for Elasticsearch")
@@ -121,51 +100,10 @@ flags of the whitepaper's TairSearchBench:
 }
 
 func runSearch(ctx context.Context, o *searchOptions, a *app) error {
-	query, err := oneQuery(o.query)
-	if err != nil {
-		return err
-	}
-	so := search.Options{Type: o.typ, Engine: o.engine, File: o.file, N: o.n, Query: query, NoCache: o.noCache,
-		Keep: o.keep, Bulk: o.bulk, Seed: o.seed, NoServerStats: o.noServer, AllowErrors: o.allowErrors,
-		Out: harness.Outputs{JSON: o.jsonPath, Quiet: o.quiet, JUnit: o.gate.junit}}
-	so.Connections = o.concurrency
-	if so.Out.Thresholds, err = threshold.ParseAll(o.gate.thresholds); err != nil {
-		return err
-	}
-	if err := harness.CheckPaths(o.gate.junit); err != nil {
-		return err
-	}
-	if err := so.Validate(); err != nil {
-		return err
-	}
-	if o.dryRun {
-		so.Index = o.index
-		target := harness.Dry(o.addr, o.target.embedded)
-		if o.engine == "elasticsearch" && o.addr == "" {
-			target = "Elasticsearch at -a (required)"
-		}
-		return search.DryRun(so, target, a.io())
-	}
-	var tg endpoint.Target
-	stop := func() {}
-	if o.target.embedded || o.engine == "tairsearch" {
-		var err error
-		if tg, stop, err = o.tairTarget(a, o.addr); err != nil {
-			return err
-		}
-		so.Engine = "tairsearch"
-	} else {
-		if o.addr == "" {
-			return errors.New("-a (the engine's address) is required")
-		}
-		tg = endpoint.Target{Addr: o.addr, Auth: o.target.auth, Timeout: o.target.timeout}
-	}
-	defer stop()
-	so.Options = o.engineOptions(tg)
-	return o.metrics.around(ctx, a, func(ctx context.Context) error {
-		_, err := search.Run(ctx, so, a.io())
-		return err
-	})
+	w := search.Words{Reach: o.reach(), Addr: o.addr, Query: o.query, JSON: o.jsonPath, Quiet: o.quiet, Gate: o.gate.Gate, DryRun: o.dryRun,
+		Options: search.Options{Type: o.typ, Engine: o.engine, File: o.file, N: o.n, NoCache: o.noCache,
+			Keep: o.keep, Bulk: o.bulk, Seed: o.seed, NoServerStats: o.noServer, AllowErrors: o.allowErrors}}
+	return search.Main(ctx, w, a.io())
 }
 
 // compareOptions are 'tairbench search compare' flags.
@@ -194,7 +132,7 @@ func newCompareCmd(a *app) *cobra.Command {
 	fs := cmd.Flags()
 	fs.StringVarP(&o.file, "file", "f", "", "abstract dump (plain, .gz or .bz2)")
 	fs.Int64VarP(&o.docs, "n", "n", 0, "documents to write (0: the whole file)")
-	fs.IntVarP(&o.concurrency, "concurrency", "c", 30, "connections, the same for both engines")
+	fs.IntVarP(&o.Connections, "concurrency", "c", 30, "connections, the same for both engines")
 	fs.StringVar(&o.tairAddr, "tair", "", "TairSearch address host:port")
 	fs.StringVar(&o.esAddr, "es", "", "Elasticsearch URL")
 	fs.StringVar(&o.esAuth, "es-auth", "", `Elasticsearch basic auth "user:password"`)
@@ -208,45 +146,9 @@ func newCompareCmd(a *app) *cobra.Command {
 }
 
 func runCompare(ctx context.Context, o *compareOptions, a *app) error {
-	co := search.RunCompareOptions{ES: o.esAddr, ESAuth: o.esAuth, JSON: o.jsonPath, AllowErrors: o.allowErrors,
-		Engine: o.engineOptions(endpoint.Target{}),
-		CompareOptions: search.CompareOptions{File: o.file, Docs: o.docs, Concurrency: o.concurrency, Bulk: o.bulk,
-			Queries: o.queries, NoCacheQueries: o.noCacheN, TermQuery: o.term, AggQuery: o.agg, SkipParity: o.skip, Seed: o.seed}}
-	if o.file == "" || o.esAddr == "" {
-		_, err := search.RunCompare(ctx, co, a.io()) // refuses, naming the flag
-		return err
-	}
-	if _, err := os.Stat(o.file); err != nil {
-		return err
-	}
-	tg, stop, err := o.tairTarget(a, o.tairAddr)
-	if err != nil {
-		return fmt.Errorf("%w (--tair ADDR)", err)
-	}
-	defer stop()
-	co.Tair = tg
-	err = o.metrics.around(ctx, a, func(ctx context.Context) error {
-		_, err := search.RunCompare(ctx, co, a.io())
-		return err
-	})
-	return err
-}
-
-// oneQuery reads -q: one JSON query, given inline or as @FILE (a weighted
-// mix of queries is a track; -q given twice is refused as every
-// single-value flag is).
-func oneQuery(q string) (string, error) {
-	path, ok := strings.CutPrefix(q, "@")
-	if !ok {
-		return q, nil
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", fmt.Errorf("-q @%s: %w", path, err)
-	}
-	q = strings.TrimSpace(string(b))
-	if !json.Valid([]byte(q)) {
-		return "", fmt.Errorf("-q @%s: the file is not one JSON query", path)
-	}
-	return q, nil
+	w := search.CompareWords{Reach: o.reach(), TairAddr: o.tairAddr,
+		RunCompareOptions: search.RunCompareOptions{ES: o.esAddr, ESAuth: o.esAuth, JSON: o.jsonPath, AllowErrors: o.allowErrors,
+			CompareOptions: search.CompareOptions{File: o.file, Docs: o.docs, Concurrency: o.Connections, Bulk: o.bulk,
+				Queries: o.queries, NoCacheQueries: o.noCacheN, TermQuery: o.term, AggQuery: o.agg, SkipParity: o.skip, Seed: o.seed}}}
+	return search.CompareMain(ctx, w, a.io())
 }

@@ -3,14 +3,12 @@ package cli
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	ftrack "github.com/tairbench/tairbench/internal/frontend/track"
-	"github.com/tairbench/tairbench/internal/track"
 )
 
 // trackOptions are 'tairbench search run' flags.
@@ -42,33 +40,26 @@ each engine gets the track's index (Elasticsearch's body is proposed from the Ta
 unless the track gives one, and every analyzer it could not translate is named), then every task
 of the schedule runs on each engine in turn. Before a query task is timed on two engines, each
 template runs with sample parameters on both and the parity table says where their hits differ
-and why. Built-in tracks: ` + strings.Join(track.Builtin(), ", ") + `.`,
+and why. Built-in tracks: ` + strings.Join(ftrack.Builtin(), ", ") + `.`,
 		Args: func(c *cobra.Command, args []string) error {
 			if o.list {
 				return nil
 			}
 			if len(args) != 1 {
-				return fmt.Errorf("give one track: a built-in name (%s) or a track file", strings.Join(track.Builtin(), ", "))
+				return fmt.Errorf("give one track: a built-in name (%s) or a track file", strings.Join(ftrack.Builtin(), ", "))
 			}
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			if o.list {
-				for _, n := range track.Builtin() {
-					t, err := track.Load(n)
-					if err != nil {
-						return err
-					}
-					fmt.Fprintf(a.Out, "%-14s %s\n", n, t.Description)
-				}
-				return nil
+				return ftrack.List(a.Out)
 			}
 			return runTrack(c.Context(), o, args[0], a)
 		},
 	}
 	fs := cmd.Flags()
-	o.target.port = 6379
-	fs.StringVar(&o.target.auth, "auth", "", `TairSearch password or "user:password"`)
+	o.target.Port = 6379
+	fs.StringVar(&o.target.Auth, "auth", "", `TairSearch password or "user:password"`)
 	o.target.registerConn(fs)
 	fs.StringVar(&o.tairAddr, "tair", "", "TairSearch address host:port")
 	fs.StringVar(&o.esAddr, "es", "", "Elasticsearch URL")
@@ -88,55 +79,9 @@ and why. Built-in tracks: ` + strings.Join(track.Builtin(), ", ") + `.`,
 }
 
 func runTrack(ctx context.Context, o *trackOptions, name string, a *app) error {
-	ro := ftrack.Options{Track: name, ES: o.esAddr, ESAuth: o.esAuth, Docs: o.docs, MaxDivergence: o.maxDivergence,
-		Samples: o.samples, Seed: o.seed, JSON: o.jsonPath, Quiet: o.quiet, AllowErrors: o.allowErrors}
-	if o.maxDivergence > 1 {
-		return fmt.Errorf("--max-divergence is a share, 0 to 1 (or -1 for never), not %g", o.maxDivergence)
-	}
-	if o.duration < 0 || o.docs < 0 || o.iterations < 0 {
-		return fmt.Errorf("--duration, --iterations and --docs must not be negative")
-	}
-	if o.duration > 0 && o.iterations > 0 {
-		return fmt.Errorf("give --duration or --iterations, not both")
-	}
-	ro.Duration, ro.Iterations = o.duration, o.iterations
-	switch {
-	case o.engines != "":
-		for _, e := range strings.Split(o.engines, ",") {
-			ro.Engines = append(ro.Engines, strings.TrimSpace(e))
-		}
-	case o.esAddr != "":
-		ro.Engines = []string{"tairsearch", "elasticsearch"}
-	default:
-		ro.Engines = []string{"tairsearch"}
-	}
-	for _, e := range ro.Engines {
-		if e != "tairsearch" && e != "elasticsearch" {
-			return fmt.Errorf("--engines: unknown engine %q (tairsearch, elasticsearch)", e)
-		}
-		if e == "elasticsearch" && o.esAddr == "" {
-			return fmt.Errorf("--engines names elasticsearch: give --es URL")
-		}
-	}
-	if _, err := track.Load(name); err != nil { // refused before any server starts
-		return err
-	}
-	if slices.Contains(ro.Engines, "tairsearch") {
-		if o.tairAddr != "" {
-			o.target.host = o.tairAddr
-		}
-		if !o.target.embedded && o.tairAddr == "" {
-			return fmt.Errorf("TairSearch's address is required (--tair ADDR), or --embedded")
-		}
-		tg, stop, err := o.target.resolve(a)
-		if err != nil {
-			return err
-		}
-		defer stop()
-		ro.Tair = tg
-	} else {
-		ro.Tair.Timeout = o.target.timeout
-	}
-	_, err := ftrack.Run(ctx, ro, a.io())
-	return err
+	w := ftrack.Words{Server: o.target.Options, TairAddr: o.tairAddr, Engines: o.engines,
+		Options: ftrack.Options{Track: name, ES: o.esAddr, ESAuth: o.esAuth, Docs: o.docs, MaxDivergence: o.maxDivergence,
+			Samples: o.samples, Seed: o.seed, JSON: o.jsonPath, Quiet: o.quiet, AllowErrors: o.allowErrors,
+			Duration: o.duration, Iterations: o.iterations}}
+	return ftrack.Main(ctx, w, a.io())
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/frontend/whitepaper"
 )
 
@@ -91,11 +90,6 @@ still run as published, since the run phases need their records.`,
 }
 
 func runSuite(ctx context.Context, name string, fs *pflag.FlagSet, o *suiteOptions, a *app) error {
-	remote := fs.Changed("host") || fs.Changed("port")
-	ycsbSuite := name == "pmem" || name == "essd"
-	if !remote && !ycsbSuite {
-		o.target.embedded = true
-	}
 	if o.requests < 1 {
 		return errors.New("--requests must be at least 1")
 	}
@@ -103,27 +97,10 @@ func runSuite(ctx context.Context, name string, fs *pflag.FlagSet, o *suiteOptio
 	if err != nil {
 		return err
 	}
-	var tg endpoint.Target
-	if o.dryRun {
-		if tg, err = o.target.build(); err != nil {
-			return err
-		}
-		tg.InProcess = o.target.embedded
-	} else {
-		var stop func()
-		if tg, stop, err = o.target.resolve(a); err != nil {
-			return err
-		}
-		defer stop()
-	}
 	opts := whitepaper.Options{Requests: o.requests, TestTime: o.testTime, Sizes: o.sizes, Seed: o.seed,
 		NoServerStats: o.noServer, SLO: slo}
-	ro := whitepaper.RunOptions{Suite: name, Target: tg, Remote: remote, JSON: o.json, DryRun: o.dryRun,
-		LocalRedis:  ycsbSuite && !remote && !o.target.embedded,
+	ro := whitepaper.RunOptions{Suite: name, Remote: fs.Changed("host") || fs.Changed("port"), JSON: o.json, DryRun: o.dryRun,
 		YCSBOptions: whitepaper.YCSBOptions{Options: opts, Records: o.records, Operations: o.operations, Threads: o.threads, Groups: o.groups},
 	}
-	return o.metrics.around(ctx, a, func(ctx context.Context) error {
-		_, err := whitepaper.Run(ctx, ro, a.io())
-		return err
-	})
+	return whitepaper.Main(ctx, ro, o.target.Options, o.metrics.words(), a.io())
 }

@@ -7,12 +7,9 @@ package harness
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -20,11 +17,9 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/internal/run/capacity"
-	"github.com/tairbench/tairbench/internal/server"
 	"github.com/tairbench/tairbench/internal/stats"
 	"github.com/tairbench/tairbench/internal/threshold"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
@@ -446,84 +441,4 @@ func (s Shard) Ranges(o *cmdtmpl.Options) {
 		r.Offset += lo
 		r.Max = max(size, 1)
 	}
-}
-
-// StartEmbedded starts the embedded server in this process on a free
-// loopback port, with the account t logs in with, and points t at it. It
-// returns the function that stops the server.
-func StartEmbedded(o IO, t *endpoint.Target) (func(), error) {
-	cfg := server.Config{Addr: "127.0.0.1:0"}
-	if user, pw := t.ServerAccount(); user != "" {
-		cfg.Users = map[string]string{user: pw}
-	} else {
-		cfg.Password = pw
-	}
-	srv, err := server.Start(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("embedded server: %w", err)
-	}
-	t.Addr, t.InProcess = srv.Addr(), true
-	fmt.Fprintf(o.Err, "tairbench's embedded server, not Tair, listening on %s\n", srv.Addr())
-	return func() { _ = srv.Close() }, nil
-}
-
-// Target takes a front-end's target (and the error of building it) and,
-// with embedded, starts the embedded server for it. The stop function is
-// never nil.
-func Target(o IO, t endpoint.Target, err error, embedded bool) (endpoint.Target, func(), error) {
-	if err != nil {
-		return t, func() {}, err
-	}
-	if !embedded {
-		return t, func() {}, nil
-	}
-	stop, err := StartEmbedded(o, &t)
-	if err != nil {
-		return t, func() {}, err
-	}
-	return t, stop, nil
-}
-
-// StartRedisServer starts Debian's redis-server (from PATH) on a free
-// loopback port with persistence off, in a folder of its own, and waits
-// until it answers. It returns the address and the function that stops
-// it by PID and removes its folder.
-func StartRedisServer(o IO) (string, func(), error) {
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		return "", nil, errors.New("redis-server is not installed (apt-get install redis-server; make deps does), or give a target")
-	}
-	dir, err := os.MkdirTemp("", "tairbench-redis-")
-	if err != nil {
-		return "", nil, err
-	}
-	for attempt := 0; attempt < 3; attempt++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return "", nil, err
-		}
-		port := l.Addr().(*net.TCPAddr).Port
-		_ = l.Close()
-		cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-			"--dir", dir, "--daemonize", "no", "--logfile", filepath.Join(dir, "redis.log"), "--maxclients", "10000")
-		if err := cmd.Start(); err != nil {
-			return "", nil, fmt.Errorf("start redis-server: %w", err)
-		}
-		stop := func() {
-			_ = cmd.Process.Kill()
-			_, _ = cmd.Process.Wait()
-		}
-		addr := fmt.Sprintf("127.0.0.1:%d", port)
-		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-			if c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond); err == nil {
-				_ = c.Close()
-				fmt.Fprintf(o.Err, "redis-server started on %s (stopped at the end)\n", addr)
-				return addr, func() { stop(); _ = os.RemoveAll(dir) }, nil
-			}
-		}
-		stop()
-	}
-	log, _ := os.ReadFile(filepath.Join(dir, "redis.log"))
-	_ = os.RemoveAll(dir)
-	return "", nil, fmt.Errorf("redis-server did not start; its log:\n%s", log)
 }

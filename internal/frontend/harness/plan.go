@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/tairbench/tairbench/internal/engine"
@@ -90,14 +89,6 @@ func clip(s string, n int) string {
 	return s[:n-1] + "…"
 }
 
-// Dry is the target as a dry run names it.
-func Dry(addr string, embedded bool) string {
-	if embedded {
-		return "tairbench's embedded server (would start in this process; not Tair)"
-	}
-	return strings.TrimSpace(addr)
-}
-
 // WithMetrics starts the live metrics endpoint on addr ("" none) and
 // returns ctx carrying it, so that every run under it reports there, and
 // the function that, after the runs, waits up to linger for a last scrape
@@ -133,4 +124,20 @@ func MetricsAround[T any](ctx context.Context, o IO, addr string, linger time.Du
 		err = derr
 	}
 	return v, err
+}
+
+// Metrics is the live metrics endpoint a user asked for: Addr ("" none)
+// and how long to wait after the runs for its last scrape (0: 30 s).
+type Metrics struct {
+	Addr   string
+	Linger time.Duration
+}
+
+// Around runs f with the endpoint up (when asked), then waits for its
+// last scrape; f's error wins.
+func (m Metrics) Around(ctx context.Context, o IO, f func(context.Context) error) error {
+	_, err := MetricsAround(ctx, o, m.Addr, m.Linger, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, f(ctx)
+	})
+	return err
 }

@@ -52,8 +52,6 @@ func (o Options) Check() error {
 		return errors.New("--image is empty")
 	case o.MetricsPort < 0 || o.MetricsPort > 65535:
 		return fmt.Errorf("--metrics-port %d: want 1 … 65535", o.MetricsPort)
-	case o.MetricsPort > 0 && o.Args[0] != "redis":
-		return fmt.Errorf("--metrics-port: %s does not serve metrics yet; redis does", o.Args[0])
 	}
 	return nil
 }

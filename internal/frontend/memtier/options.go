@@ -7,11 +7,12 @@ package memtier
 import (
 	"errors"
 	"fmt"
-	"github.com/tairbench/tairbench/internal/flagval"
 	"io"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tairbench/tairbench/internal/flagval"
 
 	"github.com/spf13/pflag"
 

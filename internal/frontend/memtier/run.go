@@ -10,6 +10,7 @@ import (
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/frontend/target"
 	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/internal/run"
 	"github.com/tairbench/tairbench/internal/stats"
@@ -30,7 +31,7 @@ func dryRun(o Options, io harness.IO) error {
 	if o.SLO.Given() {
 		p.Note("a capacity search (--slo): open-loop steps at rates it chooses; the first below")
 	}
-	p.Run("memtier", spec.Command, harness.Dry(tg.Addr, o.Embedded), spec.Engine)
+	p.Run("memtier", spec.Command, target.Dry(tg.Addr, o.Embedded), spec.Engine)
 	p.Close()
 	return nil
 }
@@ -53,7 +54,7 @@ func run1(ctx context.Context, o Options, args []string, io harness.IO) (*result
 		return nil, dryRun(o, io)
 	}
 	tg, err := o.Target()
-	tg, stop, err := harness.Target(io, tg, err, o.Embedded)
+	tg, stop, err := target.Embed(io, tg, err, o.Embedded)
 	if err != nil {
 		return nil, err
 	}

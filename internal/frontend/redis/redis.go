@@ -17,10 +17,17 @@ import (
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/frontend/target"
 	"github.com/tairbench/tairbench/internal/run"
 	"github.com/tairbench/tairbench/internal/run/capacity"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 	"github.com/tairbench/tairbench/pkg/result"
+)
+
+// The open-loop schedules Options.Arrivals names.
+const (
+	ArrivalsConstant = engine.ArrivalsConstant
+	ArrivalsPoisson  = engine.ArrivalsPoisson
 )
 
 // Options are one 'tairbench redis' run.
@@ -107,7 +114,7 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 	if o.DryRun {
 		return nil, r.dryRun(dur)
 	}
-	tg, stop, err := harness.Target(io, o.Target, nil, o.Embedded)
+	tg, stop, err := target.Embed(io, o.Target, nil, o.Embedded)
 	if err != nil {
 		return nil, err
 	}
@@ -182,17 +189,17 @@ func (r *runner) dryRun(dur time.Duration) error {
 		}
 	}
 	r.tg, r.seed = o.Target, o.Shard.Seed(harness.SeedOrNew(o.Seed))
-	target := harness.Dry(o.Target.Addr, o.Embedded)
+	dry := target.Dry(o.Target.Addr, o.Embedded)
 	if o.SLO != nil {
 		step := o.SLO.Window + o.SLO.Warmup
 		p.Note("capacity search for %s: open-loop steps of %s from %.0f/s, at most %d steps and up to 4 confirmations: at most %s",
 			o.SLO.SLO, step, o.SLO.Start, o.SLO.MaxSteps, time.Duration(o.SLO.MaxSteps+4)*step)
 		spec := r.spec("", engine.Config{Duration: o.SLO.Window, Warmup: o.SLO.Warmup, Rate: o.SLO.Start})
-		p.Run("first step", spec.Command, target, spec.Engine)
+		p.Run("first step", spec.Command, dry, spec.Engine)
 	} else {
 		spec := r.spec("", engine.Config{Duration: dur, Ops: o.Count, Warmup: o.Warmup, Rate: o.Rate})
 		spec.Engine.OpsPerRequest = r.w.OpsPerRequest()
-		p.Run("run", spec.Command, target, spec.Engine)
+		p.Run("run", spec.Command, dry, spec.Engine)
 	}
 	for _, t := range o.Out.Thresholds {
 		p.Note("threshold %s", t.Source)

@@ -13,6 +13,7 @@ import (
 	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/frontend/target"
 	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/internal/run"
 	"github.com/tairbench/tairbench/internal/stats"
@@ -46,7 +47,7 @@ func run1(ctx context.Context, o Options, args []string, io harness.IO) (*result
 		return nil, dryRun(o, tests, io)
 	}
 	tg, err := o.Target()
-	tg, stop, err := harness.Target(io, tg, err, o.Embedded)
+	tg, stop, err := target.Embed(io, tg, err, o.Embedded)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +120,7 @@ func dryRun(o Options, tests []Test, io harness.IO) error {
 		if err != nil {
 			return err
 		}
-		p.Run(t.Name, spec.Command, harness.Dry(tg.Addr, o.Embedded), spec.Engine)
+		p.Run(t.Name, spec.Command, target.Dry(tg.Addr, o.Embedded), spec.Engine)
 	}
 	if o.Loop {
 		p.Note("-l: the tests repeat until interrupted")

@@ -11,14 +11,19 @@ import (
 	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/frontend/target"
 	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
-// Options are 'tairbench roaring': the cases to run and how, against a
-// target the command line has resolved (and started, with --embedded).
+// Options are 'tairbench roaring': the cases to run and how. Main
+// resolves Server into CaseOptions.Target (Run takes it resolved).
 type Options struct {
 	CaseOptions
+	// Server is the target as the user named it.
+	Server target.Options
+	// Metrics is the live metrics endpoint around the run.
+	Metrics harness.Metrics
 	// Filter selects cases by pattern (CasesGiven: it was given, so the
 	// cluster group is not chosen by the target).
 	Filter     string
@@ -31,6 +36,42 @@ type Options struct {
 	JSON string
 	// DryRun prints the cases, loads and time and sends nothing.
 	DryRun bool
+}
+
+// Main resolves the target (starting the embedded server when asked;
+// a dry run starts nothing) and runs the suite with the live metrics.
+func Main(ctx context.Context, o Options, io harness.IO) error {
+	if o.List {
+		o.Target.Cluster = o.Server.Cluster
+		_, err := Run(ctx, o, io)
+		return err
+	}
+	tg, stop, err := target.Open(io, o.Server, o.DryRun)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	o.Target = tg
+	if o.DryRun {
+		_, err = Run(ctx, o, io)
+		return err
+	}
+	return o.Metrics.Around(ctx, io, func(ctx context.Context) error {
+		_, err := Run(ctx, o, io)
+		return err
+	})
+}
+
+// StatMain resolves server and samples TR.STAT memory (Stat).
+func StatMain(ctx context.Context, o StatOptions, server target.Options, jsonPath string, io harness.IO) error {
+	tg, stop, err := target.Resolve(io, server)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	o.Target = tg
+	_, err = Stat(ctx, o, jsonPath, io)
+	return err
 }
 
 // Run runs the TairRoaring whitepaper's cases, prints their tables beside
@@ -100,7 +141,7 @@ func dryRun(io harness.IO, o Options, cases []Case) error {
 	p := harness.NewPlan(io.Out, "tairbench roaring")
 	specs := loadSpecs(o.SetOpData)
 	loaded := map[string]bool{}
-	target := harness.Dry(o.Target.Addr, o.Target.InProcess)
+	dry := target.Dry(o.Target.Addr, o.Target.InProcess)
 	for _, c := range cases {
 		if c.Load != "" && !loaded[c.Load] {
 			loaded[c.Load] = true
@@ -111,7 +152,7 @@ func dryRun(io harness.IO, o Options, cases []Case) error {
 			cfg.Duration = time.Duration(o.SLO.MaxSteps+4) * (o.SLO.Window + o.SLO.Warmup)
 			p.Note("%s: a capacity search for %s (at most %d steps and 4 confirmations)", c.ID, o.SLO.SLO, o.SLO.MaxSteps)
 		}
-		p.Run(c.ID, c.Template, target, cfg)
+		p.Run(c.ID, c.Template, dry, cfg)
 	}
 	if o.Stat != nil {
 		p.Note("then TR.STAT sampling: %v, %d steps up to %d bits below %d", o.Stat.Distributions, o.Stat.Steps, o.Stat.MaxCard, o.Stat.Universe)

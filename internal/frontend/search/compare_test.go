@@ -3,7 +3,6 @@ package search
 import (
 	"bytes"
 	"context"
-	"github.com/tairbench/tairbench/internal/driver/fts"
 	"io"
 	"net/http"
 	"os/exec"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tairbench/tairbench/internal/driver/fts"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

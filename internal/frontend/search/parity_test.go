@@ -3,9 +3,10 @@ package search
 import (
 	"context"
 	"errors"
-	"github.com/tairbench/tairbench/internal/driver/fts"
 	"io"
 	"testing"
+
+	"github.com/tairbench/tairbench/internal/driver/fts"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

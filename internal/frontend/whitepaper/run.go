@@ -7,6 +7,7 @@ import (
 	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/frontend/target"
 	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/pkg/result"
 )
@@ -32,6 +33,28 @@ type RunOptions struct {
 	DryRun bool
 }
 
+// Main resolves the target: the embedded server for the RESP suites and a
+// redis-server for the YCSB ones when the user named no server (Remote
+// false), server otherwise; a dry run starts nothing. It runs the suite
+// with the live metrics.
+func Main(ctx context.Context, o RunOptions, server target.Options, m harness.Metrics, io harness.IO) error {
+	ycsbSuite := o.Suite == "pmem" || o.Suite == "essd"
+	if !o.Remote && !ycsbSuite {
+		server.Embedded = true
+	}
+	o.LocalRedis = ycsbSuite && !o.Remote && !server.Embedded
+	tg, stop, err := target.Open(io, server, o.DryRun)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	o.Target = tg
+	return m.Around(ctx, io, func(ctx context.Context) error {
+		_, err := Run(ctx, o, io)
+		return err
+	})
+}
+
 // Run runs one whitepaper table, prints it beside the published figures
 // and writes the suite document; a case whose run failed makes the error
 // exit status 3.
@@ -44,7 +67,7 @@ func Run(ctx context.Context, o RunOptions, io harness.IO) (*result.WhitepaperSu
 		return nil, dryRun(ctx, o, io)
 	}
 	if o.LocalRedis {
-		addr, stop, err := harness.StartRedisServer(io)
+		addr, stop, err := target.StartRedisServer(io)
 		if err != nil {
 			return nil, err
 		}
@@ -92,7 +115,7 @@ func Run(ctx context.Context, o RunOptions, io harness.IO) (*result.WhitepaperSu
 // dryRun prints every case of the suite (loads included) on a plan.
 func dryRun(ctx context.Context, o RunOptions, io harness.IO) error {
 	p := harness.NewPlan(io.Out, "tairbench suite "+o.Suite)
-	o.Plan, o.PlanTarget = p, harness.Dry(o.Target.Addr, o.Target.InProcess)
+	o.Plan, o.PlanTarget = p, target.Dry(o.Target.Addr, o.Target.InProcess)
 	if o.LocalRedis {
 		o.PlanTarget = "a redis-server this run would start on a free port"
 	}

@@ -9,13 +9,14 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"github.com/tairbench/tairbench/internal/flagval"
 	"io"
 	"os"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tairbench/tairbench/internal/flagval"
 
 	"github.com/spf13/pflag"
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/frontend/target"
 	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/internal/run"
 	"github.com/tairbench/tairbench/internal/run/capacity"
@@ -24,7 +25,7 @@ func dryRun(c *Command, wl *Workload, args []string, io harness.IO) error {
 	}
 	p := harness.NewPlan(io.Out, "tairbench ycsb "+c.Phase)
 	spec := RunSpec(c, wl, NewFactory(tg, wl, c.Phase == "load"), tg, max(c.Seed, 1), io.Version, nil)
-	p.Run(c.Phase, "ycsb "+strings.Join(workloadArgs(redactYCSB(args)), " "), harness.Dry(tg.Addr, c.Embedded), spec.Engine)
+	p.Run(c.Phase, "ycsb "+strings.Join(workloadArgs(redactYCSB(args)), " "), target.Dry(tg.Addr, c.Embedded), spec.Engine)
 	p.Close()
 	return nil
 }
@@ -55,7 +56,7 @@ func run1(ctx context.Context, c *Command, args []string, io harness.IO) (*resul
 		return nil, dryRun(c, wl, args, io)
 	}
 	tg, err := c.Target()
-	tg, stop, err := harness.Target(io, tg, err, c.Embedded)
+	tg, stop, err := target.Embed(io, tg, err, c.Embedded)
 	if err != nil {
 		return nil, err
 	}

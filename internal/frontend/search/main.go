@@ -1,0 +1,159 @@
+package search
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/tairbench/tairbench/internal/driver/fts"
+	"github.com/tairbench/tairbench/internal/endpoint"
+	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/frontend/output"
+	"github.com/tairbench/tairbench/internal/frontend/target"
+)
+
+// Reach is how the engines are reached and set up, as the user gave it:
+// TairSearch's login, TLS and --embedded (Server; its address comes with
+// each command), the index, Elasticsearch's refresh, the connections and
+// the live metrics.
+type Reach struct {
+	Server      target.Options
+	Index       string
+	Refresh     string
+	Realtime    bool
+	Connections int
+	Metrics     harness.Metrics
+}
+
+// tairTarget resolves TairSearch's target at addr, or the embedded server.
+func (r Reach) tairTarget(io harness.IO, addr string) (endpoint.Target, func(), error) {
+	s := r.Server
+	if addr != "" {
+		s.Host = addr
+	}
+	if !s.Embedded && addr == "" {
+		return endpoint.Target{}, func() {}, errors.New("TairSearch's address is required, or --embedded")
+	}
+	return target.Resolve(io, s)
+}
+
+// engine is the engine settings with t as the target.
+func (r Reach) engine(t endpoint.Target) fts.Options {
+	return fts.Options{Target: t, Index: r.Index, RefreshInterval: r.Refresh, Realtime: r.Realtime, Connections: r.Connections}
+}
+
+// Words are 'tairbench search' as the user gave it (TairSearchBench's
+// flags): Options without the engine, which Reach and Addr give, and the
+// query as -q wrote it (inline, or @FILE).
+type Words struct {
+	Options
+	Reach
+	// Addr is -a: host:port for TairSearch, a URL for Elasticsearch.
+	Addr  string
+	Query string
+	// JSON and Quiet are the result file and the progress lines; Gate the
+	// thresholds.
+	JSON   string
+	Quiet  bool
+	Gate   output.Gate
+	DryRun bool
+}
+
+// Main reads the query, resolves the engine's target (starting the
+// embedded server with --embedded) and runs the write or the queries.
+func Main(ctx context.Context, w Words, io harness.IO) error {
+	so := w.Options
+	var err error
+	if so.Query, err = oneQuery(w.Query); err != nil {
+		return err
+	}
+	so.Connections = w.Connections
+	so.Out = harness.Outputs{JSON: w.JSON, Quiet: w.Quiet, JUnit: w.Gate.JUnit}
+	if so.Out.Thresholds, err = w.Gate.Parse(); err != nil {
+		return err
+	}
+	if err := so.Validate(); err != nil {
+		return err
+	}
+	if w.DryRun {
+		so.Index = w.Index
+		dry := target.Dry(w.Addr, w.Server.Embedded)
+		if so.Engine == "elasticsearch" && w.Addr == "" {
+			dry = "Elasticsearch at -a (required)"
+		}
+		return DryRun(so, dry, io)
+	}
+	var tg endpoint.Target
+	stop := func() {}
+	if w.Server.Embedded || so.Engine == "tairsearch" {
+		if tg, stop, err = w.tairTarget(io, w.Addr); err != nil {
+			return err
+		}
+		so.Engine = "tairsearch"
+	} else {
+		if w.Addr == "" {
+			return errors.New("-a (the engine's address) is required")
+		}
+		tg = endpoint.Target{Addr: w.Addr, Auth: w.Server.Auth, Timeout: w.Server.Timeout}
+	}
+	defer stop()
+	so.Options = w.engine(tg)
+	return w.Metrics.Around(ctx, io, func(ctx context.Context) error {
+		_, err := Run(ctx, so, io)
+		return err
+	})
+}
+
+// CompareWords are 'tairbench search compare' as the user gave it.
+type CompareWords struct {
+	RunCompareOptions
+	Reach
+	// TairAddr is --tair, TairSearch's host:port.
+	TairAddr string
+}
+
+// CompareMain resolves TairSearch's target and runs the whitepaper's
+// comparison on both engines.
+func CompareMain(ctx context.Context, w CompareWords, io harness.IO) error {
+	co := w.RunCompareOptions
+	co.Engine = w.engine(endpoint.Target{})
+	if co.File == "" || co.ES == "" {
+		_, err := RunCompare(ctx, co, io) // refuses, naming the flag
+		return err
+	}
+	if _, err := os.Stat(co.File); err != nil {
+		return err
+	}
+	tg, stop, err := w.tairTarget(io, w.TairAddr)
+	if err != nil {
+		return fmt.Errorf("%w (--tair ADDR)", err)
+	}
+	defer stop()
+	co.Tair = tg
+	return w.Metrics.Around(ctx, io, func(ctx context.Context) error {
+		_, err := RunCompare(ctx, co, io)
+		return err
+	})
+}
+
+// oneQuery reads -q: one JSON query, given inline or as @FILE (a weighted
+// mix of queries is a track; -q given twice is refused as every
+// single-value flag is).
+func oneQuery(q string) (string, error) {
+	path, ok := strings.CutPrefix(q, "@")
+	if !ok {
+		return q, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("-q @%s: %w", path, err)
+	}
+	q = strings.TrimSpace(string(b))
+	if !json.Valid([]byte(q)) {
+		return "", fmt.Errorf("-q @%s: the file is not one JSON query", path)
+	}
+	return q, nil
+}

@@ -1,0 +1,105 @@
+package track
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/frontend/target"
+	tk "github.com/tairbench/tairbench/internal/track"
+)
+
+// Builtin names the built-in tracks.
+func Builtin() []string { return tk.Builtin() }
+
+// List writes each built-in track's name and description.
+func List(w io.Writer) error {
+	for _, n := range tk.Builtin() {
+		t, err := tk.Load(n)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "%-14s %s\n", n, t.Description)
+	}
+	return nil
+}
+
+// Words are 'tairbench search run' as the user gave it: Options without
+// the engines and TairSearch's target, which these give.
+type Words struct {
+	Options
+	// Server is TairSearch's login, TLS and --embedded; TairAddr --tair.
+	Server   target.Options
+	TairAddr string
+	// Engines is --engines, a comma list ("" from --es).
+	Engines string
+}
+
+// Main checks the words, loads the track (refused before any server
+// starts), resolves TairSearch's target and runs the track.
+func Main(ctx context.Context, w Words, io harness.IO) error {
+	ro := w.Options
+	if ro.MaxDivergence > 1 {
+		return fmt.Errorf("--max-divergence is a share, 0 to 1 (or -1 for never), not %g", ro.MaxDivergence)
+	}
+	if ro.Duration < 0 || ro.Docs < 0 || ro.Iterations < 0 {
+		return fmt.Errorf("--duration, --iterations and --docs must not be negative")
+	}
+	if ro.Duration > 0 && ro.Iterations > 0 {
+		return fmt.Errorf("give --duration or --iterations, not both")
+	}
+	var err error
+	if ro.Engines, err = engines(w.Engines, ro.ES); err != nil {
+		return err
+	}
+	if _, err := tk.Load(ro.Track); err != nil { // refused before any server starts
+		return err
+	}
+	if slices.Contains(ro.Engines, "tairsearch") {
+		s := w.Server
+		if w.TairAddr != "" {
+			s.Host = w.TairAddr
+		}
+		if !s.Embedded && w.TairAddr == "" {
+			return fmt.Errorf("TairSearch's address is required (--tair ADDR), or --embedded")
+		}
+		tg, stop, err := target.Resolve(io, s)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		ro.Tair = tg
+	} else {
+		ro.Tair.Timeout = w.Server.Timeout
+	}
+	_, err = Run(ctx, ro, io)
+	return err
+}
+
+// engines reads --engines (default: TairSearch, and Elasticsearch too
+// when es is given).
+func engines(list, es string) ([]string, error) {
+	var out []string
+	switch {
+	case list != "":
+		for _, e := range strings.Split(list, ",") {
+			out = append(out, strings.TrimSpace(e))
+		}
+	case es != "":
+		out = []string{"tairsearch", "elasticsearch"}
+	default:
+		out = []string{"tairsearch"}
+	}
+	for _, e := range out {
+		if e != "tairsearch" && e != "elasticsearch" {
+			return nil, fmt.Errorf("--engines: unknown engine %q (tairsearch, elasticsearch)", e)
+		}
+		if e == "elasticsearch" && es == "" {
+			return nil, fmt.Errorf("--engines names elasticsearch: give --es URL")
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,203 @@
+package vector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tairbench/tairbench/internal/endpoint"
+	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/frontend/target"
+)
+
+// Words are 'tairbench vector' (and 'vector suite') as the user gave
+// them: the engines and their targets, the index, the data and the sweep
+// as text, before anything is read or connected.
+type Words struct {
+	// Server is TairVector's target (--embedded starts it); Engines a
+	// comma list; ES and ESAuth Elasticsearch's URL and login.
+	Server         target.Options
+	Engines        string
+	ES, ESAuth     string
+	Index          string
+	Data           DataSpec
+	Algorithm      string
+	M, EfConstruct int
+	// EfSearch and NumCandidates are comma lists of the values to sweep.
+	EfSearch, NumCandidates      string
+	Connections, LoadConnections int
+	Batch                        int
+	Duration, Warmup             time.Duration
+	Rate                         float64
+	JSON                         string
+}
+
+// intList reads "10,20,40" (each at least 1).
+func intList(flag, s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("--%s %q: want positive integers separated by commas", flag, s)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// options checks the words and returns the run's options, no engine yet.
+func (w Words) options() (Options, error) {
+	vo := Options{K: w.Data.K, Algorithm: strings.ToUpper(w.Algorithm), M: w.M, EfConstruct: w.EfConstruct,
+		Connections: w.Connections, LoadConnections: w.LoadConnections, Batch: w.Batch, Rate: w.Rate}
+	switch {
+	case w.Duration <= 0:
+		return vo, fmt.Errorf("--duration %s: want a positive duration (5s, 1m)", w.Duration)
+	case vo.Algorithm != "HNSW" && vo.Algorithm != "FLAT":
+		return vo, fmt.Errorf("--algorithm %q: want HNSW or FLAT", w.Algorithm)
+	case w.M < 1 || w.M > 100 || w.EfConstruct < 1 || w.EfConstruct > 1000:
+		return vo, errors.New("--m must be 1..100 and --ef-construct 1..1000 (Tair's ranges)")
+	case w.Connections < 1 || w.LoadConnections < 1 || w.Batch < 1:
+		return vo, errors.New("--connections, --load-connections and --batch must be at least 1")
+	case w.Rate < 0 || w.Warmup < 0:
+		return vo, errors.New("--rate and --warmup must not be negative")
+	}
+	vo.Duration, vo.Warmup = w.Duration, w.Warmup
+	return vo, nil
+}
+
+// setup validates the words, starts the embedded server when asked and
+// connects the engines; the caller closes them with done.
+func (w Words) setup(ctx context.Context, io harness.IO) (vo Options, done func(), err error) {
+	done = func() {}
+	if vo, err = w.options(); err != nil {
+		return vo, done, err
+	}
+	ef, err := intList("ef-search", w.EfSearch)
+	if err != nil {
+		return vo, done, err
+	}
+	nc, err := intList("num-candidates", w.NumCandidates)
+	if err != nil {
+		return vo, done, err
+	}
+	for _, v := range ef {
+		if v > 1000 {
+			return vo, done, fmt.Errorf("--ef-search %d: Tair takes 1..1000", v)
+		}
+	}
+	tt := Targets{Index: w.Index, Connections: max(w.Connections, w.LoadConnections),
+		ES: endpoint.Target{Addr: w.ES, Auth: w.ESAuth, Timeout: w.Server.Timeout}}
+	var closers []func()
+	done = func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}
+	for _, n := range strings.Split(w.Engines, ",") {
+		n = strings.TrimSpace(n)
+		if n == "tairvector" {
+			var stop func()
+			if tt.Tair, stop, err = target.Resolve(io, w.Server); err != nil {
+				return vo, done, err
+			}
+			closers = append(closers, stop)
+		}
+		e, err := NewEngine(ctx, n, tt)
+		if err != nil {
+			return vo, done, err
+		}
+		closers = append(closers, func() { _ = e.Close() })
+		sweep := ef
+		if e.Param() == "num_candidates" {
+			sweep = nc
+		}
+		vo.Engines = append(vo.Engines, Engine{Engine: e, Sweep: sweep})
+	}
+	return vo, done, nil
+}
+
+// Main loads the data, connects the engines and runs the sweep; the
+// result document goes to JSON. A failed run exits 3.
+func Main(ctx context.Context, w Words, io harness.IO) error {
+	if err := harness.CheckPaths(w.JSON); err != nil {
+		return err
+	}
+	if _, err := w.options(); err != nil {
+		return err
+	}
+	set, truth, err := w.Data.Load()
+	if err != nil {
+		return err
+	}
+	vo, done, err := w.setup(ctx, io)
+	defer done()
+	if err != nil {
+		return err
+	}
+	vo.Set, vo.Truth = set, truth
+	doc, err := Run(ctx, vo, io)
+	if doc != nil && w.JSON != "" {
+		if werr := harness.WriteDocument(io, w.JSON, doc); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	if err != nil {
+		return harness.RunFailed(err)
+	}
+	return nil
+}
+
+// SuiteWords are 'tairbench vector suite': Words, the cases (a comma
+// list; "" all whose data is present) and the folder of their results.
+type SuiteWords struct {
+	Words
+	Cases   string
+	JSONDir string
+}
+
+// SuiteMain runs the whitepaper's cases and writes each one's result as
+// CASE.json in JSONDir.
+func SuiteMain(ctx context.Context, w SuiteWords, io harness.IO) error {
+	so := SuiteOptions{Data: w.Data}
+	if w.Cases != "" {
+		so.Cases = strings.Split(w.Cases, ",")
+		for _, c := range so.Cases {
+			if !slices.ContainsFunc(Cases, func(k Case) bool { return k.Name == c }) {
+				return fmt.Errorf("--cases: unknown case %q", c)
+			}
+		}
+	}
+	if w.JSONDir != "" {
+		if err := os.MkdirAll(w.JSONDir, 0o755); err != nil {
+			return fmt.Errorf("--json-dir: %w", err)
+		}
+	}
+	vo, done, err := w.setup(ctx, io)
+	defer done()
+	if err != nil {
+		return err
+	}
+	so.Options = vo
+	res, err := RunSuite(ctx, so, io)
+	if w.JSONDir != "" && res != nil {
+		for i, doc := range res.Docs {
+			if doc == nil {
+				continue
+			}
+			path := filepath.Join(w.JSONDir, res.Cases[i]+".json")
+			if werr := harness.WriteDocument(io, path, doc); werr != nil && err == nil {
+				err = werr
+			}
+		}
+	}
+	if err != nil {
+		return harness.RunFailed(err)
+	}
+	return nil
+}
