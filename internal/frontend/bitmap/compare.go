@@ -20,6 +20,7 @@ import (
 	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/frontend/output"
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
@@ -69,7 +70,7 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.BitmapCompariso
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
-	if err := harness.CheckPaths(o.JSON); err != nil {
+	if err := output.CheckPaths(o.JSON); err != nil {
 		return nil, err
 	}
 	points, err := o.points()
@@ -94,7 +95,7 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.BitmapCompariso
 		return nil, err
 	}
 	defer closeAll(stores)
-	out := harness.SummaryTo(io, o.JSON)
+	out := output.SummaryTo(io, o.JSON)
 	writeTargets(out, doc)
 	var runErr error
 	for i, p := range points {
@@ -110,7 +111,7 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.BitmapCompariso
 	clearAll(context.WithoutCancel(ctx), stores, o.maxKeys(points))
 	doc.Warnings = append(doc.Warnings, o.warnings(doc)...)
 	writeSweep(out, doc)
-	if werr := harness.WriteDocument(io, o.JSON, doc); werr != nil {
+	if werr := output.WriteDocument(io, o.JSON, doc); werr != nil {
 		return doc, werr
 	}
 	if runErr != nil {

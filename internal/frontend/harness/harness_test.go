@@ -2,98 +2,84 @@ package harness
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
-	"strings"
+	"errors"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/tairbench/tairbench/internal/stats"
-	"github.com/tairbench/tairbench/pkg/result"
+	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 )
 
-func TestCheckPaths(t *testing.T) {
-	dir := t.TempDir()
-	existing := filepath.Join(dir, "old.json")
-	require.NoError(t, os.WriteFile(existing, []byte("kept"), 0o644))
-	fresh := filepath.Join(dir, "new.json")
+func TestParseShard(t *testing.T) {
 	cases := []struct {
-		path, want string // want: "" when accepted, else part of the error
+		shard, startAt string
+		want           Shard
+		label, err     string
 	}{
-		{"", ""},
-		{"-", ""},
-		{fresh, ""},
-		{existing, ""},
-		{"/nonexistent-tairbench/dir/x.json", "the folder /nonexistent-tairbench/dir does not exist"},
-		{"/proc/x.json", "cannot write /proc/x.json"},
-		{filepath.Join(existing, "x.json"), "does not exist"},
+		{"", "", Shard{N: 1}, "", ""},
+		{"0/3", "", Shard{I: 0, N: 3}, "0/3", ""},
+		{"2/3", "1700000000", Shard{I: 2, N: 3, StartAt: time.Unix(1_700_000_000, 0)}, "2/3", ""},
+		{"1/2", "2026-11-23T15:00:00Z", Shard{I: 1, N: 2, StartAt: time.Date(2026, 11, 23, 15, 0, 0, 0, time.UTC)}, "1/2", ""},
+		{"3/3", "", Shard{}, "", `--shard "3/3": want i/N with 0 ≤ i < N`},
+		{"-1/3", "", Shard{}, "", "want i/N"},
+		{"1", "", Shard{}, "", "want i/N"},
+		{"0/0", "", Shard{}, "", "want i/N"},
+		{"", "tomorrow", Shard{}, "", `--start-at "tomorrow": want RFC 3339`},
 	}
 	for _, c := range cases {
-		err := CheckPaths(c.path)
-		if c.want == "" {
-			assert.NoError(t, err, c.path)
-			continue
-		}
-		assert.ErrorContains(t, err, c.want, c.path)
-	}
-	_, err := os.Stat(fresh)
-	assert.True(t, os.IsNotExist(err), "the check leaves no new file behind")
-	raw, err := os.ReadFile(existing)
-	require.NoError(t, err)
-	assert.Equal(t, "kept", string(raw), "an existing file is not truncated by the check")
-}
-
-// TestProgressLinesEqualTheSeries: the tail prints the seconds no tick
-// printed, with the JSON's figures; open-loop lines lead with latency
-// from the intended start.
-func TestProgressLinesEqualTheSeries(t *testing.T) {
-	var buf bytes.Buffer
-	tick, tail := ProgressWithTail(IO{Err: &buf})
-	f := func(v float64) *float64 { return &v }
-	s0 := result.Interval{Second: 0, Ops: 100, OpsPerSec: 100, MeanUS: f(100), P99US: f(200), CorrectedP99US: f(3000)}
-	s1 := result.Interval{Second: 1, Ops: 50, OpsPerSec: 50, Errors: 2}
-	tick(stats.Progress{Interval: s0})
-	tail(&result.Run{Series: []result.Interval{s0, s1}})
-	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
-	require.Len(t, lines, 2, buf.String())
-	assert.Contains(t, lines[0], "p99   3.000 ms from the intended start (service p99   0.200 ms)")
-	assert.Contains(t, lines[1], "[   2s]")
-	assert.Contains(t, lines[1], "replies, no latency recorded in it")
-	assert.Contains(t, lines[1], "errors 2 (total 2)")
-}
-
-// TestOwnLineNamesAnEmbeddedTarget: a peer's table cannot say that the
-// server was tairbench's own, so tairbench's line does; against another
-// server it adds nothing.
-func TestOwnLineNamesAnEmbeddedTarget(t *testing.T) {
-	for _, tc := range []struct {
-		tg   *result.Target
-		want bool
-	}{
-		{&result.Target{Addr: "127.0.0.1:7000", InProcess: true}, true},
-		{&result.Target{Addr: "10.0.0.5:6379"}, false},
-		{nil, false},
-	} {
-		var out bytes.Buffer
-		OwnLine(&out, &out, false, &result.Run{Name: "memtier", Config: result.RunConfig{Target: tc.tg}})
-		assert.Equal(t, tc.want, strings.Contains(out.String(), "tairbench: target 127.0.0.1:7000: tairbench's embedded server, not Tair"), out.String())
+		t.Run(c.shard+"@"+c.startAt, func(t *testing.T) {
+			s, err := ParseShard(c.shard, c.startAt)
+			if c.err != "" {
+				assert.ErrorContains(t, err, c.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, c.want.I, s.I)
+			assert.Equal(t, c.want.N, s.N)
+			assert.True(t, c.want.StartAt.Equal(s.StartAt), "start %v, want %v", s.StartAt, c.want.StartAt)
+			assert.Equal(t, c.label, s.Label())
+		})
 	}
 }
 
-// TestProgressTailNamesAPartialSecond: a run that ended 0.19 s into its
-// second second did not run at 20,000 ops/s in it: the line gives the
-// ops, the time they took and their rate, as the summary's QPS does.
-func TestProgressTailNamesAPartialSecond(t *testing.T) {
+// TestShardRanges: the shards of a sequential range cover it once, the
+// last taking the remainder; other ranges are left alone.
+func TestShardRanges(t *testing.T) {
+	var covered uint64
+	for i := 0; i < 3; i++ {
+		o := cmdtmpl.Options{}
+		o.Ranges[0], o.Ranges[1] = cmdtmpl.Range{Max: 10, Dist: cmdtmpl.Seq}, cmdtmpl.Range{Max: 10}
+		s := Shard{I: i, N: 3}
+		s.Ranges(&o)
+		assert.Equal(t, covered, o.Ranges[0].Offset, "shard %d starts where the last ended", i)
+		covered += o.Ranges[0].Max
+		assert.Equal(t, uint64(10), o.Ranges[1].Max, "a uniform range is every shard's")
+		assert.NotEqual(t, s.Seed(7), Shard{I: (i + 1) % 3, N: 3}.Seed(7), "each shard its own seed stream")
+	}
+	assert.Equal(t, uint64(10), covered)
+	assert.Equal(t, uint64(7), Shard{N: 1}.Seed(7), "alone, the base seed")
+}
+
+func TestExitError(t *testing.T) {
+	base := errors.New("most commands failed")
+	err := RunFailed(base)
+	var ee *ExitError
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, ExitRunFailed, ee.Code)
+	assert.ErrorIs(t, err, base)
+	assert.Equal(t, "exit status 99", (&ExitError{Code: ExitThreshold}).Error())
+}
+
+func TestPlanTotals(t *testing.T) {
 	var buf bytes.Buffer
-	_, tail := ProgressWithTail(IO{Err: &buf})
-	f := func(v float64) *float64 { return &v }
-	s0 := result.Interval{Second: 0, Ops: 100_000, OpsPerSec: 100_000, MeanUS: f(100), P99US: f(200)}
-	s1 := result.Interval{Second: 1, Ops: 20_000, OpsPerSec: 20_000 / 0.19, SpanS: 0.19, MeanUS: f(100), P99US: f(200)}
-	tail(&result.Run{DurationMS: 1190, Series: []result.Interval{s0, s1}})
-	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
-	require.Len(t, lines, 2, buf.String())
-	assert.Contains(t, lines[0], "100000 ops/s")
-	assert.Contains(t, lines[1], "[   2s] 20000 ops in 0.19 s (105263/s)")
+	p := NewPlan(&buf, "tairbench test")
+	p.Load("keys", "1000 keys", 1000)
+	p.Note("a note %d", 1)
+	p.Close()
+	out := buf.String()
+	assert.Contains(t, out, "tairbench test")
+	assert.Contains(t, out, "1000 keys")
+	assert.Contains(t, out, "a note 1")
 }

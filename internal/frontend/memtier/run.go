@@ -10,6 +10,7 @@ import (
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/frontend/output"
 	"github.com/tairbench/tairbench/internal/frontend/target"
 	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/internal/run"
@@ -47,7 +48,7 @@ func Run(ctx context.Context, o Options, args []string, io harness.IO) (*result.
 }
 
 func run1(ctx context.Context, o Options, args []string, io harness.IO) (*result.Compat, error) {
-	if err := harness.CheckPaths(o.JSON, o.JSONOut, hdrPath(o.HDRPrefix)); err != nil {
+	if err := output.CheckPaths(o.JSON, o.JSONOut, hdrPath(o.HDRPrefix)); err != nil {
 		return nil, err
 	}
 	if o.DryRun {
@@ -81,29 +82,29 @@ func run1(ctx context.Context, o Options, args []string, io harness.IO) (*result
 	if err != nil {
 		return nil, err
 	}
-	out := harness.SummaryTo(io, o.JSON)
+	out := output.SummaryTo(io, o.JSON)
 	if err := Table(out, o, r, hist); err != nil {
 		return nil, err
 	}
 	fmt.Fprintln(out)
-	harness.OwnLine(out, io.Err, false, r)
+	output.OwnLine(out, io.Err, false, r)
 	if o.JSONOut != "" {
 		doc, err := JSON(o, args, r, hist)
 		if err != nil {
 			return nil, err
 		}
-		if err := harness.WriteDocument(io, o.JSONOut, doc); err != nil {
+		if err := output.WriteDocument(io, o.JSONOut, doc); err != nil {
 			return nil, err
 		}
 	}
 	if o.HDRPrefix != "" {
-		if err := harness.WriteHDRFiles(io, o.HDRPrefix, r, hist); err != nil {
+		if err := output.WriteHDRFiles(io, o.HDRPrefix, r, hist); err != nil {
 			return nil, err
 		}
 	}
 	doc := &result.Compat{Header: result.NewHeader(result.SchemaCompat, io.Version), Tool: "memtier_benchmark",
 		Args: RedactedArgs(args), Tests: []result.CompatTest{{Name: "ALL STATS", Run: r}}}
-	if err := harness.WriteDocument(io, o.JSON, doc); err != nil {
+	if err := output.WriteDocument(io, o.JSON, doc); err != nil {
 		return doc, err
 	}
 	if why := report.FailureReason(r); why != "" {
@@ -134,7 +135,7 @@ func capacitySearch(ctx context.Context, io harness.IO, o Options, tg endpoint.T
 	}
 	fmt.Fprintf(io.Err, "tairbench memtier → %s: %d threads × %d connections, %s, seed %d, capacity search for %s from %.0f requests/s\n",
 		tg.Addr, o.Threads, o.Clients, spec.Config.Mode, seed, opts.SLO, opts.Start)
-	return harness.SearchCapacity(ctx, io, opts, o.JSON, mk)
+	return output.SearchCapacity(ctx, io, opts, o.JSON, mk)
 }
 
 // memtierProgress prints memtier's per-second line on standard error.

@@ -17,6 +17,7 @@ import (
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/frontend/output"
 	"github.com/tairbench/tairbench/internal/frontend/target"
 	"github.com/tairbench/tairbench/internal/run"
 	"github.com/tairbench/tairbench/internal/run/capacity"
@@ -73,7 +74,7 @@ type Options struct {
 	SLO *capacity.Options
 	// Shard is this client's part of a load from several machines.
 	Shard harness.Shard
-	Out   harness.Outputs
+	Out   output.Outputs
 	// AbortOnFail stops the run at the first second a threshold already
 	// fails (see threshold.Live).
 	AbortOnFail bool
@@ -92,7 +93,7 @@ type Options struct {
 // Run checks the options, runs the template against the target and
 // prints and writes the result (or the capacity search's).
 func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
-	if err := harness.CheckPaths(o.Out.JSON, o.Out.CSV, o.Out.HGRM); err != nil {
+	if err := output.CheckPaths(o.Out.JSON, o.Out.CSV, o.Out.HGRM); err != nil {
 		return nil, err
 	}
 	r, err := prepare(o, io)
@@ -135,14 +136,14 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 		}
 	}
 	if o.SLO != nil {
-		return nil, harness.SearchCapacity(ctx, io, *o.SLO, o.Out.JSON, func() (run.Spec, error) {
+		return nil, output.SearchCapacity(ctx, io, *o.SLO, o.Out.JSON, func() (run.Spec, error) {
 			return r.spec("", engine.Config{}), nil
 		})
 	}
 	spec := r.spec("", engine.Config{Duration: dur, Ops: o.Count, Warmup: o.Warmup, Rate: o.Rate})
 	tail := func(*result.Run) {}
 	if !o.Out.Quiet {
-		spec.Engine.Progress, tail = harness.ProgressWithTail(io)
+		spec.Engine.Progress, tail = output.ProgressWithTail(io)
 	}
 	ctx, closeMetrics, err := harness.WithMetrics(ctx, io, o.MetricsAddr, o.MetricsLinger)
 	if err != nil {
@@ -153,7 +154,7 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithCancel(ctx)
 		defer cancel()
-		spec.Engine.Progress = harness.AbortOnFail(o.Out.Thresholds, spec.Engine.Progress, func(why string) {
+		spec.Engine.Progress = output.AbortOnFail(o.Out.Thresholds, spec.Engine.Progress, func(why string) {
 			aborted.Store(&why)
 			cancel()
 		})
@@ -168,7 +169,7 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 		res.StopReason = result.StopThreshold
 		res.Warnings = append(res.Warnings, "stopped early by --abort-on-fail: threshold "+*why+" failed")
 	}
-	ferr := harness.Finish(io, res, hist, o.Out, o.AllowErrors)
+	ferr := output.Finish(io, res, hist, o.Out, o.AllowErrors)
 	if cerr := closeMetrics(); cerr != nil && ferr == nil {
 		ferr = cerr
 	}

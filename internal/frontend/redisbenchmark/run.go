@@ -13,6 +13,7 @@ import (
 	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/frontend/output"
 	"github.com/tairbench/tairbench/internal/frontend/target"
 	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/internal/run"
@@ -32,7 +33,7 @@ func Run(ctx context.Context, o Options, args []string, io harness.IO) (*result.
 }
 
 func run1(ctx context.Context, o Options, args []string, io harness.IO) (*result.Compat, error) {
-	if err := harness.CheckPaths(o.JSON); err != nil {
+	if err := output.CheckPaths(o.JSON); err != nil {
 		return nil, err
 	}
 	if err := readStdinArg(&o, io.In); err != nil {
@@ -55,7 +56,7 @@ func run1(ctx context.Context, o Options, args []string, io harness.IO) (*result
 	hc := hostConfig(ctx, tg)
 	doc := &result.Compat{Header: result.NewHeader(result.SchemaCompat, io.Version), Tool: "redis-benchmark",
 		Args: RedactedArgs(args)}
-	out := harness.SummaryTo(io, o.JSON)
+	out := output.SummaryTo(io, o.JSON)
 	if o.CSV {
 		fmt.Fprintln(out, CSVHeader)
 	}
@@ -70,7 +71,7 @@ func run1(ctx context.Context, o Options, args []string, io harness.IO) (*result
 			if err := Report(out, o, t.Name, r, hist, hc); err != nil {
 				return doc, err
 			}
-			harness.OwnLine(out, io.Err, o.CSV, r)
+			output.OwnLine(out, io.Err, o.CSV, r)
 			if why := report.FailureReason(r); why != "" {
 				failed = append(failed, t.Name+": "+why)
 			}
@@ -82,7 +83,7 @@ func run1(ctx context.Context, o Options, args []string, io harness.IO) (*result
 			break
 		}
 	}
-	if err := harness.WriteDocument(io, o.JSON, doc); err != nil {
+	if err := output.WriteDocument(io, o.JSON, doc); err != nil {
 		return doc, err
 	}
 	if len(failed) > 0 {

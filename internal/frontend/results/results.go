@@ -133,7 +133,7 @@ func Merge(o MergeOptions, io harness.IO) error {
 	if err != nil {
 		return err
 	}
-	if err := harness.CheckPaths(o.Out, o.Gate.JUnit); err != nil {
+	if err := output.CheckPaths(o.Out, o.Gate.JUnit); err != nil {
 		return err
 	}
 	var runs []*result.Run
@@ -151,18 +151,18 @@ func Merge(o MergeOptions, io harness.IO) error {
 	if len(ts) > 0 {
 		merged.Thresholds = threshold.Evaluate(ts, merged)
 	}
-	summary := harness.SummaryTo(io, o.Out)
+	summary := output.SummaryTo(io, o.Out)
 	if err := report.Text(summary, merged, nil); err != nil {
 		return err
 	}
 	threshold.Write(summary, merged.Thresholds)
-	if err := harness.WriteDocument(io, o.Out, merged); err != nil {
+	if err := output.WriteDocument(io, o.Out, merged); err != nil {
 		return err
 	}
-	if err := harness.WriteJUnit(io, o.Gate.JUnit, "merge", merged.Thresholds); err != nil {
+	if err := output.WriteJUnit(io, o.Gate.JUnit, "merge", merged.Thresholds); err != nil {
 		return err
 	}
-	return harness.ThresholdsFailed(merged.Thresholds)
+	return output.ThresholdsFailed(merged.Thresholds)
 }
 
 // CompareOptions are 'tairbench compare A B': the two files, the
@@ -194,7 +194,7 @@ func Compare(o CompareOptions, io harness.IO) error {
 		}
 		gates = append(gates, f)
 	}
-	if err := harness.CheckPaths(o.JUnit); err != nil {
+	if err := output.CheckPaths(o.JUnit); err != nil {
 		return err
 	}
 	ra, err := ReadRun(o.A)
@@ -217,10 +217,10 @@ func Compare(o CompareOptions, io harness.IO) error {
 		verdicts = append(verdicts, g.Check(rows))
 	}
 	threshold.Write(io.Out, verdicts)
-	if err := harness.WriteJUnit(io, o.JUnit, "compare", verdicts); err != nil {
+	if err := output.WriteJUnit(io, o.JUnit, "compare", verdicts); err != nil {
 		return err
 	}
-	return harness.ThresholdsFailed(verdicts)
+	return output.ThresholdsFailed(verdicts)
 }
 
 // Report renders the result files as one HTML page to out ("-" standard
@@ -242,7 +242,7 @@ func Report(paths []string, out string, hio harness.IO) error {
 	if out == "" {
 		return errors.New("give the output file with -o report.html (- for stdout)")
 	}
-	if err := harness.WriteFile(hio, out, func(w io.Writer) error { return htmlreport.Write(w, inputs) }); err != nil {
+	if err := output.WriteFile(hio, out, func(w io.Writer) error { return htmlreport.Write(w, inputs) }); err != nil {
 		return err
 	}
 	if out != "-" {

@@ -11,6 +11,7 @@ import (
 	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/frontend/output"
 	"github.com/tairbench/tairbench/internal/frontend/target"
 	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/pkg/result"
@@ -78,7 +79,7 @@ func StatMain(ctx context.Context, o StatOptions, server target.Options, jsonPat
 // the published figures (and the TR.STAT tables with Stat) and writes the
 // suite document; a failed case makes the error exit status 3.
 func Run(ctx context.Context, o Options, io harness.IO) (*Suite, error) {
-	if err := harness.CheckPaths(o.JSON); err != nil {
+	if err := output.CheckPaths(o.JSON); err != nil {
 		return nil, err
 	}
 	cases, err := Filter(Cases(), o.Filter)
@@ -117,14 +118,14 @@ func Run(ctx context.Context, o Options, io harness.IO) (*Suite, error) {
 		so.Target, so.Log = o.Target, io.Err
 		suite.Stat, err = SampleStat(ctx, so)
 	}
-	out := harness.SummaryTo(io, o.JSON)
+	out := output.SummaryTo(io, o.JSON)
 	if werr := WriteTables(out, suite, o.Label); werr != nil {
 		return suite, werr
 	}
 	if len(suite.Stat) > 0 {
 		_ = WriteStatTables(out, suite.Stat)
 	}
-	if werr := harness.WriteDocument(io, o.JSON, suite); werr != nil {
+	if werr := output.WriteDocument(io, o.JSON, suite); werr != nil {
 		return suite, werr
 	}
 	if err != nil {
@@ -207,7 +208,7 @@ func Stat(ctx context.Context, o StatOptions, jsonPath string, io harness.IO) ([
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	if err := harness.CheckPaths(jsonPath); err != nil {
+	if err := output.CheckPaths(jsonPath); err != nil {
 		return nil, err
 	}
 	if err := redis.RequireCommands(ctx, o.Target, "TairRoaring", "TR.SETBITS", "TR.APPENDBITARRAY", "TR.OPTIMIZE", "TR.STAT"); err != nil {
@@ -217,10 +218,10 @@ func Stat(ctx context.Context, o StatOptions, jsonPath string, io harness.IO) ([
 	o.Log = io.Err
 	tables, err := SampleStat(ctx, o)
 	if len(tables) > 0 {
-		_ = WriteStatTables(harness.SummaryTo(io, jsonPath), tables)
+		_ = WriteStatTables(output.SummaryTo(io, jsonPath), tables)
 		doc := &result.RoaringStat{Header: result.NewHeader(result.SchemaRoaringStat, io.Version), Target: *o.Target.Result(), Tables: tables}
 		doc.Target.Server = id
-		if werr := harness.WriteDocument(io, jsonPath, doc); werr != nil {
+		if werr := output.WriteDocument(io, jsonPath, doc); werr != nil {
 			return tables, werr
 		}
 	}

@@ -71,7 +71,7 @@ func Main(ctx context.Context, w Words, io harness.IO) error {
 		return err
 	}
 	so.Connections = w.Connections
-	so.Out = harness.Outputs{JSON: w.JSON, Quiet: w.Quiet, JUnit: w.Gate.JUnit}
+	so.Out = output.Outputs{JSON: w.JSON, Quiet: w.Quiet, JUnit: w.Gate.JUnit}
 	if so.Out.Thresholds, err = w.Gate.Parse(); err != nil {
 		return err
 	}

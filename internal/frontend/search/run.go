@@ -11,6 +11,7 @@ import (
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/frontend/output"
 	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/pkg/result"
 )
@@ -36,7 +37,7 @@ type Options struct {
 	Seed          uint64
 	NoServerStats bool
 	AllowErrors   bool
-	Out           harness.Outputs
+	Out           output.Outputs
 }
 
 // Validate checks the options, naming TairSearchBench's flags.
@@ -62,7 +63,7 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	if err := harness.CheckPaths(o.Out.JSON, o.Out.CSV, o.Out.HGRM); err != nil {
+	if err := output.CheckPaths(o.Out.JSON, o.Out.CSV, o.Out.HGRM); err != nil {
 		return nil, err
 	}
 	e, err := New(o.Engine, o.Options)
@@ -77,13 +78,13 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 		so := SearchOptions{Query: o.Query, Queries: int64(o.N), Concurrency: o.Connections, Cache: !o.NoCache,
 			Seed: harness.SeedOrNew(o.Seed), Version: io.Version, NoServerStats: o.NoServerStats}
 		if !o.Out.Quiet {
-			so.Progress = harness.Progress(io)
+			so.Progress = output.Progress(io)
 		}
 		r, h, err := RunSearch(ctx, e, so)
 		if err != nil {
 			return nil, err
 		}
-		return r, harness.Finish(io, r, h, o.Out, o.AllowErrors)
+		return r, output.Finish(io, r, h, o.Out, o.AllowErrors)
 	}
 	if err := notJSONLines(o.File); err != nil {
 		return nil, err
@@ -98,16 +99,16 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 	wo := WriteOptions{File: o.File, Docs: int64(o.N), Concurrency: o.Connections, Bulk: o.Bulk,
 		Seed: harness.SeedOrNew(o.Seed), Version: io.Version, NoServerStats: o.NoServerStats}
 	if !o.Out.Quiet {
-		wo.Progress = harness.Progress(io)
+		wo.Progress = output.Progress(io)
 	}
 	r, h, err := RunWrite(ctx, e, wo)
 	if err != nil && r == nil {
 		return nil, err
 	}
 	if mem, merr := e.Memory(ctx); merr == nil {
-		fmt.Fprintf(harness.SummaryTo(io, o.Out.JSON), "memory       %s (%s)\n", report.MiB(mem.Used), mem.Detail)
+		fmt.Fprintf(output.SummaryTo(io, o.Out.JSON), "memory       %s (%s)\n", report.MiB(mem.Used), mem.Detail)
 	}
-	if ferr := harness.Finish(io, r, h, o.Out, o.AllowErrors); ferr != nil {
+	if ferr := output.Finish(io, r, h, o.Out, o.AllowErrors); ferr != nil {
 		return r, ferr
 	}
 	return r, err
@@ -131,7 +132,7 @@ type RunCompareOptions struct {
 // Elasticsearch, prints its tables beside the published figures and
 // writes the comparison document.
 func RunCompare(ctx context.Context, o RunCompareOptions, io harness.IO) (*Comparison, error) {
-	if err := harness.CheckPaths(o.JSON); err != nil {
+	if err := output.CheckPaths(o.JSON); err != nil {
 		return nil, err
 	}
 	if o.File == "" {
@@ -163,8 +164,8 @@ func RunCompare(ctx context.Context, o RunCompareOptions, io harness.IO) (*Compa
 		label += "\nTairSearch here is tairbench's embedded server, not Tair; the whitepaper columns are the published figures."
 	}
 	if cmp != nil && len(cmp.Engines) > 0 {
-		_ = WriteTables(harness.SummaryTo(io, o.JSON), cmp, label)
-		if werr := harness.WriteDocument(io, o.JSON, cmp); werr != nil {
+		_ = WriteTables(output.SummaryTo(io, o.JSON), cmp, label)
+		if werr := output.WriteDocument(io, o.JSON, cmp); werr != nil {
 			return cmp, werr
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/frontend/output"
 	"github.com/tairbench/tairbench/internal/frontend/search"
 	"github.com/tairbench/tairbench/internal/run"
 	tk "github.com/tairbench/tairbench/internal/track"
@@ -57,7 +58,7 @@ var ErrDiverged = errors.New("the engines diverge more than --max-divergence")
 
 // Run runs the track and writes its result.
 func Run(ctx context.Context, o Options, io harness.IO) (*result.TrackRun, error) {
-	if err := harness.CheckPaths(o.JSON); err != nil {
+	if err := output.CheckPaths(o.JSON); err != nil {
 		return nil, err
 	}
 	tr, err := tk.Load(o.Track)
@@ -104,9 +105,9 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.TrackRun, error
 	}
 	r := &runner{o: o, tr: tr, scan: scan, doc: doc, engines: engines, io: io}
 	runErr := r.tasks(ctx)
-	summary := harness.SummaryTo(io, o.JSON)
+	summary := output.SummaryTo(io, o.JSON)
 	Render(summary, doc)
-	if werr := harness.WriteDocument(io, o.JSON, doc); werr != nil {
+	if werr := output.WriteDocument(io, o.JSON, doc); werr != nil {
 		return doc, werr
 	}
 	if runErr != nil {
@@ -285,7 +286,7 @@ func (r *runner) runTask(ctx context.Context, e fts.Engine, f *feed, t tk.Task, 
 	cfg := engine.Config{Workers: t.Clients, Seed: r.o.Seed, Warmup: time.Duration(t.Warmup), Rate: t.Rate,
 		GiveUp: search.GiveUp, GiveUpSilent: search.GiveUpSilent}
 	if !r.o.Quiet {
-		cfg.Progress = harness.Progress(r.io)
+		cfg.Progress = output.Progress(r.io)
 	}
 	var write *fts.WriteFactory
 	bulk := 1

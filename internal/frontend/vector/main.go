@@ -13,6 +13,7 @@ import (
 
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/frontend/output"
 	"github.com/tairbench/tairbench/internal/frontend/target"
 )
 
@@ -125,7 +126,7 @@ func (w Words) setup(ctx context.Context, io harness.IO) (vo Options, done func(
 // Main loads the data, connects the engines and runs the sweep; the
 // result document goes to JSON. A failed run exits 3.
 func Main(ctx context.Context, w Words, io harness.IO) error {
-	if err := harness.CheckPaths(w.JSON); err != nil {
+	if err := output.CheckPaths(w.JSON); err != nil {
 		return err
 	}
 	if _, err := w.options(); err != nil {
@@ -143,7 +144,7 @@ func Main(ctx context.Context, w Words, io harness.IO) error {
 	vo.Set, vo.Truth = set, truth
 	doc, err := Run(ctx, vo, io)
 	if doc != nil && w.JSON != "" {
-		if werr := harness.WriteDocument(io, w.JSON, doc); werr != nil && err == nil {
+		if werr := output.WriteDocument(io, w.JSON, doc); werr != nil && err == nil {
 			err = werr
 		}
 	}
@@ -191,7 +192,7 @@ func SuiteMain(ctx context.Context, w SuiteWords, io harness.IO) error {
 				continue
 			}
 			path := filepath.Join(w.JSONDir, res.Cases[i]+".json")
-			if werr := harness.WriteDocument(io, path, doc); werr != nil && err == nil {
+			if werr := output.WriteDocument(io, path, doc); werr != nil && err == nil {
 				err = werr
 			}
 		}

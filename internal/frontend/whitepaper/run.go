@@ -7,6 +7,7 @@ import (
 	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/frontend/output"
 	"github.com/tairbench/tairbench/internal/frontend/target"
 	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/pkg/result"
@@ -59,7 +60,7 @@ func Main(ctx context.Context, o RunOptions, server target.Options, m harness.Me
 // and writes the suite document; a case whose run failed makes the error
 // exit status 3.
 func Run(ctx context.Context, o RunOptions, io harness.IO) (*result.WhitepaperSuite, error) {
-	if err := harness.CheckPaths(o.JSON); err != nil {
+	if err := output.CheckPaths(o.JSON); err != nil {
 		return nil, err
 	}
 	tg := o.Target
@@ -99,10 +100,10 @@ func Run(ctx context.Context, o RunOptions, io harness.IO) (*result.WhitepaperSu
 		suite.Scale += "; target: a redis-server started on this machine, not Tair (client and server share its cores)"
 	}
 	if suite != nil && len(suite.Cases) > 0 {
-		if werr := Write(harness.SummaryTo(io, o.JSON), suite); werr != nil {
+		if werr := Write(output.SummaryTo(io, o.JSON), suite); werr != nil {
 			return suite, werr
 		}
-		if werr := harness.WriteDocument(io, o.JSON, suite); werr != nil {
+		if werr := output.WriteDocument(io, o.JSON, suite); werr != nil {
 			return suite, werr
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/frontend/output"
 	"github.com/tairbench/tairbench/internal/frontend/target"
 	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/internal/run"
@@ -40,7 +41,7 @@ func Run(ctx context.Context, c *Command, args []string, io harness.IO) (*result
 }
 
 func run1(ctx context.Context, c *Command, args []string, io harness.IO) (*result.Compat, error) {
-	if err := harness.CheckPaths(c.JSON); err != nil {
+	if err := output.CheckPaths(c.JSON); err != nil {
 		return nil, err
 	}
 	shard, err := harness.ParseShard(c.Shard, c.StartAt)
@@ -85,15 +86,15 @@ func run1(ctx context.Context, c *Command, args []string, io harness.IO) (*resul
 	if err != nil {
 		return nil, err
 	}
-	out := harness.SummaryTo(io, c.JSON)
+	out := output.SummaryTo(io, c.JSON)
 	if err := Report(out, r, f.OpNames(), hist); err != nil {
 		return nil, err
 	}
 	fmt.Fprintln(out)
-	harness.OwnLine(out, io.Err, false, r)
+	output.OwnLine(out, io.Err, false, r)
 	doc := &result.Compat{Header: result.NewHeader(result.SchemaCompat, io.Version), Tool: "ycsb",
 		Args: redactYCSB(args), Tests: []result.CompatTest{{Name: c.Phase, Run: r}}}
-	if err := harness.WriteDocument(io, c.JSON, doc); err != nil {
+	if err := output.WriteDocument(io, c.JSON, doc); err != nil {
 		return doc, err
 	}
 	if why := report.FailureReason(r); why != "" {
@@ -115,7 +116,7 @@ func capacitySearch(ctx context.Context, io harness.IO, c *Command, wl *Workload
 	}
 	fmt.Fprintf(io.Err, "YCSB run, %s, %d threads against %s; capacity search for %s from %.0f operations/s\n",
 		first.Config.Mode, wl.Threads, first.Config.Target.Addr, opts.SLO, opts.Start)
-	return harness.SearchCapacity(ctx, io, opts, c.JSON, mk)
+	return output.SearchCapacity(ctx, io, opts, c.JSON, mk)
 }
 
 // workloadArgs drops tairbench's own options (a client's shard, start,
