@@ -1,12 +1,10 @@
 package cli
 
 import (
-	"context"
 	"time"
 
 	"github.com/spf13/pflag"
 
-	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/frontend/output"
 )
 
@@ -50,12 +48,6 @@ func (m *metricsFlags) register(fs *pflag.FlagSet) {
 }
 
 // words are the metrics flags as a front-end takes them.
-func (m *metricsFlags) words() harness.Metrics {
-	return harness.Metrics{Addr: m.addr, Linger: m.linger}
-}
-
-// around runs f with the metrics endpoint up (when asked), then waits for
-// its last scrape; f's error wins.
-func (m *metricsFlags) around(ctx context.Context, a *app, f func(context.Context) error) error {
-	return m.words().Around(ctx, a.io(), f)
+func (m *metricsFlags) words() output.Sinks {
+	return output.Sinks{MetricsAddr: m.addr, MetricsLinger: m.linger}
 }

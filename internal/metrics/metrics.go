@@ -265,16 +265,3 @@ var bounds = func() []float64 {
 	}
 	return b
 }()
-
-type ctxKey struct{}
-
-// NewContext returns ctx carrying e: every run made under it reports to e.
-func NewContext(ctx context.Context, e *Exporter) context.Context {
-	return context.WithValue(ctx, ctxKey{}, e)
-}
-
-// FromContext is the exporter ctx carries, or nil.
-func FromContext(ctx context.Context) *Exporter {
-	e, _ := ctx.Value(ctxKey{}).(*Exporter)
-	return e
-}

@@ -14,9 +14,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/tairbench/tairbench/internal/engine"
-	"github.com/tairbench/tairbench/internal/metrics"
 	"github.com/tairbench/tairbench/internal/report"
-	"github.com/tairbench/tairbench/internal/stats"
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
@@ -49,6 +47,9 @@ type Spec struct {
 	// Refused says whether Identify's error is the server refusing the
 	// login: the run then does not start (NOAUTH would fail every command).
 	Refused func(error) bool
+	// Sinks receive the run as it goes, besides those its context
+	// carries (WithSinks).
+	Sinks []Sink
 }
 
 // ClusterReporter is a factory that routes over a Redis Cluster and can
@@ -95,42 +96,8 @@ func Run(ctx context.Context, s Spec) (*result.Run, *hdr.Histogram, error) {
 		}
 	}
 	r := assemble(s, res, server)
-	if live != nil {
-		live.Final(r)
-	}
+	live.final(r)
 	return r, res.Snapshot.Histogram, nil
-}
-
-// observe reports the run to the metrics endpoint ctx carries, if any:
-// the engine then hands each tick's cumulative histograms to it.
-func observe(ctx context.Context, s *Spec) *metrics.Run {
-	exp := metrics.FromContext(ctx)
-	if exp == nil {
-		return nil
-	}
-	l := metrics.Labels{Shard: s.Config.Shard, Workload: s.Command, Connections: s.Engine.Workers}
-	if l.Workload == "" {
-		l.Workload = s.Name
-	}
-	if t := s.Config.Target; t != nil {
-		l.Target = t.Addr
-		switch {
-		case t.NotTair():
-			l.Server = "tairbench embedded server, not Tair"
-		case t.Server != nil:
-			l.Server = strings.TrimSpace(t.Server.Name + " " + t.Server.Version)
-		}
-	}
-	live := exp.Begin(l)
-	s.Engine.ProgressTotals = true
-	prev := s.Engine.Progress
-	s.Engine.Progress = func(p stats.Progress) {
-		if prev != nil {
-			prev(p)
-		}
-		live.Observe(p)
-	}
-	return live
 }
 
 // assemble converts an engine result and the server's timeline (nil when

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/tairbench/tairbench/internal/driver/fts"
 	"io"
 	"net"
 	"net/http"
@@ -16,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/tairbench/tairbench/internal/driver/fts"
 
 	"github.com/tairbench/tairbench/internal/serverstat"
 

@@ -5,11 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/tairbench/tairbench/internal/driver/fts"
 	"strconv"
 	"strings"
 	"time"
 	"unsafe"
+
+	"github.com/tairbench/tairbench/internal/driver/fts"
 
 	"github.com/tairbench/tairbench/internal/serverstat"
 

@@ -12,6 +12,7 @@ import (
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/flagval"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/frontend/output"
 	"github.com/tairbench/tairbench/internal/frontend/target"
 )
 
@@ -42,7 +43,7 @@ type Words struct {
 	MaxMemory, JSON string
 	PlanOnly        bool
 	Seed            uint64
-	Metrics         harness.Metrics
+	Metrics         output.Sinks
 }
 
 // Main reads the IDs the words name, starts the servers they leave out
@@ -68,7 +69,7 @@ func Main(ctx context.Context, w Words, io harness.IO) error {
 		defer stop()
 		o.Redis.Addr = addr
 	}
-	return w.Metrics.Around(ctx, io, func(ctx context.Context) error {
+	return w.Metrics.Run(ctx, io, func(ctx context.Context) error {
 		_, err := Run(ctx, o, io)
 		return err
 	})

@@ -1,15 +1,11 @@
 package harness
 
 import (
-	"context"
-	crand "crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/tairbench/tairbench/internal/engine"
-	"github.com/tairbench/tairbench/internal/metrics"
 )
 
 // Plan is what --dry-run prints: one line per run a command would make,
@@ -87,57 +83,4 @@ func clip(s string, n int) string {
 		return s
 	}
 	return s[:n-1] + "…"
-}
-
-// WithMetrics starts the live metrics endpoint on addr ("" none) and
-// returns ctx carrying it, so that every run under it reports there, and
-// the function that, after the runs, waits up to linger for a last scrape
-// and stops it.
-func WithMetrics(ctx context.Context, o IO, addr string, linger time.Duration) (context.Context, func() error, error) {
-	if addr == "" {
-		return ctx, func() error { return nil }, nil
-	}
-	id := make([]byte, 6)
-	_, _ = crand.Read(id)
-	exp, err := metrics.Start(addr, metrics.Labels{RunID: hex.EncodeToString(id), Version: o.Version})
-	if err != nil {
-		return ctx, nil, err
-	}
-	fmt.Fprintf(o.Err, "metrics on http://%s/metrics\n", exp.Addr())
-	return metrics.NewContext(ctx, exp), func() error { return exp.Close(ctx, linger, o.Err) }, nil
-}
-
-// MetricsAround runs f with the live metrics endpoint on addr ("" none)
-// carried by its context, then waits up to linger (0: 30 s) for the last
-// scrape; f's error wins over the endpoint's.
-func MetricsAround[T any](ctx context.Context, o IO, addr string, linger time.Duration, f func(context.Context) (T, error)) (T, error) {
-	if linger == 0 {
-		linger = 30 * time.Second
-	}
-	ctx, done, err := WithMetrics(ctx, o, addr, linger)
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	v, err := f(ctx)
-	if derr := done(); err == nil {
-		err = derr
-	}
-	return v, err
-}
-
-// Metrics is the live metrics endpoint a user asked for: Addr ("" none)
-// and how long to wait after the runs for its last scrape (0: 30 s).
-type Metrics struct {
-	Addr   string
-	Linger time.Duration
-}
-
-// Around runs f with the endpoint up (when asked), then waits for its
-// last scrape; f's error wins.
-func (m Metrics) Around(ctx context.Context, o IO, f func(context.Context) error) error {
-	_, err := MetricsAround(ctx, o, m.Addr, m.Linger, func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, f(ctx)
-	})
-	return err
 }

@@ -145,7 +145,7 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 	if !o.Out.Quiet {
 		spec.Engine.Progress, tail = output.ProgressWithTail(io)
 	}
-	ctx, closeMetrics, err := harness.WithMetrics(ctx, io, o.MetricsAddr, o.MetricsLinger)
+	ctx, closeMetrics, err := output.Sinks{MetricsAddr: o.MetricsAddr, MetricsLinger: o.MetricsLinger}.Open(ctx, io)
 	if err != nil {
 		return nil, err
 	}

@@ -24,7 +24,7 @@ type Options struct {
 	// Server is the target as the user named it.
 	Server target.Options
 	// Metrics is the live metrics endpoint around the run.
-	Metrics harness.Metrics
+	Metrics output.Sinks
 	// Filter selects cases by pattern (CasesGiven: it was given, so the
 	// cluster group is not chosen by the target).
 	Filter     string
@@ -57,7 +57,7 @@ func Main(ctx context.Context, o Options, io harness.IO) error {
 		_, err = Run(ctx, o, io)
 		return err
 	}
-	return o.Metrics.Around(ctx, io, func(ctx context.Context) error {
+	return o.Metrics.Run(ctx, io, func(ctx context.Context) error {
 		_, err := Run(ctx, o, io)
 		return err
 	})

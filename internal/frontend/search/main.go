@@ -25,7 +25,7 @@ type Reach struct {
 	Refresh     string
 	Realtime    bool
 	Connections int
-	Metrics     harness.Metrics
+	Metrics     output.Sinks
 }
 
 // tairTarget resolves TairSearch's target at addr, or the embedded server.
@@ -101,7 +101,7 @@ func Main(ctx context.Context, w Words, io harness.IO) error {
 	}
 	defer stop()
 	so.Options = w.engine(tg)
-	return w.Metrics.Around(ctx, io, func(ctx context.Context) error {
+	return w.Metrics.Run(ctx, io, func(ctx context.Context) error {
 		_, err := Run(ctx, so, io)
 		return err
 	})
@@ -133,7 +133,7 @@ func CompareMain(ctx context.Context, w CompareWords, io harness.IO) error {
 	}
 	defer stop()
 	co.Tair = tg
-	return w.Metrics.Around(ctx, io, func(ctx context.Context) error {
+	return w.Metrics.Run(ctx, io, func(ctx context.Context) error {
 		_, err := RunCompare(ctx, co, io)
 		return err
 	})

@@ -38,7 +38,7 @@ type RunOptions struct {
 // redis-server for the YCSB ones when the user named no server (Remote
 // false), server otherwise; a dry run starts nothing. It runs the suite
 // with the live metrics.
-func Main(ctx context.Context, o RunOptions, server target.Options, m harness.Metrics, io harness.IO) error {
+func Main(ctx context.Context, o RunOptions, server target.Options, m output.Sinks, io harness.IO) error {
 	ycsbSuite := o.Suite == "pmem" || o.Suite == "essd"
 	if !o.Remote && !ycsbSuite {
 		server.Embedded = true
@@ -50,7 +50,7 @@ func Main(ctx context.Context, o RunOptions, server target.Options, m harness.Me
 	}
 	defer stop()
 	o.Target = tg
-	return m.Around(ctx, io, func(ctx context.Context) error {
+	return m.Run(ctx, io, func(ctx context.Context) error {
 		_, err := Run(ctx, o, io)
 		return err
 	})

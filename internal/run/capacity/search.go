@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"io"
 	"math"
 	"slices"
 	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/internal/run"

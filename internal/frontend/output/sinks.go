@@ -1,0 +1,107 @@
+package output
+
+import (
+	"context"
+	crand "crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"time"
+
+	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/metrics"
+	"github.com/tairbench/tairbench/internal/run"
+)
+
+// Sinks are the live outputs a user asked for: every run of the command
+// reports to each while it runs. Today: the Prometheus endpoint.
+type Sinks struct {
+	// MetricsAddr serves the runs' metrics on HOST:PORT ("" none);
+	// MetricsLinger is how long, after the runs, to wait for a last
+	// scrape (0: 30 s).
+	MetricsAddr   string
+	MetricsLinger time.Duration
+}
+
+// opener opens one sink when the options ask for it (nil otherwise) and
+// returns the function that closes it after the runs.
+type opener func(ctx context.Context, io harness.IO, s Sinks) (run.Sink, func() error, error)
+
+// sinkList is every sink a command can open, one entry a sink.
+var sinkList = []opener{
+	openMetrics,
+}
+
+// Open opens every sink asked for and returns ctx carrying them (every
+// run under it reports to each) and the function that closes them.
+func (s Sinks) Open(ctx context.Context, io harness.IO) (context.Context, func() error, error) {
+	var closers []func() error
+	closeAll := func() error {
+		var first error
+		for i := len(closers) - 1; i >= 0; i-- {
+			if err := closers[i](); err != nil && first == nil {
+				first = err
+			}
+		}
+		return first
+	}
+	for _, open := range sinkList {
+		sink, closer, err := open(ctx, io, s)
+		if err != nil {
+			_ = closeAll()
+			return ctx, nil, err
+		}
+		if sink != nil {
+			ctx = run.WithSinks(ctx, sink)
+			closers = append(closers, closer)
+		}
+	}
+	return ctx, closeAll, nil
+}
+
+// Around runs f with the sinks open, then closes them; f's error wins.
+func Around[T any](ctx context.Context, io harness.IO, s Sinks, f func(context.Context) (T, error)) (T, error) {
+	ctx, closeAll, err := s.Open(ctx, io)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	v, err := f(ctx)
+	if cerr := closeAll(); err == nil {
+		err = cerr
+	}
+	return v, err
+}
+
+// Run is Around for a function with no value.
+func (s Sinks) Run(ctx context.Context, io harness.IO, f func(context.Context) error) error {
+	_, err := Around(ctx, io, s, func(ctx context.Context) (struct{}, error) { return struct{}{}, f(ctx) })
+	return err
+}
+
+// metricsSink is the Prometheus endpoint as a sink.
+type metricsSink struct{ e *metrics.Exporter }
+
+// Begin adds the run to the endpoint.
+func (m metricsSink) Begin(l run.Labels) run.Stream {
+	return m.e.Begin(metrics.Labels{Workload: l.Workload, Target: l.Target, Server: l.Server, Shard: l.Shard, Connections: l.Connections})
+}
+
+// openMetrics starts the endpoint on MetricsAddr; closing it waits up to
+// MetricsLinger for a last scrape.
+func openMetrics(ctx context.Context, io harness.IO, s Sinks) (run.Sink, func() error, error) {
+	if s.MetricsAddr == "" {
+		return nil, nil, nil
+	}
+	linger := s.MetricsLinger
+	if linger == 0 {
+		linger = 30 * time.Second
+	}
+	id := make([]byte, 6)
+	_, _ = crand.Read(id)
+	exp, err := metrics.Start(s.MetricsAddr, metrics.Labels{RunID: hex.EncodeToString(id), Version: io.Version})
+	if err != nil {
+		return nil, nil, err
+	}
+	fmt.Fprintf(io.Err, "metrics on http://%s/metrics\n", exp.Addr())
+	return metricsSink{exp}, func() error { return exp.Close(ctx, linger, io.Err) }, nil
+}
