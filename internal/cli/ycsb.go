@@ -19,7 +19,9 @@ instead), -p properties override them. Keys, operation mix and request
 distributions are YCSB's; redis.command_group picks the data structure
 (string, hash, list, set, zset) as the whitepaper's Redis binding does.
 Prints YCSB's report, then tairbench's line with errors and warnings.
-tairbench's own options: --embedded, --json FILE, --seed N.`,
+tairbench's own options: --embedded, --json FILE, --seed N, --no-server-stats,
+--timeout D (replaces redis.timeout), --dry-run, --metrics-addr HOST:PORT,
+--metrics-linger S.`,
 		DisableFlagParsing: true,
 		RunE:               func(c *cobra.Command, args []string) error { return runYCSB(c.Context(), args, a) },
 	}

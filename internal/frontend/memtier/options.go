@@ -10,9 +10,9 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/tairbench/tairbench/internal/flagval"
+	"github.com/tairbench/tairbench/internal/frontend/common"
 
 	"github.com/spf13/pflag"
 
@@ -67,17 +67,7 @@ type Options struct {
 	SNI             string
 
 	// tairbench's own options.
-	Embedded      bool
-	JSON          string
-	Seed          uint64
-	NoServerStats bool
-	// DryRun prints the run and sends nothing (--dry-run).
-	DryRun bool
-	// MetricsAddr serves the runs' metrics there; MetricsLinger bounds
-	// the wait for a last scrape.
-	MetricsAddr   string
-	MetricsLinger time.Duration
-	Timeout       time.Duration
+	common.Options
 	// SLO is tairbench's capacity search (--slo and its settings).
 	SLO flagval.Capacity
 }
@@ -131,15 +121,8 @@ func (o *Options) flagSet(out io.Writer) *pflag.FlagSet {
 	for _, name := range []string{"hide-histogram", "random-data", "cluster-mode", "distinct-client-seed", "randomize", "tls", "tls-skip-verify"} {
 		fs.Lookup(name).NoOptDefVal = "true"
 	}
-	fs.BoolVar(&o.Embedded, "embedded", false, "tairbench: start the embedded server and target it")
-	fs.StringVar(&o.JSON, "json", "", "tairbench: its own result (tairbench.compat/v1)")
-	fs.Uint64Var(&o.Seed, "seed", 0, "tairbench: base seed")
-	fs.BoolVar(&o.NoServerStats, "no-server-stats", false, "tairbench: do not sample INFO")
-	fs.BoolVar(&o.DryRun, "dry-run", false, "tairbench: print what would run and send nothing")
-	fs.StringVar(&o.MetricsAddr, "metrics-addr", "", "tairbench: serve the run's metrics (Prometheus) on HOST:PORT")
-	o.MetricsLinger = 30 * time.Second
-	fs.Var(flagval.Seconds{D: &o.MetricsLinger}, "metrics-linger", "tairbench: after the run, wait at most this long for a last scrape")
-	fs.DurationVar(&o.Timeout, "timeout", 10*time.Second, "tairbench: connect and request timeout")
+	o.Options = common.Defaults()
+	o.Options.Register(fs, "tairbench: ")
 	o.SLO.Register(fs)
 	return fs
 }

@@ -12,10 +12,9 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/tairbench/tairbench/internal/endpoint"
-	"github.com/tairbench/tairbench/internal/flagval"
+	"github.com/tairbench/tairbench/internal/frontend/common"
 )
 
 // Options are redis-benchmark's settings, with its defaults.
@@ -52,23 +51,13 @@ type Options struct {
 	Insecure, EnableTracking bool
 
 	// tairbench's own options, accepted among redis-benchmark's.
-	Embedded      bool
-	JSON          string
-	Seed          uint64
-	NoServerStats bool
-	// DryRun prints the tests and sends nothing (--dry-run).
-	DryRun bool
-	// MetricsAddr serves the runs' metrics there; MetricsLinger bounds
-	// the wait for a last scrape.
-	MetricsAddr   string
-	MetricsLinger time.Duration
-	Timeout       time.Duration
+	common.Options
 }
 
 // Defaults returns redis-benchmark's defaults.
 func Defaults() Options {
 	return Options{Host: "127.0.0.1", Port: 6379, Clients: 50, Requests: 100000, DataSize: 3, Pipeline: 1,
-		Timeout: 10 * time.Second}
+		Options: common.Defaults()}
 }
 
 // Usage is the option summary printed for --help.
@@ -259,34 +248,11 @@ func (o *Options) apply(s *argScanner) error {
 
 // applyOwn reads tairbench's own options among redis-benchmark's.
 func (o *Options) applyOwn(s *argScanner) error {
-	var err error
-	var v string
-	switch s.arg {
-	case "--embedded":
-		o.Embedded = true
-	case "--json":
-		o.JSON, err = s.value()
-	case "--seed":
-		if v, err = s.value(); err == nil {
-			o.Seed, err = strconv.ParseUint(v, 10, 64)
-		}
-	case "--no-server-stats":
-		o.NoServerStats = true
-	case "--dry-run":
-		o.DryRun = true
-	case "--metrics-addr":
-		o.MetricsAddr, err = s.value()
-	case "--metrics-linger":
-		if v, err = s.value(); err == nil {
-			err = flagval.Seconds{D: &o.MetricsLinger}.Set(v)
-		}
-	case "--timeout":
-		if v, err = s.value(); err == nil {
-			o.Timeout, err = time.ParseDuration(v)
-		}
-	default:
+	n, err := o.Options.Take(s.args, s.i)
+	if n == 0 && err == nil {
 		return fmt.Errorf("unrecognized option or bad number of args for: '%s' (see --help)", s.arg)
 	}
+	s.i += max(n-1, 0)
 	return err
 }
 

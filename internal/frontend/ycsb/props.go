@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/tairbench/tairbench/internal/flagval"
+	"github.com/tairbench/tairbench/internal/frontend/common"
 
 	"github.com/spf13/pflag"
 
@@ -51,12 +52,8 @@ type Command struct {
 	Props  map[string]string
 	// Sources lists where the properties came from (for the report).
 	Sources []string
-	// tairbench's own options.
-	JSON     string
-	Seed     uint64
-	Embedded bool
-	// DryRun prints the phase and sends nothing (--dry-run).
-	DryRun bool
+	// tairbench's own options; Timeout, when set, replaces redis.timeout.
+	common.Options
 	// Shard ("i/N") and StartAt are --shard and --start-at as given.
 	Shard, StartAt string
 	// ShardIndex and Shards, once set (SetShard), split a load's records.
@@ -68,10 +65,6 @@ type Command struct {
 	// -p set.
 	AllowUnknown bool
 	given        []string
-	// MetricsAddr serves the phase's metrics there (--metrics-addr);
-	// MetricsLinger bounds the wait for a last scrape.
-	MetricsAddr   string
-	MetricsLinger time.Duration
 }
 
 // Parse reads `load|run redis [-s] [-P file]… [-p k=v]… [-threads N]
@@ -133,29 +126,17 @@ func Parse(args []string) (*Command, error) {
 			if a == "-db" || a == "-l" || a == "-jvm-args" || a == "-cp" {
 				_, err = value()
 			}
-		case "--json":
-			c.JSON, err = value()
-		case "--seed":
-			if v, err = value(); err == nil {
-				c.Seed, err = strconv.ParseUint(v, 10, 64)
-			}
-		case "--embedded":
-			c.Embedded = true
-		case "--dry-run":
-			c.DryRun = true
 		case "--allow-unknown-properties":
 			c.AllowUnknown = true
-		case "--metrics-addr":
-			c.MetricsAddr, err = value()
-		case "--metrics-linger":
-			if v, err = value(); err == nil {
-				err = flagval.Seconds{D: &c.MetricsLinger}.Set(v)
-			}
 		case "--shard":
 			c.Shard, err = value()
 		case "--start-at":
 			c.StartAt, err = value()
 		default:
+			if n, terr := c.Options.Take(args, i); n > 0 || terr != nil {
+				i, err = i+max(n-1, 0), terr
+				break
+			}
 			name, _, hasValue := strings.Cut(strings.TrimPrefix(a, "--"), "=")
 			switch {
 			case !strings.HasPrefix(a, "--") || sloFS.Lookup(name) == nil:
@@ -371,7 +352,11 @@ func (c *Command) Target() (endpoint.Target, error) {
 	if err != nil {
 		return endpoint.Target{}, err
 	}
-	t := endpoint.Target{Addr: addr, Auth: c.Props["redis.password"], Protocol: 2, Timeout: time.Duration(ms) * time.Millisecond,
+	timeout := time.Duration(ms) * time.Millisecond
+	if c.Timeout > 0 {
+		timeout = c.Timeout
+	}
+	t := endpoint.Target{Addr: addr, Auth: c.Props["redis.password"], Protocol: 2, Timeout: timeout,
 		Cluster: c.Props["redis.cluster"] == "true"}
 	return t, t.Validate()
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tairbench/tairbench/internal/endpoint"
+	"github.com/tairbench/tairbench/internal/frontend/common"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/frontend/output"
 	"github.com/tairbench/tairbench/internal/frontend/target"
@@ -124,11 +125,16 @@ func capacitySearch(ctx context.Context, io harness.IO, c *Command, wl *Workload
 func workloadArgs(args []string) []string {
 	var out []string
 	for i := 0; i < len(args); i++ {
+		var own common.Options
+		if n, _ := own.Take(args, i); n > 0 {
+			i += n - 1
+			continue
+		}
 		switch args[i] {
-		case "--shard", "--start-at", "--json", "--seed", "--metrics-addr", "--metrics-linger":
+		case "--shard", "--start-at":
 			i++
 			continue
-		case "--embedded", "--dry-run", "--allow-unknown-properties":
+		case "--allow-unknown-properties":
 			continue
 		}
 		out = append(out, args[i])

@@ -408,7 +408,7 @@ func RunSpec(c *Command, wl *Workload, f *Factory, tg endpoint.Target, seed uint
 	for _, name := range cfg.Operations {
 		spec.Operations = append(spec.Operations, result.Operation{Name: name, Weight: int(wl.Proportions[name] * 100)})
 	}
-	if tg.Cluster { // one node's INFO is not the cluster's
+	if tg.Cluster || c.NoServerStats { // one node's INFO is not the cluster's
 		return spec
 	}
 	insert, read := commandFor(wl.CommandGroup)

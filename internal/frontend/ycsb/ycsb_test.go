@@ -259,3 +259,30 @@ func TestPropertiesChecked(t *testing.T) {
 	_, err = Parse([]string{"load", "redis", "-P", file})
 	require.ErrorContains(t, err, `unknown property "feildcount": did you mean "fieldcount"?`)
 }
+
+// TestCommonOptions: tairbench's own options among YCSB's words, parsed
+// by the common declarations, and left out of the workload's words.
+func TestCommonOptions(t *testing.T) {
+	args := []string{"run", "redis", "-P", "workloads/workloada", "--timeout", "3s", "--no-server-stats", "--json=r.json",
+		"--seed", "7", "--metrics-linger", "5", "-p", "recordcount=10"}
+	c, err := Parse(args)
+	require.NoError(t, err)
+	tg, err := c.Target()
+	require.NoError(t, err)
+	assert.Equal(t, 3*time.Second, tg.Timeout, "--timeout replaces redis.timeout")
+	assert.Equal(t, "r.json", c.JSON)
+	assert.Equal(t, uint64(7), c.Seed)
+	assert.Equal(t, 5*time.Second, c.MetricsLinger)
+	wl, err := c.Workload()
+	require.NoError(t, err)
+	spec := RunSpec(c, wl, NewFactory(tg, wl, false), tg, 1, "test", nil)
+	assert.Nil(t, spec.Sampler, "--no-server-stats samples no INFO")
+	assert.Equal(t, []string{"run", "redis", "-P", "workloads/workloada", "-p", "recordcount=10"}, workloadArgs(args))
+	c, err = Parse([]string{"run", "redis"})
+	require.NoError(t, err)
+	tg, err = c.Target()
+	require.NoError(t, err)
+	assert.Equal(t, 2*time.Second, tg.Timeout, "redis.timeout's default, 2000 ms")
+	_, err = Parse([]string{"run", "redis", "--seed", "x"})
+	assert.ErrorContains(t, err, `--seed "x"`)
+}

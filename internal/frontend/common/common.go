@@ -1,0 +1,83 @@
+// Package common holds tairbench's own options, which every dialect
+// takes besides its tool's (memtier_benchmark's, redis-benchmark's,
+// YCSB's): declared once here for pflag and parsed once, by the same
+// declarations, for the dialects that carry them among their own words.
+package common
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/tairbench/tairbench/internal/flagval"
+	"github.com/tairbench/tairbench/internal/frontend/output"
+)
+
+// Options are tairbench's own options.
+type Options struct {
+	// Embedded starts the embedded server in this process and targets it.
+	Embedded bool
+	// JSON is tairbench's own result file ("-" standard output).
+	JSON string
+	// Seed is the base random seed (0: a new one, recorded).
+	Seed uint64
+	// NoServerStats turns the once-a-second INFO sampling off.
+	NoServerStats bool
+	// DryRun prints what would run and sends nothing.
+	DryRun bool
+	// Timeout bounds connecting and each request (0: the dialect's own).
+	Timeout time.Duration
+	// Sinks are the live outputs (the metrics endpoint).
+	output.Sinks
+}
+
+// Defaults are the options before any is given.
+func Defaults() Options {
+	return Options{Timeout: 10 * time.Second, Sinks: output.Sinks{MetricsLinger: 30 * time.Second}}
+}
+
+// Register declares the options on fs, each help line after prefix
+// ("tairbench: " where they share a list with a tool's own).
+func (o *Options) Register(fs *pflag.FlagSet, prefix string) {
+	fs.BoolVar(&o.Embedded, "embedded", o.Embedded, prefix+"start the embedded server and target it")
+	fs.StringVar(&o.JSON, "json", o.JSON, prefix+"write tairbench's own result (JSON) to this file (- for stdout)")
+	fs.Uint64Var(&o.Seed, "seed", o.Seed, prefix+"base random seed (0: a new one, recorded in the result)")
+	fs.BoolVar(&o.NoServerStats, "no-server-stats", o.NoServerStats, prefix+"do not sample the server's INFO once a second")
+	fs.BoolVar(&o.DryRun, "dry-run", o.DryRun, prefix+"print what would run and send nothing")
+	fs.DurationVar(&o.Timeout, "timeout", o.Timeout, prefix+"connect and per-request timeout")
+	fs.StringVar(&o.MetricsAddr, "metrics-addr", o.MetricsAddr, prefix+"serve the runs' metrics (Prometheus) on HOST:PORT while they run")
+	fs.Var(flagval.Seconds{D: &o.MetricsLinger}, "metrics-linger", prefix+"after the runs, wait at most this long for a last scrape of --metrics-addr")
+}
+
+// Take reads one of the options at args[i] (--name, --name=value, or
+// --name value): it returns how many words it used, 0 when args[i] is
+// none of them. The value is parsed by the same declarations Register
+// makes.
+func (o *Options) Take(args []string, i int) (int, error) {
+	name, value, hasValue := strings.Cut(strings.TrimPrefix(args[i], "--"), "=")
+	if !strings.HasPrefix(args[i], "--") {
+		return 0, nil
+	}
+	fs := pflag.NewFlagSet("tairbench", pflag.ContinueOnError)
+	o.Register(fs, "")
+	f := fs.Lookup(name)
+	if f == nil {
+		return 0, nil
+	}
+	used := 1
+	switch {
+	case hasValue:
+	case f.Value.Type() == "bool":
+		value = "true"
+	case i+1 < len(args):
+		value, used = args[i+1], 2
+	default:
+		return 1, fmt.Errorf("--%s needs a value", name)
+	}
+	if err := f.Value.Set(value); err != nil {
+		return used, fmt.Errorf("--%s %q: %w", name, value, err)
+	}
+	return used, nil
+}
