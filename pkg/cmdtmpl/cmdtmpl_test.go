@@ -538,3 +538,69 @@ func TestWideRangesEncode(t *testing.T) {
 		})
 	}
 }
+
+// TestTaggedAddend: __RAND{t}+W__ is the tag's value plus W, at most the
+// range's top, and shares the draw with the plain tag.
+func TestTaggedAddend(t *testing.T) {
+	tp, err := Parse("ZRANGEBYSCORE k __RAND2{r}__ __RAND2{r}+10__")
+	require.NoError(t, err)
+	var o Options
+	o.Ranges[2] = Range{Max: 100}
+	p, err := Compile(tp, o)
+	require.NoError(t, err)
+	g := p.NewGen(3)
+	sawClamp := false
+	for range 2000 {
+		args := g.Expand()
+		lo, err1 := strconv.ParseUint(args[2], 10, 64)
+		hi, err2 := strconv.ParseUint(args[3], 10, 64)
+		require.NoError(t, err1)
+		require.NoError(t, err2)
+		require.Equal(t, min(lo+10, 99), hi, "%v", args)
+		sawClamp = sawClamp || hi == 99 && lo > 89
+	}
+	assert.True(t, sawClamp, "values near the top end at the top")
+	buf := make([]byte, 0, 128)
+	assert.Zero(t, testing.AllocsPerRun(1000, func() { buf = g.AppendRESP(buf[:0]) }))
+	for _, bad := range []string{"X __RAND{r}+__", "X __RAND{r}+99999999999999999999__"} {
+		_, err := Parse(bad)
+		assert.ErrorContains(t, err, "+W after a tag", bad)
+	}
+}
+
+// TestPowerLaw: a Power range draws k ∝ (k+1)^-s: with s 1.03 over 1000
+// values, 0 is drawn about 1/Σ(k^-1.03) ≈ 14 % of the time, and 1 about
+// 2^-1.03 times as often; generators do not allocate per command.
+func TestPowerLaw(t *testing.T) {
+	tp, err := Parse("GET key___RAND__")
+	require.NoError(t, err)
+	var o Options
+	o.Ranges[1] = Range{Max: 1000, Dist: Power, Theta: 1.03, Pad: 10, Offset: 1}
+	p, err := Compile(tp, o)
+	require.NoError(t, err)
+	g := p.NewGen(7)
+	counts := map[string]int{}
+	const n = 200_000
+	for range n {
+		counts[g.Expand()[1]]++
+	}
+	zeta := 0.0
+	for k := 1; k <= 1000; k++ {
+		zeta += math.Pow(float64(k), -1.03)
+	}
+	assert.InDelta(t, 1/zeta, float64(counts["key_0000000001"])/n, 0.01, "the first key, offset 1 as resp-benchmark's")
+	assert.InDelta(t, math.Pow(2, -1.03), float64(counts["key_0000000002"])/float64(counts["key_0000000001"]), 0.05)
+	assert.Zero(t, counts["key_0000000000"], "no key 0")
+	assert.LessOrEqual(t, len(counts), 1000)
+	buf := make([]byte, 0, 64)
+	assert.Zero(t, testing.AllocsPerRun(1000, func() { buf = g.AppendRESP(buf[:0]) }))
+	r, err := ParseRange("1000:power:1.5")
+	require.NoError(t, err)
+	assert.Equal(t, Range{Max: 1000, Dist: Power, Theta: 1.5}, r)
+	assert.Equal(t, "1000:power:1.5", r.String())
+	_, err = ParseRange("1000:power:0.9")
+	assert.ErrorContains(t, err, "above 1")
+	o.Ranges[1].Theta = 1
+	_, err = Compile(tp, o)
+	assert.ErrorContains(t, err, "above 1")
+}

@@ -26,6 +26,10 @@ const (
 	// Part walks its own slice of the range, sequentially: generator i of
 	// n (NewGenPart) walks [i·Max/n, (i+1)·Max/n) (memtier's P pattern).
 	Part
+	// Power draws k with probability proportional to (k+1)^-Theta, Theta
+	// above 1 (resp-benchmark's zipfian: 1.03), by the standard library's
+	// rejection-inversion sampler.
+	Power
 )
 
 // String returns the distribution's flag name.
@@ -39,6 +43,8 @@ func (d Dist) String() string {
 		return "gauss"
 	case Part:
 		return "part"
+	case Power:
+		return "power"
 	default:
 		return "uniform"
 	}
@@ -66,7 +72,7 @@ func (r Range) String() string {
 	if r.Dist != Uniform {
 		s += ":" + r.Dist.String()
 	}
-	if r.Dist == Zipf && r.Theta != 0 {
+	if (r.Dist == Zipf || r.Dist == Power) && r.Theta != 0 {
 		s += ":" + strconv.FormatFloat(r.Theta, 'g', -1, 64)
 	}
 	return s
@@ -94,11 +100,20 @@ func ParseRange(s string) (Range, error) {
 			}
 		case "seq", "sequential":
 			r.Dist = Seq
+		case "power":
+			r.Dist, r.Theta = Power, 1.03
+			if len(parts) > 2 {
+				ex, err := strconv.ParseFloat(parts[2], 64)
+				if err != nil || ex <= 1 || ex > 100 {
+					return Range{}, fmt.Errorf("range %q: the power law's exponent must be above 1", s)
+				}
+				r.Theta = ex
+			}
 		default:
-			return Range{}, fmt.Errorf("range %q: unknown distribution %q (uniform, zipf, seq)", s, parts[1])
+			return Range{}, fmt.Errorf("range %q: unknown distribution %q (uniform, zipf, power, seq)", s, parts[1])
 		}
 	}
-	if len(parts) > 3 || (len(parts) == 3 && r.Dist != Zipf) {
+	if len(parts) > 3 || (len(parts) == 3 && r.Dist != Zipf && r.Dist != Power) {
 		return Range{}, fmt.Errorf("range %q: too many parts", s)
 	}
 	return r, nil
@@ -152,6 +167,10 @@ func Compile(t *Template, opts Options) (*Program, error) {
 			p.samples[n] = NewZipfian(r.Max, r.Theta)
 		case Seq:
 			p.seq[n] = new(atomic.Uint64)
+		case Power:
+			if !(r.Theta > 1) {
+				return nil, fmt.Errorf("%s: the power law's exponent must be above 1, got %g", placeholderName(n), r.Theta)
+			}
 		}
 	}
 	if t.data && opts.DataSize < 0 {
@@ -224,7 +243,10 @@ type Gen struct {
 	rng *rand.Rand
 	// part is each Part range's walk, made only when a range is one (240
 	// bytes a generator otherwise spent at every connection).
-	part    *[MaxRanges + 1]partWalk
+	part *[MaxRanges + 1]partWalk
+	// power is each Power range's sampler, drawing from rng (made only
+	// when a range is one).
+	power   *[MaxRanges + 1]*rand.Zipf
 	nextLen int // the next __DATA__ length with Options.DataSeq
 	data    []byte
 	scratch []byte
@@ -277,6 +299,14 @@ func (p *Program) NewGenPart(seed uint64, part, parts int) *Gen {
 			g.part[n] = partWalk{lo: lo, hi: min(hi, r.Max), next: lo}
 		}
 	}
+	for n := 1; n <= MaxRanges; n++ {
+		if r := p.opts.Ranges[n]; r.Dist == Power && r.Max > 0 {
+			if g.power == nil {
+				g.power = new([MaxRanges + 1]*rand.Zipf)
+			}
+			g.power[n] = rand.NewZipf(g.rng, r.Theta, 1, r.Max-1)
+		}
+	}
 	g.nextLen = p.opts.DataSize
 	g.data = p.data
 	return g
@@ -314,6 +344,8 @@ func (g *Gen) draw(n int) uint64 {
 			}
 		}
 		return uint64(min(max(mean, 0), float64(r.Max-1)))
+	case Power:
+		return g.power[n].Uint64()
 	case Part:
 		w := &g.part[n]
 		v := w.next
@@ -361,7 +393,15 @@ func (g *Gen) appendArgValue(dst []byte, a *arg) []byte {
 			dst = append(dst, s.lit...)
 		case segRand:
 			r := &g.p.opts.Ranges[s.rng]
-			v := g.value(s) + r.Offset
+			v := g.value(s)
+			if s.add > 0 { // v+add, at most the top (and never wrapped)
+				if top := max(v, r.Max-1); s.add > top-v {
+					v = top
+				} else {
+					v += s.add
+				}
+			}
+			v += r.Offset
 			if r.Pad > 0 {
 				for d := digits(v); d < r.Pad; d++ {
 					dst = append(dst, '0')

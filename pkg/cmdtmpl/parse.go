@@ -9,6 +9,8 @@
 //	__RAND{tag}__, __RAND3{tag}__
 //	                    every occurrence with the same range and tag in one
 //	                    command shares one drawn value
+//	__RAND3{tag}+W__    the tag's value plus W, at most the range's top
+//	                    (the end of a range query that starts at the value)
 //	__DATA__            a value of the configured size whose content varies
 //
 // Every untagged occurrence is drawn independently.
@@ -17,6 +19,7 @@ package cmdtmpl
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -36,6 +39,8 @@ type segment struct {
 	lit  []byte
 	rng  int // 1..9 for segRand
 	slot int // index of a shared value, or -1 for an independent draw
+	// add is added to a tagged value (at most the range's top).
+	add uint64
 }
 
 type arg struct {
@@ -185,6 +190,17 @@ func parseRand(s string, tags map[string]int) (segment, int, error) {
 		}
 		seg.slot = slot
 		i += end + 1
+		if i < len(s) && s[i] == '+' {
+			j := i + 1
+			for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+				j++
+			}
+			add, err := strconv.ParseUint(s[i+1:j], 10, 64)
+			if err != nil {
+				return seg, 0, fmt.Errorf("in %q: +W after a tag is a whole number", s)
+			}
+			seg.add, i = add, j
+		}
 	}
 	if !strings.HasPrefix(s[i:], "__") {
 		if seg.slot >= 0 {
