@@ -49,4 +49,11 @@ if [ "${1:-all}" != build ]; then
     pip=(python3 -m pip install -q --disable-pip-version-check --target "$py" jieba==0.42.1)
     "${pip[@]}" 2>/dev/null || "${pip[@]}" --break-system-packages
   fi
+  # PyPI's resp-benchmark, the peer 'tairbench resp-benchmark' is run beside.
+  rb="$(cd "$(dirname "$0")/.." && pwd)/.cache/respbench"
+  if [ ! -f "$rb/bin/resp-benchmark" ]; then
+    echo "install-deps: installing PyPI resp-benchmark 0.2.5 into $rb" >&2
+    pip=(python3 -m pip install -q --disable-pip-version-check --target "$rb" resp-benchmark==0.2.5)
+    "${pip[@]}" 2>/dev/null || "${pip[@]}" --break-system-packages
+  fi
 fi

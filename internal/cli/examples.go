@@ -16,6 +16,7 @@ var examples = map[string]string{
 	"tairbench redis":           "tairbench redis -h HOST -port 6379 -a user:password -p 50 -d 30 -r 100000 -command 'GET k-__RAND__'",
 	"tairbench redis-benchmark": "tairbench redis-benchmark -h HOST -p 6379 -a user:password -c 50 -n 100000 -t set,get -d 64",
 	"tairbench memtier":         "tairbench memtier -s HOST -p 6379 -a user:password -c 20 -t 4 --ratio=1:10 --test-time=30",
+	"tairbench resp-benchmark":  "tairbench resp-benchmark -h HOST -p 6379 -a PASSWORD -c 64 -s 30 'GET {key uniform 1000000}'",
 	"tairbench suite":           "tairbench suite enhanced --requests 100000",
 	"tairbench suite enhanced":  "tairbench suite enhanced --host HOST -a user:password --requests 300000",
 	"tairbench suite cluster":   "tairbench suite cluster --host HOST -a user:password --test-time 60",

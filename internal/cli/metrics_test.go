@@ -121,6 +121,7 @@ func TestMetricsOfEveryRun(t *testing.T) {
 		{"roaring", "--embedded", "--cases", "single-read/getbit,single-read/rank", "--duration-per-case", "0.5"},
 		{"memtier", "--embedded", "--test-time", "1", "-c", "2", "-t", "1", "--hide-histogram"},
 		{"ycsb", "load", "redis", "-P", "workloads/workloada", "--embedded", "-p", "redis.command_group=string", "-p", "recordcount=500"},
+		{"resp-benchmark", "--embedded", "-c", "2", "-n", "3000", "-q", "SET {key uniform 100} {value 8}"},
 	}
 	for _, args := range cases {
 		t.Run(args[0], func(t *testing.T) {

@@ -62,6 +62,7 @@ var commands = []func(*app) *cobra.Command{
 	newRedisCmd,
 	newRedisBenchmarkCmd,
 	newMemtierCmd,
+	newRespBenchmarkCmd,
 	newSuiteCmd,
 	newYCSBCmd,
 	newMergeCmd,

@@ -430,6 +430,24 @@ func PythonJieba(t testing.TB) string {
 	return dir
 }
 
+// RespBenchmark returns the command that runs PyPI's resp-benchmark 0.2.5
+// (scripts/install-deps.sh installs it under .cache/respbench) and the
+// PYTHONPATH it needs.
+func RespBenchmark(t testing.TB) (argv []string, pythonPath string) {
+	t.Helper()
+	Integration(t)
+	root, err := repoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, ".cache", "respbench")
+	script := filepath.Join(dir, "bin", "resp-benchmark")
+	if _, err := os.Stat(script); err != nil {
+		t.Fatalf("PyPI resp-benchmark not found in %s: run 'make test' (scripts/install-deps.sh installs it) or set %s=1 to skip integration tests", dir, SkipVar)
+	}
+	return []string{"python3", script}, dir
+}
+
 // Chromium returns Debian's chromium (installed by scripts/install-deps.sh),
 // for tests of pages a person looks at.
 func Chromium(t testing.TB) string {
