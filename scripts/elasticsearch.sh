@@ -122,7 +122,10 @@ start() {
   if [ "$(id -u)" = 0 ]; then chown -R "$ES_USER" "$run"; fi
   local jh; jh=$(java_home)
   log "starting Elasticsearch $VERSION on 127.0.0.1:$port (JDK $jh, heap $HEAP)"
+  # CLI_JAVA_OPTS: the launcher's own JVM writes its final-flags folder in
+  # java.io.tmpdir, which is otherwise the system's temporary folder.
   run_as "ES_JAVA_HOME='$jh' ES_PATH_CONF='$run/config' ES_TMPDIR='$run/tmp' ES_JAVA_OPTS='-Xms$HEAP -Xmx$HEAP' \
+    CLI_JAVA_OPTS='-Djava.io.tmpdir=$run/tmp' \
     '$HOME_DIR/bin/elasticsearch' -d -p '$run/es.pid' \
     -E discovery.type=single-node -E xpack.security.enabled=false \
     -E network.host=127.0.0.1 -E http.port=$port -E transport.port=$((port + 100)) \

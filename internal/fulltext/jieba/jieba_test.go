@@ -119,7 +119,9 @@ func referenceMode(t *testing.T, sentences []string, hmm, search bool, userWords
 	req, err := json.Marshal(map[string]any{"dict": dict, "hmm": hmm, "search": search, "userwords": userWords, "sentences": sentences})
 	require.NoError(t, err)
 	cmd := exec.Command("python3", "testdata/reference.py")
-	cmd.Env = append(os.Environ(), "PYTHONPATH="+pyPath, "PYTHONIOENCODING=utf-8")
+	// TMPDIR: jieba caches the dictionary in the temporary folder; the
+	// test's own, so that nothing is left in the system's.
+	cmd.Env = append(os.Environ(), "PYTHONPATH="+pyPath, "PYTHONIOENCODING=utf-8", "TMPDIR="+filepath.Dir(dict))
 	cmd.Stdin = bytes.NewReader(req)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
