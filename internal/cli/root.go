@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/frontend/target"
 )
 
 // Version, Commit and Date are stamped by the build (-ldflags -X).
@@ -122,7 +123,7 @@ func Execute(ctx context.Context, args []string, s Streams) int {
 		}
 	}
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	err := target.Hint(root.ExecuteContext(ctx))
 	if err == nil {
 		return ExitOK
 	}

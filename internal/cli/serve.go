@@ -13,13 +13,13 @@ func newServeCmd(a *app) *cobra.Command {
 	o := serve.Defaults()
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Run the embedded Tair-compatible server (TairRoaring TR.*, TairSearch TFT.* and generic commands)",
+		Short: "Run the embedded Tair-compatible server (TairRoaring TR.*, TairSearch TFT.*, TairVector TVS.* and generic commands)",
 		Long: `Run the embedded server until interrupted. It speaks RESP2/RESP3, supports
 MULTI/EXEC, accounts (--requirepass for the default user, --user NAME:PASSWORD;
 AUTH NAME PASSWORD, Tair's AUTH NAME:PASSWORD, HELLO 3 AUTH, ACL WHOAMI and
 ACL SETUSER NAME on >PASSWORD), INFO, the generic
-keyspace commands, GET/SET, every TR.* command of the TairRoaring module and the
-TFT.* commands of the TairSearch module.`,
+keyspace commands, GET/SET, every TR.* command of the TairRoaring module, the
+TFT.* commands of TairSearch and the TVS.* commands of TairVector.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return serve.Run(c.Context(), o, a.io()) },
 	}

@@ -295,7 +295,7 @@ func paceable(cfg Config, w Worker) error {
 	_, window := w.(Drainer)
 	_, stream := w.(Streamer)
 	if cfg.Rate > 0 && window && !stream {
-		return errors.New("this window pipeline cannot send each command at its own intended start, so it cannot run an open loop (--rate): run it closed-loop")
+		return errors.New("this window pipeline cannot send each command at its own intended start, so it cannot run an open loop: run it closed-loop")
 	}
 	return nil
 }

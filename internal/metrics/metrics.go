@@ -79,7 +79,7 @@ type Exporter struct {
 func Start(addr string, l Labels) (*Exporter, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("--metrics-addr %s: %w", addr, err)
+		return nil, fmt.Errorf("metrics endpoint on %s: %w", addr, err)
 	}
 	e := &Exporter{labels: l, ln: ln, scraped: make(chan struct{}, 1), start: time.Now()}
 	e.describe()
@@ -233,7 +233,7 @@ func (e *Exporter) Close(ctx context.Context, linger time.Duration, log io.Write
 			select {
 			case <-e.scraped: // a scrape: it may predate the last Final
 			case <-t.C:
-				fmt.Fprintf(log, "metrics: no scrape after the run within %s (--metrics-linger): the scraper holds the figures of its last scrape\n", linger)
+				fmt.Fprintf(log, "metrics: no scrape after the run within %s (the linger): the scraper holds the figures of its last scrape\n", linger)
 				break wait
 			case <-ctx.Done():
 				break wait

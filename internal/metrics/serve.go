@@ -31,10 +31,10 @@ func newServerCollector(read func() ServerReading) *serverCollector {
 	}
 	return &serverCollector{read: read, desc: map[string]*prometheus.Desc{
 		"commands":    d("commands_total", "Commands the embedded server ran (not Tair)."),
-		"rejected":    d("rejected_connections_total", "Connections refused at --max-clients."),
+		"rejected":    d("rejected_connections_total", "Connections refused at the server's connection limit."),
 		"connections": d("connections_total", "Connections accepted."),
 		"clients":     d("connected_clients", "Clients connected now."),
-		"pending":     d("pending_request_bytes", "Request bytes pending over all connections (--max-pending bounds them)."),
+		"pending":     d("pending_request_bytes", "Request bytes pending over all connections (the server's pending limit bounds them)."),
 		"uptime":      d("uptime_seconds", "Seconds since the server started."),
 	}}
 }
@@ -65,7 +65,7 @@ func (s *serverCollector) Collect(ch chan<- prometheus.Metric) {
 func ServeServer(ctx context.Context, addr string, read func() ServerReading) (string, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return "", fmt.Errorf("--metrics-addr %s: %w", addr, err)
+		return "", fmt.Errorf("metrics endpoint on %s: %w", addr, err)
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(newServerCollector(read), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{Namespace: "tairbench_server"}),

@@ -258,7 +258,7 @@ func Text(w io.Writer, r *result.Run, hist *hdr.Histogram) error {
 		fmt.Fprintf(&b, "schedule     %.0f/s asked, %s, sent %.1f/s; %d requests started behind schedule (mean %.1f ms, max %.1f ms) %s; %d sends were late in the client (max %.1f ms)\n",
 			sc.Rate, sc.Arrivals, sc.AchievedRate, sc.Behind, sc.BehindMeanMS, sc.BehindMaxMS, waited, sc.ClientLags, sc.ClientLagMaxMS)
 		if sc.SendGridUS > 0 {
-			fmt.Fprintf(&b, "send grid    %.3f ms: each request sent at the first tick at or after its intended start, up to %.3f ms late by design (the latency from the intended start counts it; the schedule line counts lateness past the tick; --send-grid 0 wakes each at its own start); replies timed by the kernel's arrival time\n",
+			fmt.Fprintf(&b, "send grid    %.3f ms: each request sent at the first tick at or after its intended start, up to %.3f ms late by design (the latency from the intended start counts it; the schedule line counts lateness past the tick; a send grid of 0 wakes each at its own start); replies timed by the kernel's arrival time\n",
 				sc.SendGridUS/1000, sc.SendGridUS/1000)
 		}
 	}

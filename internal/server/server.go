@@ -1,5 +1,6 @@
 // Package server is tairbench's embedded Tair-compatible server: RESP2/3,
-// transactions, the generic keyspace commands and the TairRoaring module,
+// transactions, accounts, the generic keyspace and string commands and the
+// TairRoaring (TR.*), TairSearch (TFT.*) and TairVector (TVS.*) modules,
 // so that every workload runs without a Tair instance.
 package server
 

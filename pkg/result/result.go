@@ -10,7 +10,8 @@
 //   - [CapacitySearch] (schema [SchemaCapacity], "tairbench.capacity/v1"):
 //     the highest rate that met a latency target (--slo), a Run per step.
 //   - [Compat] (schema [SchemaCompat], "tairbench.compat/v1"): a peer
-//     tool's command line (redis-benchmark, memtier), a Run per test.
+//     tool's command line (redis-benchmark, memtier, resp-benchmark,
+//     YCSB), a Run per test.
 //   - [WhitepaperSuite] (schema [SchemaWhitepaper], "tairbench.whitepaper/v1"):
 //     a whitepaper table run again, published and measured figures per case.
 //   - [BitmapComparison] (schema [SchemaBitmap], "tairbench.bitmap/v1"): the
@@ -20,6 +21,9 @@
 //     TR.STAT memory sampling tables.
 //   - [VectorBench] (schema [SchemaVector], "tairbench.vector/v1"): vector
 //     search recall and QPS per search parameter, per engine.
+//   - [TrackRun] (schema [SchemaTrack], "tairbench.track/v1"): a search
+//     track on TairSearch and/or Elasticsearch, parity per template and a
+//     Run per task and engine.
 //
 // Every document starts with the same [Header]; [Read] decodes any of them.
 package result

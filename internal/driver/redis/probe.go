@@ -17,7 +17,7 @@ type UnsupportedError struct {
 
 // Error names the command, the module and the way out.
 func (e *UnsupportedError) Error() string {
-	return fmt.Sprintf("%s does not know %s: it is not a Tair instance with the %s module (--embedded runs tairbench's embedded server, which has it)",
+	return fmt.Sprintf("%s does not know %s: it is not a Tair instance with the %s module (tairbench's embedded server has it)",
 		e.Addr, e.Command, e.Module)
 }
 

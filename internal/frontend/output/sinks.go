@@ -100,7 +100,7 @@ func openMetrics(ctx context.Context, io harness.IO, s Sinks) (run.Sink, func() 
 	_, _ = crand.Read(id)
 	exp, err := metrics.Start(s.MetricsAddr, metrics.Labels{RunID: hex.EncodeToString(id), Version: io.Version})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("--metrics-addr: %w", err)
 	}
 	fmt.Fprintf(io.Err, "metrics on http://%s/metrics\n", exp.Addr())
 	return metricsSink{exp}, func() error { return exp.Close(ctx, linger, io.Err) }, nil

@@ -84,7 +84,7 @@ func Run(ctx context.Context, o Options, io harness.IO) error {
 		})
 		if err != nil {
 			_ = srv.Close()
-			return err
+			return fmt.Errorf("--metrics-addr: %w", err)
 		}
 		fmt.Fprintf(io.Err, "tairbench serve: metrics on http://%s/metrics\n", addr)
 	}

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/server"
@@ -204,4 +205,14 @@ func startRedisOn(io harness.IO, bin, dir string) (string, func(), error) {
 	}
 	stop()
 	return "", nil, nil
+}
+
+// Hint adds, to a target's refusal of a Tair module's commands, how to
+// reach a server that has them.
+func Hint(err error) error {
+	var ue *redis.UnsupportedError
+	if errors.As(err, &ue) {
+		return fmt.Errorf("%w (--embedded runs tairbench's embedded server, which has it)", err)
+	}
+	return err
 }
