@@ -200,7 +200,7 @@ func (p *Program) maxLen(a *arg) uint64 {
 		switch s.kind {
 		case segLit:
 			n += uint64(len(s.lit))
-		case segRand:
+		case segRand, segRandPlus:
 			r := &p.opts.Ranges[s.rng]
 			top := r.Max - 1 + r.Offset
 			if top < r.Offset { // the sum wrapped
@@ -393,27 +393,38 @@ func (g *Gen) appendArgValue(dst []byte, a *arg) []byte {
 			dst = append(dst, s.lit...)
 		case segRand:
 			r := &g.p.opts.Ranges[s.rng]
-			v := g.value(s)
-			if s.add > 0 { // v+add, at most the top (and never wrapped)
-				if top := max(v, r.Max-1); s.add > top-v {
-					v = top
-				} else {
-					v += s.add
-				}
-			}
-			v += r.Offset
+			v := g.value(s) + r.Offset
 			if r.Pad > 0 {
 				for d := digits(v); d < r.Pad; d++ {
 					dst = append(dst, '0')
 				}
 			}
 			dst = strconv.AppendUint(dst, v, 10)
+		case segRandPlus: // rare: {range N W}'s end
+			r := &g.p.opts.Ranges[s.rng]
+			dst = appendPadded(dst, plusAtMost(g.value(s), s.add, r.Max-1)+r.Offset, r.Pad)
 		case segData:
 			lo, hi := g.dataSpan()
 			dst = append(dst, g.data[lo:hi]...)
 		}
 	}
 	return dst
+}
+
+// appendPadded writes v with at least pad digits, zero-padded.
+func appendPadded(dst []byte, v uint64, pad int) []byte {
+	for d := digits(v); d < pad; d++ {
+		dst = append(dst, '0')
+	}
+	return strconv.AppendUint(dst, v, 10)
+}
+
+// plusAtMost is v+add, at most top (and never wrapped).
+func plusAtMost(v, add, top uint64) uint64 {
+	if top = max(v, top); add > top-v {
+		return top
+	}
+	return v + add
 }
 
 func (g *Gen) reset() {

@@ -31,6 +31,7 @@ type segKind uint8
 const (
 	segLit segKind = iota
 	segRand
+	segRandPlus // a tagged value plus add, at most the range's top
 	segData
 )
 
@@ -199,7 +200,7 @@ func parseRand(s string, tags map[string]int) (segment, int, error) {
 			if err != nil {
 				return seg, 0, fmt.Errorf("in %q: +W after a tag is a whole number", s)
 			}
-			seg.add, i = add, j
+			seg.kind, seg.add, i = segRandPlus, add, j
 		}
 	}
 	if !strings.HasPrefix(s[i:], "__") {
