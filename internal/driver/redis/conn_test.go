@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -139,21 +140,29 @@ func TestConnectionsAreSmall(t *testing.T) {
 	tg := endpoint.Target{Addr: addr, Timeout: 5 * time.Second}
 	var rep resp.Reply
 	ping := resp.AppendCommand(nil, "PING")
-	conns := make([]*Conn, 500)
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	for i := range conns {
-		c, err := Dial(context.Background(), tg)
-		require.NoError(t, err)
-		require.NoError(t, c.WriteRead(ping, &rep))
-		conns[i] = c
+	// Three batches, each kept open until the end (a closed one's memory
+	// would come back inside the next batch's count), and the median of
+	// their counts: whatever else the process allocates or frees meanwhile
+	// (a busy machine's late goroutines of earlier tests) moves one batch.
+	var conns []*Conn
+	var per []float64
+	for range 3 {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		for range 500 {
+			c, err := Dial(context.Background(), tg)
+			require.NoError(t, err)
+			require.NoError(t, c.WriteRead(ping, &rep))
+			conns = append(conns, c)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		per = append(per, float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/500)
 	}
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	per := float64(after.HeapAlloc-before.HeapAlloc) / float64(len(conns))
-	t.Logf("%.0f heap bytes a connection", per)
-	assert.Less(t, per, 3500.0, "heap bytes a connection, both sides")
+	slices.Sort(per)
+	t.Logf("heap bytes a connection, three batches: %.0f", per)
+	assert.Less(t, per[1], 3500.0, "heap bytes a connection, both sides (the median batch)")
 	for _, c := range conns {
 		_ = c.Close()
 	}
