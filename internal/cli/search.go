@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/tairbench/tairbench/internal/frontend/engines"
 	"github.com/tairbench/tairbench/internal/frontend/search"
 )
 
@@ -83,7 +84,7 @@ flags of the whitepaper's TairSearchBench:
 	}
 	fs := cmd.Flags()
 	fs.StringVarP(&o.typ, "type", "t", "", "write or search")
-	fs.StringVarP(&o.engine, "engine", "e", "tairsearch", "tairsearch or elasticsearch")
+	fs.StringVarP(&o.engine, "engine", "e", "tairsearch", "the engine: "+engines.SearchNames())
 	fs.StringVarP(&o.file, "file", "f", "", "abstract dump to ingest (plain, .gz or .bz2)")
 	fs.IntVarP(&o.Connections, "concurrency", "c", 30, "connections")
 	fs.Uint64VarP(&o.n, "n", "n", 10000, "documents to write, or queries to run")

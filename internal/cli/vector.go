@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/tairbench/tairbench/internal/frontend/engines"
 	"github.com/tairbench/tairbench/internal/frontend/vector"
 )
 
@@ -91,7 +92,7 @@ func runVectorSuite(ctx context.Context, o *vectorSuiteOptions, a *app) error {
 // the dataset's (the suite's cases name their own).
 func (o *vectorOptions) register(fs *pflag.FlagSet, data bool) {
 	o.target.register(fs)
-	fs.StringVar(&o.Engines, "engines", "tairvector", "engines to run, comma-separated: tairvector, elasticsearch")
+	fs.StringVar(&o.Engines, "engines", "tairvector", "engines to run, comma-separated: "+engines.VectorNames())
 	fs.StringVar(&o.ES, "es", "", "Elasticsearch URL (http://host:port)")
 	fs.StringVar(&o.ESAuth, "es-auth", "", `Elasticsearch basic auth "user:password"`)
 	fs.StringVar(&o.Index, "index", "tairbench-vectors", "index name (dropped and created)")

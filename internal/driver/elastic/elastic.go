@@ -16,7 +16,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tairbench/tairbench/internal/driver/catalog"
 	"github.com/tairbench/tairbench/internal/driver/fts"
+	"github.com/tairbench/tairbench/internal/driver/vectors"
 
 	"github.com/tairbench/tairbench/internal/serverstat"
 
@@ -435,3 +437,7 @@ func (e *elastic) Tokens(ctx context.Context, field, _, text string) ([]string, 
 	}
 	return fts.ParseTokens(out)
 }
+
+// Engine is Elasticsearch's descriptor: full-text search and kNN vectors.
+var Engine = catalog.Engine{Name: "elasticsearch", Product: "Elasticsearch", Reach: catalog.HTTP, Search: New,
+	Vectors: func(_ context.Context, o fts.Options) (vectors.Engine, error) { return NewVectors(o) }}

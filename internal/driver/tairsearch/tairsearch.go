@@ -10,6 +10,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/tairbench/tairbench/internal/driver/catalog"
 	"github.com/tairbench/tairbench/internal/driver/fts"
 
 	"github.com/tairbench/tairbench/internal/serverstat"
@@ -195,3 +196,6 @@ func (e *tairSearch) Tokens(ctx context.Context, _, analyzer, text string) ([]st
 	}
 	return fts.ParseTokens([]byte(out))
 }
+
+// Engine is TairSearch's descriptor.
+var Engine = catalog.Engine{Name: "tairsearch", Product: "TairSearch", Reach: catalog.RESP, Search: New}

@@ -11,6 +11,8 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
+	"github.com/tairbench/tairbench/internal/driver/catalog"
+	"github.com/tairbench/tairbench/internal/driver/fts"
 	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/driver/vectors"
 	"github.com/tairbench/tairbench/internal/endpoint"
@@ -200,3 +202,7 @@ func (c *client) Search(_ context.Context, req []byte, ids []uint32) ([]uint32, 
 	}
 	return ids, nil
 }
+
+// Engine is TairVector's descriptor.
+var Engine = catalog.Engine{Name: "tairvector", Product: "TairVector", Reach: catalog.RESP,
+	Vectors: func(ctx context.Context, o fts.Options) (vectors.Engine, error) { return New(ctx, o.Target, o.Index) }}

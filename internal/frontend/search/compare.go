@@ -323,7 +323,7 @@ var refs = map[string]reference{
 
 func memCell(er EngineResult) string {
 	used := er.MemoryAfter.Used - er.MemoryBefore.Used
-	if er.Engine == "elasticsearch" {
+	if reachedByURL(er.Engine) { // a JVM: its heap and its store
 		return fmt.Sprintf("heap %s, store %s", report.MiB(er.MemoryAfter.Used), report.MiB(er.MemoryAfter.Store))
 	}
 	return report.MiB(used)

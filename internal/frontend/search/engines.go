@@ -1,39 +1,27 @@
 package search
 
 import (
-	"fmt"
-	"strings"
-
-	"github.com/tairbench/tairbench/internal/driver/elastic"
+	"github.com/tairbench/tairbench/internal/driver/catalog"
 	"github.com/tairbench/tairbench/internal/driver/fts"
 	"github.com/tairbench/tairbench/internal/driver/tairsearch"
+	"github.com/tairbench/tairbench/internal/frontend/engines"
 )
 
-// engines lists the search drivers a run can choose, by name: adding an
-// engine is a driver package and one line here.
-var engines = []struct {
-	name string
-	new  func(fts.Options) (fts.Engine, error)
-}{
-	{"elasticsearch", elastic.New},
-	{"tairsearch", tairsearch.New},
-}
-
-// New returns the named engine.
+// New returns the named full-text engine (frontend/engines lists them).
 func New(name string, o fts.Options) (fts.Engine, error) {
-	for _, e := range engines {
-		if e.name == name {
-			return e.new(o)
-		}
+	e, err := engines.Search(name)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("unknown engine %q (%s)", name, Names())
+	return e.Search(o)
 }
 
-// Names lists the engines, as "[elasticsearch tairsearch]".
-func Names() string {
-	n := make([]string, len(engines))
-	for i, e := range engines {
-		n[i] = e.name
-	}
-	return "[" + strings.Join(n, " ") + "]"
+// resp is the full-text engine a RESP target serves (-e's default).
+var resp = tairsearch.Engine
+
+// reachedByURL says whether the named engine is reached at a URL of its own
+// (-a http://…) rather than at the RESP target.
+func reachedByURL(name string) bool {
+	e, err := engines.Search(name)
+	return err == nil && e.Reach == catalog.HTTP
 }

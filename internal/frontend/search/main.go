@@ -8,8 +8,10 @@ import (
 	"os"
 	"strings"
 
+	"github.com/tairbench/tairbench/internal/driver/catalog"
 	"github.com/tairbench/tairbench/internal/driver/fts"
 	"github.com/tairbench/tairbench/internal/endpoint"
+	"github.com/tairbench/tairbench/internal/frontend/engines"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/frontend/output"
 	"github.com/tairbench/tairbench/internal/frontend/target"
@@ -78,21 +80,26 @@ func Main(ctx context.Context, w Words, io harness.IO) error {
 	if err := so.Validate(); err != nil {
 		return err
 	}
+	if _, err := engines.Search(so.Engine); err != nil {
+		return fmt.Errorf("-e: %w", err)
+	}
 	if w.DryRun {
 		so.Index = w.Index
 		dry := target.Dry(w.Addr, w.Server.Embedded)
-		if so.Engine == "elasticsearch" && w.Addr == "" {
-			dry = "Elasticsearch at -a (required)"
+		if e, err := engines.Search(so.Engine); err == nil && e.Reach == catalog.HTTP && w.Addr == "" {
+			dry = e.Product + " at -a (required)"
 		}
 		return DryRun(so, dry, io)
 	}
 	var tg endpoint.Target
 	stop := func() {}
-	if w.Server.Embedded || so.Engine == "tairsearch" {
+	if w.Server.Embedded || !reachedByURL(so.Engine) {
 		if tg, stop, err = w.tairTarget(io, w.Addr); err != nil {
 			return err
 		}
-		so.Engine = "tairsearch"
+		if w.Server.Embedded {
+			so.Engine = resp.Name // the embedded server serves TairSearch
+		}
 	} else {
 		if w.Addr == "" {
 			return errors.New("-a (the engine's address) is required")

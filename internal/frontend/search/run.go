@@ -7,7 +7,9 @@ import (
 	"os"
 	"strings"
 
+	"github.com/tairbench/tairbench/internal/driver/elastic"
 	"github.com/tairbench/tairbench/internal/driver/fts"
+	"github.com/tairbench/tairbench/internal/driver/tairsearch"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
@@ -146,13 +148,13 @@ func RunCompare(ctx context.Context, o RunCompareOptions, io harness.IO) (*Compa
 	}
 	eo := o.Engine
 	eo.Target, eo.Connections = o.Tair, o.Concurrency
-	ts, err := New("tairsearch", eo)
+	ts, err := tairsearch.Engine.Search(eo)
 	if err != nil {
 		return nil, err
 	}
 	// --timeout bounds both engines' requests.
 	eo.Target = endpoint.Target{Addr: o.ES, Auth: o.ESAuth, Timeout: o.Tair.Timeout}
-	es, err := New("elasticsearch", eo)
+	es, err := elastic.Engine.Search(eo)
 	if err != nil {
 		return nil, err
 	}

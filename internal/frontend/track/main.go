@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tairbench/tairbench/internal/driver/catalog"
+	"github.com/tairbench/tairbench/internal/frontend/engines"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/frontend/target"
 	tk "github.com/tairbench/tairbench/internal/track"
@@ -52,13 +54,13 @@ func Main(ctx context.Context, w Words, io harness.IO) error {
 		return fmt.Errorf("give --duration or --iterations, not both")
 	}
 	var err error
-	if ro.Engines, err = engines(w.Engines, ro.ES); err != nil {
+	if ro.Engines, err = chooseEngines(w.Engines, ro.ES); err != nil {
 		return err
 	}
 	if _, err := tk.Load(ro.Track); err != nil { // refused before any server starts
 		return err
 	}
-	if slices.Contains(ro.Engines, "tairsearch") {
+	if slices.ContainsFunc(ro.Engines, func(n string) bool { e, _ := engines.Search(n); return e.Reach == catalog.RESP }) {
 		s := w.Server
 		if w.TairAddr != "" {
 			s.Host = w.TairAddr
@@ -79,26 +81,28 @@ func Main(ctx context.Context, w Words, io harness.IO) error {
 	return err
 }
 
-// engines reads --engines (default: TairSearch, and Elasticsearch too
-// when es is given).
-func engines(list, es string) ([]string, error) {
+// chooseEngines reads --engines (default: the engines a RESP target
+// serves, and those reached by URL too when es is given).
+func chooseEngines(list, es string) ([]string, error) {
 	var out []string
-	switch {
-	case list != "":
+	if list != "" {
 		for _, e := range strings.Split(list, ",") {
 			out = append(out, strings.TrimSpace(e))
 		}
-	case es != "":
-		out = []string{"tairsearch", "elasticsearch"}
-	default:
-		out = []string{"tairsearch"}
-	}
-	for _, e := range out {
-		if e != "tairsearch" && e != "elasticsearch" {
-			return nil, fmt.Errorf("--engines: unknown engine %q (tairsearch, elasticsearch)", e)
+	} else {
+		for _, e := range engines.All {
+			if e.Search != nil && (e.Reach == catalog.RESP || es != "") {
+				out = append(out, e.Name)
+			}
 		}
-		if e == "elasticsearch" && es == "" {
-			return nil, fmt.Errorf("--engines names elasticsearch: give --es URL")
+	}
+	for _, name := range out {
+		e, err := engines.Search(name)
+		if err != nil {
+			return nil, fmt.Errorf("--engines: %w", err)
+		}
+		if e.Reach == catalog.HTTP && es == "" {
+			return nil, fmt.Errorf("--engines names %s: give --es URL", name)
 		}
 	}
 	return out, nil

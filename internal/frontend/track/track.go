@@ -15,9 +15,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tairbench/tairbench/internal/driver/catalog"
 	"github.com/tairbench/tairbench/internal/driver/fts"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/internal/frontend/engines"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/frontend/output"
 	"github.com/tairbench/tairbench/internal/frontend/search"
@@ -132,6 +134,12 @@ func corpusName(tr *tk.Track) string {
 	return fmt.Sprintf("generated %s, %d documents, seed %d", c.Generator, c.Docs, c.Seed)
 }
 
+// reachedByURL says whether the named engine is at a URL of its own.
+func reachedByURL(name string) bool {
+	e, ok := engines.ByName(name)
+	return ok && e.Reach == catalog.HTTP
+}
+
 // openEngines creates each engine's index from the track.
 func openEngines(ctx context.Context, o Options, tr *tk.Track, doc *result.TrackRun) ([]fts.Engine, error) {
 	if len(o.Engines) == 0 {
@@ -144,16 +152,20 @@ func openEngines(ctx context.Context, o Options, tr *tk.Track, doc *result.Track
 	var out []fts.Engine
 	for _, name := range o.Engines {
 		fo := fts.Options{Index: tr.Index.Name, Connections: clients, RefreshInterval: "1s"}
-		switch name {
-		case "tairsearch":
+		desc, err := engines.Search(name)
+		if err != nil {
+			return out, err
+		}
+		switch desc.Reach {
+		case catalog.RESP: // the track's TairSearch mapping
 			fo.Target, fo.Mapping = o.Tair, tr.Index.TairSearch
 			doc.Engines[name] = o.Tair.Addr
 			if o.Tair.InProcess {
 				doc.Engines[name] = "embedded server, not Tair"
 			}
-		case "elasticsearch":
+		default: // at --es: the track's Elasticsearch mapping, or one proposed from TairSearch's
 			if o.ES == "" {
-				return out, errors.New("elasticsearch needs --es URL")
+				return out, fmt.Errorf("%s needs --es URL", name)
 			}
 			fo.Target = endpoint.Target{Addr: o.ES, Auth: o.ESAuth, Timeout: o.Tair.Timeout}
 			fo.Mapping = tr.Index.Elasticsearch
@@ -166,8 +178,6 @@ func openEngines(ctx context.Context, o Options, tr *tk.Track, doc *result.Track
 				doc.Analyzers = notes
 			}
 			doc.Engines[name] = o.ES
-		default:
-			return out, fmt.Errorf("unknown engine %q (tairsearch, elasticsearch)", name)
 		}
 		e, err := search.New(name, fo)
 		if err != nil {
@@ -296,7 +306,7 @@ func (r *runner) runTask(ctx context.Context, e fts.Engine, f *feed, t tk.Task, 
 		write = &fts.WriteFactory{Engine: e, Encoded: f, Bulk: bulk}
 	}
 	rc := result.RunConfig{Mode: t.Kind(), Search: &result.SearchRunConfig{Engine: e.Name()}}
-	if tg := e.Target(); e.Name() == "elasticsearch" {
+	if tg := e.Target(); reachedByURL(e.Name()) {
 		rc.Search.URL = tg.Addr
 	} else {
 		rc.Target = tg.Result()

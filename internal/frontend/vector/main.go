@@ -11,7 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tairbench/tairbench/internal/driver/catalog"
 	"github.com/tairbench/tairbench/internal/endpoint"
+	"github.com/tairbench/tairbench/internal/frontend/engines"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/frontend/output"
 	"github.com/tairbench/tairbench/internal/frontend/target"
@@ -100,9 +102,11 @@ func (w Words) setup(ctx context.Context, io harness.IO) (vo Options, done func(
 			closers[i]()
 		}
 	}
+	resolved := false // the RESP target, resolved for the first engine that needs it
 	for _, n := range strings.Split(w.Engines, ",") {
 		n = strings.TrimSpace(n)
-		if n == "tairvector" {
+		if d, err := engines.Vectors(n); err == nil && d.Reach == catalog.RESP && !resolved {
+			resolved = true
 			var stop func()
 			if tt.Tair, stop, err = target.Resolve(io, w.Server); err != nil {
 				return vo, done, err

@@ -8,20 +8,19 @@ package vector
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/tairbench/tairbench/internal/driver/elastic"
+	"github.com/tairbench/tairbench/internal/driver/catalog"
 	"github.com/tairbench/tairbench/internal/driver/fts"
 	"github.com/tairbench/tairbench/internal/driver/redis"
-	"github.com/tairbench/tairbench/internal/driver/tairvector"
 	"github.com/tairbench/tairbench/internal/driver/vectors"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/internal/frontend/engines"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/run"
 	"github.com/tairbench/tairbench/internal/vecdata"
@@ -318,23 +317,6 @@ func AtRecall(points []result.VectorPoint, targets []float64) []result.QPSAtReca
 	return out
 }
 
-// engines lists the vector drivers a run can choose, by name: adding an
-// engine is a driver package and one line here.
-var engines = []struct {
-	name string
-	new  func(context.Context, Targets) (vectors.Engine, error)
-}{
-	{"tairvector", func(ctx context.Context, t Targets) (vectors.Engine, error) {
-		return tairvector.New(ctx, t.Tair, t.Index)
-	}},
-	{"elasticsearch", func(_ context.Context, t Targets) (vectors.Engine, error) {
-		if t.ES.Addr == "" {
-			return nil, errors.New("elasticsearch needs --es URL")
-		}
-		return elastic.NewVectors(fts.Options{Target: t.ES, Index: t.Index, Connections: t.Connections})
-	}},
-}
-
 // Targets are where the engines are.
 type Targets struct {
 	Tair, ES    endpoint.Target
@@ -342,16 +324,19 @@ type Targets struct {
 	Connections int
 }
 
-// NewEngine returns the named engine.
+// NewEngine returns the named vector engine (frontend/engines lists
+// them): at the RESP target, or at --es for an engine reached by URL.
 func NewEngine(ctx context.Context, name string, t Targets) (vectors.Engine, error) {
-	for _, e := range engines {
-		if e.name == name {
-			return e.new(ctx, t)
+	e, err := engines.Vectors(name)
+	if err != nil {
+		return nil, err
+	}
+	o := fts.Options{Target: t.Tair, Index: t.Index, Connections: t.Connections}
+	if e.Reach == catalog.HTTP {
+		if t.ES.Addr == "" {
+			return nil, fmt.Errorf("%s needs --es URL", name)
 		}
+		o.Target = t.ES
 	}
-	names := make([]string, len(engines))
-	for i, e := range engines {
-		names[i] = e.name
-	}
-	return nil, fmt.Errorf("unknown engine %q (%s)", name, strings.Join(names, ", "))
+	return e.Vectors(ctx, o)
 }
