@@ -46,6 +46,7 @@ func TestLayering(t *testing.T) {
 		{"internal/pollset", []string{module + "internal/", module + "pkg/"}, "the readiness set is a system primitive below the engine and the drivers"},
 		{"internal/endpoint", []string{"internal/driver", "internal/engine", "internal/cli", "go-redis"}, "the endpoint is plain data"},
 		{"internal/fulltext/...", []string{"internal/server", "internal/engine", "internal/cli"}, "the index is a library"},
+		{"internal/commands", []string{module + "internal/", module + "pkg/"}, "the command catalog is plain data for the server and the client alike"},
 	}
 	for _, r := range rules {
 		t.Run(r.pkgs, func(t *testing.T) {

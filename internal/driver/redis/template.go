@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tairbench/tairbench/internal/commands"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 )
 
@@ -165,13 +166,4 @@ func (w Workload) ModeName() string {
 // an empty one (a null or an empty array, which the workers count as
 // misses). An integer reply does not: TR.GETBIT, GETBIT, SISMEMBER,
 // EXISTS… answer alike for a missing key and an unset bit or member.
-func ReplyShowsMiss(command string) bool {
-	name, _, _ := strings.Cut(strings.TrimSpace(command), " ")
-	switch strings.ToUpper(name) {
-	case "TR.GETBIT", "TR.GETBITS", "TR.BITCOUNT", "TR.BITPOS", "TR.RANK", "TR.MIN", "TR.MAX", "TR.SCAN", "TR.JACCARD",
-		"TR.CONTAINS", "TR.BITOPCARD", "GETBIT", "BITCOUNT", "BITPOS", "SISMEMBER", "SMISMEMBER", "SCARD", "EXISTS", "STRLEN",
-		"LLEN", "HLEN", "ZCARD", "HEXISTS":
-		return false
-	}
-	return true
-}
+func ReplyShowsMiss(command string) bool { return commands.ShowsMiss(command) }

@@ -9,56 +9,23 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tairbench/tairbench/internal/commands"
 	driver "github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
-// fill is how --preload fills the key of a read command: the write
-// command's template, with {key} for the key and {end} for the last
-// offset __RAND2__ draws, and what one key takes beside its name.
-type fill struct {
-	template string
-	bytes    func(o Options) uint64
-	shape    string
+// holdBytes is what one preloaded key takes beside its name.
+func holdBytes(h commands.Holds, o Options) uint64 {
+	switch h {
+	case commands.Member:
+		return 80
+	case commands.RoaringRun: // a run container per 65,536 bits: a few bytes each
+		return 100 + 8*(o.R2/65536+1)
+	}
+	return uint64(o.DataSize) + 64
 }
-
-func dataBytes(o Options) uint64 { return uint64(o.DataSize) + 64 }
-
-// fills maps the read commands --preload knows to the write that makes
-// their keys exist.
-var fills = map[string]fill{
-	"GET":         {"SET {key} __DATA__", dataBytes, "a __DATA__ value"},
-	"STRLEN":      {"SET {key} __DATA__", dataBytes, "a __DATA__ value"},
-	"EXISTS":      {"SET {key} __DATA__", dataBytes, "a __DATA__ value"},
-	"GETRANGE":    {"SET {key} __DATA__", dataBytes, "a __DATA__ value"},
-	"GETBIT":      {"SET {key} __DATA__", dataBytes, "a __DATA__ value"},
-	"BITCOUNT":    {"SET {key} __DATA__", dataBytes, "a __DATA__ value"},
-	"HGETALL":     {"HSET {key} f __DATA__", dataBytes, "a hash of one field f"},
-	"SMEMBERS":    {"SADD {key} m", func(Options) uint64 { return 80 }, "a set of one member m"},
-	"SCARD":       {"SADD {key} m", func(Options) uint64 { return 80 }, "a set of one member m"},
-	"LRANGE":      {"RPUSH {key} __DATA__", dataBytes, "a list of one __DATA__ value"},
-	"LLEN":        {"RPUSH {key} __DATA__", dataBytes, "a list of one __DATA__ value"},
-	"TR.GETBIT":   {"TR.SETRANGE {key} 0 {end}", roaringRun, "the run [0, r2) of TairRoaring bits"},
-	"TR.GETBITS":  {"TR.SETRANGE {key} 0 {end}", roaringRun, "the run [0, r2) of TairRoaring bits"},
-	"TR.BITCOUNT": {"TR.SETRANGE {key} 0 {end}", roaringRun, "the run [0, r2) of TairRoaring bits"},
-	"TR.RANK":     {"TR.SETRANGE {key} 0 {end}", roaringRun, "the run [0, r2) of TairRoaring bits"},
-	"TR.RANGE":    {"TR.SETRANGE {key} 0 {end}", roaringRun, "the run [0, r2) of TairRoaring bits"},
-	"TR.SCAN":     {"TR.SETRANGE {key} 0 {end}", roaringRun, "the run [0, r2) of TairRoaring bits"},
-	"TR.BITPOS":   {"TR.SETRANGE {key} 0 {end}", roaringRun, "the run [0, r2) of TairRoaring bits"},
-	"TR.MIN":      {"TR.SETRANGE {key} 0 {end}", roaringRun, "the run [0, r2) of TairRoaring bits"},
-	"TR.MAX":      {"TR.SETRANGE {key} 0 {end}", roaringRun, "the run [0, r2) of TairRoaring bits"},
-	"TR.STAT":     {"TR.SETRANGE {key} 0 {end}", roaringRun, "the run [0, r2) of TairRoaring bits"},
-}
-
-// roaringRun is a run container per 65,536 bits: a few bytes each.
-func roaringRun(o Options) uint64 { return 100 + 8*(o.R2/65536+1) }
-
-// writes are commands that need no preload: they make their keys.
-var writes = map[string]bool{"SET": true, "SETBIT": true, "SETRANGE": true, "APPEND": true, "INCR": true, "INCRBY": true,
-	"DEL": true, "HSET": true, "SADD": true, "ZADD": true, "LPUSH": true, "RPUSH": true, "TR.SETBIT": true, "TR.SETBITS": true,
-	"TR.SETRANGE": true, "TR.APPENDBITARRAY": true, "TR.FLIPRANGE": true, "TR.CLEARBITS": true, "MULTI": true, "EXEC": true}
 
 var placeholder = regexp.MustCompile(`__RAND(\d?)(\{[a-z0-9]+\})?__`)
 
@@ -80,11 +47,12 @@ func planPreload(o Options, opts cmdtmpl.Options) ([]preloadPlan, error) {
 			continue
 		}
 		name := strings.ToUpper(args[0])
-		if writes[name] {
+		info, _ := commands.Lookup(name)
+		if info.Write || info.NoKey {
 			continue
 		}
-		f, ok := fills[name]
-		if !ok {
+		f := info.Fill
+		if f == nil {
 			return nil, fmt.Errorf("--preload does not know how to fill the keys of %s: fill them with a run of a write command first", name)
 		}
 		key := args[1]
@@ -92,7 +60,7 @@ func planPreload(o Options, opts cmdtmpl.Options) ([]preloadPlan, error) {
 		if len(m) > 1 {
 			return nil, fmt.Errorf("--preload: the key %s draws %d placeholders; it fills keys of one placeholder", key, len(m))
 		}
-		p := preloadPlan{read: name, shape: f.shape, opts: opts, keys: 1}
+		p := preloadPlan{read: name, shape: f.Shape, opts: opts, keys: 1}
 		if len(m) == 1 {
 			n := 1
 			if m[0][1] != "" {
@@ -105,8 +73,8 @@ func planPreload(o Options, opts cmdtmpl.Options) ([]preloadPlan, error) {
 			p.opts.Ranges[n] = cmdtmpl.Range{Max: r.Max, Dist: cmdtmpl.Seq, Offset: r.Offset, Pad: r.Pad}
 			p.keys = int64(r.Max)
 		}
-		p.template = strings.NewReplacer("{key}", key, "{end}", strconv.FormatUint(max(o.R2, 1)-1, 10)).Replace(f.template)
-		p.bytes = uint64(p.keys) * (uint64(len(key)) + 16 + f.bytes(o))
+		p.template = strings.NewReplacer("{key}", key, "{end}", strconv.FormatUint(max(o.R2, 1)-1, 10)).Replace(f.Template)
+		p.bytes = uint64(p.keys) * (uint64(len(key)) + 16 + holdBytes(f.Holds, o))
 		plans = append(plans, p)
 	}
 	if len(plans) == 0 {
