@@ -10,6 +10,7 @@ import (
 	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/frontend/tmplrun"
 	"github.com/tairbench/tairbench/internal/run"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 	"github.com/tairbench/tairbench/pkg/result"
@@ -75,7 +76,7 @@ func (o *Options) timeRun(ctx context.Context, io harness.IO, s *bitmaps.Store, 
 		loop = fmt.Sprintf("closed, %d cmds", count)
 	}
 	name := s.Kind + " " + op.Name
-	spec := run.FromTemplate(ts, name, io.Version, s.Target, w, cfg)
+	spec := tmplrun.FromTemplate(ts, name, io.Version, s.Target, w, cfg)
 	r, _, err := run.Run(ctx, spec)
 	if err != nil {
 		return nil, err

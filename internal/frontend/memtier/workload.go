@@ -10,6 +10,7 @@ import (
 	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/internal/frontend/tmplrun"
 	"github.com/tairbench/tairbench/internal/run"
 	"github.com/tairbench/tairbench/internal/stats"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
@@ -191,5 +192,5 @@ func (o Options) RunSpec(name, version string, tg endpoint.Target, seed uint64, 
 	}
 	cfg := engine.Config{Workers: o.Connections(), OpsPerWorker: o.PerClient(), Duration: time.Duration(o.TestTime) * time.Second,
 		Seed: seed, Rate: float64(o.RateLimiting * o.Connections()), Progress: progress}
-	return run.FromTemplate(ts, name, version, tg, w, cfg), nil
+	return tmplrun.FromTemplate(ts, name, version, tg, w, cfg), nil
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/frontend/output"
 	"github.com/tairbench/tairbench/internal/frontend/target"
+	"github.com/tairbench/tairbench/internal/frontend/tmplrun"
 	"github.com/tairbench/tairbench/internal/run"
 	"github.com/tairbench/tairbench/internal/run/capacity"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
@@ -324,7 +325,7 @@ func (r *runner) spec(name string, cfg engine.Config) run.Spec {
 	cfg.Workers, cfg.Seed, cfg.Arrivals, cfg.MaxErrors = r.o.Parallel, r.seed, r.o.Arrivals, r.o.MaxErrors
 	cfg.SendGrid = r.o.SendGrid
 	cfg.StartAt = r.o.Shard.StartAt
-	spec := run.FromTemplate(r.ts, name, r.io.Version, r.tg, r.w, cfg)
+	spec := tmplrun.FromTemplate(r.ts, name, r.io.Version, r.tg, r.w, cfg)
 	spec.Config.Shard = r.o.Shard.Label()
 	spec.Log = r.io.Err
 	return spec

@@ -9,6 +9,7 @@ import (
 	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/internal/frontend/tmplrun"
 	"github.com/tairbench/tairbench/internal/run"
 	"github.com/tairbench/tairbench/internal/stats"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
@@ -152,5 +153,5 @@ func (o Options) Spec(t Test, version string, tg endpoint.Target, progress func(
 		return run.Spec{}, fmt.Errorf("test %s: %w", t.Name, err)
 	}
 	cfg := engine.Config{Workers: o.Clients, Ops: o.Requests, Seed: o.Seed, Progress: progress}
-	return run.FromTemplate(ts, t.Name, version, tg, w, cfg), nil
+	return tmplrun.FromTemplate(ts, t.Name, version, tg, w, cfg), nil
 }

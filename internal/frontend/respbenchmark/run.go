@@ -14,6 +14,7 @@ import (
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/frontend/output"
 	"github.com/tairbench/tairbench/internal/frontend/target"
+	"github.com/tairbench/tairbench/internal/frontend/tmplrun"
 	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/internal/run"
 	"github.com/tairbench/tairbench/internal/stats"
@@ -123,7 +124,7 @@ func (b *bench) measure(ctx context.Context, conns int) (*result.Run, error) {
 	if !b.o.Quiet {
 		cfg.Progress = b.progress(conns)
 	}
-	spec := run.FromTemplate(b.ts, b.name(), b.io.Version, b.tg, b.w, cfg)
+	spec := tmplrun.FromTemplate(b.ts, b.name(), b.io.Version, b.tg, b.w, cfg)
 	res, _, err := run.Run(ctx, spec)
 	return res, err
 }
@@ -140,7 +141,7 @@ func (b *bench) findConnections(ctx context.Context) (int, error) {
 				break
 			}
 		}
-		res, _, err := run.Run(ctx, run.FromTemplate(b.ts, fmt.Sprintf("connections %d", conns), b.io.Version, b.tg, b.w, cfg))
+		res, _, err := run.Run(ctx, tmplrun.FromTemplate(b.ts, fmt.Sprintf("connections %d", conns), b.io.Version, b.tg, b.w, cfg))
 		if err != nil {
 			return 0, fmt.Errorf("finding the connection count (-c 0): %w", err)
 		}
@@ -198,7 +199,7 @@ func (b *bench) dryRun(tg endpoint.Target) error {
 		p.Note("-c 0: closed-loop runs of 1 s with 1, 2, 4 … connections (at most %d) first, until the rate grows by less than 30 %%", maxAuto)
 		conns = 1
 	}
-	spec := run.FromTemplate(b.ts, b.name(), b.io.Version, tg, b.w, b.config(conns))
+	spec := tmplrun.FromTemplate(b.ts, b.name(), b.io.Version, tg, b.w, b.config(conns))
 	if spec.Engine.Duration == unbounded {
 		spec.Engine.Duration = 0
 		p.Note("neither -n nor -s: the run goes on until interrupted")

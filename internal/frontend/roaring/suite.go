@@ -11,6 +11,7 @@ import (
 	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/internal/frontend/tmplrun"
 	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/internal/run"
 	"github.com/tairbench/tairbench/internal/run/capacity"
@@ -299,7 +300,7 @@ func runCase(ctx context.Context, o CaseOptions, c Case) (CaseResult, error) {
 		fmt.Fprintf(o.Log, "%s: capacity search for %s\n", c.ID, so.SLO)
 	}
 	run, _, search, err := capacity.Case(ctx, slo, func() (run.Spec, error) {
-		return run.FromTemplate(ts, c.ID, o.Version, t, w, engine.Config{Workers: c.Parallel, Duration: o.CaseDuration, Seed: seed}), nil
+		return tmplrun.FromTemplate(ts, c.ID, o.Version, t, w, engine.Config{Workers: c.Parallel, Duration: o.CaseDuration, Seed: seed}), nil
 	})
 	if err != nil {
 		return CaseResult{}, err

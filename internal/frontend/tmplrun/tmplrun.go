@@ -1,4 +1,8 @@
-package run
+// Package tmplrun makes a run of a RESP command template: the driver's
+// template spec and workload become a run.Spec with the driver's
+// factory, identification, INFO sampler and reconciliation. It sits above
+// the run layer, which imports no driver.
+package tmplrun
 
 import (
 	"context"
@@ -9,19 +13,20 @@ import (
 	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/internal/run"
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
 // FromTemplate is the spec that runs the template spec ts's workload w
 // against t with the engine settings cfg (its OpsPerRequest is set from w).
-func FromTemplate(ts redis.TemplateSpec, name, version string, t endpoint.Target, w redis.Workload, cfg engine.Config) Spec {
+func FromTemplate(ts redis.TemplateSpec, name, version string, t endpoint.Target, w redis.Workload, cfg engine.Config) run.Spec {
 	cfg.OpsPerRequest = w.OpsPerRequest()
 	cfg.Operations = w.OpNames()
 	ranges := w.Program.RangeSpecs()
 	for _, o := range w.Ops[min(1, len(w.Ops)):] {
 		maps.Copy(ranges, o.Program.RangeSpecs())
 	}
-	spec := Spec{
+	spec := run.Spec{
 		Name:    name,
 		Command: strings.Join(ts.Templates(), " | "),
 		Version: version,
