@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -95,6 +96,15 @@ func TestCLIOnlyMapsFlags(t *testing.T) {
 		}
 		require.True(t, ok, "internal/cli imports %s: reach it through a front-end (internal/frontend/...)", own)
 	}
+}
+
+// TestEngineSpeaksItsOwnTypes: the engine's stop reasons, seeds and
+// availability are its own; the run layer converts them into the result
+// schema, which the engine does not import.
+func TestEngineSpeaksItsOwnTypes(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{join .Imports " "}}`, "../internal/engine").CombinedOutput()
+	require.NoError(t, err, string(out))
+	assert.NotContains(t, strings.Fields(string(out)), module+"pkg/result", "internal/engine imports pkg/result")
 }
 
 // bans says whether the banned name b covers the dependency d: this

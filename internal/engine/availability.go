@@ -3,8 +3,6 @@ package engine
 import (
 	"sync"
 	"time"
-
-	"github.com/tairbench/tairbench/pkg/result"
 )
 
 // availability tracks when workers have no usable connection. Workers call
@@ -126,7 +124,7 @@ func (a *availability) downFor(now time.Time) (time.Duration, bool) {
 }
 
 // finish closes the periods still open at end (the end of measurement).
-func (a *availability) finish(end time.Time, measured time.Duration, stillDown []bool) result.Availability {
+func (a *availability) finish(end time.Time, measured time.Duration, stillDown []bool) Availability {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.closeSegment(end)
@@ -135,7 +133,7 @@ func (a *availability) finish(end time.Time, measured time.Duration, stillDown [
 			a.downtime += a.span(a.downSince[id], end)
 		}
 	}
-	r := result.Availability{UnreachableMS: ms(min(a.unreachable, measured)), Connections: a.workers,
+	r := Availability{UnreachableMS: ms(min(a.unreachable, measured)), Connections: a.workers,
 		DowntimeMS: ms(a.downtime), Reconnects: a.reconnects, SilentSeconds: []int{}}
 	if measured > 0 {
 		r.UnreachableFraction = float64(min(a.unreachable, measured)) / float64(measured)

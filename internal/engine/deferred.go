@@ -3,8 +3,6 @@ package engine
 import (
 	"context"
 	"time"
-
-	"github.com/tairbench/tairbench/pkg/result"
 )
 
 // collectAfter bounds how long a deferring worker leaves a reply unread
@@ -82,7 +80,7 @@ func (l *loop) runDeferred(d Deferrer) {
 		}
 		k := uint64(l.sent)
 		if _, stop := l.pacer.Pace(0, k); stop {
-			r.finish(result.StopDuration)
+			r.finish(StopDuration)
 			return
 		}
 		due := l.pacer.Due(k)

@@ -21,7 +21,6 @@ import (
 	"time"
 
 	"github.com/tairbench/tairbench/internal/stats"
-	"github.com/tairbench/tairbench/pkg/result"
 )
 
 // Step reports what one Exec did. The worker fills it; the engine resets it.
@@ -132,7 +131,7 @@ type Config struct {
 	ProgressTotals bool
 	// Backoff is the pause after a failed request (default 20 ms).
 	Backoff time.Duration
-	// GiveUp, when set, stops the run (result.StopUnreachable) once no
+	// GiveUp, when set, stops the run (StopUnreachable) once no
 	// connection has been usable for this long.
 	GiveUp time.Duration
 	// GiveUpSilent, when longer than GiveUp, is how long the run goes on
@@ -195,11 +194,11 @@ type Result struct {
 	Snapshot   stats.Snapshot
 	StartedAt  time.Time
 	Elapsed    time.Duration
-	StopReason string
-	Seeds      result.Seeds
+	StopReason StopReason
+	Seeds      Seeds
 	CPU        CPUUsage
 	// Availability is how long connections were lost, and the target unreachable.
-	Availability result.Availability
+	Availability Availability
 	// SendGrid is the grid an open loop's requests were sent on (0: each
 	// woken at its own intended start, or a closed loop).
 	SendGrid time.Duration
@@ -219,13 +218,13 @@ func NewSeed() uint64 { return rand.Uint64() }
 
 // Run connects the workers, runs the load and returns the merged result.
 // A cancelled ctx ends the run early; the partial result is still returned
-// with result.StopInterrupted.
+// with StopInterrupted.
 func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Seeds: result.Seeds{Base: cfg.Seed}}
+	res := &Result{Seeds: Seeds{Base: cfg.Seed}}
 	// The workers' connections live under a context of the run's own, so
 	// that ending the run at once also ends the requests in flight.
 	wctx, wcancel := context.WithCancel(ctx)
@@ -271,7 +270,7 @@ func (cfg Config) withDefaults() (Config, error) {
 }
 
 // connect makes the workers, recording each one's seed.
-func connect(ctx context.Context, cfg Config, f Factory, seeds *result.Seeds) ([]Worker, error) {
+func connect(ctx context.Context, cfg Config, f Factory, seeds *Seeds) ([]Worker, error) {
 	workers := make([]Worker, cfg.Workers)
 	for i := range workers {
 		seed := WorkerSeed(cfg.Seed, i)
@@ -355,19 +354,19 @@ func (r *runState) supervise(ctx context.Context, done <-chan struct{}) {
 		case <-done:
 			return
 		case <-ctx.Done():
-			r.stop(result.StopInterrupted)
+			r.stop(StopInterrupted)
 		case <-deadline:
-			r.finish(result.StopDuration)
+			r.finish(StopDuration)
 			t := time.NewTimer(r.grace())
 			defer t.Stop()
 			lateStop = t.C
 			deadline = nil
 		case <-lateStop:
 			r.abandoned.Store(true)
-			r.stop(result.StopDuration) // blocked reads return at once; failed counts them
+			r.stop(StopDuration) // blocked reads return at once; failed counts them
 		case now := <-giveUp:
 			if d, refused := r.avail.downFor(now); refused && d >= cfg.GiveUp || d >= max(cfg.GiveUp, cfg.GiveUpSilent) {
-				r.stop(result.StopUnreachable)
+				r.stop(StopUnreachable)
 			}
 		case <-tick.C:
 			p := r.agg.Tick(next)
@@ -386,12 +385,12 @@ func (r *runState) collect(ctx context.Context, res *Result) {
 	res.StartedAt = r.begin
 	res.CPU = readCPU().Sub(r.cpu0)
 	res.CPU.Wall = end.Sub(r.begin)
-	res.StopReason = result.StopDuration
-	if reason, ok := r.stopReason.Load().(string); ok {
+	res.StopReason = StopDuration
+	if reason, ok := r.stopReason.Load().(StopReason); ok {
 		res.StopReason = reason
 	}
 	if ctx.Err() != nil {
-		res.StopReason = result.StopInterrupted
+		res.StopReason = StopInterrupted
 	}
 	measured := end.Sub(r.agg.Start())
 	if !r.deadline.IsZero() && end.After(r.deadline) {

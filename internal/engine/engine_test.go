@@ -10,8 +10,6 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/tairbench/tairbench/pkg/result"
-
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -84,7 +82,7 @@ func TestStopByCount(t *testing.T) {
 			f := &fakeFactory{ops: int(tc.per)}
 			res, err := Run(context.Background(), Config{Workers: 4, Ops: tc.ops, OpsPerRequest: int(tc.per), Seed: 1}, f)
 			require.NoError(t, err)
-			assert.Equal(t, result.StopCount, res.StopReason)
+			assert.Equal(t, StopCount, res.StopReason)
 			assert.Equal(t, tc.wantSteps, res.Snapshot.Totals.Requests)
 			assert.Equal(t, tc.wantSteps*tc.per, res.Snapshot.Totals.Ops)
 			assert.Equal(t, int64(4), f.closed.Load())
@@ -103,7 +101,7 @@ func TestStopByDuration(t *testing.T) {
 		res, err := Run(context.Background(), Config{Workers: 2, Duration: 1200 * time.Millisecond, Tick: 200 * time.Millisecond,
 			Progress: func(stats.Progress) { ticks.Add(1) }}, f)
 		require.NoError(t, err)
-		assert.Equal(t, result.StopDuration, res.StopReason)
+		assert.Equal(t, StopDuration, res.StopReason)
 		assert.InDelta(t, 1200*time.Millisecond, time.Since(start), float64(2*time.Millisecond), "requests in flight at the deadline complete")
 		assert.InDelta(t, 2400, res.Snapshot.Totals.Ops, 2, "two workers, one request a millisecond each")
 		assert.GreaterOrEqual(t, ticks.Load(), int64(5))
@@ -154,7 +152,7 @@ func TestMaxErrorsStops(t *testing.T) {
 	f := &fakeFactory{transErr: true}
 	res, err := Run(context.Background(), Config{Workers: 2, Duration: 10 * time.Second, MaxErrors: 5, Backoff: time.Millisecond}, f)
 	require.NoError(t, err)
-	assert.Equal(t, result.StopMaxErrors, res.StopReason)
+	assert.Equal(t, StopMaxErrors, res.StopReason)
 	assert.GreaterOrEqual(t, res.Snapshot.Totals.TransportErrors, int64(5))
 	assert.Equal(t, "read: connection reset", res.Snapshot.Errors[0].Message)
 }
@@ -168,7 +166,7 @@ func TestInterruptKeepsPartialResult(t *testing.T) {
 		res, err := Run(ctx, Config{Workers: 3, Duration: time.Minute}, f)
 		require.NoError(t, err)
 		assert.Equal(t, 300*time.Millisecond, time.Since(start))
-		assert.Equal(t, result.StopInterrupted, res.StopReason)
+		assert.Equal(t, StopInterrupted, res.StopReason)
 		assert.InDelta(t, 900, res.Snapshot.Totals.Ops, 3)
 		assert.Zero(t, res.Snapshot.Totals.Errors, "the cancelled in-flight request is not an error")
 	})
@@ -499,7 +497,7 @@ func TestCountAfterWarmup(t *testing.T) {
 		res, err := Run(context.Background(), Config{Workers: 2, Ops: 100, Warmup: 300 * time.Millisecond}, f)
 		require.NoError(t, err)
 		tot := res.Snapshot.Totals
-		assert.Equal(t, result.StopCount, res.StopReason)
+		assert.Equal(t, StopCount, res.StopReason)
 		assert.Equal(t, int64(100), tot.Ops)
 		assert.InDelta(t, 600, tot.WarmupOps, 2)
 	})
@@ -531,7 +529,7 @@ func TestBackgroundWorkersEndWithTheCount(t *testing.T) {
 		start := time.Now()
 		res, err := Run(context.Background(), Config{Workers: 3, Background: 1, Ops: 200, Operations: []string{"query", "write"}}, f)
 		require.NoError(t, err)
-		assert.Equal(t, result.StopCount, res.StopReason)
+		assert.Equal(t, StopCount, res.StopReason)
 		ops := res.Snapshot.Operations
 		require.Len(t, ops, 2)
 		assert.Equal(t, int64(200), ops[0].Ops, "the count is the queries'")

@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/tairbench/tairbench/pkg/result"
 )
 
 // A group runs a share of the send grid's workers in one goroutine (one
@@ -221,7 +219,7 @@ func (g *group) next(m *member) {
 	}
 	k := uint64(l.sent)
 	if _, stop := l.pacer.Pace(0, k); stop {
-		r.finish(result.StopDuration)
+		r.finish(StopDuration)
 		g.retire(m)
 		return
 	}

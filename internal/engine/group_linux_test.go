@@ -267,7 +267,7 @@ func TestGroupEndsWhenRepliesStop(t *testing.T) {
 	start = time.Now()
 	res, err = Run(ctx, Config{Workers: 4, Duration: time.Hour, Rate: 1000, Seed: 1, SendGrid: 250 * time.Microsecond}, stalled)
 	require.NoError(t, err)
-	assert.Equal(t, "interrupted", res.StopReason)
+	assert.Equal(t, StopInterrupted, res.StopReason)
 	assert.Less(t, time.Since(start), 10*time.Second)
 }
 
@@ -409,7 +409,7 @@ func TestClosedGroupEndsWhenRepliesStop(t *testing.T) {
 	start = time.Now()
 	res, err = Run(ctx, Config{Workers: 4, Duration: time.Hour, Seed: 1}, stalled)
 	require.NoError(t, err)
-	assert.Equal(t, "interrupted", res.StopReason)
+	assert.Equal(t, StopInterrupted, res.StopReason)
 	assert.Less(t, time.Since(start), 10*time.Second)
 }
 

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/tairbench/tairbench/internal/stats"
-	"github.com/tairbench/tairbench/pkg/result"
 )
 
 // runState is what a run's worker loops share: the budgets, the ways the
@@ -88,7 +87,7 @@ func (r *runState) grace() time.Duration {
 
 // stop ends the run at once: requests in flight are abandoned (interrupt,
 // error budget, unreachable target).
-func (r *runState) stop(reason string) {
+func (r *runState) stop(reason StopReason) {
 	r.stopReason.CompareAndSwap(nil, reason)
 	r.cancel()
 	if r.abort != nil {
@@ -99,7 +98,7 @@ func (r *runState) stop(reason string) {
 // finish ends the run when the requests in flight complete: at the deadline
 // they are counted as completed after it, so that the server's count and
 // the client's agree.
-func (r *runState) finish(reason string) {
+func (r *runState) finish(reason StopReason) {
 	r.stopReason.CompareAndSwap(nil, reason)
 	r.finishing.Store(true)
 	r.haltOnce.Do(func() { close(r.halt) })
@@ -322,7 +321,7 @@ func (r *runState) loopDone(id int) {
 		return
 	}
 	if r.budgeted.Add(-1) == 0 {
-		r.finish(result.StopCount)
+		r.finish(StopCount)
 	}
 }
 
@@ -343,7 +342,7 @@ func (l *loop) claim() bool {
 	}
 	if r.workerSteps >= 0 {
 		if l.mine >= r.workerSteps {
-			r.stopReason.CompareAndSwap(nil, result.StopCount)
+			r.stopReason.CompareAndSwap(nil, StopCount)
 			return false
 		}
 		l.mine++
@@ -352,7 +351,7 @@ func (l *loop) claim() bool {
 		// The budget is spent: this worker stops, the others finish the
 		// requests they claimed (cancelling them would drop requests the
 		// server may have run).
-		r.stopReason.CompareAndSwap(nil, result.StopCount)
+		r.stopReason.CompareAndSwap(nil, StopCount)
 		return false
 	}
 	return true
@@ -391,7 +390,7 @@ func (l *loop) pace() bool {
 	elapsed := time.Since(r.begin)
 	wait, stop := l.pacer.Pace(elapsed, uint64(l.sent))
 	if stop {
-		r.finish(result.StopDuration) // nothing more is scheduled inside the run
+		r.finish(StopDuration) // nothing more is scheduled inside the run
 		return false
 	}
 	due := l.pacer.Due(uint64(l.sent))
@@ -427,7 +426,7 @@ func (l *loop) failed(err error, t1 time.Time) bool {
 	r := l.r
 	l.countLanded(t1)
 	if errors.Is(err, ErrDone) {
-		r.stopReason.CompareAndSwap(nil, result.StopExhausted)
+		r.stopReason.CompareAndSwap(nil, StopExhausted)
 		return false
 	}
 	if r.ctx.Err() != nil {
@@ -435,7 +434,7 @@ func (l *loop) failed(err error, t1 time.Time) bool {
 		return false
 	}
 	if !r.deadline.IsZero() && t1.After(r.deadline) {
-		r.finish(result.StopDuration) // past the measured time
+		r.finish(StopDuration) // past the measured time
 		return false
 	}
 	var ce *ConnectError
@@ -456,7 +455,7 @@ func (l *loop) failed(err error, t1 time.Time) bool {
 		r.avail.failedAgain(l.id, t1, ce != nil)
 	}
 	if r.cfg.MaxErrors > 0 && r.errCount.Add(1) >= r.cfg.MaxErrors {
-		r.stop(result.StopMaxErrors)
+		r.stop(StopMaxErrors)
 	}
 	select {
 	case <-r.ctx.Done():
@@ -477,11 +476,11 @@ func (l *loop) failed(err error, t1 time.Time) bool {
 // target's, and is not counted.
 func (l *loop) abandon(t1 time.Time) {
 	r := l.r
-	reason, _ := r.stopReason.Load().(string)
-	if reason == result.StopInterrupted || reason == "" && !r.abandoned.Load() {
+	reason, _ := r.stopReason.Load().(StopReason)
+	if reason == StopInterrupted || reason == "" && !r.abandoned.Load() {
 		return
 	}
-	why := "the run stopped (" + reason + ")"
+	why := "the run stopped (" + string(reason) + ")"
 	if r.abandoned.Load() {
 		why = fmt.Sprintf("no reply %s after the run's end", r.grace())
 	}
@@ -509,7 +508,7 @@ func (l *loop) replied(t0, t1 time.Time) bool {
 	}
 	if !r.deadline.IsZero() && t1.After(r.deadline) {
 		l.rec.Late(st.Ops)
-		r.finish(result.StopDuration)
+		r.finish(StopDuration)
 		return false
 	}
 	if !st.Sent.IsZero() {
@@ -530,7 +529,7 @@ func (l *loop) replied(t0, t1 time.Time) bool {
 	if st.Failed > 0 || st.Err != nil {
 		l.rec.Error(t1, stats.Reply, st.Err, st.Failed)
 		if r.cfg.MaxErrors > 0 && r.errCount.Add(int64(max(st.Failed, 1))) >= r.cfg.MaxErrors {
-			r.stop(result.StopMaxErrors)
+			r.stop(StopMaxErrors)
 		}
 	}
 	return true

@@ -3,8 +3,6 @@ package engine
 import (
 	"context"
 	"time"
-
-	"github.com/tairbench/tairbench/pkg/result"
 )
 
 // Streamer is a window pipeline that can also run an open loop: each
@@ -116,7 +114,7 @@ func (l *loop) nextDue() (time.Duration, bool) {
 	}
 	k := uint64(l.sent)
 	if _, stop := l.pacer.Pace(0, k); stop {
-		l.r.finish(result.StopDuration)
+		l.r.finish(StopDuration)
 		return 0, false
 	}
 	return l.pacer.Due(k), true

@@ -85,7 +85,7 @@ func Run(ctx context.Context, s Spec) (*result.Run, *hdr.Histogram, error) {
 		if len(s.Reconcile) > 0 {
 			t := res.Snapshot.Totals
 			cv := clientView{Counted: t.Ops + t.WarmupOps + t.AfterDeadlineOps, Lost: t.LostOps, Connections: s.Engine.Workers,
-				Interrupted: res.StopReason == result.StopInterrupted}
+				Interrupted: res.StopReason == engine.StopInterrupted}
 			if _, ok := s.Factory.(ClusterReporter); ok {
 				cv.Connections = 0 // each worker connects to every node
 			}
@@ -115,10 +115,10 @@ func assemble(s Spec, res *engine.Result, server *result.ServerTimeline) *result
 		Name:       s.Name,
 		Command:    s.Command,
 		Config:     cfg,
-		Seeds:      res.Seeds,
+		Seeds:      result.Seeds(res.Seeds),
 		DurationMS: float64(res.Elapsed) / float64(time.Millisecond),
 		WarmupMS:   float64(s.Engine.Warmup) / float64(time.Millisecond),
-		StopReason: res.StopReason,
+		StopReason: string(res.StopReason),
 		Totals:     snap.Totals,
 		Errors:     snap.Errors,
 		Series:     snap.Series,
@@ -154,7 +154,7 @@ func assemble(s Spec, res *engine.Result, server *result.ServerTimeline) *result
 		o.Histogram = result.EncodeHistogram(snap.OpHistograms[i])
 		r.Operations = append(r.Operations, o)
 	}
-	r.Availability = res.Availability
+	r.Availability = result.Availability(res.Availability)
 	if cr, ok := s.Factory.(ClusterReporter); ok {
 		r.Cluster = cr.ClusterRouting()
 	}
