@@ -22,6 +22,17 @@ var (
 	buildErr  error
 )
 
+// TestMain removes the binary the tests built, so that nothing is left in
+// the system's temporary folder.
+func TestMain(m *testing.M) {
+	defer func() {
+		if binPath != "" {
+			_ = os.RemoveAll(filepath.Dir(binPath))
+		}
+	}()
+	m.Run() // its exit code is the test binary's (Go 1.15 and later)
+}
+
 // binary builds tairbench once for the package's tests. It is built
 // without the race detector even under 'go test -race', so that schedules
 // and rates are measured as users run them.
