@@ -1,0 +1,79 @@
+package whitepaper
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/frontend/output"
+	"github.com/tairbench/tairbench/internal/frontend/target"
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+func streams() (harness.IO, *bytes.Buffer, *bytes.Buffer) {
+	var out, errb bytes.Buffer
+	return harness.IO{Out: &out, Err: &errb, In: strings.NewReader(""), Version: "test"}, &out, &errb
+}
+
+// server is the target as the user names it (no --host: the embedded
+// server for the RESP suites, a redis-server for the YCSB ones).
+var server = target.Options{Host: "127.0.0.1", Port: 6379, Protocol: 2, Timeout: 5 * time.Second}
+
+// TestDryRunsNameEveryCase: each suite's dry run lists its cases and its
+// target, and sends nothing.
+func TestDryRunsNameEveryCase(t *testing.T) {
+	cases := map[string][]string{
+		"enhanced": {"SET 64 B", "GET 128 B", "would start in this process; not Tair"},
+		"cluster":  {"memtier", "would start in this process; not Tair"},
+		"pmem":     {"ycsb load redis", "a redis-server this run would start on a free port"},
+		"essd":     {"ycsb", "a redis-server this run would start on a free port"},
+	}
+	for _, suite := range Suites {
+		t.Run(suite, func(t *testing.T) {
+			io, out, _ := streams()
+			ro := RunOptions{Suite: suite, DryRun: true,
+				YCSBOptions: YCSBOptions{Options: Options{Requests: 1000, TestTime: time.Second, Sizes: []int{64, 128}}, Records: 100, Operations: 100, Threads: 2, Groups: []string{"string"}}}
+			require.NoError(t, Main(context.Background(), ro, server, output.Sinks{}, io))
+			for _, want := range cases[suite] {
+				assert.Contains(t, out.String(), want)
+			}
+			assert.Contains(t, out.String(), "total:")
+		})
+	}
+}
+
+// TestEnhancedOnTheEmbeddedServer: the enhanced edition's table at one
+// value size, beside the published figures, with its document.
+func TestEnhancedOnTheEmbeddedServer(t *testing.T) {
+	io, out, _ := streams()
+	path := filepath.Join(t.TempDir(), "wp.json")
+	ro := RunOptions{Suite: "enhanced", JSON: path,
+		YCSBOptions: YCSBOptions{Options: Options{Requests: 500, Sizes: []int{64}, NoServerStats: true, Seed: 1}}}
+	require.NoError(t, Main(context.Background(), ro, server, output.Sinks{}, io))
+	assert.Contains(t, out.String(), "embedded server, not Tair")
+	doc, err := result.ReadFile(path)
+	require.NoError(t, err)
+	suite := doc.(*result.WhitepaperSuite)
+	assert.Equal(t, "enhanced", suite.Suite)
+	require.NotEmpty(t, suite.Cases)
+	for _, c := range suite.Cases {
+		require.NotNil(t, c.Run, c.Name)
+		assert.Equal(t, int64(500), c.Run.Totals.Ops, c.Name)
+		assert.Zero(t, c.Run.Totals.Errors, c.Name)
+	}
+}
+
+func TestRefusesAnUnwritableDocument(t *testing.T) {
+	io, _, _ := streams()
+	ro := RunOptions{Suite: "enhanced", JSON: filepath.Join(t.TempDir(), "no", "wp.json"),
+		YCSBOptions: YCSBOptions{Options: Options{Requests: 10}}}
+	err := Main(context.Background(), ro, server, output.Sinks{}, io)
+	assert.ErrorContains(t, err, "tairbench creates no folders")
+}
