@@ -31,6 +31,13 @@ func Vectors(name string) (catalog.Engine, error) {
 	return find(name, "vector", func(e catalog.Engine) bool { return e.Vectors != nil })
 }
 
+// AtURL says whether the named engine is reached at a URL of its own
+// (Elasticsearch's --es) rather than at the command's RESP target.
+func AtURL(name string) bool {
+	e, ok := ByName(name)
+	return ok && e.Reach == catalog.HTTP
+}
+
 // SearchNames and VectorNames list the engines of each kind, comma-separated.
 func SearchNames() string { return names(func(e catalog.Engine) bool { return e.Search != nil }) }
 

@@ -49,4 +49,7 @@ func TestLookup(t *testing.T) {
 	}
 	_, ok := ByName("milvus")
 	assert.False(t, ok)
+	assert.True(t, AtURL("elasticsearch"))
+	assert.False(t, AtURL("tairsearch"))
+	assert.False(t, AtURL("milvus"))
 }

@@ -7,6 +7,7 @@
 package harness
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strconv"
@@ -23,6 +24,14 @@ type IO struct {
 	Out, Err io.Writer
 	In       io.Reader
 	Version  string
+}
+
+// Captured is an IO whose output and errors go to the buffers it returns
+// and whose input is empty: for tests, and for programs that run a
+// front-end and read what it printed.
+func Captured(version string) (IO, *bytes.Buffer, *bytes.Buffer) {
+	var out, errb bytes.Buffer
+	return IO{Out: &out, Err: &errb, In: strings.NewReader(""), Version: version}, &out, &errb
 }
 
 // ExitError carries an exit code other than 1 (any other error exits 1).

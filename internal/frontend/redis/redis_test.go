@@ -1,7 +1,6 @@
 package redis
 
 import (
-	"bytes"
 	"context"
 	"path/filepath"
 	"strings"
@@ -25,11 +24,6 @@ func base(t *testing.T) Options {
 	return Options{Target: tg, Embedded: true, Commands: []string{"SET k-__RAND__ __DATA__"}, Parallel: 2,
 		Count: 2000, CountGiven: true, R1: 100, R2: 100, DataSize: 8, Arrivals: ArrivalsConstant,
 		Out: output.Outputs{Quiet: true}, NoServerStats: true}
-}
-
-func streams() (harness.IO, *bytes.Buffer, *bytes.Buffer) {
-	var out, errb bytes.Buffer
-	return harness.IO{Out: &out, Err: &errb, In: strings.NewReader(""), Version: "test"}, &out, &errb
 }
 
 func TestRefusedOptions(t *testing.T) {
@@ -59,7 +53,7 @@ func TestRefusedOptions(t *testing.T) {
 	for _, c := range cases {
 		o := base(t)
 		c.edit(&o)
-		io, _, _ := streams()
+		io, _, _ := harness.Captured("test")
 		_, err := Run(context.Background(), o, io)
 		assert.ErrorContains(t, err, c.err)
 	}
@@ -118,7 +112,7 @@ func TestRunsOnTheEmbeddedServer(t *testing.T) {
 			o := base(t)
 			o.Out.JSON = filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-")+".json")
 			c.edit(&o)
-			io, out, _ := streams()
+			io, out, _ := harness.Captured("test")
 			r, err := Run(context.Background(), o, io)
 			require.NoError(t, err)
 			c.want(t, r)
@@ -134,7 +128,7 @@ func TestDryRunSendsNothing(t *testing.T) {
 	o := base(t)
 	o.DryRun, o.Preload = true, true
 	o.Commands = []string{"GET k-__RAND__"}
-	io, out, _ := streams()
+	io, out, _ := harness.Captured("test")
 	r, err := Run(context.Background(), o, io)
 	require.NoError(t, err)
 	assert.Nil(t, r)

@@ -22,8 +22,13 @@ func Report(w io.Writer, o Options, r *result.Run) {
 		fmt.Fprintf(w, "qps: %.0f, conn: %d, no data\n\n", t.OpsPerSec, r.Config.Connections)
 		return
 	}
-	fmt.Fprintf(w, "qps: %.0f, conn: %d, cnt: %d, avg: %s, p99: %s\n\n", t.OpsPerSec, r.Config.Connections, t.Ops,
+	fmt.Fprintf(w, "qps: %.0f, conn: %d, cnt: %d, avg: %s, p99: %s\n", t.OpsPerSec, r.Config.Connections, t.Ops,
 		humanize(t.Latency.Mean), humanize(t.Latency.P99))
+	if c := t.CorrectedLatency; c != nil && !c.Empty() { // -t: an open loop
+		fmt.Fprintf(w, "from the intended start (what users waited): avg: %s, p99: %s; the line above is service time, as resp-benchmark's -t reports it\n",
+			humanize(c.Mean), humanize(c.P99))
+	}
+	fmt.Fprintln(w)
 }
 
 // header writes the settings resp-benchmark prints first.

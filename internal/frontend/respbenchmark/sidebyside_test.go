@@ -158,8 +158,10 @@ func TestRunAgainstTheEmbeddedServer(t *testing.T) {
 	args = []string{"--embedded", "-c", "2", "-s", "2", "-t", "500", "-q", "SET {key uniform 100} {value 8}"}
 	o, err = Parse(args)
 	require.NoError(t, err)
-	doc, err = Run(context.Background(), o, args, harness.IO{Out: io.Discard, Err: io.Discard, In: strings.NewReader(""), Version: "test"})
+	hio, report, _ := harness.Captured("test")
+	doc, err = Run(context.Background(), o, args, hio)
 	require.NoError(t, err)
+	assert.Contains(t, report.String(), "from the intended start (what users waited): avg: ", "an open loop names both latencies")
 	run = doc.Tests[0].Run
 	require.NotNil(t, run.Totals.Schedule, "an open loop")
 	assert.Equal(t, 500.0, run.Totals.Schedule.Rate)

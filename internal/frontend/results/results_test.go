@@ -1,11 +1,9 @@
 package results
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -22,44 +20,39 @@ func golden(t *testing.T, name string) string {
 	return testenv.RepoPath(t, filepath.Join("pkg", "result", "testdata", name))
 }
 
-func streams() (harness.IO, *bytes.Buffer, *bytes.Buffer) {
-	var out, errb bytes.Buffer
-	return harness.IO{Out: &out, Err: &errb, In: strings.NewReader(""), Version: "test"}, &out, &errb
-}
-
 func TestCompareRuns(t *testing.T) {
-	io, out, _ := streams()
+	io, out, _ := harness.Captured("test")
 	run := golden(t, "run.json")
 	require.NoError(t, Compare(CompareOptions{A: run, B: run, FailOn: []string{"p99>+10%"}}, io))
 	assert.Contains(t, out.String(), "p99")
 	assert.Contains(t, out.String(), "PASS", "a run against itself passes its gate")
 
-	io, _, _ = streams()
+	io, _, _ = harness.Captured("test")
 	junit := filepath.Join(t.TempDir(), "junit.xml")
 	require.NoError(t, Compare(CompareOptions{A: run, B: run, FailOn: []string{"qps<-5%"}, JUnit: junit}, io))
 	b, err := os.ReadFile(junit)
 	require.NoError(t, err)
 	assert.Contains(t, string(b), "<testsuite")
 
-	io, _, _ = streams()
+	io, _, _ = harness.Captured("test")
 	err = Compare(CompareOptions{A: run, B: run, FailOn: []string{"p99 is big"}}, io)
 	assert.Error(t, err, "a gate that does not parse is refused")
 }
 
 func TestCompareOtherDocuments(t *testing.T) {
-	io, out, _ := streams()
+	io, out, _ := harness.Captured("test")
 	bm := golden(t, "bitmap.json")
 	require.NoError(t, Compare(CompareOptions{A: bm, B: bm}, io))
 	assert.NotEmpty(t, out.String())
 	err := Compare(CompareOptions{A: bm, B: bm, FailOn: []string{"p99>+10%"}}, io)
 	assert.ErrorContains(t, err, "--fail-on judges two runs")
 
-	io, out, _ = streams()
+	io, out, _ = harness.Captured("test")
 	tr := golden(t, "track.json")
 	require.NoError(t, Compare(CompareOptions{A: tr, B: tr}, io))
 	assert.Contains(t, out.String(), "task ")
 
-	io, _, _ = streams()
+	io, _, _ = harness.Captured("test")
 	err = Compare(CompareOptions{A: golden(t, "roaring.json"), B: golden(t, "roaring.json")}, io)
 	assert.ErrorContains(t, err, "not one run")
 }
@@ -84,11 +77,11 @@ func TestMergeAndGate(t *testing.T) {
 	other := filepath.Join(dir, "other.json")
 	require.NoError(t, os.WriteFile(other, regexp.MustCompile(`"base": \d+`).ReplaceAll(raw, []byte(`"base": 7`)), 0o644))
 
-	io, _, _ := streams()
+	io, _, _ := harness.Captured("test")
 	err = Merge(MergeOptions{Paths: []string{run, run}, Out: filepath.Join(dir, "x.json")}, io)
 	assert.ErrorContains(t, err, "result 2 is result 1 again")
 
-	io, out, _ := streams()
+	io, out, _ := harness.Captured("test")
 	total := filepath.Join(dir, "total.json")
 	require.NoError(t, Merge(MergeOptions{Paths: []string{run, other}, Out: total, Gate: output.Gate{Thresholds: []string{"errors<1%"}}}, io))
 	assert.Contains(t, out.String(), "PASS")
@@ -98,19 +91,19 @@ func TestMergeAndGate(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 2*one.(*result.Run).Totals.Ops, doc.(*result.Run).Totals.Ops, "two clients' commands add up")
 
-	io, _, _ = streams()
+	io, _, _ = harness.Captured("test")
 	err = Merge(MergeOptions{Paths: []string{run, other}, Out: total, Gate: output.Gate{Thresholds: []string{"qps>1000000000"}}}, io)
 	assert.ErrorContains(t, err, "threshold failed")
 }
 
 func TestReport(t *testing.T) {
-	io, _, errb := streams()
+	io, _, errb := harness.Captured("test")
 	out := filepath.Join(t.TempDir(), "report.html")
 	require.NoError(t, Report([]string{golden(t, "run.json"), golden(t, "roaring.json")}, out, io))
 	b, err := os.ReadFile(out)
 	require.NoError(t, err)
 	assert.Contains(t, string(b), "<html")
 	assert.Contains(t, errb.String(), "report written to "+out)
-	io, _, _ = streams()
+	io, _, _ = harness.Captured("test")
 	assert.ErrorContains(t, Report([]string{golden(t, "run.json")}, "", io), "give the output file with -o")
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tairbench/tairbench/internal/driver/fts"
 	"github.com/tairbench/tairbench/internal/driver/redis"
+	"github.com/tairbench/tairbench/internal/frontend/engines"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -323,7 +324,7 @@ var refs = map[string]reference{
 
 func memCell(er EngineResult) string {
 	used := er.MemoryAfter.Used - er.MemoryBefore.Used
-	if reachedByURL(er.Engine) { // a JVM: its heap and its store
+	if engines.AtURL(er.Engine) { // a JVM: its heap and its store
 		return fmt.Sprintf("heap %s, store %s", report.MiB(er.MemoryAfter.Used), report.MiB(er.MemoryAfter.Store))
 	}
 	return report.MiB(used)

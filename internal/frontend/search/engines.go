@@ -1,9 +1,7 @@
 package search
 
 import (
-	"github.com/tairbench/tairbench/internal/driver/catalog"
 	"github.com/tairbench/tairbench/internal/driver/fts"
-	"github.com/tairbench/tairbench/internal/driver/tairsearch"
 	"github.com/tairbench/tairbench/internal/frontend/engines"
 )
 
@@ -14,14 +12,4 @@ func New(name string, o fts.Options) (fts.Engine, error) {
 		return nil, err
 	}
 	return e.Search(o)
-}
-
-// resp is the full-text engine a RESP target serves (-e's default).
-var resp = tairsearch.Engine
-
-// reachedByURL says whether the named engine is reached at a URL of its own
-// (-a http://…) rather than at the RESP target.
-func reachedByURL(name string) bool {
-	e, err := engines.Search(name)
-	return err == nil && e.Reach == catalog.HTTP
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tairbench/tairbench/internal/driver/catalog"
 	"github.com/tairbench/tairbench/internal/driver/fts"
+	"github.com/tairbench/tairbench/internal/driver/tairsearch"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/frontend/engines"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
@@ -93,12 +94,12 @@ func Main(ctx context.Context, w Words, io harness.IO) error {
 	}
 	var tg endpoint.Target
 	stop := func() {}
-	if w.Server.Embedded || !reachedByURL(so.Engine) {
+	if w.Server.Embedded || !engines.AtURL(so.Engine) {
 		if tg, stop, err = w.tairTarget(io, w.Addr); err != nil {
 			return err
 		}
 		if w.Server.Embedded {
-			so.Engine = resp.Name // the embedded server serves TairSearch
+			so.Engine = tairsearch.Engine.Name // the embedded server serves TairSearch
 		}
 	} else {
 		if w.Addr == "" {

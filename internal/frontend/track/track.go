@@ -134,12 +134,6 @@ func corpusName(tr *tk.Track) string {
 	return fmt.Sprintf("generated %s, %d documents, seed %d", c.Generator, c.Docs, c.Seed)
 }
 
-// reachedByURL says whether the named engine is at a URL of its own.
-func reachedByURL(name string) bool {
-	e, ok := engines.ByName(name)
-	return ok && e.Reach == catalog.HTTP
-}
-
 // openEngines creates each engine's index from the track.
 func openEngines(ctx context.Context, o Options, tr *tk.Track, doc *result.TrackRun) ([]fts.Engine, error) {
 	if len(o.Engines) == 0 {
@@ -306,7 +300,7 @@ func (r *runner) runTask(ctx context.Context, e fts.Engine, f *feed, t tk.Task, 
 		write = &fts.WriteFactory{Engine: e, Encoded: f, Bulk: bulk}
 	}
 	rc := result.RunConfig{Mode: t.Kind(), Search: &result.SearchRunConfig{Engine: e.Name()}}
-	if tg := e.Target(); reachedByURL(e.Name()) {
+	if tg := e.Target(); engines.AtURL(e.Name()) {
 		rc.Search.URL = tg.Addr
 	} else {
 		rc.Target = tg.Result()

@@ -1,10 +1,8 @@
 package whitepaper
 
 import (
-	"bytes"
 	"context"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -16,11 +14,6 @@ import (
 	"github.com/tairbench/tairbench/internal/frontend/target"
 	"github.com/tairbench/tairbench/pkg/result"
 )
-
-func streams() (harness.IO, *bytes.Buffer, *bytes.Buffer) {
-	var out, errb bytes.Buffer
-	return harness.IO{Out: &out, Err: &errb, In: strings.NewReader(""), Version: "test"}, &out, &errb
-}
 
 // server is the target as the user names it (no --host: the embedded
 // server for the RESP suites, a redis-server for the YCSB ones).
@@ -37,7 +30,7 @@ func TestDryRunsNameEveryCase(t *testing.T) {
 	}
 	for _, suite := range Suites {
 		t.Run(suite, func(t *testing.T) {
-			io, out, _ := streams()
+			io, out, _ := harness.Captured("test")
 			ro := RunOptions{Suite: suite, DryRun: true,
 				YCSBOptions: YCSBOptions{Options: Options{Requests: 1000, TestTime: time.Second, Sizes: []int{64, 128}}, Records: 100, Operations: 100, Threads: 2, Groups: []string{"string"}}}
 			require.NoError(t, Main(context.Background(), ro, server, output.Sinks{}, io))
@@ -52,7 +45,7 @@ func TestDryRunsNameEveryCase(t *testing.T) {
 // TestEnhancedOnTheEmbeddedServer: the enhanced edition's table at one
 // value size, beside the published figures, with its document.
 func TestEnhancedOnTheEmbeddedServer(t *testing.T) {
-	io, out, _ := streams()
+	io, out, _ := harness.Captured("test")
 	path := filepath.Join(t.TempDir(), "wp.json")
 	ro := RunOptions{Suite: "enhanced", JSON: path,
 		YCSBOptions: YCSBOptions{Options: Options{Requests: 500, Sizes: []int{64}, NoServerStats: true, Seed: 1}}}
@@ -71,7 +64,7 @@ func TestEnhancedOnTheEmbeddedServer(t *testing.T) {
 }
 
 func TestRefusesAnUnwritableDocument(t *testing.T) {
-	io, _, _ := streams()
+	io, _, _ := harness.Captured("test")
 	ro := RunOptions{Suite: "enhanced", JSON: filepath.Join(t.TempDir(), "no", "wp.json"),
 		YCSBOptions: YCSBOptions{Options: Options{Requests: 10}}}
 	err := Main(context.Background(), ro, server, output.Sinks{}, io)
