@@ -11,7 +11,7 @@ import (
 // by startGroups), whatever their number: from 1 to 1,000 connections a
 // group cost no more client CPU than a goroutine each, and less memory
 // (docs/redis.md gives the figures and their command).
-func (r *runState) closedGroups() bool { return r.cfg.Rate <= 0 }
+func (r *runState) closedGroups() bool { return !r.cfg.open() }
 
 // runClosed is a closed loop's group: every member sends its first
 // request, then each sends its next as soon as its reply is read; the

@@ -5,8 +5,9 @@
 // intended start from a Pacer, and latency is also measured from it). It
 // knows nothing of any protocol; drivers supply workers.
 //
-// Run (this file) sets a run up and collects its result; loop.go is one
-// worker's loop; on Linux, group_linux.go and closed_linux.go run the
+// Run (this file) sets a run up and collects its result; mode.go names the
+// modes (closed, window, open, deferred, stream, routed), each an executor
+// in its own file; loop.go is what a worker's loop shares; on Linux, group_linux.go and closed_linux.go run the
 // loops of workers whose connections the engine can poll in one goroutine
 // per core (open and closed loop); schedule.go the clock-free pacers;
 // stats are recorded worker-locally and merged on a tick (internal/stats).
@@ -150,6 +151,14 @@ type Config struct {
 	Rate float64
 	// Arrivals is ArrivalsConstant (default) or ArrivalsPoisson.
 	Arrivals string
+	// Pacers, when set, makes the run open-loop on the caller's own
+	// schedule in place of Rate's (Rate, when given too, only sizes the
+	// groups that run deferred workers on Linux).
+	Pacers PacerSource
+	// Mode is the executor the workers run in (ModeAuto: the engine
+	// chooses from the schedule and what the workers can do). A mode the
+	// workers cannot run in is refused before the run starts.
+	Mode Mode
 	// SendGrid, above 0 in an open loop whose workers are Deferrers, is
 	// the tick on which workers wake: each request is sent at the first
 	// tick at or after its intended start (and measured from that start
@@ -202,6 +211,8 @@ type Result struct {
 	// SendGrid is the grid an open loop's requests were sent on (0: each
 	// woken at its own intended start, or a closed loop).
 	SendGrid time.Duration
+	// Modes counts the workers that ran in each mode.
+	Modes map[Mode]int
 }
 
 // WorkerSeed derives worker id's seed from a base seed (splitmix64), so
@@ -257,6 +268,9 @@ func (cfg Config) withDefaults() (Config, error) {
 	if cfg.Background < 0 || (cfg.Background >= cfg.Workers && cfg.Duration <= 0) {
 		return cfg, errors.New("engine: an op count needs a worker it counts (background workers alone never end)")
 	}
+	if err := cfg.checkMode(); err != nil {
+		return cfg, err
+	}
 	if cfg.OpsPerRequest <= 0 {
 		cfg.OpsPerRequest = 1
 	}
@@ -287,16 +301,14 @@ func connect(ctx context.Context, cfg Config, f Factory, seeds *Seeds) ([]Worker
 	return workers, nil
 }
 
-// paceable refuses an open loop for a worker that keeps commands in
-// flight between requests (a Drainer) but cannot send each at its own
-// intended start (not a Streamer): its commands would go in bursts.
+// paceable refuses a worker that cannot run in the run's mode (the
+// engine's choice when the configuration leaves it).
 func paceable(cfg Config, w Worker) error {
-	_, window := w.(Drainer)
-	_, stream := w.(Streamer)
-	if cfg.Rate > 0 && window && !stream {
-		return errors.New("this window pipeline cannot send each command at its own intended start, so it cannot run an open loop: run it closed-loop")
+	m := cfg.Mode
+	if m == ModeAuto {
+		m = autoMode(cfg.open(), false, w)
 	}
-	return nil
+	return fits(m, w)
 }
 
 func closeAll(workers []Worker) {
@@ -408,5 +420,9 @@ func (r *runState) collect(ctx context.Context, res *Result) {
 	res.Snapshot.Totals.OpsPerRequest = r.cfg.OpsPerRequest
 	if r.deferred {
 		res.SendGrid = r.cfg.SendGrid
+	}
+	res.Modes = map[Mode]int{}
+	for _, m := range r.modes {
+		res.Modes[m]++
 	}
 }

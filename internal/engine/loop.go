@@ -42,6 +42,8 @@ type runState struct {
 	budgeted  atomic.Int64
 	avail     *availability
 	stillDown []bool
+	// modes is each worker's mode, set when its loop is made.
+	modes []Mode
 	// deferred says the open loop's workers are Deferrers woken on the
 	// send grid; beginMono is begin on CLOCK_MONOTONIC, for their timers.
 	deferred  bool
@@ -49,13 +51,13 @@ type runState struct {
 }
 
 func newRunState(ctx context.Context, cfg Config, workers int) *runState {
-	r := &runState{cfg: cfg, halt: make(chan struct{}), steps: -1, workerSteps: -1, stillDown: make([]bool, workers)}
+	r := &runState{cfg: cfg, halt: make(chan struct{}), steps: -1, workerSteps: -1, stillDown: make([]bool, workers), modes: make([]Mode, workers)}
 	r.ctx, r.cancel = context.WithCancel(ctx)
 	r.cpu0 = readCPU()
 	r.begin = time.Now()
 	r.beginMono = monoNow()
 	r.agg = stats.NewAggregator(r.begin.Add(cfg.Warmup), cfg.Tick)
-	if cfg.Rate > 0 {
+	if cfg.open() {
 		r.agg.EnableCorrected()
 	}
 	r.agg.SetOperations(cfg.Operations)
@@ -141,7 +143,7 @@ func (r *runState) start(workers []Worker, seeds []uint64) <-chan struct{} {
 // armed at its tick's absolute time (beginMono), so that the workers due
 // in one tick wake together.
 func (r *runState) startDeferred(workers []Worker) {
-	if r.cfg.Rate <= 0 {
+	if !r.cfg.open() || r.cfg.Mode != ModeAuto && r.cfg.Mode != ModeDeferred {
 		return
 	}
 	for _, w := range workers {
@@ -159,6 +161,8 @@ type loop struct {
 	id  int
 	w   Worker
 	rec *stats.Recorder
+	// mode is the executor the loop runs in.
+	mode Mode
 	// pacer is nil in a closed loop.
 	pacer      Pacer
 	timer      *time.Timer
@@ -199,8 +203,10 @@ type loop struct {
 func (r *runState) newLoop(id int, w Worker, seed uint64, own bool) *loop {
 	l := &loop{r: r, id: id, w: w, rec: r.agg.NewRecorder(), sleepShort: time.Sleep}
 	_, l.stamps = w.(SendStamper)
-	if r.cfg.Rate > 0 {
-		l.pacer = NewPacer(r.cfg.Rate, len(r.stillDown), id, r.cfg.Arrivals == ArrivalsPoisson, seed, r.end)
+	l.mode = r.modeOf(w)
+	r.modes[id] = l.mode
+	if l.mode.Open() {
+		l.pacer = r.cfg.pacer(id, len(r.stillDown), seed, r.end)
 		if own {
 			l.ownSleep()
 		}
@@ -228,32 +234,20 @@ func (l *loop) close() {
 	}
 }
 
-// run sends requests until the run ends or this worker's budget is spent.
+// run sends requests until the run ends or this worker's budget is
+// spent, in the worker's mode.
 func (l *loop) run() {
-	r := l.r
-	if r.deferred {
+	switch l.mode {
+	case ModeDeferred:
 		l.runDeferred(l.w.(Deferrer))
-		return
-	}
-	if s, ok := l.w.(RoutedStreamer); ok && l.pacer != nil {
-		l.runRouted(s)
-		return
-	}
-	if s, ok := l.w.(Streamer); ok && l.pacer != nil {
-		l.runStream(s)
-		return
-	}
-	for r.ctx.Err() == nil && !r.finishing.Load() {
-		if !l.claim() {
-			return
-		}
-		if l.pacer != nil && !l.pace() {
-			return
-		}
-		l.w.Prepare()
-		if !l.exec() {
-			return
-		}
+	case ModeRouted:
+		l.runRouted(l.w.(RoutedStreamer))
+	case ModeStream:
+		l.runStream(l.w.(Streamer))
+	case ModeOpen:
+		l.runOpen()
+	default:
+		l.runClosed()
 	}
 }
 
@@ -288,30 +282,6 @@ func (l *loop) exec() bool {
 		return l.failed(err, t1)
 	}
 	return l.replied(t0, t1)
-}
-
-// drain reads what a window pipeline still has in flight after the loop
-// ended (never after an interruption), within the run's grace, and counts
-// it as completed after the run's end.
-func (l *loop) drain() {
-	d, ok := l.w.(Drainer)
-	r := l.r
-	if !ok || r.ctx.Err() != nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(r.ctx, r.grace())
-	defer cancel()
-	l.st = Step{}
-	err := d.Drain(ctx, &l.st)
-	t1 := time.Now()
-	l.rec.Late(l.st.Ops)
-	if l.st.Failed > 0 {
-		l.rec.Error(t1, stats.Reply, l.st.Err, l.st.Failed)
-	}
-	if err != nil && l.st.Lost > 0 {
-		l.rec.Error(t1, stats.Lost, []byte("after the run's end: "+err.Error()), l.st.Lost)
-		l.rec.LostOp(t1, l.st.Op, l.st.Lost)
-	}
 }
 
 // loopDone notes that worker id's loop ended: when it was the last one
@@ -380,44 +350,6 @@ func (l *loop) countLanded(t1 time.Time) {
 	}
 	l.mine++
 	l.r.claimed.Add(1)
-}
-
-// pace waits for the next request's intended start and records lateness:
-// the worker's own (it woke late, or was free but not running) apart from
-// the server's (the previous reply held it up). False when the run ends.
-func (l *loop) pace() bool {
-	r := l.r
-	elapsed := time.Since(r.begin)
-	wait, stop := l.pacer.Pace(elapsed, uint64(l.sent))
-	if stop {
-		r.finish(StopDuration) // nothing more is scheduled inside the run
-		return false
-	}
-	due := l.pacer.Due(uint64(l.sent))
-	l.sent++
-	l.intended = r.begin.Add(due)
-	if wait == 0 {
-		l.noteLate(l.intended, r.begin.Add(elapsed))
-		return true
-	}
-	// A timer for all but the last 2 ms, then a precise sleep.
-	if wait > 2*time.Millisecond {
-		l.timer.Reset(wait - 2*time.Millisecond)
-		select {
-		case <-l.timer.C:
-		case <-r.ctx.Done():
-			return false
-		case <-r.halt:
-			return false
-		}
-	}
-	if rest := time.Until(l.intended); rest > 0 {
-		l.sleepShort(rest)
-	}
-	if woke := time.Now(); woke.Sub(l.intended) > lateAfter {
-		l.rec.ClientLag(woke, woke.Sub(l.intended))
-	}
-	return true
 }
 
 // failed counts a request that failed as a whole and backs off; false when
