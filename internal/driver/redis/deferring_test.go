@@ -193,6 +193,20 @@ func TestPolledWithoutArrivals(t *testing.T) {
 			on, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS)
 			require.NoError(t, err)
 			assert.Equal(t, arrivals, on == 1, "SO_TIMESTAMPNS")
+			if arrivals {
+				// The kernel turns receive stamps on for the whole system a
+				// moment after the first socket asks (deferred work, later
+				// on a busy machine): until then replies come unstamped.
+				require.Eventually(t, func() bool {
+					w.Prepare()
+					var s engine.Step
+					if p.Start(&s) != nil {
+						return false
+					}
+					arrived, err := p.Finish(context.Background(), &s)
+					return err == nil && !arrived.IsZero()
+				}, 10*time.Second, time.Millisecond, "no stamped reply")
+			}
 			for range 3 {
 				w.Prepare()
 				require.True(t, p.Deferrable())
