@@ -98,13 +98,19 @@ func TestCLIOnlyMapsFlags(t *testing.T) {
 	}
 }
 
-// TestEngineSpeaksItsOwnTypes: the engine's stop reasons, seeds and
-// availability are its own; the run layer converts them into the result
-// schema, which the engine does not import.
-func TestEngineSpeaksItsOwnTypes(t *testing.T) {
-	out, err := exec.Command("go", "list", "-f", `{{join .Imports " "}}`, "../internal/engine").CombinedOutput()
+// TestEngineAndDriversSpeakTheirOwnTypes: the engine's stop reasons,
+// seeds and availability, a driver's server identity, cluster routing,
+// hits and memory are their own; the run layer and the front-ends convert
+// them into the result schema, which neither imports.
+func TestEngineAndDriversSpeakTheirOwnTypes(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "../internal/engine", "../internal/driver/...").CombinedOutput()
 	require.NoError(t, err, string(out))
-	assert.NotContains(t, strings.Fields(string(out)), module+"pkg/result", "internal/engine imports pkg/result")
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	require.Greater(t, len(lines), 5, "the engine and every driver listed")
+	for _, line := range lines {
+		f := strings.Fields(line)
+		assert.NotContains(t, f[1:], module+"pkg/result", "%s imports pkg/result", f[0])
+	}
 }
 
 // bans says whether the banned name b covers the dependency d: this

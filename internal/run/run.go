@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/pkg/result"
@@ -50,18 +48,18 @@ type Spec struct {
 	// Sinks receive the run as it goes, besides those its context
 	// carries (WithSinks).
 	Sinks []Sink
+	// Routing, set for a factory that routes over a Redis Cluster when
+	// the target is one, says what its routing followed (nil for a
+	// standalone target). Its workers may connect to every node, so the
+	// server's client count is not held against the run's connections.
+	Routing func() *result.ClusterRouting
 }
 
-// ClusterReporter is a factory that routes over a Redis Cluster and can
-// say what its routing followed.
-type ClusterReporter interface {
-	ClusterRouting() *result.ClusterRouting
-}
-
-// Run executes the spec. It returns the result and the merged histogram.
-func Run(ctx context.Context, s Spec) (*result.Run, *hdr.Histogram, error) {
+// Run executes the spec and returns its result, which holds its
+// histograms (result.Run.LatencyHistogram).
+func Run(ctx context.Context, s Spec) (*result.Run, error) {
 	if err := identify(ctx, &s); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	live := observe(ctx, &s)
 	var tl *timeline
@@ -77,7 +75,7 @@ func Run(ctx context.Context, s Spec) (*result.Run, *hdr.Histogram, error) {
 		if tl != nil {
 			tl.finish(context.Background(), time.Now(), 0)
 		}
-		return nil, nil, err
+		return nil, err
 	}
 	var server *result.ServerTimeline
 	if tl != nil {
@@ -86,8 +84,8 @@ func Run(ctx context.Context, s Spec) (*result.Run, *hdr.Histogram, error) {
 			t := res.Snapshot.Totals
 			cv := clientView{Counted: t.Ops + t.WarmupOps + t.AfterDeadlineOps, Lost: t.LostOps, Connections: s.Engine.Workers,
 				Interrupted: res.StopReason == engine.StopInterrupted}
-			if _, ok := s.Factory.(ClusterReporter); ok {
-				cv.Connections = 0 // each worker connects to every node
+			if s.Routing != nil {
+				cv.Connections = 0 // each worker may connect to every node
 			}
 			server.Reconciliation = tl.reconcile(s.Reconcile, cv, res.StartedAt.Add(s.Engine.Warmup))
 			if server.Reconciliation == nil {
@@ -97,7 +95,7 @@ func Run(ctx context.Context, s Spec) (*result.Run, *hdr.Histogram, error) {
 	}
 	r := assemble(s, res, server)
 	live.final(r)
-	return r, res.Snapshot.Histogram, nil
+	return r, nil
 }
 
 // assemble converts an engine result and the server's timeline (nil when
@@ -155,8 +153,8 @@ func assemble(s Spec, res *engine.Result, server *result.ServerTimeline) *result
 		r.Operations = append(r.Operations, o)
 	}
 	r.Availability = result.Availability(res.Availability)
-	if cr, ok := s.Factory.(ClusterReporter); ok {
-		r.Cluster = cr.ClusterRouting()
+	if s.Routing != nil {
+		r.Cluster = s.Routing()
 	}
 	r.Server = server
 	r.Histogram = result.EncodeHistogram(snap.Histogram)

@@ -110,3 +110,24 @@ func DecodeHistogram(s string) (*hdr.Histogram, error) {
 	}
 	return h, nil
 }
+
+// LatencyHistogram is the run's latency histogram (Histogram: from each
+// request's send), decoded; nil, and no error, when the run has none.
+// The histogram travels inside the result only: whoever needs it, a
+// report or an HDR file, takes it from here.
+func (r *Run) LatencyHistogram() (*hdr.Histogram, error) {
+	if r == nil || r.Histogram == "" {
+		return nil, nil
+	}
+	return DecodeHistogram(r.Histogram)
+}
+
+// CorrectedHistogram is the run's latency from each request's intended
+// start (HistogramCorrected), decoded; nil, and no error, in a closed
+// loop.
+func (r *Run) CorrectedHistogram() (*hdr.Histogram, error) {
+	if r == nil || r.HistogramCorrected == "" {
+		return nil, nil
+	}
+	return DecodeHistogram(r.HistogramCorrected)
+}

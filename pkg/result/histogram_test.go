@@ -150,3 +150,41 @@ func FuzzEncodeHistogram(f *testing.F) {
 		require.True(t, h.Equals(back))
 	})
 }
+
+// TestRunHistograms: a run's histograms come back from the run itself,
+// each count where it was recorded; none, without an error, when absent;
+// a damaged one is an error, not a silent nil.
+func TestRunHistograms(t *testing.T) {
+	service := hdr.New(1, 3_600_000_000, 3)
+	corrected := hdr.New(1, 3_600_000_000, 3)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 10_000 {
+		v := 50 + rng.Int64N(5_000)
+		require.NoError(t, service.RecordValue(v))
+		require.NoError(t, corrected.RecordValue(v+rng.Int64N(100_000)))
+	}
+	r := &Run{Histogram: EncodeHistogram(service), HistogramCorrected: EncodeHistogram(corrected)}
+	tests := []struct {
+		name string
+		get  func() (*hdr.Histogram, error)
+		want *hdr.Histogram
+	}{
+		{"service", r.LatencyHistogram, service},
+		{"corrected", r.CorrectedHistogram, corrected},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h, err := tc.get()
+			require.NoError(t, err)
+			assert.Equal(t, tc.want.Export().Counts, h.Export().Counts)
+			for _, q := range []float64{50, 99, 99.9, 100} {
+				assert.Equal(t, tc.want.ValueAtQuantile(q), h.ValueAtQuantile(q))
+			}
+		})
+	}
+	h, err := (&Run{}).CorrectedHistogram()
+	assert.NoError(t, err)
+	assert.Nil(t, h, "a closed loop has no corrected histogram")
+	_, err = (&Run{Histogram: "not a histogram"}).LatencyHistogram()
+	assert.Error(t, err)
+}

@@ -15,7 +15,6 @@ import (
 	"github.com/tairbench/tairbench/internal/serverstat"
 
 	"github.com/tairbench/tairbench/internal/endpoint"
-	"github.com/tairbench/tairbench/pkg/result"
 
 	"github.com/tairbench/tairbench/internal/wiki"
 )
@@ -50,14 +49,29 @@ func (o Options) IndexBody() []byte {
 	return []byte(Schema)
 }
 
-// Hits is what parity compares (see result.Hits).
-type Hits = result.Hits
+// Hits is what parity compares: a query's total hits, its first
+// aggregation's buckets and the IDs of the hits it returned.
+type Hits struct {
+	Total   int64
+	Buckets []Bucket
+	IDs     []string
+}
 
-// Bucket is one terms-aggregation bucket (see result.Bucket).
-type Bucket = result.Bucket
+// Bucket is one terms-aggregation bucket.
+type Bucket struct {
+	Key   string
+	Count int64
+}
 
-// Memory is an engine's memory report (see result.Memory).
-type Memory = result.Memory
+// Memory is an engine's memory report (bytes; zero when unknown).
+type Memory struct {
+	// Used is TairSearch's INFO used_memory, or Elasticsearch's JVM heap used.
+	Used int64
+	// Store is Elasticsearch's index store size on disk.
+	Store int64
+	// Detail names the figures.
+	Detail string
+}
 
 // Engine is one search engine under test.
 type Engine interface {

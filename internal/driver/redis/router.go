@@ -6,7 +6,6 @@ import (
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/pkg/resp"
-	"github.com/tairbench/tairbench/pkg/result"
 )
 
 // router sends a worker's commands to the cluster nodes that serve their
@@ -146,7 +145,7 @@ func LoadClusterMap(ctx context.Context, t endpoint.Target) (*ClusterMap, error)
 
 // Routing reports what the routing followed (nodes, map loads, MOVED,
 // ASK, TRYAGAIN).
-func (m *ClusterMap) Routing() *result.ClusterRouting { return m.cs.routing() }
+func (m *ClusterMap) Routing() *Routing { return m.cs.routing() }
 
 // NewSender returns one worker's slot-aware path for single commands.
 func (m *ClusterMap) NewSender(ctx context.Context) *ClusterSender {

@@ -12,7 +12,6 @@ import (
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 	"github.com/tairbench/tairbench/pkg/resp"
-	"github.com/tairbench/tairbench/pkg/result"
 )
 
 // Mode is how commands are grouped into one request.
@@ -176,9 +175,21 @@ func (f *Factory) clusterState(ctx context.Context) (*clusterState, error) {
 	return f.cluster, f.clusterErr
 }
 
+// Routing is what a cluster run's routing followed.
+type Routing struct {
+	// Nodes is how many primaries served slots at the end of the run.
+	Nodes int
+	// MapLoads counts slot map reads: one at the start, more when a node
+	// could not be reached.
+	MapLoads int64
+	// Moved and Asked count MOVED and ASK replies followed; TryAgain
+	// counts transactions sent again after TRYAGAIN.
+	Moved, Asked, TryAgain int64
+}
+
 // ClusterRouting reports what a cluster run's routing followed (nil for a
-// standalone target). It implements runner.ClusterReporter.
-func (f *Factory) ClusterRouting() *result.ClusterRouting {
+// standalone target).
+func (f *Factory) ClusterRouting() *Routing {
 	if f.cluster == nil {
 		return nil
 	}
@@ -186,8 +197,8 @@ func (f *Factory) ClusterRouting() *result.ClusterRouting {
 }
 
 // routing reports what the routing followed.
-func (cs *clusterState) routing() *result.ClusterRouting {
-	r := &result.ClusterRouting{MapLoads: cs.Refreshes.Load(), Moved: cs.Moved.Load(), Asked: cs.Asked.Load(), TryAgain: cs.TryAgain.Load()}
+func (cs *clusterState) routing() *Routing {
+	r := &Routing{MapLoads: cs.Refreshes.Load(), Moved: cs.Moved.Load(), Asked: cs.Asked.Load(), TryAgain: cs.TryAgain.Load()}
 	if topo := cs.cur.Load(); topo != nil {
 		r.Nodes = len(topo.addrs)
 	}

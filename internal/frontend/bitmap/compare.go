@@ -17,10 +17,10 @@ import (
 	rb "github.com/RoaringBitmap/roaring/v2"
 
 	"github.com/tairbench/tairbench/internal/driver/bitmaps"
-	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/frontend/output"
+	"github.com/tairbench/tairbench/internal/frontend/target"
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
@@ -232,7 +232,7 @@ func (o *Options) open(ctx context.Context, doc *result.BitmapComparison) (map[s
 		}
 		stores[s] = st
 		rt := t.Result()
-		rt.Server, _ = redis.Identify(ctx, t)
+		rt.Server, _ = target.Identify(ctx, t)
 		doc.Config.Targets[s] = *rt
 	}
 	return stores, nil

@@ -77,7 +77,7 @@ func (o *Options) timeRun(ctx context.Context, io harness.IO, s *bitmaps.Store, 
 	}
 	name := s.Kind + " " + op.Name
 	spec := tmplrun.FromTemplate(ts, name, io.Version, s.Target, w, cfg)
-	r, _, err := run.Run(ctx, spec)
+	r, err := run.Run(ctx, spec)
 	if err != nil {
 		return nil, err
 	}

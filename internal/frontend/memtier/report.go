@@ -50,8 +50,12 @@ func typeName(op string) string {
 }
 
 // rows builds the table's rows from a run: one per operation type, then
-// Totals. hist is the run's total histogram.
-func rows(run *result.Run, hist *hdr.Histogram) []row {
+// Totals, whose histogram is the run's.
+func rows(run *result.Run) ([]row, error) {
+	hist, err := run.LatencyHistogram()
+	if err != nil {
+		return nil, fmt.Errorf("the run's latency: %w", err)
+	}
 	secs := run.DurationMS / 1000
 	perSec := func(n int64) *float64 {
 		v := 0.0
@@ -102,17 +106,20 @@ func rows(run *result.Run, hist *hdr.Histogram) []row {
 		min: run.Totals.Latency.Min, max: run.Totals.Latency.Max, hasLatency: run.Totals.Ops > 0, hitsMisses: true,
 		hits: perSec(hits), misses: perSec(misses)}
 	tot.rx, tot.tx = kb(run.Totals.BytesIn, run.Totals.BytesOut)
-	return append(out, tot)
+	return append(out, tot), nil
 }
 
 // Table prints memtier's ALL STATS table and, unless --hide-histogram,
 // the request latency distribution. Latencies are in milliseconds.
-func Table(w io.Writer, o Options, run *result.Run, hist *hdr.Histogram) error {
+func Table(w io.Writer, o Options, run *result.Run) error {
 	pcts, err := o.percentiles()
 	if err != nil {
 		return err
 	}
-	rs := rows(run, hist)
+	rs, err := rows(run)
+	if err != nil {
+		return err
+	}
 	var b strings.Builder
 	header := fmt.Sprintf("%-8s %12s %12s %12s %15s", "Type", "Ops/sec", "Hits/sec", "Misses/sec", "Avg. Latency")
 	for _, p := range pcts {
@@ -171,8 +178,12 @@ func Table(w io.Writer, o Options, run *result.Run, hist *hdr.Histogram) error {
 func fmtPct(p float64) string { return strconv.FormatFloat(p, 'f', -1, 64) }
 
 // JSON is memtier's --json-out-file document, from tairbench's run.
-func JSON(o Options, args []string, run *result.Run, hist *hdr.Histogram) (map[string]any, error) {
+func JSON(o Options, args []string, run *result.Run) (map[string]any, error) {
 	pcts, err := o.percentiles()
+	if err != nil {
+		return nil, err
+	}
+	rs, err := rows(run)
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +192,7 @@ func JSON(o Options, args []string, run *result.Run, hist *hdr.Histogram) (map[s
 		"Runtime": map[string]any{"Start time": start, "Finish time": start + int64(run.DurationMS+run.WarmupMS),
 			"Total duration": int64(run.DurationMS), "Time unit": "MILLISECONDS"},
 	}
-	for _, r := range rows(run, hist) {
+	for _, r := range rs {
 		m := map[string]any{"Count": r.count, "Ops/sec": round2(r.opsSec), "KB/sec": nil,
 			"Connection Errors": run.Totals.ConnectFailures}
 		if r.rx != nil {

@@ -78,18 +78,18 @@ func run1(ctx context.Context, o Options, args []string, io harness.IO) (*result
 		conns = fmt.Sprintf("%d clients (a cluster: each client has a connection to every node)", o.Clients)
 	}
 	fmt.Fprintf(io.Err, "tairbench memtier → %s: %d threads × %s, %s, seed %d\n", tg.Addr, o.Threads, conns, spec.Config.Mode, seed)
-	r, hist, err := run.Run(ctx, spec)
+	r, err := run.Run(ctx, spec)
 	if err != nil {
 		return nil, err
 	}
 	out := output.SummaryTo(io, o.JSON)
-	if err := Table(out, o, r, hist); err != nil {
+	if err := Table(out, o, r); err != nil {
 		return nil, err
 	}
 	fmt.Fprintln(out)
 	output.OwnLine(out, io.Err, false, r)
 	if o.JSONOut != "" {
-		doc, err := JSON(o, args, r, hist)
+		doc, err := JSON(o, args, r)
 		if err != nil {
 			return nil, err
 		}
@@ -98,7 +98,7 @@ func run1(ctx context.Context, o Options, args []string, io harness.IO) (*result
 		}
 	}
 	if o.HDRPrefix != "" {
-		if err := output.WriteHDRFiles(io, o.HDRPrefix, r, hist); err != nil {
+		if err := output.WriteHDRFiles(io, o.HDRPrefix, r); err != nil {
 			return nil, err
 		}
 	}

@@ -124,7 +124,8 @@ func WriteDocument(o harness.IO, path string, v any) error {
 	return nil
 }
 
-// WriteOutputs writes the result files of one run.
+// WriteOutputs writes the result files of one run; h is its latency
+// histogram (run.LatencyHistogram), for the .hgrm file.
 func WriteOutputs(o harness.IO, run *result.Run, h *hdr.Histogram, out Outputs) error {
 	if err := WriteFile(o, out.JSON, func(w io.Writer) error { return report.JSON(w, run) }); err != nil {
 		return err
@@ -150,7 +151,11 @@ func SummaryTo(o harness.IO, jsonPath string) io.Writer {
 // Finish prints the summary, checks the thresholds, writes the result
 // files and picks the exit code: 3 for a failed run, 99 for a failed
 // threshold.
-func Finish(o harness.IO, run *result.Run, h *hdr.Histogram, out Outputs, allowErrors bool) error {
+func Finish(o harness.IO, run *result.Run, out Outputs, allowErrors bool) error {
+	h, err := run.LatencyHistogram()
+	if err != nil {
+		return fmt.Errorf("the run's latency: %w", err)
+	}
 	if len(out.Thresholds) > 0 {
 		run.Thresholds = threshold.Evaluate(out.Thresholds, run)
 	}
@@ -319,7 +324,11 @@ func reconciliation(run *result.Run) string {
 
 // WriteHDRFiles writes each operation type's and the total latency
 // distribution (.hgrm, microseconds) as PREFIX_TYPE.hgrm.
-func WriteHDRFiles(o harness.IO, prefix string, run *result.Run, hist *hdr.Histogram) error {
+func WriteHDRFiles(o harness.IO, prefix string, run *result.Run) error {
+	hist, err := run.LatencyHistogram()
+	if err != nil {
+		return fmt.Errorf("the run's latency: %w", err)
+	}
 	for _, op := range run.Operations {
 		h, err := hdr.Decode([]byte(op.Histogram))
 		if err != nil || op.Histogram == "" {

@@ -160,7 +160,7 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 			cancel()
 		})
 	}
-	res, hist, err := run.Run(ctx, spec)
+	res, err := run.Run(ctx, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -170,7 +170,7 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 		res.StopReason = result.StopThreshold
 		res.Warnings = append(res.Warnings, "stopped early by --abort-on-fail: threshold "+*why+" failed")
 	}
-	ferr := output.Finish(io, res, hist, o.Out, o.AllowErrors)
+	ferr := output.Finish(io, res, o.Out, o.AllowErrors)
 	if cerr := closeMetrics(); cerr != nil && ferr == nil {
 		ferr = cerr
 	}

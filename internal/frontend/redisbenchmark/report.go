@@ -24,7 +24,11 @@ const CSVHeader = `"test","rps","avg_latency_ms","min_latency_ms","p50_latency_m
 // the -q line, or the --csv row. Latencies are per request: with -P every
 // command of a pipeline is counted at its pipeline's latency, as
 // redis-benchmark counts them.
-func Report(w io.Writer, o Options, name string, run *result.Run, h *hdr.Histogram, hc HostConfig) error {
+func Report(w io.Writer, o Options, name string, run *result.Run, hc HostConfig) error {
+	h, err := run.LatencyHistogram()
+	if err != nil {
+		return fmt.Errorf("the run's latency: %w", err)
+	}
 	t := run.Totals
 	perReq := int64(max(t.OpsPerRequest, 1))
 	prec := max(3, o.Precision)
@@ -90,7 +94,7 @@ func Report(w io.Writer, o Options, name string, run *result.Run, h *hdr.Histogr
 		fmt.Fprintf(&b, "        %9s %9s %9s %9s %9s %9s\n", "avg", "min", "p50", "p95", "p99", "max")
 		fmt.Fprintf(&b, "        %9s %9s %9s %9s %9s %9s\n", msf(l.Mean), msf(l.Min), msf(l.P50), msf(pct(h, 95)), msf(l.P99), msf(l.Max))
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err = io.WriteString(w, b.String())
 	return err
 }
 

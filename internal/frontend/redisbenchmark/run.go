@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
@@ -63,12 +61,12 @@ func run1(ctx context.Context, o Options, args []string, io harness.IO) (*result
 	var failed []string
 	for {
 		for _, t := range tests {
-			r, hist, err := runTest(ctx, o, t, tg, io)
+			r, err := runTest(ctx, o, t, tg, io)
 			if err != nil {
 				return doc, err
 			}
 			doc.Tests = append(doc.Tests, result.CompatTest{Name: t.Name, Run: r})
-			if err := Report(out, o, t.Name, r, hist, hc); err != nil {
+			if err := Report(out, o, t.Name, r, hc); err != nil {
 				return doc, err
 			}
 			output.OwnLine(out, io.Err, o.CSV, r)
@@ -130,21 +128,21 @@ func dryRun(o Options, tests []Test, io harness.IO) error {
 	return nil
 }
 
-func runTest(ctx context.Context, o Options, t Test, tg endpoint.Target, io harness.IO) (*result.Run, *hdr.Histogram, error) {
+func runTest(ctx context.Context, o Options, t Test, tg endpoint.Target, io harness.IO) (*result.Run, error) {
 	var progress func(stats.Progress)
 	if !o.Quiet && !o.CSV {
 		progress = benchmarkProgress(io.Err, t.Name)
 	}
 	spec, err := o.Spec(t, io.Version, tg, progress)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	spec.Log = io.Err
-	r, hist, err := run.Run(ctx, spec)
+	r, err := run.Run(ctx, spec)
 	if err != nil {
-		return nil, nil, fmt.Errorf("test %s: %w", t.Name, err)
+		return nil, fmt.Errorf("test %s: %w", t.Name, err)
 	}
-	return r, hist, nil
+	return r, nil
 }
 
 // benchmarkProgress prints redis-benchmark's per-second line on standard error.

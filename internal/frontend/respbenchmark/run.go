@@ -125,7 +125,7 @@ func (b *bench) measure(ctx context.Context, conns int) (*result.Run, error) {
 		cfg.Progress = b.progress(conns)
 	}
 	spec := tmplrun.FromTemplate(b.ts, b.name(), b.io.Version, b.tg, b.w, cfg)
-	res, _, err := run.Run(ctx, spec)
+	res, err := run.Run(ctx, spec)
 	return res, err
 }
 
@@ -141,7 +141,7 @@ func (b *bench) findConnections(ctx context.Context) (int, error) {
 				break
 			}
 		}
-		res, _, err := run.Run(ctx, tmplrun.FromTemplate(b.ts, fmt.Sprintf("connections %d", conns), b.io.Version, b.tg, b.w, cfg))
+		res, err := run.Run(ctx, tmplrun.FromTemplate(b.ts, fmt.Sprintf("connections %d", conns), b.io.Version, b.tg, b.w, cfg))
 		if err != nil {
 			return 0, fmt.Errorf("finding the connection count (-c 0): %w", err)
 		}

@@ -100,7 +100,7 @@ func Run(ctx context.Context, o Options, io harness.IO) (*Suite, error) {
 	}
 	o.Cases, o.Seed = cases, harness.SeedOrNew(o.Seed)
 	o.Flush = o.Flush || o.Target.InProcess
-	id, _ := redis.Identify(ctx, o.Target) // nil when the target will not say
+	id, _ := target.Identify(ctx, o.Target) // nil when the target will not say
 	o.Label = "TairRoaring whitepaper cases against " + o.Target.Addr
 	if o.Target.InProcess || id != nil && id.Embedded {
 		o.Label += " (tairbench's embedded server, not Tair: the reference columns are Tair's published figures, for scale only)"
@@ -214,7 +214,7 @@ func Stat(ctx context.Context, o StatOptions, jsonPath string, io harness.IO) ([
 	if err := redis.RequireCommands(ctx, o.Target, "TairRoaring", "TR.SETBITS", "TR.APPENDBITARRAY", "TR.OPTIMIZE", "TR.STAT"); err != nil {
 		return nil, err
 	}
-	id, _ := redis.Identify(ctx, o.Target)
+	id, _ := target.Identify(ctx, o.Target)
 	o.Log = io.Err
 	tables, err := SampleStat(ctx, o)
 	if len(tables) > 0 {

@@ -299,7 +299,7 @@ func runCase(ctx context.Context, o CaseOptions, c Case) (CaseResult, error) {
 		slo = &so
 		fmt.Fprintf(o.Log, "%s: capacity search for %s\n", c.ID, so.SLO)
 	}
-	run, _, search, err := capacity.Case(ctx, slo, func() (run.Spec, error) {
+	run, search, err := capacity.Case(ctx, slo, func() (run.Spec, error) {
 		return tmplrun.FromTemplate(ts, c.ID, o.Version, t, w, engine.Config{Workers: c.Parallel, Duration: o.CaseDuration, Seed: seed}), nil
 	})
 	if err != nil {

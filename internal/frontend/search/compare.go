@@ -10,10 +10,8 @@ import (
 	"time"
 
 	"github.com/tairbench/tairbench/internal/driver/fts"
-	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/frontend/engines"
-
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/tairbench/tairbench/internal/frontend/target"
 
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/report"
@@ -56,10 +54,10 @@ type WriteOptions struct {
 type Progress = stats.Progress
 
 // RunWrite ingests documents from a file into e and returns the result.
-func RunWrite(ctx context.Context, e fts.Engine, o WriteOptions) (*result.Run, *hdr.Histogram, error) {
+func RunWrite(ctx context.Context, e fts.Engine, o WriteOptions) (*result.Run, error) {
 	r, closer, err := wiki.Open(o.File)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	defer closer.Close()
 	src := fts.NewDocSource(r, o.Docs)
@@ -76,14 +74,14 @@ func RunWrite(ctx context.Context, e fts.Engine, o WriteOptions) (*result.Run, *
 	if !o.NoServerStats {
 		spec.Sampler = e.Sampler()
 	}
-	run, h, err := run.Run(ctx, spec)
+	run, err := run.Run(ctx, spec)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := src.Err(); err != nil {
-		return run, h, fmt.Errorf("input %s: %w", o.File, err)
+		return run, fmt.Errorf("input %s: %w", o.File, err)
 	}
-	return run, h, nil
+	return run, nil
 }
 
 // runConfig describes a run against e: its RESP target, or its URL.
@@ -104,7 +102,7 @@ func identify(rc result.RunConfig, e fts.Engine) func(context.Context) (*result.
 		return nil
 	}
 	t := e.Target()
-	return func(ctx context.Context) (*result.ServerIdentity, error) { return redis.Identify(ctx, t) }
+	return func(ctx context.Context) (*result.ServerIdentity, error) { return target.Identify(ctx, t) }
 }
 
 func modeOf(bulk int) string {
@@ -131,7 +129,7 @@ type SearchOptions struct {
 }
 
 // RunSearch runs o.Queries queries against e.
-func RunSearch(ctx context.Context, e fts.Engine, o SearchOptions) (*result.Run, *hdr.Histogram, error) {
+func RunSearch(ctx context.Context, e fts.Engine, o SearchOptions) (*result.Run, error) {
 	cfg := engine.Config{Workers: max(o.Concurrency, 1), Ops: max(o.Queries, 1), OpsPerRequest: 1, Seed: o.Seed, Progress: o.Progress,
 		GiveUp: GiveUp, GiveUpSilent: GiveUpSilent}
 	if o.Duration > 0 {
@@ -221,11 +219,11 @@ func Compare(ctx context.Context, o CompareOptions) (*Comparison, error) {
 			return c, err
 		}
 		var err error
-		if er.MemoryBefore, err = e.Memory(ctx); err != nil {
+		if er.MemoryBefore, err = memory(ctx, e); err != nil {
 			return c, err
 		}
 		fmt.Fprintf(log, "%s: writing %s at concurrency %d\n", e.Name(), o.File, o.Concurrency)
-		er.Write, _, err = RunWrite(ctx, e, WriteOptions{File: o.File, Docs: o.Docs, Concurrency: o.Concurrency, Bulk: o.Bulk, Seed: o.Seed,
+		er.Write, err = RunWrite(ctx, e, WriteOptions{File: o.File, Docs: o.Docs, Concurrency: o.Concurrency, Bulk: o.Bulk, Seed: o.Seed,
 			Version: o.Version})
 		if err != nil {
 			return c, fmt.Errorf("%s write: %w", e.Name(), err)
@@ -236,7 +234,7 @@ func Compare(ctx context.Context, o CompareOptions) (*Comparison, error) {
 		if er.Docs, err = e.Count(ctx); err != nil {
 			return c, err
 		}
-		if er.MemoryAfter, err = e.Memory(ctx); err != nil {
+		if er.MemoryAfter, err = memory(ctx, e); err != nil {
 			return c, err
 		}
 		fmt.Fprintf(log, "%s: %d documents searchable, %.0f docs/s\n", e.Name(), er.Docs, er.Write.Totals.OpsPerSec)
@@ -245,14 +243,14 @@ func Compare(ctx context.Context, o CompareOptions) (*Comparison, error) {
 	// Parity before timing.
 	agree := true
 	for _, q := range []string{o.TermQuery, o.AggQuery} {
-		pc := ParityCheck{Query: q, Hits: map[string]fts.Hits{}, Agree: true}
+		pc := ParityCheck{Query: q, Hits: map[string]result.Hits{}, Agree: true}
 		var first *fts.Hits
 		for _, e := range o.Engines {
 			h, err := e.Probe(ctx, []byte(q))
 			if err != nil {
 				return c, err
 			}
-			pc.Hits[e.Name()] = h
+			pc.Hits[e.Name()] = hitsResult(h)
 			if first == nil {
 				first = &h
 			} else if h.Total != first.Total || fmt.Sprint(h.Buckets) != fmt.Sprint(first.Buckets) {
@@ -284,7 +282,7 @@ func Compare(ctx context.Context, o CompareOptions) (*Comparison, error) {
 		}
 		for _, r := range runs {
 			fmt.Fprintf(log, "%s: %s, %d queries\n", e.Name(), r.name, r.n)
-			run, _, err := RunSearch(ctx, e, SearchOptions{Query: r.q, Queries: r.n, Concurrency: o.Concurrency, Cache: r.cache,
+			run, err := RunSearch(ctx, e, SearchOptions{Query: r.q, Queries: r.n, Concurrency: o.Concurrency, Cache: r.cache,
 				Seed: o.Seed, Version: o.Version})
 			if err != nil {
 				return c, fmt.Errorf("%s %s: %w", e.Name(), r.name, err)
@@ -400,4 +398,19 @@ func WriteTables(w io.Writer, c *Comparison, label string) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// memory is e's memory report as results hold it.
+func memory(ctx context.Context, e fts.Engine) (result.Memory, error) {
+	m, err := e.Memory(ctx)
+	return result.Memory(m), err
+}
+
+// hitsResult is a probe's hits as results hold them.
+func hitsResult(h fts.Hits) result.Hits {
+	out := result.Hits{Total: h.Total, IDs: h.IDs}
+	for _, b := range h.Buckets {
+		out.Buckets = append(out.Buckets, result.Bucket(b))
+	}
+	return out
 }

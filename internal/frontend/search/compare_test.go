@@ -72,7 +72,7 @@ func TestElasticsearchBulkItemFailuresAreCounted(t *testing.T) {
 	// abstract mapped as a number: every document is rejected item by item.
 	esRequest(t, http.MethodPut, url+"/conflict", `{"mappings":{"properties":{"abstract":{"type":"long"}}}}`)
 	file := genFile(t, 300)
-	run, _, err := RunWrite(ctx, e, WriteOptions{File: file, Concurrency: 2, Bulk: 50})
+	run, err := RunWrite(ctx, e, WriteOptions{File: file, Concurrency: 2, Bulk: 50})
 	require.NoError(t, err)
 	assert.Equal(t, int64(300), run.Totals.Ops)
 	assert.Greater(t, run.Totals.Errors, int64(250), "bulk item failures are counted")
@@ -82,7 +82,7 @@ func TestElasticsearchBulkItemFailuresAreCounted(t *testing.T) {
 	assert.Len(t, run.Errors, 1, "one cause, whatever the document: %v", run.Errors)
 	assert.Contains(t, strings.Join(run.Warnings, "\n"), "commands failed")
 	// One document per request: each rejection is an HTTP 400, counted too.
-	run, _, err = RunWrite(ctx, e, WriteOptions{File: file, Docs: 40, Concurrency: 2})
+	run, err = RunWrite(ctx, e, WriteOptions{File: file, Docs: 40, Concurrency: 2})
 	require.NoError(t, err)
 	assert.Greater(t, run.Totals.Errors, int64(35), "an empty abstract is accepted as null; the others are not")
 }
@@ -103,7 +103,7 @@ func TestElasticsearchStoppedMidRun(t *testing.T) {
 		_ = exec.Command("bash", filepath.Join(root, "scripts", "elasticsearch.sh"), "stop", port).Run()
 		stoppedAt <- time.Now()
 	})
-	run, _, err := RunSearch(ctx, e, SearchOptions{Query: `{"query":{"match_all":{}}}`, Duration: 30 * time.Second, Concurrency: 2, Seed: 1})
+	run, err := RunSearch(ctx, e, SearchOptions{Query: `{"query":{"match_all":{}}}`, Duration: 30 * time.Second, Concurrency: 2, Seed: 1})
 	require.NoError(t, err, "a stopped engine is counted, not fatal")
 	stopped := <-stoppedAt // the stop is done (and its time is read) before the run ended
 	assert.Less(t, time.Since(stopped), 5*time.Second, "the run gives up within 5 s of the stop")
@@ -134,7 +134,7 @@ func TestElasticsearchRealtimeRefresh(t *testing.T) {
 	require.NoError(t, err)
 	ctx := context.Background()
 	require.NoError(t, e.Reset(ctx))
-	run, _, err := RunWrite(ctx, e, WriteOptions{File: genFile(t, 200), Docs: 30, Concurrency: 2})
+	run, err := RunWrite(ctx, e, WriteOptions{File: genFile(t, 200), Docs: 30, Concurrency: 2})
 	require.NoError(t, err)
 	require.Zero(t, run.Totals.Errors)
 	n, err := e.Count(ctx) // no explicit refresh: each write refreshed
@@ -148,7 +148,7 @@ func TestElasticsearchTimelineHasHeapAndIndexing(t *testing.T) {
 	require.NoError(t, err)
 	ctx := context.Background()
 	require.NoError(t, e.Reset(ctx))
-	run, _, err := RunWrite(ctx, e, WriteOptions{File: genFile(t, 20000), Docs: 20000, Concurrency: 4, Bulk: 100})
+	run, err := RunWrite(ctx, e, WriteOptions{File: genFile(t, 20000), Docs: 20000, Concurrency: 4, Bulk: 100})
 	require.NoError(t, err)
 	require.NotNil(t, run.Server)
 	assert.Equal(t, "_nodes/stats", run.Server.Source)

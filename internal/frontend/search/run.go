@@ -82,11 +82,11 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 		if !o.Out.Quiet {
 			so.Progress = output.Progress(io)
 		}
-		r, h, err := RunSearch(ctx, e, so)
+		r, err := RunSearch(ctx, e, so)
 		if err != nil {
 			return nil, err
 		}
-		return r, output.Finish(io, r, h, o.Out, o.AllowErrors)
+		return r, output.Finish(io, r, o.Out, o.AllowErrors)
 	}
 	if err := notJSONLines(o.File); err != nil {
 		return nil, err
@@ -103,14 +103,14 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 	if !o.Out.Quiet {
 		wo.Progress = output.Progress(io)
 	}
-	r, h, err := RunWrite(ctx, e, wo)
+	r, err := RunWrite(ctx, e, wo)
 	if err != nil && r == nil {
 		return nil, err
 	}
 	if mem, merr := e.Memory(ctx); merr == nil {
 		fmt.Fprintf(output.SummaryTo(io, o.Out.JSON), "memory       %s (%s)\n", report.MiB(mem.Used), mem.Detail)
 	}
-	if ferr := output.Finish(io, r, h, o.Out, o.AllowErrors); ferr != nil {
+	if ferr := output.Finish(io, r, o.Out, o.AllowErrors); ferr != nil {
 		return r, ferr
 	}
 	return r, err

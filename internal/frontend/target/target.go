@@ -6,6 +6,7 @@
 package target
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -20,6 +21,7 @@ import (
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/server"
+	"github.com/tairbench/tairbench/pkg/result"
 )
 
 // Endpoint is the resolved server a run measures.
@@ -215,4 +217,27 @@ func Hint(err error) error {
 		return fmt.Errorf("%w (--embedded runs tairbench's embedded server, which has it)", err)
 	}
 	return err
+}
+
+// Identify asks a RESP target who it is, as results name it: nil and an
+// error when it will not say.
+func Identify(ctx context.Context, t endpoint.Target) (*result.ServerIdentity, error) {
+	id, err := redis.Identify(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	out := &result.ServerIdentity{Name: id.Name, Version: id.Version, Embedded: id.Embedded}
+	for _, m := range id.Modules {
+		out.Modules = append(out.Modules, result.ServerModule(m))
+	}
+	return out, nil
+}
+
+// Routing is what a cluster run's routing followed, as results hold it
+// (nil for a standalone target).
+func Routing(r *redis.Routing) *result.ClusterRouting {
+	if r == nil {
+		return nil
+	}
+	return &result.ClusterRouting{Nodes: r.Nodes, MapLoads: r.MapLoads, Moved: r.Moved, Asked: r.Asked, TryAgain: r.TryAgain}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/internal/frontend/target"
 	"github.com/tairbench/tairbench/internal/run"
 	"github.com/tairbench/tairbench/pkg/result"
 )
@@ -36,10 +37,12 @@ func FromTemplate(ts redis.TemplateSpec, name, version string, t endpoint.Target
 			Template: &result.TemplateConfig{Ranges: ranges, DataSize: ts.Options.DataSize,
 				Batching: ts.Batching, Pipeline: ts.Pipeline, Window: ts.Window},
 		},
-		Engine:  cfg,
-		Factory: &redis.Factory{Target: t, Workload: w, Workers: cfg.Workers},
+		Engine: cfg,
 	}
-	spec.Identify = func(ctx context.Context) (*result.ServerIdentity, error) { return redis.Identify(ctx, t) }
+	f := &redis.Factory{Target: t, Workload: w, Workers: cfg.Workers}
+	spec.Factory = f
+	spec.Routing = func() *result.ClusterRouting { return target.Routing(f.ClusterRouting()) }
+	spec.Identify = func(ctx context.Context) (*result.ServerIdentity, error) { return target.Identify(ctx, t) }
 	spec.Refused = redis.IsAuthError
 	for _, o := range w.Ops {
 		if w.Mixed() {

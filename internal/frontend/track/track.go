@@ -334,7 +334,7 @@ func (r *runner) runTask(ctx context.Context, e fts.Engine, f *feed, t tk.Task, 
 		spec.Factory = mix
 	}
 	spec.Engine = cfg
-	res, _, err := run.Run(ctx, spec)
+	res, err := run.Run(ctx, spec)
 	if err != nil {
 		return nil, err
 	}

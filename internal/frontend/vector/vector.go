@@ -16,12 +16,12 @@ import (
 
 	"github.com/tairbench/tairbench/internal/driver/catalog"
 	"github.com/tairbench/tairbench/internal/driver/fts"
-	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/driver/vectors"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/frontend/engines"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/frontend/target"
 	"github.com/tairbench/tairbench/internal/run"
 	"github.com/tairbench/tairbench/internal/vecdata"
 	"github.com/tairbench/tairbench/pkg/result"
@@ -172,7 +172,7 @@ func (o *Options) identify(spec *run.Spec, en vectors.Engine) {
 		return
 	}
 	t := en.Target()
-	spec.Identify = func(ctx context.Context) (*result.ServerIdentity, error) { return redis.Identify(ctx, t) }
+	spec.Identify = func(ctx context.Context) (*result.ServerIdentity, error) { return target.Identify(ctx, t) }
 }
 
 // point measures one value of the search parameter: recall over every
@@ -227,7 +227,7 @@ func (o *Options) timed(ctx context.Context, spec run.Spec) (*result.Run, error)
 // runChecked runs spec; a run with failed requests is an error naming
 // the first failure (its figures would be those of errors).
 func runChecked(ctx context.Context, spec run.Spec, what string) (*result.Run, error) {
-	r, _, err := run.Run(ctx, spec)
+	r, err := run.Run(ctx, spec)
 	if err != nil {
 		return r, err
 	}

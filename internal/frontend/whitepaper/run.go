@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/frontend/output"
@@ -75,7 +74,7 @@ func Run(ctx context.Context, o RunOptions, io harness.IO) (*result.WhitepaperSu
 		defer stop()
 		tg.Addr = addr
 	}
-	id, _ := redis.Identify(ctx, tg) // nil when the target will not say
+	id, _ := target.Identify(ctx, tg) // nil when the target will not say
 	o.Seed = harness.SeedOrNew(o.Seed)
 	o.Version, o.Log = io.Version, io.Err
 	var suite *result.WhitepaperSuite

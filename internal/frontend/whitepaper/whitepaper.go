@@ -14,8 +14,6 @@ import (
 	"strings"
 	"time"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/frontend/memtier"
@@ -55,20 +53,20 @@ type Options struct {
 
 // runCase runs one case through capacity.Case, or in a dry run prints it
 // and returns an empty run.
-func (o Options) runCase(ctx context.Context, name string, slo *capacity.Options, mk capacity.MakeSpec) (*result.Run, *hdr.Histogram, *result.CapacitySearch, error) {
+func (o Options) runCase(ctx context.Context, name string, slo *capacity.Options, mk capacity.MakeSpec) (*result.Run, *result.CapacitySearch, error) {
 	if o.Plan == nil {
 		return capacity.Case(ctx, slo, mk)
 	}
 	spec, err := mk()
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	if slo != nil {
 		spec.Engine.Duration = time.Duration(slo.MaxSteps+4) * (slo.Window + slo.Warmup)
 		o.Plan.Note("%s: a capacity search for %s (at most %d steps and 4 confirmations)", name, slo.SLO, slo.MaxSteps)
 	}
 	o.Plan.Run(name, spec.Command, o.PlanTarget, spec.Engine)
-	return &result.Run{Name: name}, nil, nil, nil
+	return &result.Run{Name: name}, nil, nil
 }
 
 // search is the SLO's options for one case, logging to the suite's log.
@@ -105,22 +103,28 @@ func (o *Options) defaults() {
 	}
 }
 
-// cumulative is the percent of the histogram's samples at or below each
-// step of 0.1 ms, for n steps.
-func cumulative(h *hdr.Histogram, n int) []result.CumulativeStep {
-	if h == nil {
-		return nil
+// cumulative is the percent of the run's requests at or below each step
+// of 0.1 ms, for n steps: of its latency from the intended start when a
+// capacity search found it (searched), else from the send.
+func cumulative(run *result.Run, searched bool, n int) ([]result.CumulativeStep, error) {
+	hist := run.LatencyHistogram
+	if searched && run.HistogramCorrected != "" {
+		hist = run.CorrectedHistogram
+	}
+	h, err := hist()
+	if err != nil || h == nil {
+		return nil, err
 	}
 	total := h.TotalCount()
 	if total == 0 {
-		return nil
+		return nil, nil
 	}
 	out := make([]result.CumulativeStep, 0, n)
 	for step := 1; step <= n; step++ {
 		c := report.CountAtOrBelow(h, int64(step)*100) // µs
 		out = append(out, result.CumulativeStep{LEms: float64(step) / 10, Percent: 100 * float64(c) / float64(total)})
 	}
-	return out
+	return out, nil
 }
 
 // Enhanced runs the enhanced edition's tables: for each value size, the
@@ -150,13 +154,17 @@ func Enhanced(ctx context.Context, tg endpoint.Target, o Options) (*result.White
 			}
 			name := fmt.Sprintf("%s %d B", strings.ToUpper(op), size)
 			fmt.Fprintf(o.Log, "whitepaper enhanced: %s, %d requests\n", name, o.Requests)
-			run, h, search, err := o.runCase(ctx, name, o.search(), func() (run.Spec, error) { return rb.Spec(tests[0], o.Version, tg, nil) })
+			run, search, err := o.runCase(ctx, name, o.search(), func() (run.Spec, error) { return rb.Spec(tests[0], o.Version, tg, nil) })
 			if err != nil {
 				return suite, fmt.Errorf("%s: %w", name, err)
 			}
 			run.Name = name
+			cum, err := cumulative(run, search != nil, 20)
+			if err != nil {
+				return suite, fmt.Errorf("%s: %w", name, err)
+			}
 			c := result.WhitepaperCase{Name: name, Command: tests[0].Template, Reference: ref.figures(), Run: run,
-				Measured: result.WhitepaperFigures{QPS: run.Totals.OpsPerSec, Cumulative: cumulative(h, 20)}}
+				Measured: result.WhitepaperFigures{QPS: run.Totals.OpsPerSec, Cumulative: cum}}
 			if ref.qps > 0 {
 				c.Ratio = run.Totals.OpsPerSec / ref.qps
 			}
@@ -207,13 +215,17 @@ func Cluster(ctx context.Context, tg endpoint.Target, o Options) (*result.Whitep
 	}
 	seed := o.Seed
 	fmt.Fprintf(o.Log, "whitepaper cluster: memtier %s\n", strings.Join(args, " "))
-	run, h, search, err := o.runCase(ctx, "memtier SET:GET 1:1", o.search(), func() (run.Spec, error) { return mo.RunSpec("cluster", o.Version, tg, seed, nil) })
+	run, search, err := o.runCase(ctx, "memtier SET:GET 1:1", o.search(), func() (run.Spec, error) { return mo.RunSpec("cluster", o.Version, tg, seed, nil) })
 	if err != nil {
 		return suite, err
 	}
 	run.Name = "memtier SET:GET 1:1"
+	cum, err := cumulative(run, search != nil, 20)
+	if err != nil {
+		return suite, err
+	}
 	c := result.WhitepaperCase{Name: run.Name, Command: run.Command, Run: run,
-		Measured: result.WhitepaperFigures{QPS: run.Totals.OpsPerSec, Cumulative: cumulative(h, 20)}}
+		Measured: result.WhitepaperFigures{QPS: run.Totals.OpsPerSec, Cumulative: cum}}
 	applyCapacity(&c, search)
 	suite.Cases = append(suite.Cases, c)
 	return suite, nil

@@ -97,7 +97,7 @@ func ycsbCase(ctx context.Context, tg endpoint.Target, o YCSBOptions, args []str
 	if c.Phase == "run" {
 		slo = o.search()
 	}
-	run, _, search, err := o.runCase(ctx, args[0]+" "+strings.TrimPrefix(args[3], "workloads/"), slo, func() (run.Spec, error) {
+	run, search, err := o.runCase(ctx, args[0]+" "+strings.TrimPrefix(args[3], "workloads/"), slo, func() (run.Spec, error) {
 		spec := ycsb.RunSpec(c, wl, ycsb.NewFactory(tg, wl, c.Phase == "load"), tg, o.Seed, o.Version, nil)
 		spec.Command = "ycsb " + strings.Join(args, " ")
 		return spec, nil

@@ -15,7 +15,11 @@ import (
 // Report prints YCSB's end-of-run report: [OVERALL] and, per operation,
 // its count, latencies in µs and return codes (OK, NOT_FOUND for a read
 // that found nothing, ERROR).
-func Report(w io.Writer, run *result.Run, ops []string, hist *hdr.Histogram) error {
+func Report(w io.Writer, run *result.Run, ops []string) error {
+	hist, err := run.LatencyHistogram()
+	if err != nil {
+		return fmt.Errorf("the run's latency: %w", err)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "[OVERALL], RunTime(ms), %.0f\n", run.DurationMS)
 	fmt.Fprintf(&b, "[OVERALL], Throughput(ops/sec), %s\n", javaDouble(run.Totals.OpsPerSec))
@@ -62,7 +66,7 @@ func Report(w io.Writer, run *result.Run, ops []string, hist *hdr.Histogram) err
 			fmt.Fprintf(&b, "[%s], Return=ERROR, %d\n", p.name, p.errs)
 		}
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err = io.WriteString(w, b.String())
 	return err
 }
 

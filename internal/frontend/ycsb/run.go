@@ -83,12 +83,12 @@ func run1(ctx context.Context, c *Command, args []string, io harness.IO) (*resul
 	}
 	fmt.Fprintf(io.Err, "YCSB %s, %s, %d threads against %s; properties from %s\n", c.Phase, spec.Config.Mode, wl.Threads, tg.Addr,
 		strings.Join(c.Sources, ", "))
-	r, hist, err := run.Run(ctx, spec)
+	r, err := run.Run(ctx, spec)
 	if err != nil {
 		return nil, err
 	}
 	out := output.SummaryTo(io, c.JSON)
-	if err := Report(out, r, f.OpNames(), hist); err != nil {
+	if err := Report(out, r, f.OpNames()); err != nil {
 		return nil, err
 	}
 	fmt.Fprintln(out)

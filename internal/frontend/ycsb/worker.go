@@ -11,6 +11,7 @@ import (
 	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/internal/frontend/target"
 	"github.com/tairbench/tairbench/internal/run"
 	"github.com/tairbench/tairbench/internal/stats"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
@@ -77,12 +78,12 @@ func NewFactory(t endpoint.Target, w *Workload, load bool) *Factory {
 func (f *Factory) OpNames() []string { return f.Ops }
 
 // ClusterRouting reports what a cluster run's routing followed (nil for a
-// standalone target): the run layer's ClusterReporter.
+// standalone target): the run spec's Routing.
 func (f *Factory) ClusterRouting() *result.ClusterRouting {
 	if f.cluster == nil {
 		return nil
 	}
-	return f.cluster.Routing()
+	return target.Routing(f.cluster.Routing())
 }
 
 // NewWorker connects one worker: a connection, or with redis.cluster the
@@ -403,8 +404,8 @@ func RunSpec(c *Command, wl *Workload, f *Factory, tg endpoint.Target, seed uint
 	spec := run.Spec{Name: "ycsb " + c.Phase, Command: "ycsb " + c.Phase, Version: version,
 		Config: result.RunConfig{Target: tg.Result(), Mode: fmt.Sprintf("YCSB core workload, redis.command_group=%s, %d fields of %d bytes",
 			wl.CommandGroup, wl.FieldCount, wl.FieldLength)},
-		Engine: cfg, Factory: f,
-		Identify: func(ctx context.Context) (*result.ServerIdentity, error) { return redis.Identify(ctx, tg) }}
+		Engine: cfg, Factory: f, Routing: f.ClusterRouting,
+		Identify: func(ctx context.Context) (*result.ServerIdentity, error) { return target.Identify(ctx, tg) }}
 	for _, name := range cfg.Operations {
 		spec.Operations = append(spec.Operations, result.Operation{Name: name, Weight: int(wl.Proportions[name] * 100)})
 	}

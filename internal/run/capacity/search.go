@@ -9,8 +9,6 @@ import (
 	"slices"
 	"time"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/internal/run"
 	"github.com/tairbench/tairbench/pkg/result"
@@ -226,7 +224,7 @@ func SearchSpecs(ctx context.Context, o Options, mk MakeSpec) (*result.CapacityS
 		e := &spec.Engine
 		e.Rate, e.Duration, e.Warmup = rate, window, warmup
 		e.Ops, e.OpsPerWorker, e.Progress = 0, 0, nil
-		run, _, err := run.Run(ctx, spec)
+		run, err := run.Run(ctx, spec)
 		return run, err
 	})
 }
@@ -256,35 +254,26 @@ func stepAt(c *result.CapacitySearch, rate float64) result.CapacityStep {
 
 // Case runs one case of a suite: once as mk's spec says when o is nil, or
 // else as a capacity search for o's SLO. The run returned is then the
-// answer's (the first step's when no rate held) and the histogram its
-// latency from the intended start.
-func Case(ctx context.Context, o *Options, mk MakeSpec) (*result.Run, *hdr.Histogram, *result.CapacitySearch, error) {
+// answer's (the first step's when no rate held).
+func Case(ctx context.Context, o *Options, mk MakeSpec) (*result.Run, *result.CapacitySearch, error) {
 	if o == nil {
 		spec, err := mk()
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, err
 		}
-		run, h, err := run.Run(ctx, spec)
-		return run, h, nil, err
+		run, err := run.Run(ctx, spec)
+		return run, nil, err
 	}
 	c, err := SearchSpecs(ctx, *o, mk)
 	if err != nil || len(c.Steps) == 0 {
 		if err == nil {
 			err = errors.New("capacity: the search ran no step")
 		}
-		return nil, nil, c, err
+		return nil, c, err
 	}
 	st := Answer(c)
 	if st == nil {
 		st = &c.Steps[0]
 	}
-	enc := st.Run.HistogramCorrected
-	if enc == "" {
-		enc = st.Run.Histogram
-	}
-	h, err := hdr.Decode([]byte(enc))
-	if err != nil {
-		return nil, nil, c, fmt.Errorf("capacity: the answer's histogram: %w", err)
-	}
-	return st.Run, h, c, nil
+	return st.Run, c, nil
 }
