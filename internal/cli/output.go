@@ -16,6 +16,12 @@ type outputFlags struct {
 
 func (o *outputFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.JSON, "json", "", "write the result as JSON to this file (- for stdout)")
+	o.registerFiles(fs)
+}
+
+// registerFiles binds the result files but --json (a command whose --json
+// is among tairbench's own options), -q and the gate.
+func (o *outputFlags) registerFiles(fs *pflag.FlagSet) {
 	fs.StringVar(&o.CSV, "csv", "", "write the per-second series as CSV to this file")
 	fs.StringVar(&o.HGRM, "hgrm", "", "write the latency percentile distribution (.hgrm) to this file")
 	fs.BoolVarP(&o.Quiet, "quiet", "q", false, "no per-second progress lines")

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tairbench/tairbench/internal/flagval"
+	"github.com/tairbench/tairbench/internal/frontend/common"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	redisfront "github.com/tairbench/tairbench/internal/frontend/redis"
 
@@ -15,39 +16,36 @@ import (
 
 // redisOptions are 'tairbench redis' flags.
 type redisOptions struct {
-	target        targetFlags
-	out           outputFlags
-	abortOnFail   bool
-	metricsAddr   string
-	preload       bool
-	dryRun        bool
-	maxMemory     string
-	metricsLinger time.Duration
-	commands      []string
-	ratio         string
-	parallel      int
-	count         int64
-	duration      time.Duration
-	warmup        time.Duration
-	r1, r2        uint64
-	rands         []string
-	dataSize      int
-	batching      int
-	pipeline      int
-	window        int
-	seed          uint64
-	maxErrors     int64
-	allowError    bool
-	rate          float64
-	arrivals      string
-	sendGrid      time.Duration
-	noServer      bool
-	slo           flagval.Capacity
-	shard         shardFlags
+	// own are tairbench's own options, declared once (common.Options).
+	own         common.Options
+	target      targetFlags
+	out         outputFlags
+	abortOnFail bool
+	preload     bool
+	maxMemory   string
+	commands    []string
+	ratio       string
+	parallel    int
+	count       int64
+	duration    time.Duration
+	warmup      time.Duration
+	r1, r2      uint64
+	rands       []string
+	dataSize    int
+	batching    int
+	pipeline    int
+	window      int
+	maxErrors   int64
+	allowError  bool
+	rate        float64
+	arrivals    string
+	sendGrid    time.Duration
+	slo         flagval.Capacity
+	shard       shardFlags
 }
 
 func newRedisCmd(a *app) *cobra.Command {
-	o := &redisOptions{duration: 30 * time.Second, metricsLinger: 30 * time.Second}
+	o := &redisOptions{duration: 30 * time.Second, own: common.Defaults()}
 	cmd := &cobra.Command{
 		Use:     "redis",
 		Aliases: []string{"bench"},
@@ -74,7 +72,7 @@ SIGINT or SIGTERM stopped it (its partial result is written).`,
 	}
 	fs := cmd.Flags()
 	fs.SortFlags = false
-	o.target.register(fs)
+	o.target.registerAddr(fs)
 	fs.StringArrayVar(&o.commands, "command", []string{"TR.GETBIT foo-__RAND__ __RAND2__"}, "command template; repeat for a mixed workload")
 	fs.StringVar(&o.ratio, "ratio", "", "weights of the -command templates, as 1:3 (default: equal)")
 	fs.IntVarP(&o.parallel, "parallel", "p", 4, "connections (one worker each)")
@@ -88,21 +86,17 @@ SIGINT or SIGTERM stopped it (its partial result is written).`,
 	fs.IntVar(&o.batching, "batching", 0, "wrap N commands in MULTI/EXEC per request")
 	fs.IntVarP(&o.pipeline, "pipeline", "P", 0, "pipeline N commands per request (no MULTI)")
 	fs.IntVar(&o.window, "window", 0, "keep N commands in flight per connection, one more sent per reply (memtier's --pipeline); with --rate, each command at its own intended start while fewer than N are in flight")
-	fs.Uint64Var(&o.seed, "seed", 0, "base random seed (0: a new one, printed in the result)")
 	fs.Float64Var(&o.rate, "rate", 0, "open-loop: requests per second in all, on a schedule; latency is also measured from each request's intended start (0: closed-loop)")
 	fs.StringVar(&o.arrivals, "arrivals", redisfront.ArrivalsConstant, "open-loop schedule: constant or poisson")
 	fs.DurationVar(&o.sendGrid, "send-grid", 0, "open-loop: send on this grid (e.g. 250us), each request at the first tick at or after its intended start, for less client CPU per request (latency still counts from that start; arrivals move to their ticks); 0: each request at its own start")
-	fs.BoolVar(&o.noServer, "no-server-stats", false, "do not sample the server's INFO once a second")
 	o.slo.Register(fs)
 	o.shard.register(fs)
 	fs.Int64Var(&o.maxErrors, "max-errors", 0, "stop after this many errors (0: never)")
 	fs.BoolVar(&o.allowError, "allow-errors", false, "exit 0 even when most commands failed")
-	o.out.register(fs)
-	fs.BoolVar(&o.dryRun, "dry-run", false, "print what would run (commands, connections, duration, preload, thresholds) and send nothing")
+	o.out.registerFiles(fs)
+	o.own.Register(fs, "")
 	fs.BoolVar(&o.preload, "preload", false, "before the run, fill every key the read commands can draw (timed apart, its own phase in the JSON)")
 	fs.StringVar(&o.maxMemory, "max-memory", "1GiB", "--preload refuses to write more than this")
-	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve the run's metrics (Prometheus) on HOST:PORT while it runs")
-	fs.Var(seconds(&o.metricsLinger), "metrics-linger", "after the run, wait at most this long for a last scrape of --metrics-addr")
 	fs.BoolVar(&o.abortOnFail, "abort-on-fail", false, "stop the run at the first second a --threshold on latency or errors already fails")
 	return cmd
 }
@@ -113,24 +107,25 @@ func runRedis(ctx context.Context, fs *pflag.FlagSet, o *redisOptions, a *app) e
 	if err != nil {
 		return err
 	}
+	o.target.Embedded, o.target.Timeout = o.own.Embedded, o.own.Timeout
 	tg, err := o.target.Build()
 	if err != nil {
 		return err
 	}
-	ro := redisfront.Options{Target: tg, Embedded: o.target.Embedded, Commands: o.commands, Ratio: o.ratio,
+	ro := redisfront.Options{Options: o.own, Target: tg, Commands: o.commands, Ratio: o.ratio,
 		Parallel: o.parallel, Count: o.count, Duration: o.duration, Warmup: o.warmup,
 		CountGiven: fs.Changed("count"), DurationGiven: fs.Changed("duration"),
 		R1: o.r1, R2: o.r2, Rands: o.rands, DataSize: o.dataSize, Batching: o.batching, Pipeline: o.pipeline, Window: o.window,
 		BatchingGiven: fs.Changed("batching"), PipelineGiven: fs.Changed("pipeline"),
-		Seed: o.seed, MaxErrors: o.maxErrors, AllowErrors: o.allowError, Rate: o.rate, Arrivals: o.arrivals, SendGrid: o.sendGrid,
-		NoServerStats: o.noServer, Shard: shard, AbortOnFail: o.abortOnFail,
-		MetricsAddr: o.metricsAddr, MetricsLinger: o.metricsLinger, Preload: o.preload, DryRun: o.dryRun}
+		MaxErrors: o.maxErrors, AllowErrors: o.allowError, Rate: o.rate, Arrivals: o.arrivals, SendGrid: o.sendGrid,
+		Shard: shard, AbortOnFail: o.abortOnFail, Preload: o.preload}
 	if ro.PreloadMax, err = flagval.ParseBytes(o.maxMemory); err != nil {
 		return fmt.Errorf("--max-memory %w", err)
 	}
 	if ro.Out, err = o.out.Parse(); err != nil {
 		return err
 	}
+	ro.Out.JSON = o.own.JSON
 	if ro.SLO, err = o.slo.Optional(); err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@
 package redis
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	driver "github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/internal/frontend/common"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/frontend/output"
 	"github.com/tairbench/tairbench/internal/frontend/target"
@@ -34,10 +36,13 @@ const (
 
 // Options are one 'tairbench redis' run.
 type Options struct {
-	// Target is the server; Embedded starts the embedded server in this
-	// process for it (once the options are known to be good).
-	Target   endpoint.Target
-	Embedded bool
+	// Options are tairbench's own: Embedded starts the embedded server in
+	// this process for Target (once the options are known to be good);
+	// JSON, when Out names no result file, is the result file; Timeout
+	// is Target's, which the caller builds.
+	common.Options
+	// Target is the server.
+	Target endpoint.Target
 	// Commands are the templates; Ratio their weights ("1:3").
 	Commands []string
 	Ratio    string
@@ -61,7 +66,6 @@ type Options struct {
 	// Window keeps N commands in flight per connection, one more sent
 	// for each reply (memtier's --pipeline); 0: off.
 	Window      int
-	Seed        uint64
 	MaxErrors   int64
 	AllowErrors bool
 	// Rate above 0 makes the run open-loop; Arrivals spaces it.
@@ -69,8 +73,7 @@ type Options struct {
 	Arrivals string
 	// SendGrid is the open loop's send grid (engine.Config.SendGrid); 0
 	// wakes every request at its own intended start.
-	SendGrid      time.Duration
-	NoServerStats bool
+	SendGrid time.Duration
 	// SLO, when set, makes the run a capacity search for it.
 	SLO *capacity.Options
 	// Shard is this client's part of a load from several machines.
@@ -79,12 +82,6 @@ type Options struct {
 	// AbortOnFail stops the run at the first second a threshold already
 	// fails (see threshold.Live).
 	AbortOnFail bool
-	// MetricsAddr, when set, serves the run's metrics there (Prometheus);
-	// MetricsLinger bounds the wait for a last scrape after the run.
-	MetricsAddr   string
-	MetricsLinger time.Duration
-	// DryRun prints what would run and sends nothing.
-	DryRun bool
 	// Preload fills the keys the read commands draw before the run;
 	// PreloadMax refuses a fill above it (bytes, 0: no bound).
 	Preload    bool
@@ -94,6 +91,7 @@ type Options struct {
 // Run checks the options, runs the template against the target and
 // prints and writes the result (or the capacity search's).
 func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
+	o.Out.JSON = cmp.Or(o.Out.JSON, o.JSON)
 	if err := output.CheckPaths(o.Out.JSON, o.Out.CSV, o.Out.HGRM); err != nil {
 		return nil, err
 	}
@@ -146,7 +144,7 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 	if !o.Out.Quiet {
 		spec.Engine.Progress, tail = output.ProgressWithTail(io)
 	}
-	ctx, closeMetrics, err := output.Sinks{MetricsAddr: o.MetricsAddr, MetricsLinger: o.MetricsLinger}.Open(ctx, io)
+	ctx, closeMetrics, err := o.Sinks.Open(ctx, io)
 	if err != nil {
 		return nil, err
 	}

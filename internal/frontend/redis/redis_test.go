@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tairbench/tairbench/internal/frontend/common"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/frontend/output"
 	"github.com/tairbench/tairbench/internal/frontend/target"
@@ -21,9 +22,9 @@ import (
 func base(t *testing.T) Options {
 	tg, err := target.Options{Host: "127.0.0.1", Port: 6379, Protocol: 2, Timeout: 5 * time.Second}.Build()
 	require.NoError(t, err)
-	return Options{Target: tg, Embedded: true, Commands: []string{"SET k-__RAND__ __DATA__"}, Parallel: 2,
+	return Options{Options: common.Options{Embedded: true, NoServerStats: true}, Target: tg, Commands: []string{"SET k-__RAND__ __DATA__"}, Parallel: 2,
 		Count: 2000, CountGiven: true, R1: 100, R2: 100, DataSize: 8, Arrivals: ArrivalsConstant,
-		Out: output.Outputs{Quiet: true}, NoServerStats: true}
+		Out: output.Outputs{Quiet: true}}
 }
 
 func TestRefusedOptions(t *testing.T) {
