@@ -18,6 +18,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/tairbench/tairbench/internal/driver/redis"
+	"github.com/tairbench/tairbench/internal/driver/redis/transport"
 	"github.com/tairbench/tairbench/internal/endpoint"
 )
 
@@ -67,7 +68,7 @@ func Open(ctx context.Context, kind string, t endpoint.Target, prefix string) (*
 		}
 		return nil, err
 	}
-	c, err := redis.NewClient(ctx, t, 2)
+	c, err := transport.NewClient(ctx, t, 2)
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,7 @@ import (
 
 	rb "github.com/RoaringBitmap/roaring/v2"
 
-	"github.com/tairbench/tairbench/internal/driver/redis"
+	"github.com/tairbench/tairbench/internal/driver/redis/transport"
 	"github.com/tairbench/tairbench/internal/endpoint"
 )
 
@@ -245,7 +245,7 @@ func (s *Store) scanSet(ctx context.Context, key string, fn func(uint32)) (uint6
 // is (TYPE: a set, a string read as a bitmap, a TairRoaring bitmap), and
 // returns them with the structure's name.
 func ReadKey(ctx context.Context, t endpoint.Target, key string) (*rb.Bitmap, string, error) {
-	c, err := redis.NewClient(ctx, t, 1)
+	c, err := transport.NewClient(ctx, t, 1)
 	if err != nil {
 		return nil, "", err
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/tairbench/tairbench/internal/driver/redis/cluster"
+	"github.com/tairbench/tairbench/internal/driver/redis/transport"
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/pollset"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
@@ -35,10 +37,10 @@ import (
 // node with none in flight gets its commands at once).
 //
 // MOVED and ASK send the command again, to the new owner or, after ASKING,
-// to the importing node, at most maxRedirects times; its latency still
+// to the importing node, at most cluster.MaxRedirects times; its latency still
 // runs from its first send.
 type clusterWindow struct {
-	router
+	cluster.Router
 	f          *Factory
 	gens       []*cmdtmpl.Gen
 	keys, args []int
@@ -48,7 +50,7 @@ type clusterWindow struct {
 	// maps the bound slot map's nodes to them.
 	wins   []*nodeWindow
 	byNode []int
-	bound  *topology
+	bound  *cluster.Topology
 	// below counts the windows with fewer than n commands (in flight and
 	// waiting), over those with more than 2n: the worker draws while one is
 	// below and none is over.
@@ -82,7 +84,7 @@ type clusterWindow struct {
 // head, then queued not sent yet.
 type nodeWindow struct {
 	addr                 string
-	c                    *Conn
+	c                    *transport.Conn
 	ring                 []flight
 	head, flying, queued int
 	// watched: c's descriptor is in the worker's pollset; read: a reply
@@ -107,9 +109,9 @@ type flight struct {
 	out, in  int
 }
 
-func newClusterWindow(f *Factory, cs *clusterState, ctx context.Context, gens []*cmdtmpl.Gen, pick *picker) *clusterWindow {
+func newClusterWindow(f *Factory, cs *cluster.State, ctx context.Context, gens []*cmdtmpl.Gen, pick *picker) *clusterWindow {
 	keys, args := keyPositions(f.Workload)
-	w := &clusterWindow{router: newRouter(ctx, &f.Target, cs), f: f, gens: gens, keys: keys, args: args, pick: pick, n: f.Workload.N}
+	w := &clusterWindow{Router: cluster.NewRouter(ctx, &f.Target, cs), f: f, gens: gens, keys: keys, args: args, pick: pick, n: f.Workload.N}
 	if pollset.Supported && f.Target.TLS == nil {
 		if set, err := pollset.New(16); err == nil { // none: read the earliest node, as elsewhere
 			w.set, w.unhook = set, context.AfterFunc(ctx, set.Interrupt)
@@ -123,12 +125,12 @@ func (nw *nodeWindow) load() int { return nw.flying + nw.queued }
 func (nw *nodeWindow) at(i int) *flight { return &nw.ring[(nw.head+i)%len(nw.ring)] }
 
 // follow binds the current slot map and maps its nodes to windows.
-func (w *clusterWindow) follow() *topology {
-	topo := w.bind()
+func (w *clusterWindow) follow() *cluster.Topology {
+	topo := w.Bind()
 	if topo != w.bound {
 		w.bound = topo
 		w.byNode = w.byNode[:0]
-		for _, a := range topo.addrs {
+		for _, a := range topo.Addrs {
 			w.byNode = append(w.byNode, w.windowOf(a))
 		}
 	}
@@ -206,13 +208,13 @@ func (w *clusterWindow) Prepare() {
 
 // drawOne draws the next command: its generator (to encode it from),
 // operation, slot, and the window of the node that serves the slot.
-func (w *clusterWindow) drawOne(topo *topology) (*cmdtmpl.Gen, int, int, *nodeWindow) {
+func (w *clusterWindow) drawOne(topo *cluster.Topology) (*cmdtmpl.Gen, int, int, *nodeWindow) {
 	op := w.pick.pick()
 	gen := w.gens[op]
 	gen.Draw()
-	slot := drawnSlot(gen, w.keys[op], w.args[op])
+	slot := cluster.DrawnSlot(gen, w.keys[op], w.args[op])
 	w.drawn++
-	return gen, op, slot, w.wins[w.byNode[nodeFor(topo, slot)]]
+	return gen, op, slot, w.wins[w.byNode[cluster.NodeFor(topo, slot)]]
 }
 
 // encode makes e the command gen drew, not sent yet.
@@ -267,7 +269,7 @@ func (w *clusterWindow) flush(nw *nodeWindow, s *engine.Step) error {
 		return nil
 	}
 	if nw.c == nil {
-		c, err := w.links.To(nw.addr)
+		c, err := w.Links.To(nw.addr)
 		if err != nil {
 			w.reroute(nw)
 			return err // a failed connect (engine.ConnectError): nothing was sent
@@ -283,7 +285,7 @@ func (w *clusterWindow) flush(nw *nodeWindow, s *engine.Step) error {
 		e := nw.at(nw.flying + i)
 		at := len(w.out)
 		if e.ask {
-			w.out = append(w.out, asking...)
+			w.out = append(w.out, cluster.Asking...)
 		}
 		w.out = append(w.out, e.cmd...)
 		e.out += len(w.out) - at
@@ -385,11 +387,11 @@ func (w *clusterWindow) arrived(head *nodeWindow, until time.Time) *nodeWindow {
 	if err == nil && len(tags) == 0 {
 		first := head
 		for _, nw := range w.wins {
-			if nw.flying > 0 && nw.c.dl.Before(first.c.dl) {
+			if nw.flying > 0 && nw.c.Deadline.Before(first.c.Deadline) {
 				first = nw
 			}
 		}
-		by := first.c.dl
+		by := first.c.Deadline
 		if !until.IsZero() && until.Before(by) {
 			by = until
 		}
@@ -414,7 +416,7 @@ func (w *clusterWindow) arrived(head *nodeWindow, until time.Time) *nodeWindow {
 // (the caller's bound), else first, whose connection's deadline came and
 // whose read times out.
 func (w *clusterWindow) lapsed(first *nodeWindow, until time.Time) *nodeWindow {
-	if now := time.Now(); !until.IsZero() && !now.Before(until) && now.Before(first.c.dl) {
+	if now := time.Now(); !until.IsZero() && !now.Before(until) && now.Before(first.c.Deadline) {
 		return nil
 	}
 	return first
@@ -466,7 +468,7 @@ func (w *clusterWindow) watch(nw *nodeWindow) bool {
 	if nw.watched || nw.c == nil {
 		return nw.watched
 	}
-	fd, ok := nw.c.fd()
+	fd, ok := nw.c.FD()
 	if !ok {
 		return false
 	}
@@ -497,7 +499,7 @@ func (w *clusterWindow) watchAll() bool {
 func (w *clusterWindow) unwatchAll() {
 	for _, nw := range w.wins {
 		if nw.watched {
-			if fd, ok := nw.c.fd(); ok {
+			if fd, ok := nw.c.FD(); ok {
 				_ = w.set.Remove(fd)
 			}
 			nw.watched = false
@@ -511,20 +513,20 @@ func (w *clusterWindow) unwatchAll() {
 func (w *clusterWindow) readOne(nw *nodeWindow, s *engine.Step) (bool, error) {
 	c, e := nw.c, nw.at(0)
 	nw.read = true
-	rx := c.consumed()
+	rx := c.Consumed()
 	if e.ask { // ASKING's reply first
-		if err := c.Read(&w.rep); err != nil {
+		if err := c.Read(&w.Rep); err != nil {
 			return false, w.lose(nw, s, err)
 		}
 	}
-	done, err := c.readStamped(&w.rep)
+	done, err := c.ReadStamped(&w.Rep)
 	if err != nil {
 		return false, w.lose(nw, s, err)
 	}
-	e.in += int(c.consumed() - rx)
-	if w.rep.IsError() && e.hops < maxRedirects {
-		if ask, slot, addr, ok := redirect(w.rep.Err); ok {
-			w.cs.followed(ask, slot, addr)
+	e.in += int(c.Consumed() - rx)
+	if w.Rep.IsError() && e.hops < cluster.MaxRedirects {
+		if ask, slot, addr, ok := cluster.Redirect(w.Rep.Err); ok {
+			w.State.Followed(ask, slot, addr)
 			w.follow()
 			to := w.wins[w.windowOf(addr)]
 			e.hops++
@@ -533,7 +535,7 @@ func (w *clusterWindow) readOne(nw *nodeWindow, s *engine.Step) (bool, error) {
 			return false, nil
 		}
 	}
-	countReply(s, &w.rep, &w.errBuf)
+	countReply(s, &w.Rep, &w.errBuf)
 	s.Sent, s.Done, s.Op, s.BytesOut, s.BytesIn = e.sent, done, e.op, e.out, e.in
 	w.pop(nw)
 	return true, nil
@@ -559,7 +561,7 @@ func (w *clusterWindow) move(from, to *nodeWindow) {
 func (w *clusterWindow) reroute(nw *nodeWindow) {
 	topo := w.follow()
 	for k := nw.queued; k > 0; k-- {
-		to := w.wins[w.byNode[nodeFor(topo, nw.at(0).slot)]]
+		to := w.wins[w.byNode[cluster.NodeFor(topo, nw.at(0).slot)]]
 		w.move(nw, to)
 	}
 }
@@ -575,7 +577,7 @@ func (w *clusterWindow) lose(nw *nodeWindow, s *engine.Step, err error) error {
 	for nw.load() > 0 {
 		w.pop(nw)
 	}
-	w.drop(nw.c)
+	w.Drop(nw.c)
 	nw.c, nw.watched = nil, false // closed: out of the pollset too
 	return err
 }
@@ -583,7 +585,7 @@ func (w *clusterWindow) lose(nw *nodeWindow, s *engine.Step, err error) error {
 // Drain reads the replies still in flight when the run ended (commands
 // not sent by then are not sent; one redirected goes again).
 func (w *clusterWindow) Drain(ctx context.Context, s *engine.Step) error {
-	var conns []*Conn
+	var conns []*transport.Conn
 	for _, nw := range w.wins {
 		w.forgetUnsent(nw)
 		if nw.c != nil {
@@ -593,7 +595,7 @@ func (w *clusterWindow) Drain(ctx context.Context, s *engine.Step) error {
 	set := w.set // read here: the callback runs on another goroutine
 	stop := context.AfterFunc(ctx, func() {
 		for _, c := range conns {
-			_ = c.nc.SetReadDeadline(time.Now())
+			_ = c.NetConn.SetReadDeadline(time.Now())
 		}
 		if set != nil {
 			set.Interrupt()
@@ -647,5 +649,5 @@ func (w *clusterWindow) Close() error {
 		_ = w.set.Close()
 		w.set = nil
 	}
-	return w.links.Close()
+	return w.Links.Close()
 }

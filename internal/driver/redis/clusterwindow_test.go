@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tairbench/tairbench/internal/driver/redis/cluster"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/pollset"
@@ -42,7 +43,7 @@ func halvesReply(addrs []string) string {
 	b.WriteString("*2\r\n")
 	for i, a := range addrs {
 		host, port, _ := net.SplitHostPort(a)
-		lo, hi := i*SlotCount/2, (i+1)*SlotCount/2-1
+		lo, hi := i*cluster.SlotCount/2, (i+1)*cluster.SlotCount/2-1
 		fmt.Fprintf(&b, "*3\r\n:%d\r\n:%d\r\n*3\r\n$%d\r\n%s\r\n:%s\r\n$2\r\nn%d\r\n", lo, hi, len(host), host, port, i)
 	}
 	return b.String()
@@ -162,7 +163,7 @@ func TestClusterWindowDrainCountsEveryLostCommand(t *testing.T) {
 	for _, nw := range w.wins {
 		require.Positive(t, nw.flying, "both nodes have commands in flight")
 		inFlight += nw.flying
-		require.NoError(t, nw.c.nc.Close())
+		require.NoError(t, nw.c.NetConn.Close())
 	}
 	var s engine.Step
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -230,7 +231,7 @@ func TestClusterWindowBytesAreEachCommands(t *testing.T) {
 // slowNode serves a fake cluster node that answers every SET delay after
 // it came (in order) and the handshake and CLUSTER SLOTS (*slots) at once.
 func slowNode(t *testing.T, delay time.Duration, slots *string) string {
-	return serveEach(t, func(c net.Conn) {
+	return testenv.ServeEach(t, func(c net.Conn) {
 		defer c.Close()
 		due := make(chan time.Time, 1<<12)
 		defer close(due)

@@ -24,20 +24,20 @@ type deferringWorker struct {
 // waiting and, unless untimed, notes when its data arrived (plain TCP or
 // Unix socket on Linux).
 func (w *deferringWorker) Deferrable() bool {
-	c := w.links.main
+	c := w.links.Direct
 	return c != nil && c.EnablePolled(!w.untimed)
 }
 
 // Start implements engine.Deferrer: it writes the prepared request, and
 // starts counting its replies' bytes and noting their arrival.
 func (w *deferringWorker) Start(s *engine.Step) error {
-	c := w.links.main
+	c := w.links.Direct
 	s.Op, s.BytesOut = w.op, len(w.req)
 	if err := c.Write(w.req); err != nil {
 		w.links.Drop(c)
 		return err
 	}
-	c.forgetArrival()
+	c.ForgetArrival()
 	w.rx = c.BytesRead()
 	return nil
 }
@@ -47,12 +47,12 @@ func (w *deferringWorker) Start(s *engine.Step) error {
 // plain are counted as they are (each a command that neither failed nor
 // missed) and skipped, not read again one by one.
 func (w *deferringWorker) Finish(_ context.Context, s *engine.Step) (time.Time, error) {
-	c := w.links.main
+	c := w.links.Direct
 	var err error
 	if n := w.f.Workload.RepliesPerRequest(); w.f.Workload.Mode != Batch && c.SkipPlain(n) {
 		s.Ops += n
 	} else {
-		err = w.replies(c, s, c.Read(&c.rep))
+		err = w.replies(c, s, c.Read(&c.Rep))
 	}
 	s.BytesIn = int(c.BytesRead() - w.rx)
 	if err != nil {
@@ -64,10 +64,10 @@ func (w *deferringWorker) Finish(_ context.Context, s *engine.Step) (time.Time, 
 
 // Ready implements engine.Poller: it reads what has come of the replies,
 // without waiting, and says whether they have all come (Unknown when one
-// is larger than the largest read buffer, maxReadBuffer: reading it may
+// is larger than the largest read buffer, transport.MaxReadBuffer: reading it may
 // wait). A smaller buffer grows to tell them whole.
 func (w *deferringWorker) Ready() engine.Readiness {
-	c := w.links.main
+	c := w.links.Direct
 	if c == nil {
 		return engine.Arrived
 	}
@@ -78,7 +78,7 @@ func (w *deferringWorker) Ready() engine.Readiness {
 			return engine.NotYet
 		case !c.Spills(n):
 			return engine.Arrived
-		case !c.GrowFull(): // at most log2(maxReadBuffer/minReadBuffer) times a connection
+		case !c.GrowFull(): // at most log2(MaxReadBuffer/minReadBuffer) times a connection
 			return engine.Unknown
 		}
 	}
@@ -88,10 +88,10 @@ func (w *deferringWorker) Ready() engine.Readiness {
 // waiting and noting when its data arrives if arrivals, leaves the
 // runtime's poller (Conn.Detach) for the engine's.
 func (w *deferringWorker) PollFD(arrivals bool) (int, bool) {
-	c := w.links.main
+	c := w.links.Direct
 	w.untimed = !arrivals
 	if c == nil || !c.EnablePolled(arrivals) {
 		return -1, false
 	}
-	return c.Detach(w.links.ctx)
+	return c.Detach(w.links.Ctx)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
+	"github.com/tairbench/tairbench/internal/driver/redis/transport"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/testenv"
@@ -26,7 +27,7 @@ import (
 // *1, $4, PING) read on each connection it accepts; an error ends the
 // connection.
 func pingServer(t *testing.T, answer func(nc net.Conn) error) string {
-	return serveEach(t, func(nc net.Conn) {
+	return testenv.ServeEach(t, func(nc net.Conn) {
 		defer nc.Close()
 		r := bufio.NewReader(nc)
 		for {
@@ -254,7 +255,7 @@ func TestReadyWaitsForTheWholeReply(t *testing.T) {
 	p := w.(engine.Poller)
 	_, ok := p.PollFD(true)
 	require.True(t, ok)
-	c := w.(*deferringWorker).links.main
+	c := w.(*deferringWorker).links.Direct
 	w.Prepare()
 	var s engine.Step
 	require.NoError(t, p.Start(&s))
@@ -283,8 +284,8 @@ func TestReadySaysWhenAReplyOutgrowsTheBuffer(t *testing.T) {
 		want engine.Readiness
 	}{
 		{100, engine.Arrived},
-		{3000, engine.Arrived},                // over the first buffer: it grows
-		{maxReadBuffer - 100, engine.Arrived}, // up to the largest
+		{3000, engine.Arrived},                          // over the first buffer: it grows
+		{transport.MaxReadBuffer - 100, engine.Arrived}, // up to the largest
 		{64 << 10, engine.Unknown},
 	}
 	for _, tt := range tests {
@@ -366,14 +367,14 @@ func TestPlainRepliesCountAsReadOnes(t *testing.T) {
 		p, d := polled.(engine.Poller), read.(engine.Deferrer)
 		_, ok := p.PollFD(true)
 		require.True(t, ok)
-		c := polled.(*deferringWorker).links.main
+		c := polled.(*deferringWorker).links.Direct
 		skipped := 0
 		for i := range 100 {
 			var a, b engine.Step
 			polled.Prepare()
 			require.NoError(t, p.Start(&a))
 			require.Eventually(t, func() bool { return p.Ready() == engine.Arrived }, 5*time.Second, 100*time.Microsecond)
-			if c.plain.n > 0 {
+			if c.FoundPlain() {
 				skipped++
 			}
 			_, err := p.Finish(context.Background(), &a)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tairbench/tairbench/internal/driver/redis/transport"
 	"github.com/tairbench/tairbench/internal/endpoint"
 )
 
@@ -33,7 +34,7 @@ func Identify(ctx context.Context, t endpoint.Target) (*Identity, error) {
 	t.Timeout = min(max(t.Timeout, time.Second), 3*time.Second)
 	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()
-	c, err := Dial(ctx, t)
+	c, err := transport.Dial(ctx, t)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/tairbench/tairbench/internal/driver/redis/transport"
 	"github.com/tairbench/tairbench/internal/endpoint"
 )
 
@@ -26,7 +27,7 @@ func (e *UnsupportedError) Error() string {
 // not. A target that cannot answer COMMAND INFO (a proxy may refuse it) is
 // not judged: the run will tell.
 func RequireCommands(ctx context.Context, t endpoint.Target, module string, names ...string) error {
-	c, err := NewClient(ctx, t, 1)
+	c, err := transport.NewClient(ctx, t, 1)
 	if err != nil {
 		return err
 	}
@@ -37,7 +38,7 @@ func RequireCommands(ctx context.Context, t endpoint.Target, module string, name
 	}
 	infos, err := c.Do(ctx, args...).Slice()
 	if err != nil {
-		if isReplyErr(err) {
+		if transport.IsReplyErr(err) {
 			return nil
 		}
 		return fmt.Errorf("cannot reach %s: %w", t.Addr, err)

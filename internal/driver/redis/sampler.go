@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tairbench/tairbench/internal/driver/redis/transport"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/serverstat"
 )
@@ -14,7 +15,7 @@ import (
 // timeline (serverstat.Sampler). It reconnects after a failure.
 type InfoSampler struct {
 	t    endpoint.Target
-	conn *Conn
+	conn *transport.Conn
 }
 
 // NewInfoSampler returns a sampler of t's INFO.
@@ -39,7 +40,7 @@ func (s *InfoSampler) Read(ctx context.Context) (serverstat.Reading, error) {
 	if s.conn == nil {
 		// Not tied to ctx: an interrupted run still takes its final
 		// reading, for the reconciliation (the timeout bounds it).
-		c, err := Dial(context.WithoutCancel(ctx), s.t)
+		c, err := transport.Dial(context.WithoutCancel(ctx), s.t)
 		if err != nil {
 			return serverstat.Reading{}, err
 		}

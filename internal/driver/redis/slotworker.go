@@ -5,9 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/bits"
 	"time"
 
+	"github.com/tairbench/tairbench/internal/driver/redis/cluster"
+	"github.com/tairbench/tairbench/internal/driver/redis/transport"
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 )
@@ -15,14 +16,6 @@ import (
 // errLostNode is returned when a node's connection failed while the
 // request still had replies to read from it.
 var errLostNode = errors.New("cluster: a node's connection failed mid-request")
-
-// maxRedirects bounds how often one command follows MOVED or ASK.
-const maxRedirects = 5
-
-var (
-	asking   = []byte("*1\r\n$6\r\nASKING\r\n")
-	tryAgain = []byte("TRYAGAIN")
-)
 
 // maxTxnRetries bounds how often a transaction is sent again after a
 // redirection or TRYAGAIN (then its errors count); tryAgainPause is the
@@ -39,10 +32,10 @@ const (
 // pipelined per node. MOVED updates the shared slot map and resends; ASK
 // resends once to the importing node after ASKING.
 type slotWorker struct {
-	router
+	cluster.Router
 	f    *Factory
 	gens []*cmdtmpl.Gen
-	keys []int // per operation type: its key's argument, or keyDynamic / -1
+	keys []int // per operation type: its key's argument, or cluster.KeyDynamic / -1
 	args []int // per operation type: its argument count
 	pick *picker
 	op   int
@@ -54,7 +47,7 @@ type slotWorker struct {
 	cmds   []byte
 	at     []cmdAt
 	slots  []int
-	prep   *topology
+	prep   *cluster.Topology
 	byNode [][]int
 
 	// Per request scratch: each node's part of the request, the pipeline's
@@ -78,23 +71,19 @@ type redirected struct {
 	addr string
 }
 
-// keyDynamic marks an operation whose command name is drawn: its key's
-// argument is found for each command.
-const keyDynamic = -2
-
 // txn is one transaction of a batch: the commands of one slot.
 type txn struct {
 	node, slot int
 	cmds       []int
 }
 
-func newSlotWorker(f *Factory, cs *clusterState, ctx context.Context, gens []*cmdtmpl.Gen, pick *picker) *slotWorker {
-	w := &slotWorker{router: newRouter(ctx, &f.Target, cs), f: f, gens: gens, pick: pick}
+func newSlotWorker(f *Factory, cs *cluster.State, ctx context.Context, gens []*cmdtmpl.Gen, pick *picker) *slotWorker {
+	w := &slotWorker{Router: cluster.NewRouter(ctx, &f.Target, cs), f: f, gens: gens, pick: pick}
 	w.keys, w.args = keyPositions(f.Workload)
 	return w
 }
 
-// keyPositions is, per operation type, its key's argument (or keyDynamic,
+// keyPositions is, per operation type, its key's argument (or cluster.KeyDynamic,
 // or -1 without a key) and its argument count.
 func keyPositions(wl Workload) (keys, args []int) {
 	progs := []*cmdtmpl.Program{wl.Program}
@@ -105,7 +94,7 @@ func keyPositions(wl Workload) (keys, args []int) {
 		}
 	}
 	for _, p := range progs {
-		keys, args = append(keys, keyArgOf(p.Template())), append(args, p.Template().NumArgs())
+		keys, args = append(keys, cluster.KeyArgOf(p.Template())), append(args, p.Template().NumArgs())
 	}
 	return keys, args
 }
@@ -117,7 +106,7 @@ func (w *slotWorker) Prepare() {
 	gen, ki := w.gens[w.op], w.keys[w.op]
 	n := w.f.Workload.OpsPerRequest()
 	w.cmds, w.at, w.slots = w.cmds[:0], w.at[:0], w.slots[:0]
-	var topo *topology
+	var topo *cluster.Topology
 	if w.f.Workload.Mode == Pipeline {
 		topo = w.bind()
 		w.prep = topo
@@ -125,10 +114,10 @@ func (w *slotWorker) Prepare() {
 	}
 	for i := 0; i < n; i++ {
 		gen.Draw()
-		slot := drawnSlot(gen, ki, w.args[w.op])
+		slot := cluster.DrawnSlot(gen, ki, w.args[w.op])
 		w.slots = append(w.slots, slot)
 		if topo != nil {
-			nd := nodeFor(topo, slot)
+			nd := cluster.NodeFor(topo, slot)
 			lo := len(w.out[nd])
 			w.out[nd] = gen.AppendDrawn(w.out[nd])
 			w.placed(nd, lo)
@@ -151,7 +140,7 @@ func (w *slotWorker) cmd(i int) []byte {
 // reroute moves a pipeline prepared under an older slot map to the
 // current one's nodes (after a MOVED between Prepare and Exec): the
 // commands are copied aside in order, then placed again.
-func (w *slotWorker) reroute(topo *topology) {
+func (w *slotWorker) reroute(topo *cluster.Topology) {
 	n := len(w.at)
 	w.cmds = w.cmds[:0]
 	for i := range n {
@@ -163,7 +152,7 @@ func (w *slotWorker) reroute(topo *topology) {
 	w.at = w.at[:0]
 	for i := range n {
 		src := w.at[:n][i] // placed overwrites entry i only after it is read
-		nd := nodeFor(topo, w.slots[i])
+		nd := cluster.NodeFor(topo, w.slots[i])
 		lo := len(w.out[nd])
 		w.out[nd] = append(w.out[nd], w.cmds[src.lo:src.hi]...)
 		w.placed(nd, lo)
@@ -187,34 +176,12 @@ func (w *slotWorker) placed(nd, lo int) {
 
 // bind follows the current slot map, with a part of the request for
 // each of its nodes.
-func (w *slotWorker) bind() *topology {
-	topo := w.router.bind()
-	for len(w.out) < len(topo.addrs) {
+func (w *slotWorker) bind() *cluster.Topology {
+	topo := w.Router.Bind()
+	for len(w.out) < len(topo.Addrs) {
 		w.out, w.byNode = append(w.out, nil), append(w.byNode, nil)
 	}
 	return topo
-}
-
-// nodeFor is the node serving slot (the first node for a command without
-// a key, or a slot no node serves).
-func nodeFor(topo *topology, slot int) int {
-	if slot < 0 {
-		return 0
-	}
-	var nd uint16
-	if topo.ends != nil {
-		i := 0
-		for _, e := range topo.ends { // count the runs that end before slot, without a branch to mispredict
-			i += int(uint(int(e)-slot) >> (bits.UintSize - 1))
-		}
-		nd = topo.owners[i]
-	} else {
-		nd = topo.slots[slot]
-	}
-	if nd == noNode {
-		return 0
-	}
-	return int(nd)
 }
 
 func (w *slotWorker) Exec(ctx context.Context, s *engine.Step) error {
@@ -232,10 +199,10 @@ func (w *slotWorker) Exec(ctx context.Context, s *engine.Step) error {
 // one sends command i alone under the bound slot map, following
 // redirections; askAddr, when set, is an ASK the command already got.
 func (w *slotWorker) one(s *engine.Step, i int, askAddr string) error {
-	if err := w.send(s, w.slots[i], w.cmd(i), askAddr); err != nil {
+	if err := w.Send(s, w.slots[i], w.cmd(i), askAddr); err != nil {
 		return err
 	}
-	countReply(s, &w.rep, &w.errBf)
+	countReply(s, &w.Rep, &w.errBf)
 	return nil
 }
 
@@ -246,33 +213,33 @@ func (w *slotWorker) one(s *engine.Step, i int, askAddr string) error {
 // redirected command is sent again alone, straight to where its reply
 // pointed.
 func (w *slotWorker) pipeline(s *engine.Step) error {
-	if w.prep != w.topo {
-		w.reroute(w.topo)
+	if w.prep != w.Topo {
+		w.reroute(w.Topo)
 	}
 	if err := w.flushNodes(s); err != nil {
 		return err
 	}
 	w.redo = w.redo[:0]
-	for k := range w.topo.addrs {
+	for k := range w.Topo.Addrs {
 		if len(w.byNode[k]) == 0 {
 			continue
 		}
-		c := w.nodeConns[k]
+		c := w.NodeConns[k]
 		if c == nil {
 			return errLostNode
 		}
 		for _, i := range w.byNode[k] {
-			if err := w.read(c, s); err != nil {
+			if err := w.Read(c, s); err != nil {
 				return err
 			}
-			if w.rep.IsError() {
-				if ask, slot, addr, ok := redirect(w.rep.Err); ok {
-					w.cs.followed(ask, slot, addr)
+			if w.Rep.IsError() {
+				if ask, slot, addr, ok := cluster.Redirect(w.Rep.Err); ok {
+					w.State.Followed(ask, slot, addr)
 					w.redo = append(w.redo, redirected{i, ask, addr})
 					continue
 				}
 			}
-			countReply(s, &w.rep, &w.errBf)
+			countReply(s, &w.Rep, &w.errBf)
 		}
 	}
 	for _, r := range w.redo {
@@ -290,15 +257,15 @@ func (w *slotWorker) pipeline(s *engine.Step) error {
 
 // flushNodes writes each node's part of the request.
 func (w *slotWorker) flushNodes(s *engine.Step) error {
-	for k := range w.topo.addrs {
+	for k := range w.Topo.Addrs {
 		if len(w.out[k]) == 0 {
 			continue
 		}
-		c, err := w.conn(k)
+		c, err := w.Conn(k)
 		if err != nil {
 			return err
 		}
-		if err := w.write(c, w.out[k], s); err != nil {
+		if err := w.Write(c, w.out[k], s); err != nil {
 			return err
 		}
 	}
@@ -307,7 +274,7 @@ func (w *slotWorker) flushNodes(s *engine.Step) error {
 
 // batch sends one MULTI … EXEC per slot, pipelined per node.
 func (w *slotWorker) batch(s *engine.Step) error {
-	topo := w.topo
+	topo := w.Topo
 	w.txns = w.txns[:0]
 	for i := range w.at {
 		k := -1
@@ -325,11 +292,11 @@ func (w *slotWorker) batch(s *engine.Step) error {
 				w.txns = append(w.txns, txn{})
 			}
 			t := &w.txns[k]
-			t.node, t.slot, t.cmds = nodeFor(topo, w.slots[i]), w.slots[i], t.cmds[:0]
+			t.node, t.slot, t.cmds = cluster.NodeFor(topo, w.slots[i]), w.slots[i], t.cmds[:0]
 		}
 		w.txns[k].cmds = append(w.txns[k].cmds, i)
 	}
-	for k := range topo.addrs {
+	for k := range topo.Addrs {
 		w.out[k] = w.out[k][:0]
 	}
 	for _, t := range w.txns {
@@ -339,7 +306,7 @@ func (w *slotWorker) batch(s *engine.Step) error {
 		return err
 	}
 	for _, t := range w.txns {
-		c := w.nodeConns[t.node]
+		c := w.NodeConns[t.node]
 		if c == nil {
 			return errLostNode
 		}
@@ -368,49 +335,49 @@ func (w *slotWorker) appendTxn(b []byte, t txn) []byte {
 // redirection or TRYAGAIN (for a queued command, or for EXEC, where a
 // cluster checks the transaction's keys) aborts the transaction; it then
 // returns that reply to follow instead of counting.
-func (w *slotWorker) readTxn(c *Conn, t txn, s *engine.Step) (string, error) {
-	if err := w.read(c, s); err != nil { // MULTI
+func (w *slotWorker) readTxn(c *transport.Conn, t txn, s *engine.Step) (string, error) {
+	if err := w.Read(c, s); err != nil { // MULTI
 		return "", err
 	}
-	if w.rep.IsError() {
-		noteErr(s, &w.errBf, w.rep.Err)
+	if w.Rep.IsError() {
+		noteErr(s, &w.errBf, w.Rep.Err)
 	}
 	queuedErr, redir := 0, ""
 	for range t.cmds {
-		if err := w.read(c, s); err != nil {
+		if err := w.Read(c, s); err != nil {
 			return "", err
 		}
-		if w.rep.IsError() {
-			if retryable(w.rep.Err) {
+		if w.Rep.IsError() {
+			if retryable(w.Rep.Err) {
 				if redir == "" {
-					redir = string(w.rep.Err)
+					redir = string(w.Rep.Err)
 				}
 				continue
 			}
 			queuedErr++
-			noteErr(s, &w.errBf, w.rep.Err)
+			noteErr(s, &w.errBf, w.Rep.Err)
 		}
 	}
-	if err := w.read(c, s); err != nil { // EXEC
+	if err := w.Read(c, s); err != nil { // EXEC
 		return "", err
 	}
-	if redir == "" && w.rep.IsError() && retryable(w.rep.Err) {
+	if redir == "" && w.Rep.IsError() && retryable(w.Rep.Err) {
 		// A cluster checks a transaction's keys at EXEC: TRYAGAIN (or a
 		// redirection) comes here when the queued commands were accepted.
-		redir = string(w.rep.Err)
+		redir = string(w.Rep.Err)
 	}
 	if redir != "" {
 		return redir, nil
 	}
-	countExec(s, &w.rep, len(t.cmds), queuedErr, &w.errBf)
+	countExec(s, &w.Rep, len(t.cmds), queuedErr, &w.errBf)
 	return "", nil
 }
 
 // retryable reports a reply that sends a transaction again: MOVED, ASK or
 // TRYAGAIN.
 func retryable(msg []byte) bool {
-	_, _, _, ok := redirect(msg)
-	return ok || bytes.HasPrefix(msg, tryAgain)
+	_, _, _, ok := cluster.Redirect(msg)
+	return ok || bytes.HasPrefix(msg, cluster.TryAgainReply)
 }
 
 // retryTxn sends a redirected transaction again: to the new owner after
@@ -421,33 +388,33 @@ func retryable(msg []byte) bool {
 // latency, as it would be for the application.
 func (w *slotWorker) retryTxn(t txn, redir string, s *engine.Step) error {
 	for attempt := 1; ; attempt++ {
-		ask, slot, addr, ok := redirect([]byte(redir))
+		ask, slot, addr, ok := cluster.Redirect([]byte(redir))
 		switch {
 		case ok && ask:
-			w.cs.Asked.Add(1)
+			w.State.Asked.Add(1)
 		case ok:
-			w.cs.moved(slot, addr)
+			w.State.Reassign(slot, addr)
 		default: // TRYAGAIN
-			w.cs.TryAgain.Add(1)
+			w.State.TryAgain.Add(1)
 			time.Sleep(tryAgainPause)
-			topo := w.cs.cur.Load()
-			addr = topo.addrs[nodeFor(topo, t.slot)]
+			topo := w.State.Current.Load()
+			addr = topo.Addrs[cluster.NodeFor(topo, t.slot)]
 		}
-		c, err := w.links.To(addr)
+		c, err := w.Links.To(addr)
 		if err != nil {
 			return err
 		}
 		b := w.retry[:0]
 		if ask {
-			b = append(b, asking...)
+			b = append(b, cluster.Asking...)
 		}
 		b = w.appendTxn(b, t)
 		w.retry = b
-		if err := w.write(c, b, s); err != nil {
+		if err := w.Write(c, b, s); err != nil {
 			return err
 		}
 		if ask {
-			if err := w.read(c, s); err != nil {
+			if err := w.Read(c, s); err != nil {
 				return err
 			}
 		}
@@ -466,4 +433,4 @@ func (w *slotWorker) retryTxn(t txn, redir string, s *engine.Step) error {
 	}
 }
 
-func (w *slotWorker) Close() error { return w.links.Close() }
+func (w *slotWorker) Close() error { return w.Links.Close() }

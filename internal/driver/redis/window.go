@@ -4,13 +4,14 @@ import (
 	"context"
 	"time"
 
+	"github.com/tairbench/tairbench/internal/driver/redis/transport"
 	"github.com/tairbench/tairbench/internal/engine"
 )
 
 // windowWorker keeps N commands in flight on its connection, as
 // memtier_benchmark's --pipeline does: each Exec reads one reply, whose
 // latency runs from its own command's send to the read that brought the
-// reply in (Conn.readStamped), after sending what Prepare
+// reply in (Conn.ReadStamped), after sending what Prepare
 // rendered to fill the window again. It drains the window's tail
 // when the run ends, and stops sending at the workload's WindowLimit.
 // In an open loop it is an engine.Streamer: the engine sends each command
@@ -91,22 +92,22 @@ func (w *windowWorker) Exec(ctx context.Context, s *engine.Step) error {
 	if w.n == 0 {
 		return engine.ErrDone // the limit is sent and every reply read
 	}
-	rx := c.consumed()
-	done, err := c.readStamped(&c.rep)
+	rx := c.Consumed()
+	done, err := c.ReadStamped(&c.Rep)
 	if err != nil {
 		return w.lost(c, s, err)
 	}
 	s.Done = done
-	countReply(s, &c.rep, &w.errBuf)
+	countReply(s, &c.Rep, &w.errBuf)
 	slot := w.ring[w.head]
 	w.head, w.n = (w.head+1)%len(w.ring), w.n-1
 	s.Sent, s.Op = slot.sent, slot.op
-	s.BytesOut, s.BytesIn = slot.out, int(c.consumed()-rx)
+	s.BytesOut, s.BytesIn = slot.out, int(c.Consumed()-rx)
 	return nil
 }
 
 // lost drops the connection: every command in flight is lost with it.
-func (w *windowWorker) lost(c *Conn, s *engine.Step, err error) error {
+func (w *windowWorker) lost(c *transport.Conn, s *engine.Step, err error) error {
 	s.Lost = max(w.n, 1)
 	w.n, w.head = 0, 0
 	w.queued, w.req = w.queued[:0], w.req[:0]
@@ -124,12 +125,12 @@ func (w *windowWorker) Drain(ctx context.Context, s *engine.Step) error {
 		s.Lost = w.n
 		return err
 	}
-	stop := context.AfterFunc(ctx, func() { _ = c.nc.SetReadDeadline(time.Now()) })
+	stop := context.AfterFunc(ctx, func() { _ = c.NetConn.SetReadDeadline(time.Now()) })
 	defer stop()
 	for w.n > 0 {
 		err := ctx.Err()
 		if err == nil {
-			err = c.Read(&c.rep)
+			err = c.Read(&c.Rep)
 		}
 		if err != nil {
 			s.Lost = w.n
@@ -137,7 +138,7 @@ func (w *windowWorker) Drain(ctx context.Context, s *engine.Step) error {
 			w.links.Drop(c)
 			return err
 		}
-		countReply(s, &c.rep, &w.errBuf)
+		countReply(s, &c.Rep, &w.errBuf)
 		w.head, w.n = (w.head+1)%len(w.ring), w.n-1
 	}
 	return nil
@@ -191,15 +192,15 @@ func (w *windowWorker) Await(ctx context.Context, until time.Time, s *engine.Ste
 			return false, nil
 		}
 	}
-	rx := c.consumed()
-	done, err := c.readStamped(&c.rep)
+	rx := c.Consumed()
+	done, err := c.ReadStamped(&c.Rep)
 	if err != nil {
 		return false, w.lost(c, s, err)
 	}
 	s.Done = done
-	countReply(s, &c.rep, &w.errBuf)
+	countReply(s, &c.Rep, &w.errBuf)
 	slot := w.ring[w.head]
-	s.Op, s.BytesOut, s.BytesIn = slot.op, slot.out, int(c.consumed()-rx)
+	s.Op, s.BytesOut, s.BytesIn = slot.op, slot.out, int(c.Consumed()-rx)
 	w.head, w.n = (w.head+1)%len(w.ring), w.n-1
 	return true, nil
 }
@@ -207,8 +208,8 @@ func (w *windowWorker) Await(ctx context.Context, until time.Time, s *engine.Ste
 // FD is the connection's descriptor, for the engine to wait on beside a
 // timer (engine.StreamPoller); false over TLS or with no connection.
 func (w *windowWorker) FD() (int, bool) {
-	if c := w.links.main; c != nil {
-		return c.fd()
+	if c := w.links.Direct; c != nil {
+		return c.FD()
 	}
 	return -1, false
 }
@@ -216,6 +217,6 @@ func (w *windowWorker) FD() (int, bool) {
 // Buffered says that replies, or part of one, were read and not yet taken
 // (engine.StreamPoller).
 func (w *windowWorker) Buffered() bool {
-	c := w.links.main
+	c := w.links.Direct
 	return c != nil && c.Buffered() > 0
 }

@@ -14,8 +14,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tairbench/tairbench/internal/driver/redis/cluster"
+	"github.com/tairbench/tairbench/internal/driver/redis/transport"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 	"github.com/tairbench/tairbench/pkg/resp"
 )
@@ -39,7 +42,7 @@ type holdingServer struct {
 	answered []string
 }
 
-func (h *holdingServer) serve(t *testing.T) string { return serveEach(t, h.conn) }
+func (h *holdingServer) serve(t *testing.T) string { return testenv.ServeEach(t, h.conn) }
 
 // answers returns the keys answered so far, in order (a copy, read under
 // the lock: the client's reads on raw descriptors do not order them).
@@ -166,7 +169,7 @@ func TestWindowDrainsItsTail(t *testing.T) {
 	tot := res.Snapshot.Totals
 	assert.Positive(t, tot.AfterDeadlineOps)
 	assert.Equal(t, int64(0), tot.Errors)
-	c, err := Dial(context.Background(), tg)
+	c, err := transport.Dial(context.Background(), tg)
 	require.NoError(t, err)
 	defer c.Close()
 	got, err := c.DoString("DBSIZE")
@@ -239,7 +242,7 @@ func TestOpenWindowSendsWithRepliesOutstanding(t *testing.T) {
 		t.Run(map[bool]string{false: "whole", true: "split"}[split], func(t *testing.T) {
 			const window, count = 32, 300
 			d := &delayServer{delay: 10 * time.Millisecond, split: split}
-			tg := endpoint.Target{Addr: serveEach(t, d.conn), Timeout: 5 * time.Second}
+			tg := endpoint.Target{Addr: testenv.ServeEach(t, d.conn), Timeout: 5 * time.Second}
 			f := &Factory{Target: tg, Workload: windowWorkload(t, "SET k-__RAND__ v", window, count)}
 			res, err := engine.Run(context.Background(), engine.Config{Workers: 1, OpsPerWorker: count, OpsPerRequest: 1, Rate: 1000}, f)
 			require.NoError(t, err)
@@ -294,10 +297,10 @@ func TestWindowBytesAreEachCommands(t *testing.T) {
 // no time at all.
 func TestWindowTimesFromBeforeTheWrite(t *testing.T) {
 	const wait = 100 * time.Millisecond
-	for _, cluster := range []bool{false, true} {
-		t.Run(map[bool]string{false: "standalone", true: "cluster"}[cluster], func(t *testing.T) {
+	for _, isCluster := range []bool{false, true} {
+		t.Run(map[bool]string{false: "standalone", true: "cluster"}[isCluster], func(t *testing.T) {
 			var slots string // the CLUSTER SLOTS reply: this node holds every slot
-			addr := serveEach(t, func(c net.Conn) {
+			addr := testenv.ServeEach(t, func(c net.Conn) {
 				defer c.Close()
 				r := resp.NewReader(bufio.NewReader(c), resp.Limits{MaxBulk: 64 << 20})
 				for {
@@ -319,11 +322,11 @@ func TestWindowTimesFromBeforeTheWrite(t *testing.T) {
 				}
 			})
 			host, port, _ := net.SplitHostPort(addr)
-			slots = fmt.Sprintf("*1\r\n*3\r\n:0\r\n:%d\r\n*3\r\n$%d\r\n%s\r\n:%s\r\n$2\r\nn0\r\n", SlotCount-1, len(host), host, port)
+			slots = fmt.Sprintf("*1\r\n*3\r\n:0\r\n:%d\r\n*3\r\n$%d\r\n%s\r\n:%s\r\n$2\r\nn0\r\n", cluster.SlotCount-1, len(host), host, port)
 			spec := TemplateSpec{Template: "SET k __DATA__", Options: cmdtmpl.Options{DataSize: 24 << 20}, Window: 2, WindowLimit: 2}
 			w, err := spec.Workload()
 			require.NoError(t, err)
-			f := &Factory{Target: endpoint.Target{Addr: addr, Cluster: cluster, Timeout: 10 * time.Second}, Workload: w, Workers: 1}
+			f := &Factory{Target: endpoint.Target{Addr: addr, Cluster: isCluster, Timeout: 10 * time.Second}, Workload: w, Workers: 1}
 			res, err := engine.Run(context.Background(), engine.Config{Workers: 1, OpsPerWorker: 2, OpsPerRequest: 1}, f)
 			require.NoError(t, err)
 			tot := res.Snapshot.Totals

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"sync"
 
+	"github.com/tairbench/tairbench/internal/driver/redis/cluster"
+	"github.com/tairbench/tairbench/internal/driver/redis/transport"
 	"github.com/tairbench/tairbench/internal/endpoint"
 
 	"github.com/tairbench/tairbench/internal/engine"
@@ -158,51 +160,30 @@ type Factory struct {
 	Workers int
 
 	clusterOnce sync.Once
-	cluster     *clusterState
+	cluster     *cluster.State
 	clusterErr  error
 	// stops ends the workers' connections' waits at the run's end.
-	stops StopHubs
+	stops transport.StopHubs
 }
 
 // clusterState loads the slot map once, for every worker of the run.
-func (f *Factory) clusterState(ctx context.Context) (*clusterState, error) {
+func (f *Factory) clusterState(ctx context.Context) (*cluster.State, error) {
 	f.clusterOnce.Do(func() {
-		var m *ClusterMap
-		if m, f.clusterErr = LoadClusterMap(ctx, f.Target); f.clusterErr == nil {
-			f.cluster = m.cs
+		var m *cluster.ClusterMap
+		if m, f.clusterErr = cluster.LoadClusterMap(ctx, f.Target); f.clusterErr == nil {
+			f.cluster = m.State
 		}
 	})
 	return f.cluster, f.clusterErr
 }
 
-// Routing is what a cluster run's routing followed.
-type Routing struct {
-	// Nodes is how many primaries served slots at the end of the run.
-	Nodes int
-	// MapLoads counts slot map reads: one at the start, more when a node
-	// could not be reached.
-	MapLoads int64
-	// Moved and Asked count MOVED and ASK replies followed; TryAgain
-	// counts transactions sent again after TRYAGAIN.
-	Moved, Asked, TryAgain int64
-}
-
 // ClusterRouting reports what a cluster run's routing followed (nil for a
 // standalone target).
-func (f *Factory) ClusterRouting() *Routing {
+func (f *Factory) ClusterRouting() *cluster.Routing {
 	if f.cluster == nil {
 		return nil
 	}
-	return f.cluster.routing()
-}
-
-// routing reports what the routing followed.
-func (cs *clusterState) routing() *Routing {
-	r := &Routing{MapLoads: cs.Refreshes.Load(), Moved: cs.Moved.Load(), Asked: cs.Asked.Load(), TryAgain: cs.TryAgain.Load()}
-	if topo := cs.cur.Load(); topo != nil {
-		r.Nodes = len(topo.addrs)
-	}
-	return r
+	return f.cluster.Routing()
 }
 
 // NewWorker connects one worker.
@@ -222,7 +203,7 @@ func (f *Factory) NewWorker(ctx context.Context, id int, seed uint64) (engine.Wo
 		}
 		return newSlotWorker(f, cs, ctx, gens, pk), nil
 	}
-	links := NewLinks(ctx, &f.Target, f.stops.For(ctx))
+	links := transport.NewLinks(ctx, &f.Target, f.stops.For(ctx))
 	if _, err := links.Main(); err != nil {
 		return nil, err
 	}
@@ -230,7 +211,7 @@ func (f *Factory) NewWorker(ctx context.Context, id int, seed uint64) (engine.Wo
 	switch {
 	case f.Workload.Mode == Window:
 		return newWindowWorker(raw), nil
-	case rxStamps && f.Target.TLS == nil:
+	case transport.RxStamps && f.Target.TLS == nil:
 		return &deferringWorker{rawWorker: raw}, nil
 	}
 	return raw, nil
@@ -242,7 +223,7 @@ type rawWorker struct {
 	gens   []*cmdtmpl.Gen
 	pick   *picker
 	op     int
-	links  *Links
+	links  *transport.Links
 	req    []byte
 	errBuf []byte
 }
@@ -311,16 +292,16 @@ func (w *rawWorker) Exec(ctx context.Context, s *engine.Step) error {
 	return nil
 }
 
-func (w *rawWorker) exec(c *Conn, s *engine.Step) error {
+func (w *rawWorker) exec(c *transport.Conn, s *engine.Step) error {
 	// Every earlier reply was read: the request and its first reply go
 	// through WriteRead.
-	return w.replies(c, s, c.WriteRead(w.req, &c.rep))
+	return w.replies(c, s, c.WriteRead(w.req, &c.Rep))
 }
 
 // replies counts the request's first reply, which reading it (first: the
 // read's error) left in c.rep, then reads and counts the rest.
-func (w *rawWorker) replies(c *Conn, s *engine.Step, first error) error {
-	rep := &c.rep
+func (w *rawWorker) replies(c *transport.Conn, s *engine.Step, first error) error {
+	rep := &c.Rep
 	if first != nil {
 		return first
 	}

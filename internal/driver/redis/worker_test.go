@@ -11,9 +11,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tairbench/tairbench/internal/driver/redis/transport"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/server"
+	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 )
 
@@ -125,10 +127,10 @@ func TestTairAuthFallback(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = srv.Close() })
 	tg := endpoint.Target{Addr: srv.Addr(), Auth: "user:secret", Timeout: 2 * time.Second}
-	resolved, err := ResolveLogin(context.Background(), tg)
+	resolved, err := transport.ResolveLogin(context.Background(), tg)
 	require.NoError(t, err)
 	assert.Equal(t, endpoint.AuthTair, resolved.AuthForm, "the ACL form is refused, Tair's single argument works")
-	c, err := NewClient(context.Background(), tg, 1)
+	c, err := transport.NewClient(context.Background(), tg, 1)
 	require.NoError(t, err)
 	defer c.Close()
 	require.NoError(t, c.Ping(context.Background()).Err())
@@ -136,7 +138,7 @@ func TestTairAuthFallback(t *testing.T) {
 
 // doOnce runs one command on a fresh connection.
 func doOnce(tg endpoint.Target, args ...string) error {
-	c, err := Dial(context.Background(), tg)
+	c, err := transport.Dial(context.Background(), tg)
 	if err != nil {
 		return err
 	}
@@ -171,4 +173,25 @@ func scripted(t *testing.T, reply string) string {
 		_, _ = r.ReadString('\n') // hold the connection until the client closes it
 	}()
 	return ln.Addr().String()
+}
+
+// TestRawWorkerDoesNotAllocate: once warm, a request of the standalone
+// hot path (WriteRead through the poller, then the pipeline's other
+// replies) allocates nothing, against a real redis-server.
+func TestRawWorkerDoesNotAllocate(t *testing.T) {
+	r := testenv.StartRedis(t)
+	for _, pipeline := range []int{0, 16} {
+		w := worker(t, endpoint.Target{Addr: r.Addr, Timeout: 5 * time.Second}, "SET k-__RAND__ v", 1000, 0, pipeline)
+		var s engine.Step
+		req := func() {
+			s = engine.Step{}
+			w.Prepare()
+			require.NoError(t, w.Exec(context.Background(), &s))
+		}
+		for range 200 {
+			req()
+		}
+		assert.Zero(t, testing.AllocsPerRun(500, req), "pipeline %d", pipeline)
+		assert.Zero(t, s.Failed)
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/tairbench/tairbench/internal/serverstat"
 
 	"github.com/tairbench/tairbench/internal/driver/redis"
+	"github.com/tairbench/tairbench/internal/driver/redis/transport"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
 
@@ -34,12 +35,12 @@ func New(o fts.Options) (fts.Engine, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	// The login form that works is kept for the workers' connections.
-	t, err := redis.ResolveLogin(ctx, o.Target)
+	t, err := transport.ResolveLogin(ctx, o.Target)
 	if err != nil {
 		return nil, fmt.Errorf("tairsearch: %w", err)
 	}
 	o.Target = t
-	admin, err := redis.NewClient(ctx, o.Target, 2)
+	admin, err := transport.NewClient(ctx, o.Target, 2)
 	if err != nil {
 		return nil, fmt.Errorf("tairsearch: %w", err)
 	}
@@ -111,7 +112,7 @@ func (e *tairSearch) Memory(ctx context.Context) (fts.Memory, error) {
 func (e *tairSearch) Close() error { return e.admin.Close() }
 
 func (e *tairSearch) NewClient(ctx context.Context) (fts.Client, error) {
-	c, err := redis.NewClient(ctx, e.o.Target, 1)
+	c, err := transport.NewClient(ctx, e.o.Target, 1)
 	if err != nil {
 		return nil, fmt.Errorf("tairsearch %s: %w", e.o.Target.Addr, err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/tairbench/tairbench/internal/driver/catalog"
 	"github.com/tairbench/tairbench/internal/driver/fts"
 	"github.com/tairbench/tairbench/internal/driver/redis"
+	"github.com/tairbench/tairbench/internal/driver/redis/transport"
 	"github.com/tairbench/tairbench/internal/driver/vectors"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
@@ -29,11 +30,11 @@ type tairVector struct {
 // New connects to a TairVector server (Tair, or tairbench's embedded
 // server) and uses the index named index.
 func New(ctx context.Context, t endpoint.Target, index string) (vectors.Engine, error) {
-	t, err := redis.ResolveLogin(ctx, t)
+	t, err := transport.ResolveLogin(ctx, t)
 	if err != nil {
 		return nil, fmt.Errorf("tairvector: %w", err)
 	}
-	admin, err := redis.NewClient(ctx, t, 2)
+	admin, err := transport.NewClient(ctx, t, 2)
 	if err != nil {
 		return nil, fmt.Errorf("tairvector: %w", err)
 	}
@@ -148,7 +149,7 @@ func appendVectorBulk(dst []byte, v []float32) []byte {
 }
 
 func (e *tairVector) NewClient(ctx context.Context) (vectors.Client, error) {
-	c, err := redis.Dial(ctx, e.t)
+	c, err := transport.Dial(ctx, e.t)
 	if err != nil {
 		return nil, fmt.Errorf("tairvector %s: %w", e.t.Addr, err)
 	}
@@ -156,7 +157,7 @@ func (e *tairVector) NewClient(ctx context.Context) (vectors.Client, error) {
 }
 
 type client struct {
-	c    *redis.Conn
+	c    *transport.Conn
 	rep  resp.Reply
 	args [][]byte
 }
@@ -188,7 +189,7 @@ func (c *client) Search(_ context.Context, req []byte, ids []uint32) ([]uint32, 
 	var err error
 	c.args, err = c.c.ReadStrings(c.args[:0])
 	if err != nil {
-		if re, ok := err.(*redis.ReplyError); ok {
+		if re, ok := err.(*transport.ReplyError); ok {
 			return ids, &engine.ReplyError{Err: re}
 		}
 		return ids, err

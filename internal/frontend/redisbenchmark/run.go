@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tairbench/tairbench/internal/driver/redis"
+	"github.com/tairbench/tairbench/internal/driver/redis/transport"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/frontend/output"
@@ -167,7 +167,7 @@ func hostConfig(ctx context.Context, t endpoint.Target) HostConfig {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	c, err := redis.NewClient(ctx, t, 1)
+	c, err := transport.NewClient(ctx, t, 1)
 	if err != nil {
 		return hc
 	}

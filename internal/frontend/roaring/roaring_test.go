@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tairbench/tairbench/internal/driver/redis"
+	"github.com/tairbench/tairbench/internal/driver/redis/transport"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/server"
 	"github.com/tairbench/tairbench/internal/testenv"
@@ -33,7 +34,7 @@ func embedded(t *testing.T) (*server.Server, endpoint.Target) {
 
 func do(t *testing.T, tg endpoint.Target, args ...string) string {
 	t.Helper()
-	c, err := redis.Dial(context.Background(), tg)
+	c, err := transport.Dial(context.Background(), tg)
 	require.NoError(t, err)
 	defer c.Close()
 	s, err := c.DoString(args...)

@@ -16,7 +16,7 @@ import (
 
 	rb "github.com/RoaringBitmap/roaring/v2"
 
-	"github.com/tairbench/tairbench/internal/driver/redis"
+	"github.com/tairbench/tairbench/internal/driver/redis/transport"
 	"github.com/tairbench/tairbench/pkg/resp"
 )
 
@@ -151,7 +151,7 @@ func SampleStat(ctx context.Context, o StatOptions) ([]StatTable, error) {
 	if log == nil {
 		log = io.Discard
 	}
-	c, err := redis.Dial(ctx, o.Target)
+	c, err := transport.Dial(ctx, o.Target)
 	if err != nil {
 		return nil, err
 	}
@@ -161,11 +161,11 @@ func SampleStat(ctx context.Context, o StatOptions) ([]StatTable, error) {
 		t, err := sampleOne(ctx, c, o, d, log)
 		tables = append(tables, t)
 		if err != nil {
-			var re *redis.ReplyError
+			var re *transport.ReplyError
 			if !errors.As(err, &re) && ctx.Err() == nil {
 				// The connection itself failed: reconnect for the next distribution.
 				c.Close()
-				if c, err = redis.Dial(ctx, o.Target); err != nil {
+				if c, err = transport.Dial(ctx, o.Target); err != nil {
 					return tables, err
 				}
 			}
@@ -177,7 +177,7 @@ func SampleStat(ctx context.Context, o StatOptions) ([]StatTable, error) {
 	return tables, nil
 }
 
-func sampleOne(ctx context.Context, c *redis.Conn, o StatOptions, dist string, log io.Writer) (StatTable, error) {
+func sampleOne(ctx context.Context, c *transport.Conn, o StatOptions, dist string, log io.Writer) (StatTable, error) {
 	key := "tairbench:stat:" + dist
 	t := StatTable{Distribution: dist}
 	maxCard := o.MaxCard
@@ -283,10 +283,10 @@ func replyErr(rep resp.Reply, err error) error {
 	if err != nil {
 		return err
 	}
-	return &redis.ReplyError{Msg: string(rep.Err)}
+	return &transport.ReplyError{Msg: string(rep.Err)}
 }
 
-func drain(c *redis.Conn, buf *[]byte, pending *int) error {
+func drain(c *transport.Conn, buf *[]byte, pending *int) error {
 	if *pending == 0 {
 		return nil
 	}
@@ -301,13 +301,13 @@ func drain(c *redis.Conn, buf *[]byte, pending *int) error {
 			return err
 		}
 		if rep.IsError() && firstErr == nil {
-			firstErr = &redis.ReplyError{Msg: string(rep.Err)}
+			firstErr = &transport.ReplyError{Msg: string(rep.Err)}
 		}
 	}
 	return firstErr
 }
 
-func readStat(c *redis.Conn, key string) (StatFields, error) {
+func readStat(c *transport.Conn, key string) (StatFields, error) {
 	s, err := c.DoString("TR.STAT", key)
 	if err != nil {
 		return StatFields{}, err
@@ -315,7 +315,7 @@ func readStat(c *redis.Conn, key string) (StatFields, error) {
 	return ParseStat(s)
 }
 
-func usedMemory(c *redis.Conn) (int64, error) {
+func usedMemory(c *transport.Conn) (int64, error) {
 	s, err := c.DoString("INFO", "memory")
 	if err != nil {
 		return 0, err

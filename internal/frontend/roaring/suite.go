@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tairbench/tairbench/internal/driver/redis"
+	"github.com/tairbench/tairbench/internal/driver/redis/transport"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/frontend/tmplrun"
@@ -203,7 +204,7 @@ func rateUnit(c Case) string {
 }
 
 func flush(ctx context.Context, t endpoint.Target) error {
-	c, err := redis.Dial(ctx, t)
+	c, err := transport.Dial(ctx, t)
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/tairbench/tairbench/internal/driver/redis"
+	"github.com/tairbench/tairbench/internal/driver/redis/cluster"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/server"
@@ -235,7 +236,7 @@ func Identify(ctx context.Context, t endpoint.Target) (*result.ServerIdentity, e
 
 // Routing is what a cluster run's routing followed, as results hold it
 // (nil for a standalone target).
-func Routing(r *redis.Routing) *result.ClusterRouting {
+func Routing(r *cluster.Routing) *result.ClusterRouting {
 	if r == nil {
 		return nil
 	}

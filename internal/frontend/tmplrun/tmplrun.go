@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/tairbench/tairbench/internal/driver/redis"
+	"github.com/tairbench/tairbench/internal/driver/redis/transport"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/frontend/target"
@@ -43,7 +44,7 @@ func FromTemplate(ts redis.TemplateSpec, name, version string, t endpoint.Target
 	spec.Factory = f
 	spec.Routing = func() *result.ClusterRouting { return target.Routing(f.ClusterRouting()) }
 	spec.Identify = func(ctx context.Context) (*result.ServerIdentity, error) { return target.Identify(ctx, t) }
-	spec.Refused = redis.IsAuthError
+	spec.Refused = transport.IsAuthError
 	for _, o := range w.Ops {
 		if w.Mixed() {
 			spec.Operations = append(spec.Operations, result.Operation{Name: o.Name, Command: o.Template, Weight: o.Weight,

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tairbench/tairbench/internal/driver/redis"
+	"github.com/tairbench/tairbench/internal/driver/redis/transport"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/frontend/ycsb"
 	"github.com/tairbench/tairbench/internal/run"
@@ -67,7 +67,7 @@ func flush(ctx context.Context, tg endpoint.Target, o Options) error {
 	if o.Plan != nil {
 		return nil // a dry run sends nothing
 	}
-	c, err := redis.Dial(ctx, tg)
+	c, err := transport.Dial(ctx, tg)
 	if err != nil {
 		return err
 	}

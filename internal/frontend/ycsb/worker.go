@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/tairbench/tairbench/internal/driver/redis"
+	"github.com/tairbench/tairbench/internal/driver/redis/cluster"
+	"github.com/tairbench/tairbench/internal/driver/redis/transport"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/frontend/target"
@@ -35,10 +37,10 @@ type Factory struct {
 	latest     *cmdtmpl.Zipfian
 	// clusterOnce loads a cluster's slot map once, for every worker.
 	clusterOnce sync.Once
-	cluster     *redis.ClusterMap
+	cluster     *cluster.ClusterMap
 	clusterErr  error
 	// stops ends the workers' connections' waits at the run's end.
-	stops    redis.StopHubs
+	stops    transport.StopHubs
 	cum      []float64
 	opIndex  []int
 	rangeArg [][]byte
@@ -91,13 +93,13 @@ func (f *Factory) ClusterRouting() *result.ClusterRouting {
 func (f *Factory) NewWorker(ctx context.Context, id int, seed uint64) (engine.Worker, error) {
 	w := &worker{f: f, rng: rand.New(rand.NewPCG(seed, 0x79637362))}
 	if f.Target.Cluster {
-		f.clusterOnce.Do(func() { f.cluster, f.clusterErr = redis.LoadClusterMap(ctx, f.Target) })
+		f.clusterOnce.Do(func() { f.cluster, f.clusterErr = cluster.LoadClusterMap(ctx, f.Target) })
 		if f.clusterErr != nil {
 			return nil, f.clusterErr
 		}
 		w.cluster = f.cluster.NewSender(ctx)
 	} else {
-		w.links = redis.NewLinks(ctx, &f.Target, f.stops.For(ctx))
+		w.links = transport.NewLinks(ctx, &f.Target, f.stops.For(ctx))
 		if _, err := w.links.Main(); err != nil {
 			return nil, err
 		}
@@ -130,8 +132,8 @@ type worker struct {
 	f *Factory
 	// links is a standalone target's connection; cluster, with
 	// redis.cluster, the slot-aware path.
-	links   *redis.Links
-	cluster *redis.ClusterSender
+	links   *transport.Links
+	cluster *cluster.ClusterSender
 	rng     *rand.Rand
 	choose  chooser
 	// lengths draws zipfian field lengths.

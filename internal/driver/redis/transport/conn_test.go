@@ -1,4 +1,4 @@
-package redis
+package transport
 
 import (
 	"context"
@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tairbench/tairbench/internal/endpoint"
-	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/pkg/resp"
 )
@@ -24,7 +23,7 @@ import (
 // left over from a pipeline make it fall back to Write and Read; and a
 // server that never answers ends in the connection's timeout, not a hang.
 func TestWriteRead(t *testing.T) {
-	_, tg := embedded(t)
+	tg := served(t)
 	c, err := Dial(context.Background(), tg)
 	require.NoError(t, err)
 	defer c.Close()
@@ -77,31 +76,10 @@ func TestWriteReadTimesOut(t *testing.T) {
 	assert.Less(t, time.Since(start), 2*time.Second)
 }
 
-// TestRawWorkerDoesNotAllocate: once warm, a request of the standalone
-// hot path (WriteRead through the poller, then the pipeline's other
-// replies) allocates nothing, against a real redis-server.
-func TestRawWorkerDoesNotAllocate(t *testing.T) {
-	r := testenv.StartRedis(t)
-	for _, pipeline := range []int{0, 16} {
-		w := worker(t, endpoint.Target{Addr: r.Addr, Timeout: 5 * time.Second}, "SET k-__RAND__ v", 1000, 0, pipeline)
-		var s engine.Step
-		req := func() {
-			s = engine.Step{}
-			w.Prepare()
-			require.NoError(t, w.Exec(context.Background(), &s))
-		}
-		for range 200 {
-			req()
-		}
-		assert.Zero(t, testing.AllocsPerRun(500, req), "pipeline %d", pipeline)
-		assert.Zero(t, s.Failed)
-	}
-}
-
 // The read buffer starts small and grows, up to its cap, only while
 // replies come in bigger bursts than it holds.
 func TestReadBufferGrowsWithTheReplies(t *testing.T) {
-	_, tg := embedded(t)
+	tg := served(t)
 	c, err := Dial(context.Background(), tg)
 	require.NoError(t, err)
 	defer c.Close()
@@ -115,7 +93,7 @@ func TestReadBufferGrowsWithTheReplies(t *testing.T) {
 		require.NoError(t, c.WriteRead(resp.AppendCommand(nil, "GET", "v"), &rep), "request %d", i)
 		require.Equal(t, int64(64<<10), rep.Int)
 	}
-	assert.Equal(t, maxReadBuffer, c.r.BufferSize(), "64 KB replies grow it to its cap")
+	assert.Equal(t, MaxReadBuffer, c.r.BufferSize(), "64 KB replies grow it to its cap")
 }
 
 // TestConnectionsAreSmall: a connection that has served small replies
@@ -125,7 +103,7 @@ func TestReadBufferGrowsWithTheReplies(t *testing.T) {
 // reads, through a 64-byte buffer, so that its side of each connection
 // weighs little in the count.
 func TestConnectionsAreSmall(t *testing.T) {
-	addr := serveEach(t, func(nc net.Conn) {
+	addr := testenv.ServeEach(t, func(nc net.Conn) {
 		defer nc.Close()
 		buf := make([]byte, 64)
 		for {
@@ -174,7 +152,7 @@ func TestConnectionsAreSmall(t *testing.T) {
 // next reply's date new, not older than its own arrival.
 func TestReadStamped(t *testing.T) {
 	batches := []string{":1\r\n:2\r\n:3\r\n", ":4\r\n", ":5\r\n:6\r\n"}
-	addr := serveEach(t, func(nc net.Conn) { // answers each request with its batch, in one write
+	addr := testenv.ServeEach(t, func(nc net.Conn) { // answers each request with its batch, in one write
 		defer nc.Close()
 		buf := make([]byte, 4096)
 		for _, b := range batches {
@@ -193,7 +171,7 @@ func TestReadStamped(t *testing.T) {
 	var rep resp.Reply
 	read := func(want int64) time.Time {
 		t.Helper()
-		at, err := c.readStamped(&rep)
+		at, err := c.ReadStamped(&rep)
 		require.NoError(t, err)
 		assert.Equal(t, want, rep.Int)
 		return at

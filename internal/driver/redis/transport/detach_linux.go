@@ -1,4 +1,4 @@
-package redis
+package transport
 
 import (
 	"context"
@@ -32,7 +32,7 @@ func (c *Conn) Detach(ctx context.Context) (int, bool) {
 	if c.rx.raw == nil {
 		return -1, false
 	}
-	if fc, ok := c.nc.(*fdConn); ok {
+	if fc, ok := c.NetConn.(*fdConn); ok {
 		if !c.stopsOn(ctx) { // Dial's stop already ends fc's waits on ctx
 			c.stopOn(ctx, c.hub, fc)
 		}
@@ -46,10 +46,10 @@ func (c *Conn) Detach(ctx context.Context) (int, bool) {
 		_ = unix.Close(dup)
 		return -1, false
 	}
-	fc := &fdConn{fd: dup, laddr: c.nc.LocalAddr(), raddr: c.nc.RemoteAddr()}
+	fc := &fdConn{fd: dup, laddr: c.NetConn.LocalAddr(), raddr: c.NetConn.RemoteAddr()}
 	fc.readFn, fc.writeFn = fc.readStep, fc.writeStep
-	_ = c.nc.Close()
-	c.nc, c.rx.Conn, c.rx.raw, c.dl = fc, fc, fdRaw{fc}, time.Time{}
+	_ = c.NetConn.Close()
+	c.NetConn, c.rx.Conn, c.rx.raw, c.Deadline = fc, fc, fdRaw{fc}, time.Time{}
 	c.stopOn(ctx, c.hub, fc)
 	return dup, true
 }

@@ -1,6 +1,6 @@
 //go:build windows
 
-package redis
+package transport
 
 import "syscall"
 

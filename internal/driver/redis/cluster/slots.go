@@ -1,14 +1,16 @@
-package redis
+package cluster
 
 import (
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"math/bits"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/tairbench/tairbench/internal/driver/redis/transport"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 )
@@ -87,11 +89,11 @@ func keyArg(name []byte, nargs int) int {
 // scriptCommands take their keys after the script and the key count.
 var scriptCommands = [][]byte{[]byte("EVAL"), []byte("EVALSHA"), []byte("EVAL_RO"), []byte("EVALSHA_RO"), []byte("FCALL"), []byte("FCALL_RO")}
 
-// drawnSlot is the slot of the command gen drew: of its argument ki, or,
-// when ki is keyDynamic, of the key argument its drawn name implies; -1
+// DrawnSlot is the slot of the command gen drew: of its argument ki, or,
+// when ki is KeyDynamic, of the key argument its drawn name implies; -1
 // for a command without a key (ki -1).
-func drawnSlot(gen *cmdtmpl.Gen, ki, nargs int) int {
-	if ki == keyDynamic {
+func DrawnSlot(gen *cmdtmpl.Gen, ki, nargs int) int {
+	if ki == KeyDynamic {
 		ki = keyArg(gen.Arg(0), nargs)
 	}
 	if ki < 0 {
@@ -100,19 +102,19 @@ func drawnSlot(gen *cmdtmpl.Gen, ki, nargs int) int {
 	return KeySlot(gen.Arg(ki))
 }
 
-// keyArgOf is a template's key argument: fixed by a literal command name,
-// or keyDynamic when the name is drawn.
-func keyArgOf(t *cmdtmpl.Template) int {
+// KeyArgOf is a template's key argument: fixed by a literal command name,
+// or KeyDynamic when the name is drawn.
+func KeyArgOf(t *cmdtmpl.Template) int {
 	if name := t.Name(); name != "" {
 		return keyArg([]byte(name), t.NumArgs())
 	}
-	return keyDynamic
+	return KeyDynamic
 }
 
-// topology maps each slot to a node; a new one replaces it whole.
-type topology struct {
+// Topology maps each slot to a node; a new one replaces it whole.
+type Topology struct {
 	slots [SlotCount]uint16 // node index, noNode when no node serves the slot
-	addrs []string
+	Addrs []string
 	// The map as runs of slots with one owner (ends[i] is run i's last
 	// slot), set by index when there are at most maxRuns: a few bytes that
 	// stay in the CPU's first-level cache, where the 32 KB map is read
@@ -121,12 +123,23 @@ type topology struct {
 	ends, owners []uint16
 }
 
-// maxRuns bounds the runs nodeFor scans; a map split finer (many single
+// NewTopology is the map of addrs whose slot s is served by node
+// owner(s), an index into addrs.
+func NewTopology(addrs []string, owner func(slot int) int) *Topology {
+	t := &Topology{Addrs: addrs}
+	for s := range t.slots {
+		t.slots[s] = uint16(owner(s))
+	}
+	t.index()
+	return t
+}
+
+// maxRuns bounds the runs NodeFor scans; a map split finer (many single
 // slots migrated) is read directly.
 const maxRuns = 16
 
 // index sets the runs of the map (none past maxRuns).
-func (t *topology) index() {
+func (t *Topology) index() {
 	t.ends, t.owners = nil, nil
 	var ends, owners []uint16
 	for s := 0; s < SlotCount; s++ {
@@ -145,8 +158,8 @@ func (t *topology) index() {
 // costliest line when the map falls out of the CPU's first-level cache.
 const noNode = 0xFFFF
 
-func (t *topology) nodeOf(addr string) int {
-	for i, a := range t.addrs {
+func (t *Topology) nodeOf(addr string) int {
+	for i, a := range t.Addrs {
 		if a == addr {
 			return i
 		}
@@ -154,15 +167,15 @@ func (t *topology) nodeOf(addr string) int {
 	return -1
 }
 
-// clusterState is the slot map the workers of one run share: read without
+// State is the slot map the workers of one run share: read without
 // locks on every request, replaced (copy on write) after a MOVED reply or a
 // refresh.
-type clusterState struct {
+type State struct {
 	t endpoint.Target
 	// stops ends the run's node connections' waits at its end.
-	stops StopHubs
-	cur   atomic.Pointer[topology]
-	mu    sync.Mutex // serialises updates only
+	stops   transport.StopHubs
+	Current atomic.Pointer[Topology]
+	mu      sync.Mutex // serialises updates only
 
 	reloadMu   sync.Mutex
 	lastReload time.Time
@@ -177,25 +190,25 @@ var errNoSlots = errors.New("cluster: CLUSTER SLOTS and CLUSTER SHARDS list no s
 
 // load reads the slot map from the seed address (CLUSTER SLOTS, or CLUSTER
 // SHARDS where SLOTS is gone).
-func (cs *clusterState) load(ctx context.Context) error {
+func (cs *State) load(ctx context.Context) error {
 	seeds := cs.t.ClusterAddrs
 	if len(seeds) == 0 {
 		seeds = []string{cs.t.Addr}
 	}
-	if cur := cs.cur.Load(); cur != nil {
-		seeds = append(append([]string(nil), cur.addrs...), seeds...)
+	if cur := cs.Current.Load(); cur != nil {
+		seeds = append(append([]string(nil), cur.Addrs...), seeds...)
 	}
 	var lastErr error
 	for _, addr := range seeds {
 		t := cs.t
 		t.Addr = addr
-		topo, err := fetchTopology(ctx, t)
+		topo, err := FetchTopology(ctx, t)
 		if err != nil {
 			lastErr = err
 			continue
 		}
 		cs.mu.Lock()
-		cs.cur.Store(topo)
+		cs.Current.Store(topo)
 		cs.mu.Unlock()
 		cs.Refreshes.Add(1)
 		return nil
@@ -203,13 +216,13 @@ func (cs *clusterState) load(ctx context.Context) error {
 	return lastErr
 }
 
-func fetchTopology(ctx context.Context, t endpoint.Target) (*topology, error) {
-	cl, err := NewClient(ctx, t, 1)
+func FetchTopology(ctx context.Context, t endpoint.Target) (*Topology, error) {
+	cl, err := transport.NewClient(ctx, t, 1)
 	if err != nil {
 		return nil, err
 	}
 	defer cl.Close()
-	topo := &topology{}
+	topo := &Topology{}
 	for i := range topo.slots {
 		topo.slots[i] = noNode
 	}
@@ -217,8 +230,8 @@ func fetchTopology(ctx context.Context, t endpoint.Target) (*topology, error) {
 		if i := topo.nodeOf(addr); i >= 0 {
 			return uint16(i)
 		}
-		topo.addrs = append(topo.addrs, addr)
-		return uint16(len(topo.addrs) - 1)
+		topo.Addrs = append(topo.Addrs, addr)
+		return uint16(len(topo.Addrs) - 1)
 	}
 	ranges, err := cl.ClusterSlots(ctx).Result()
 	if err == nil {
@@ -254,7 +267,7 @@ func fetchTopology(ctx context.Context, t endpoint.Target) (*topology, error) {
 			}
 		}
 	}
-	if len(topo.addrs) == 0 {
+	if len(topo.Addrs) == 0 {
 		return nil, errNoSlots
 	}
 	topo.index()
@@ -263,7 +276,7 @@ func fetchTopology(ctx context.Context, t endpoint.Target) (*topology, error) {
 
 // reloadSoon reloads the slot map after a node could not be reached (a
 // failover moves its slots), at most once a second across the workers.
-func (cs *clusterState) reloadSoon(ctx context.Context) {
+func (cs *State) reloadSoon(ctx context.Context) {
 	if !cs.reloadMu.TryLock() {
 		return // another worker is reloading it
 	}
@@ -275,38 +288,38 @@ func (cs *clusterState) reloadSoon(ctx context.Context) {
 	_ = cs.load(ctx) // on failure the old map stays, and the next failed dial tries again
 }
 
-// followed notes a redirection being followed: an ASK is counted, a MOVED
-// patches the slot map (moved).
-func (cs *clusterState) followed(ask bool, slot int, addr string) {
+// Followed notes a redirection being followed: an ASK is counted, a MOVED
+// patches the slot map (Reassign).
+func (cs *State) Followed(ask bool, slot int, addr string) {
 	if ask {
 		cs.Asked.Add(1)
 		return
 	}
-	cs.moved(slot, addr)
+	cs.Reassign(slot, addr)
 }
 
-// moved records that slot now lives at addr (a MOVED reply).
-func (cs *clusterState) moved(slot int, addr string) {
+// Reassign records that slot now lives at addr (a MOVED reply).
+func (cs *State) Reassign(slot int, addr string) {
 	cs.Moved.Add(1)
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
-	old := cs.cur.Load()
+	old := cs.Current.Load()
 	if i := old.nodeOf(addr); i >= 0 && old.slots[slot] == uint16(i) {
 		return // another worker got there first
 	}
-	next := &topology{slots: old.slots, addrs: append([]string(nil), old.addrs...)}
+	next := &Topology{slots: old.slots, Addrs: append([]string(nil), old.Addrs...)}
 	i := next.nodeOf(addr)
 	if i < 0 {
-		next.addrs = append(next.addrs, addr)
-		i = len(next.addrs) - 1
+		next.Addrs = append(next.Addrs, addr)
+		i = len(next.Addrs) - 1
 	}
 	next.slots[slot] = uint16(i)
 	next.index()
-	cs.cur.Store(next)
+	cs.Current.Store(next)
 }
 
-// redirect parses a MOVED or ASK error reply: "MOVED 3999 127.0.0.1:6381".
-func redirect(msg []byte) (ask bool, slot int, addr string, ok bool) {
+// Redirect parses a MOVED or ASK error reply: "MOVED 3999 127.0.0.1:6381".
+func Redirect(msg []byte) (ask bool, slot int, addr string, ok bool) {
 	switch {
 	case bytes.HasPrefix(msg, []byte("MOVED ")):
 		msg = msg[6:]
@@ -329,4 +342,59 @@ func redirect(msg []byte) (ask bool, slot int, addr string, ok bool) {
 		return false, 0, "", false
 	}
 	return ask, slot, string(msg[sp+1:]), true
+}
+
+// MaxRedirects bounds how often one command follows MOVED or ASK.
+const MaxRedirects = 5
+
+var (
+	Asking        = []byte("*1\r\n$6\r\nASKING\r\n")
+	TryAgainReply = []byte("TRYAGAIN")
+)
+
+// KeyDynamic marks an operation whose command name is drawn: its key's
+// argument is found for each command.
+const KeyDynamic = -2
+
+// NodeFor is the node serving slot (the first node for a command without
+// a key, or a slot no node serves).
+func NodeFor(topo *Topology, slot int) int {
+	if slot < 0 {
+		return 0
+	}
+	var nd uint16
+	if topo.ends != nil {
+		i := 0
+		for _, e := range topo.ends { // count the runs that end before slot, without a branch to mispredict
+			i += int(uint(int(e)-slot) >> (bits.UintSize - 1))
+		}
+		nd = topo.owners[i]
+	} else {
+		nd = topo.slots[slot]
+	}
+	if nd == noNode {
+		return 0
+	}
+	return int(nd)
+}
+
+// Routing is what a cluster run's routing followed.
+type Routing struct {
+	// Nodes is how many primaries served slots at the end of the run.
+	Nodes int
+	// MapLoads counts slot map reads: one at the start, more when a node
+	// could not be reached.
+	MapLoads int64
+	// Moved and Asked count MOVED and ASK replies followed; TryAgain
+	// counts transactions sent again after TRYAGAIN.
+	Moved, Asked, TryAgain int64
+}
+
+// Routing reports what the Routing followed.
+func (cs *State) Routing() *Routing {
+	r := &Routing{MapLoads: cs.Refreshes.Load(), Moved: cs.Moved.Load(), Asked: cs.Asked.Load(), TryAgain: cs.TryAgain.Load()}
+	if topo := cs.Current.Load(); topo != nil {
+		r.Nodes = len(topo.Addrs)
+	}
+	return r
 }

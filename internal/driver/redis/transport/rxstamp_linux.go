@@ -1,4 +1,4 @@
-package redis
+package transport
 
 import (
 	"time"
@@ -7,10 +7,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// rxStamps says whether a connection can tell when its data arrived (the
+// RxStamps says whether a connection can tell when its data arrived (the
 // kernel's receive timestamp, SO_TIMESTAMPNS), which deferred reads need,
 // and read without waiting (Conn.EnablePolled).
-const rxStamps = true
+const RxStamps = true
 
 // stamper reads with recvmsg and keeps the kernel's receive time of the
 // last data read. It is set up once per connection; its message header

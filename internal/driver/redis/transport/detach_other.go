@@ -1,6 +1,6 @@
 //go:build !linux
 
-package redis
+package transport
 
 import "context"
 

@@ -1,15 +1,15 @@
 //go:build !linux
 
-package redis
+package transport
 
 import (
 	"errors"
 	"time"
 )
 
-// rxStamps says whether a connection can tell when its data arrived, and
+// RxStamps says whether a connection can tell when its data arrived, and
 // read without waiting: only on Linux, where engine groups poll.
-const rxStamps = false
+const RxStamps = false
 
 // stamper is Linux's; elsewhere it is never enabled.
 type stamper struct{}

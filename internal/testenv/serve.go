@@ -1,4 +1,4 @@
-package redis
+package testenv
 
 import (
 	"net"
@@ -7,9 +7,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// serveEach listens on a loopback port and runs handle, in a goroutine of
+// ServeEach listens on a loopback port and runs handle, in a goroutine of
 // its own, for each connection it accepts (which handle closes).
-func serveEach(t *testing.T, handle func(nc net.Conn)) string {
+func ServeEach(t *testing.T, handle func(nc net.Conn)) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = ln.Close() })

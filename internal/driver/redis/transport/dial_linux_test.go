@@ -1,4 +1,4 @@
-package redis
+package transport
 
 import (
 	"context"
@@ -30,7 +30,7 @@ func TestDialOutsideThePoller(t *testing.T) {
 	for _, addr := range []string{r.Addr, net.JoinHostPort("localhost", port)} {
 		c, err := Dial(context.Background(), endpoint.Target{Addr: addr, Password: "sesame", Timeout: 5 * time.Second})
 		require.NoError(t, err, addr)
-		fc, ok := c.nc.(*fdConn)
+		fc, ok := c.NetConn.(*fdConn)
 		require.True(t, ok, "%s: dialled outside the poller", addr)
 		assert.False(t, fc.dialing, "logged in")
 		assert.Nil(t, fc.parked.Load(), "the login polled: no duplicate in Go's poller")
@@ -170,7 +170,7 @@ func TestDialIPv6(t *testing.T) {
 // TestDialedConnectionServes: a worker on a raw connection runs requests
 // against the embedded server as one through net.Dialer would.
 func TestDialedConnectionServes(t *testing.T) {
-	_, tg := embedded(t)
+	tg := served(t)
 	c, err := Dial(context.Background(), tg)
 	require.NoError(t, err)
 	defer c.Close()

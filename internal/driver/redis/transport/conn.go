@@ -2,7 +2,7 @@
 // command templates, on raw connections with pre-encoded requests: one per
 // worker for a standalone target, one per worker and node for a cluster
 // (slot-aware, following MOVED and ASK).
-package redis
+package transport
 
 import (
 	"bufio"
@@ -25,13 +25,13 @@ import (
 
 // Conn is a raw RESP connection.
 type Conn struct {
-	nc      net.Conn
-	r       *resp.Reader
-	wbuf    []byte
-	rep     resp.Reply
-	timeout time.Duration
-	dl      time.Time // current deadline
-	stopCtx func() bool
+	NetConn  net.Conn
+	r        *resp.Reader
+	wbuf     []byte
+	Rep      resp.Reply
+	timeout  time.Duration
+	Deadline time.Time // current deadline
+	stopCtx  func() bool
 	// stopper is the context whose end stopCtx waits for.
 	stopper context.Context
 	// hub, when set, ends hubTarget's waits at its context's end in place
@@ -48,7 +48,7 @@ type Conn struct {
 	// plain is the last run of plain replies whole found (SkipPlain).
 	plain plainRun
 	// readAt is a time after the connection had read readAtN bytes
-	// (readStamped).
+	// (ReadStamped).
 	readAt  time.Time
 	readAtN int64
 }
@@ -202,10 +202,10 @@ var errNotYet = errors.New("read: nothing has come yet")
 // BytesRead returns the bytes read from the connection so far.
 func (c *Conn) BytesRead() int64 { return c.rx.n }
 
-// consumed is the bytes of the replies read so far: those read from the
+// Consumed is the bytes of the replies read so far: those read from the
 // connection less those still in the buffer. Its change across a Read is
 // that one reply's size, however many came in the same read.
-func (c *Conn) consumed() int64 { return c.rx.n - int64(c.r.Buffered()) }
+func (c *Conn) Consumed() int64 { return c.rx.n - int64(c.r.Buffered()) }
 
 // ReplyError is an error reply from the server during the handshake.
 type ReplyError struct{ Msg string }
@@ -278,7 +278,7 @@ func dial(ctx context.Context, t endpoint.Target, hub *StopHub) (*Conn, error) {
 		nc = tc
 	}
 	rx := newCounting(nc)
-	c := &Conn{nc: nc, rx: rx, r: resp.NewReader(bufio.NewReaderSize(rx, minReadBuffer), resp.Limits{MaxBulk: 512 << 20}), timeout: timeout}
+	c := &Conn{NetConn: nc, rx: rx, r: resp.NewReader(bufio.NewReaderSize(rx, minReadBuffer), resp.Limits{MaxBulk: 512 << 20}), timeout: timeout}
 	c.stopOn(ctx, hub, nc)
 	if err := c.handshake(t); err != nil {
 		c.Close()
@@ -311,10 +311,10 @@ func (c *Conn) Do(args ...string) (resp.Reply, error) {
 	if err := c.Write(c.wbuf); err != nil {
 		return resp.Reply{}, err
 	}
-	if err := c.Read(&c.rep); err != nil {
+	if err := c.Read(&c.Rep); err != nil {
 		return resp.Reply{}, err
 	}
-	return c.rep, nil
+	return c.Rep, nil
 }
 
 func (c *Conn) handshake(t endpoint.Target) error {
@@ -375,20 +375,20 @@ func (c *Conn) handshake(t endpoint.Target) error {
 // refreshDeadline keeps a rolling deadline of at least 3/4 of the timeout
 // ahead without calling SetDeadline on every request.
 func (c *Conn) refreshDeadline() {
-	if time.Until(c.dl) < c.timeout*3/4 { // one read of the monotonic clock
-		c.dl = time.Now().Add(c.timeout)
-		_ = c.nc.SetDeadline(c.dl)
+	if time.Until(c.Deadline) < c.timeout*3/4 { // one read of the monotonic clock
+		c.Deadline = time.Now().Add(c.timeout)
+		_ = c.NetConn.SetDeadline(c.Deadline)
 	}
 }
 
 // A connection's read buffer starts small, so that 10,000 connections cost
-// little (most replies are a few bytes), and doubles up to maxReadBuffer
+// little (most replies are a few bytes), and doubles up to MaxReadBuffer
 // while reads fill it: replies come in bigger bursts than it holds
 // (pipelines, big values), and a bigger buffer saves read calls. A reply
 // that does not fit is still read whole, through the buffer.
 const (
 	minReadBuffer = 256
-	maxReadBuffer = 16 << 10
+	MaxReadBuffer = 16 << 10
 )
 
 // growReader doubles the read buffer when a read since the last request
@@ -400,15 +400,15 @@ func (c *Conn) growReader() {
 	}
 }
 
-// grow doubles the read buffer, up to maxReadBuffer, keeping what it
-// holds; false when it is at maxReadBuffer.
-func (c *Conn) grow() bool { return c.r.Grow(min(2*c.r.BufferSize(), maxReadBuffer), c.rx) }
+// grow doubles the read buffer, up to MaxReadBuffer, keeping what it
+// holds; false when it is at MaxReadBuffer.
+func (c *Conn) grow() bool { return c.r.Grow(min(2*c.r.BufferSize(), MaxReadBuffer), c.rx) }
 
 // Write writes b in full.
 func (c *Conn) Write(b []byte) error {
 	c.growReader()
 	c.refreshDeadline()
-	if _, err := c.nc.Write(b); err != nil {
+	if _, err := c.NetConn.Write(b); err != nil {
 		return fmt.Errorf("write: %w", describe(err))
 	}
 	return nil
@@ -447,7 +447,7 @@ func (c *Conn) WriteRead(b []byte, rep *resp.Reply) error {
 // every read. False where it cannot (TLS, not Linux, the option refused).
 // Stamps, once on, stay on.
 func (c *Conn) EnablePolled(stamps bool) bool {
-	if !rxStamps || c.rx.raw == nil {
+	if !RxStamps || c.rx.raw == nil {
 		return false
 	}
 	if stamps && c.rx.st == nil {
@@ -480,9 +480,9 @@ func (c *Conn) Owed(n int) bool {
 	return c.whole(n)
 }
 
-// GrowFull doubles a full read buffer below maxReadBuffer, keeping what it
+// GrowFull doubles a full read buffer below MaxReadBuffer, keeping what it
 // holds, so that Owed can tell a reply larger than it whole; false when
-// the buffer is not full or already at maxReadBuffer.
+// the buffer is not full or already at MaxReadBuffer.
 func (c *Conn) GrowFull() bool { return c.r.Full() && c.grow() }
 
 // Spills says that the next n replies cannot be told whole in the read
@@ -495,13 +495,17 @@ func (c *Conn) Spills(n int) bool { return c.r.Full() && !resp.Complete(c.r.Peek
 func (c *Conn) whole(n int) bool {
 	switch end, st := c.r.PlainReplies(n); st {
 	case resp.Plain:
-		c.plain = plainRun{at: c.consumed(), n: n, end: end}
+		c.plain = plainRun{at: c.Consumed(), n: n, end: end}
 		return true
 	case resp.Short:
 		return c.r.Full()
 	}
 	return true // whole, or malformed (the read reports it)
 }
+
+// FoundPlain says Owed found a run of plain replies whole, which
+// SkipPlain may count without reading them.
+func (c *Conn) FoundPlain() bool { return c.plain.n > 0 }
 
 // SkipPlain consumes the next n replies when Owed found them whole and
 // plain (resp.PlainReplies: none an error, a null or an aggregate) and
@@ -510,7 +514,7 @@ func (c *Conn) whole(n int) bool {
 func (c *Conn) SkipPlain(n int) bool {
 	p := c.plain
 	c.plain = plainRun{}
-	if p.n != n || n == 0 || p.at != c.consumed() {
+	if p.n != n || n == 0 || p.at != c.Consumed() {
 		return false
 	}
 	c.r.Skip(p.end)
@@ -527,8 +531,8 @@ func (c *Conn) Arrived() time.Time {
 	return c.rx.st.arrived()
 }
 
-// forgetArrival clears Arrived until the next read.
-func (c *Conn) forgetArrival() {
+// ForgetArrival clears Arrived until the next read.
+func (c *Conn) ForgetArrival() {
 	if c.rx.st != nil {
 		c.rx.st.forget()
 	}
@@ -544,13 +548,13 @@ func (c *Conn) WaitUntil(ctx context.Context, until time.Time) (bool, error) {
 		return true, nil
 	}
 	c.refreshDeadline()
-	short := until.Before(c.dl)
+	short := until.Before(c.Deadline)
 	if short {
-		_ = c.nc.SetReadDeadline(until)
+		_ = c.NetConn.SetReadDeadline(until)
 	}
 	err := c.r.Fill()
 	if short {
-		_ = c.nc.SetReadDeadline(c.dl)
+		_ = c.NetConn.SetReadDeadline(c.Deadline)
 	}
 	switch {
 	case ctx.Err() != nil:
@@ -563,9 +567,9 @@ func (c *Conn) WaitUntil(ctx context.Context, until time.Time) (bool, error) {
 	return true, nil
 }
 
-// fd returns the connection's descriptor, looked up once; false over TLS
+// FD returns the connection's descriptor, looked up once; false over TLS
 // or where connections do not use the poller callbacks (Windows).
-func (c *Conn) fd() (int, bool) {
+func (c *Conn) FD() (int, bool) {
 	if c.fdNum > 0 {
 		return c.fdNum, true
 	}
@@ -588,12 +592,12 @@ func (c *Conn) Read(rep *resp.Reply) error {
 	return nil
 }
 
-// readStamped reads one reply summary, as Read, and says when the reply
+// ReadStamped reads one reply summary, as Read, and says when the reply
 // was whole in the client: no earlier than when the last read that took
 // bytes from the connection returned. A reply already in the buffer came
 // with an earlier read, and is dated by it without a clock reading of
 // its own, unless bytes came in since that date (through any read).
-func (c *Conn) readStamped(rep *resp.Reply) (time.Time, error) {
+func (c *Conn) ReadStamped(rep *resp.Reply) (time.Time, error) {
 	err := c.Read(rep)
 	if c.rx.n != c.readAtN {
 		c.readAt, c.readAtN = time.Now(), c.rx.n
@@ -621,7 +625,7 @@ func describe(err error) error {
 // Close closes the connection.
 func (c *Conn) Close() error {
 	c.unhook()
-	return c.nc.Close()
+	return c.NetConn.Close()
 }
 
 // stopOn makes ctx's end end d's waits, d being the connection's net.Conn:
@@ -694,18 +698,18 @@ func (c *Conn) DoString(args ...string) (string, error) {
 // ReadStrings reads an array of bulk strings into args (valid until the
 // next read); an error reply is a *ReplyError, another reply type an error.
 func (c *Conn) ReadStrings(args [][]byte) ([][]byte, error) {
-	c.rep = resp.Reply{}
-	out, err := c.r.ReadStrings(args, &c.rep)
+	c.Rep = resp.Reply{}
+	out, err := c.r.ReadStrings(args, &c.Rep)
 	if err != nil {
 		return nil, fmt.Errorf("read: %w", describe(err))
 	}
-	if c.rep.Type == 0 {
+	if c.Rep.Type == 0 {
 		return out, nil
 	}
-	if c.rep.IsError() {
-		return nil, &ReplyError{Msg: string(c.rep.Err)}
+	if c.Rep.IsError() {
+		return nil, &ReplyError{Msg: string(c.Rep.Err)}
 	}
-	return nil, fmt.Errorf("read: want an array of strings, got a reply of type %q", c.rep.Type)
+	return nil, fmt.Errorf("read: want an array of strings, got a reply of type %q", c.Rep.Type)
 }
 
 // Buffered is the number of reply bytes read from the connection and not

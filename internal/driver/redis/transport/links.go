@@ -1,4 +1,4 @@
-package redis
+package transport
 
 import (
 	"context"
@@ -15,20 +15,20 @@ import (
 // off and accounts the time the target was unreachable; a connection that
 // failed mid-request is closed and forgotten (Drop).
 type Links struct {
-	ctx context.Context
+	Ctx context.Context
 	// t is shared by every worker of the run (a copy each would cost 160
 	// bytes a connection); it does not change while they run.
 	t *endpoint.Target
 	// hub, when set, ends the connections' waits at ctx's end (one hook
 	// for the run's connections, not one each).
 	hub *StopHub
-	// main is the connection to t.Addr, kept apart so that a standalone
+	// Direct is the connection to t.Addr, kept apart so that a standalone
 	// worker's request finds it without a map lookup.
-	main  *Conn
-	nodes map[string]*Conn
-	// onDialFail, when set, is called after a failed dial (a cluster
+	Direct *Conn
+	nodes  map[string]*Conn
+	// OnDialFail, when set, is called after a failed dial (a cluster
 	// reloads its slot map).
-	onDialFail func()
+	OnDialFail func()
 }
 
 // NewLinks returns the life-cycle of connections to t's address (and, for
@@ -36,20 +36,20 @@ type Links struct {
 // kept, not copied: it must not change while the links are in use. hub
 // (nil: none) is shared by the run's workers (StopHubs.For(ctx)).
 func NewLinks(ctx context.Context, t *endpoint.Target, hub *StopHub) *Links {
-	return &Links{ctx: ctx, t: t, hub: hub}
+	return &Links{Ctx: ctx, t: t, hub: hub}
 }
 
 // Main returns the connection to the target's own address, dialling it
 // when there is none.
 func (l *Links) Main() (*Conn, error) {
-	if l.main != nil {
-		return l.main, nil
+	if l.Direct != nil {
+		return l.Direct, nil
 	}
 	c, err := l.dial(*l.t)
 	if err != nil {
 		return nil, err
 	}
-	l.main = c
+	l.Direct = c
 	return c, nil
 }
 
@@ -73,10 +73,10 @@ func (l *Links) To(addr string) (*Conn, error) {
 }
 
 func (l *Links) dial(t endpoint.Target) (*Conn, error) {
-	c, err := dial(l.ctx, t, l.hub)
+	c, err := dial(l.Ctx, t, l.hub)
 	if err != nil {
-		if l.onDialFail != nil {
-			l.onDialFail()
+		if l.OnDialFail != nil {
+			l.OnDialFail()
 		}
 		return nil, &engine.ConnectError{Err: err}
 	}
@@ -88,8 +88,8 @@ func (l *Links) Drop(c *Conn) {
 	if c == nil {
 		return
 	}
-	if l.main == c {
-		l.main = nil
+	if l.Direct == c {
+		l.Direct = nil
 	}
 	for a, x := range l.nodes {
 		if x == c {
@@ -102,9 +102,9 @@ func (l *Links) Drop(c *Conn) {
 // Close closes every connection.
 func (l *Links) Close() error {
 	var first error
-	if l.main != nil {
-		first = l.main.Close()
-		l.main = nil
+	if l.Direct != nil {
+		first = l.Direct.Close()
+		l.Direct = nil
 	}
 	for a, c := range l.nodes {
 		if err := c.Close(); err != nil && first == nil {

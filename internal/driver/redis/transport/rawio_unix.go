@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package redis
+package transport
 
 import "syscall"
 

@@ -1,4 +1,4 @@
-package redis
+package transport
 
 import (
 	"context"
@@ -53,9 +53,9 @@ var quietOnce sync.Once
 // quiet silences go-redis's logger before the first go-redis client is made.
 func quiet() { quietOnce.Do(func() { goredis.SetLogger(quietLogger{}) }) }
 
-// isReplyErr tells a server's error reply from go-redis's nil and from a
+// IsReplyErr tells a server's error reply from go-redis's nil and from a
 // failure of the connection.
-func isReplyErr(err error) bool {
+func IsReplyErr(err error) bool {
 	if errors.Is(err, goredis.Nil) {
 		return false
 	}
