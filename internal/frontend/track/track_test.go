@@ -1,0 +1,195 @@
+package track
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tairbench/tairbench/internal/driver/fts"
+	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/frontend/target"
+	"github.com/tairbench/tairbench/internal/testenv"
+	tk "github.com/tairbench/tairbench/internal/track"
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// embedded is TairSearch's target as --embedded gives it.
+var embedded = target.Options{Host: "127.0.0.1", Port: 6379, Protocol: 2, Timeout: 10 * time.Second, Embedded: true}
+
+// quiet is an IO that keeps what the command prints.
+func quiet() (harness.IO, *bytes.Buffer, *bytes.Buffer) {
+	var out, errs bytes.Buffer
+	return harness.IO{Out: &out, Err: &errs, In: bytes.NewReader(nil), Version: "test"}, &out, &errs
+}
+
+// TestMainRefuses: words that cannot run are refused, each with its
+// reason, before any server starts (the embedded one included).
+func TestMainRefuses(t *testing.T) {
+	ok := Words{Options: Options{Track: "whitepaper", Samples: 1}, Server: embedded}
+	tests := []struct {
+		name    string
+		edit    func(w *Words)
+		wantErr string
+	}{
+		{"a divergence above one", func(w *Words) { w.MaxDivergence = 1.5 }, "--max-divergence is a share"},
+		{"negative docs", func(w *Words) { w.Docs = -1 }, "must not be negative"},
+		{"negative duration", func(w *Words) { w.Duration = -time.Second }, "must not be negative"},
+		{"duration and iterations", func(w *Words) { w.Duration, w.Iterations = time.Second, 10 }, "not both"},
+		{"an unknown engine", func(w *Words) { w.Engines = "solr" }, "--engines"},
+		{"an engine by URL without one", func(w *Words) { w.Engines = "elasticsearch" }, "give --es URL"},
+		{"no TairSearch address", func(w *Words) { w.Server.Embedded = false }, "--tair ADDR"},
+		{"an unknown track", func(w *Words) { w.Track = "no-such-track" }, "no-such-track"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := ok
+			tc.edit(&w)
+			io, _, errs := quiet()
+			err := Main(context.Background(), w, io)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.wantErr)
+			assert.NotContains(t, errs.String(), "listening", "no server was started")
+		})
+	}
+}
+
+func TestChooseEngines(t *testing.T) {
+	tests := []struct {
+		list, es string
+		want     []string
+		wantErr  string
+	}{
+		{"", "", []string{"tairsearch"}, ""},
+		{"", "http://127.0.0.1:9200", []string{"tairsearch", "elasticsearch"}, ""},
+		{"elasticsearch, tairsearch", "http://127.0.0.1:9200", []string{"elasticsearch", "tairsearch"}, ""},
+		{"tairsearch", "", []string{"tairsearch"}, ""},
+		{"elasticsearch", "", nil, "give --es URL"},
+		{"lucene", "", nil, "--engines"},
+	}
+	for _, tc := range tests {
+		got, err := chooseEngines(tc.list, tc.es)
+		if tc.wantErr != "" {
+			require.Error(t, err, "%q", tc.list)
+			assert.Contains(t, err.Error(), tc.wantErr)
+			continue
+		}
+		require.NoError(t, err, "%q", tc.list)
+		assert.Equal(t, tc.want, got, "%q with es %q", tc.list, tc.es)
+	}
+}
+
+// TestList names every built-in track with its description.
+func TestList(t *testing.T) {
+	var b bytes.Buffer
+	require.NoError(t, List(&b))
+	for _, name := range Builtin() {
+		tr, err := tk.Load(name)
+		require.NoError(t, err)
+		assert.Contains(t, b.String(), name)
+		assert.Contains(t, b.String(), tr.Description)
+	}
+	assert.Len(t, strings.Split(strings.TrimSpace(b.String()), "\n"), len(Builtin()))
+}
+
+// TestRunOnTheEmbeddedServer runs the whitepaper track on TairSearch in
+// the embedded server: every task ran without an error, the result file
+// holds what Run returned, and the summary names the target as not Tair.
+func TestRunOnTheEmbeddedServer(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "track.json")
+	io, out, errs := quiet()
+	w := Words{Options: Options{Track: "whitepaper", Docs: 300, Iterations: 20, MaxDivergence: -1, Samples: 2, Seed: 1, JSON: path, Quiet: true},
+		Server: embedded}
+	require.NoError(t, Main(context.Background(), w, io), errs.String())
+	doc, err := result.ReadFile(path)
+	require.NoError(t, err)
+	run, ok := doc.(*result.TrackRun)
+	require.True(t, ok, "a %T", doc)
+	assert.Equal(t, "whitepaper", run.Track)
+	assert.Equal(t, []string{"tairsearch"}, sortedKeys(run.Engines))
+	assert.Contains(t, run.Engines["tairsearch"], "not Tair")
+	require.NotEmpty(t, run.Tasks)
+	for _, task := range run.Tasks {
+		require.Len(t, task.Engines, 1, task.Name)
+		r := task.Engines[0].Run
+		require.NotNil(t, r, task.Name)
+		assert.Positive(t, r.Totals.Ops, task.Name)
+		assert.Zero(t, r.Totals.Errors, "%s: %s", task.Name, firstError(r))
+	}
+	assert.Empty(t, failures(run))
+	assert.Contains(t, out.String(), "track whitepaper")
+	assert.Contains(t, out.String(), "not Tair")
+}
+
+// TestRender holds the summary of a saved track run to its golden file.
+func TestRender(t *testing.T) {
+	doc, err := result.ReadFile(filepath.Join("testdata", "track.json"))
+	require.NoError(t, err)
+	var b bytes.Buffer
+	Render(&b, doc.(*result.TrackRun))
+	testenv.Golden(t, "render.golden", b.Bytes(), *update)
+}
+
+// TestFailures names the first task whose engine had errors, by kind.
+func TestFailures(t *testing.T) {
+	failed := &result.Run{Totals: result.Totals{Ops: 90, LostOps: 10, Errors: 4},
+		Errors: []result.ErrorCount{{Example: "ERR index not found"}}}
+	clean := &result.Run{Totals: result.Totals{Ops: 100}}
+	tests := []struct {
+		name  string
+		tasks []result.TrackTask
+		want  string
+	}{
+		{"none", []result.TrackTask{{Name: "q", Engines: []result.TrackEngine{{Engine: "tairsearch", Run: clean}}}}, ""},
+		{"a query task", []result.TrackTask{{Name: "q", Kind: "search", Engines: []result.TrackEngine{{Engine: "tairsearch", Run: failed}}}},
+			"task q on tairsearch: 4 of 100 requests failed (first: ERR index not found)"},
+		{"an ingest task", []result.TrackTask{{Name: "load", Kind: "ingest", Engines: []result.TrackEngine{{Engine: "elasticsearch", Run: failed}}}},
+			"task load on elasticsearch: 4 of 100 documents were rejected or lost (first: ERR index not found)"},
+		{"the first of two", []result.TrackTask{
+			{Name: "a", Engines: []result.TrackEngine{{Engine: "tairsearch", Run: clean}, {Engine: "elasticsearch"}}},
+			{Name: "b", Engines: []result.TrackEngine{{Engine: "tairsearch", Run: failed}}}},
+			"task b on tairsearch: 4 of 100 requests failed (first: ERR index not found)"},
+	}
+	for _, tc := range tests {
+		assert.Equal(t, tc.want, failures(&result.TrackRun{Tasks: tc.tasks}), tc.name)
+	}
+	assert.Equal(t, "no message", firstError(&result.Run{}))
+}
+
+func TestMaxDivergence(t *testing.T) {
+	assert.Zero(t, maxDivergence(nil))
+	assert.Equal(t, 0.4, maxDivergence([]result.TemplateParity{{Divergence: 0.1}, {Divergence: 0.4}, {Divergence: 0.2}}))
+}
+
+// TestFeedAllowsEachTaskItsShare: the feed hands a task the documents it
+// may take, then the next task the rest, and says when the corpus ends.
+func TestFeedAllowsEachTaskItsShare(t *testing.T) {
+	tr, err := tk.Load("whitepaper")
+	require.NoError(t, err)
+	f, err := newFeed(tr)
+	require.NoError(t, err)
+	defer f.close()
+	f.allow(5)
+	got := f.TakeEncoded(make([]fts.Encoded, 0, 100))
+	assert.Len(t, got, 5, "the first task's share")
+	assert.Empty(t, f.TakeEncoded(make([]fts.Encoded, 0, 100)), "no more until the next task")
+	f.allow(0)
+	total := 5
+	for {
+		got := f.TakeEncoded(make([]fts.Encoded, 0, 100))
+		if len(got) == 0 {
+			break
+		}
+		total += len(got)
+	}
+	assert.Greater(t, total, 5, "the rest of the corpus")
+	require.NoError(t, f.err())
+}

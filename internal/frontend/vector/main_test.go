@@ -1,0 +1,135 @@
+package vector
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/frontend/target"
+	"github.com/tairbench/tairbench/internal/testenv"
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// words are a small clustered run on TairVector in the embedded server.
+func words(json string) Words {
+	return Words{Server: target.Options{Host: "127.0.0.1", Port: 6379, Protocol: 2, Timeout: 10 * time.Second, Embedded: true},
+		Engines: "tairvector", Index: "vector-test",
+		Data:      DataSpec{Data: "clustered", N: 400, NQ: 20, Dims: 8, Centres: 10, Metric: "L2", K: 10, Seed: 1},
+		Algorithm: "HNSW", M: 16, EfConstruct: 100, EfSearch: "10,40", NumCandidates: "10", Connections: 2, LoadConnections: 2,
+		Batch: 50, Duration: 300 * time.Millisecond, JSON: json}
+}
+
+func testIO() (harness.IO, *bytes.Buffer, *bytes.Buffer) {
+	var out, errs bytes.Buffer
+	return harness.IO{Out: &out, Err: &errs, In: bytes.NewReader(nil), Version: "test"}, &out, &errs
+}
+
+// TestMainRefuses: words that cannot run are refused, each with its
+// reason, before the embedded server starts.
+func TestMainRefuses(t *testing.T) {
+	tests := []struct {
+		name    string
+		edit    func(w *Words)
+		wantErr string
+	}{
+		{"no duration", func(w *Words) { w.Duration = 0 }, "--duration"},
+		{"an unknown algorithm", func(w *Words) { w.Algorithm = "IVF" }, `--algorithm "IVF"`},
+		{"m out of Tair's range", func(w *Words) { w.M = 101 }, "--m must be 1..100"},
+		{"ef-construct out of range", func(w *Words) { w.EfConstruct = 0 }, "--ef-construct 1..1000"},
+		{"no connections", func(w *Words) { w.Connections = 0 }, "at least 1"},
+		{"a negative rate", func(w *Words) { w.Rate = -1 }, "must not be negative"},
+		{"a bad sweep", func(w *Words) { w.EfSearch = "10,x" }, "--ef-search"},
+		{"a sweep past Tair's range", func(w *Words) { w.EfSearch = "10,2000" }, "Tair takes 1..1000"},
+		{"a bad candidates sweep", func(w *Words) { w.NumCandidates = "0" }, "--num-candidates"},
+		{"an unknown engine", func(w *Words) { w.Engines = "milvus" }, "milvus"},
+		{"an unknown metric", func(w *Words) { w.Data.Metric = "HAMMING" }, `--metric "HAMMING"`},
+		{"k out of range", func(w *Words) { w.Data.K = 0 }, "-k 0"},
+		{"clustered data without a shape", func(w *Words) { w.Data.Dims = 0 }, "clustered data needs"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := words("")
+			tc.edit(&w)
+			io, _, errs := testIO()
+			err := Main(context.Background(), w, io)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.wantErr)
+			assert.NotContains(t, errs.String(), "listening", "no server was started")
+		})
+	}
+}
+
+// TestMainOnTheEmbeddedServer sweeps TairVector in the embedded server:
+// each ef_search value is a point with its recall and rate, the result
+// file holds the document, and the summary names the target as not Tair.
+func TestMainOnTheEmbeddedServer(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "vector.json")
+	io, out, errs := testIO()
+	require.NoError(t, Main(context.Background(), words(path), io), errs.String())
+	doc, err := result.ReadFile(path)
+	require.NoError(t, err)
+	vb, ok := doc.(*result.VectorBench)
+	require.True(t, ok, "a %T", doc)
+	require.Len(t, vb.Engines, 1)
+	e := vb.Engines[0]
+	assert.Equal(t, "tairvector", e.Engine)
+	require.Len(t, e.Points, 2, "ef_search 10 and 40")
+	for i, p := range e.Points {
+		assert.Equal(t, []int{10, 40}[i], p.Param)
+		assert.Positive(t, p.QPS)
+		assert.InDelta(t, 0.5, p.Recall, 0.5, "a share")
+	}
+	assert.GreaterOrEqual(t, e.Points[1].Recall, e.Points[0].Recall, "a wider search finds no fewer")
+	assert.Contains(t, out.String(), "not Tair")
+}
+
+// TestSuiteMainRefusesAnUnknownCase names the case it does not know.
+func TestSuiteMainRefusesAnUnknownCase(t *testing.T) {
+	io, _, _ := testIO()
+	err := SuiteMain(context.Background(), SuiteWords{Words: words(""), Cases: "sift-128-euclidean,sift-1b"}, io)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `unknown case "sift-1b"`)
+}
+
+// TestRender holds the summary of a saved sweep to its golden file.
+func TestRender(t *testing.T) {
+	doc, err := result.ReadFile(filepath.Join("testdata", "vector.json"))
+	require.NoError(t, err)
+	var b bytes.Buffer
+	Render(&b, doc.(*result.VectorBench))
+	testenv.Golden(t, "render.golden", b.Bytes(), *update)
+}
+
+func TestIntList(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    []int
+		wantErr bool
+	}{
+		{"10", []int{10}, false},
+		{"10, 20,40", []int{10, 20, 40}, false},
+		{"", nil, true},
+		{"10,,20", nil, true},
+		{"0", nil, true},
+		{"-5", nil, true},
+		{"ten", nil, true},
+	}
+	for _, tc := range tests {
+		got, err := intList("ef-search", tc.in)
+		if tc.wantErr {
+			assert.Error(t, err, "%q", tc.in)
+			continue
+		}
+		require.NoError(t, err, "%q", tc.in)
+		assert.Equal(t, tc.want, got)
+	}
+}
