@@ -20,7 +20,7 @@ wall-clock second, and the seeds and hosts are listed. Results of different
 workloads or schemas are refused.`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
-			return results.Merge(results.MergeOptions{Paths: args, Out: out, Gate: gate.Gate, AllowDisjoint: allowDisjoint}, a.io())
+			return results.Merge(c.Context(), results.MergeOptions{Paths: args, Out: out, Gate: gate.Gate, AllowDisjoint: allowDisjoint}, a.io())
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the merged result (tairbench.run/v2) to this file (- for stdout)")

@@ -30,11 +30,21 @@ type Sink interface {
 
 // Stream is one run as a sink sees it.
 type Stream interface {
-	// Observe takes each second's progress, with the run's cumulative
-	// totals; it runs on the engine's tick and must not block.
+	// Observe takes each second's progress (with the run's cumulative
+	// histograms when a sink of the run wants them: TotalsSink); it runs
+	// on the engine's tick and must not block.
 	Observe(stats.Progress)
 	// Final takes the finished result: the figures the result file holds.
 	Final(*result.Run)
+}
+
+// TotalsSink is a sink whose streams read the run's cumulative
+// histograms on each tick (a live metrics endpoint): the engine then
+// copies them each second, which it spares a run whose sinks do not.
+type TotalsSink interface {
+	Sink
+	// WantsTotals marks the sink as reading the cumulative histograms.
+	WantsTotals()
 }
 
 type sinksKey struct{}
@@ -95,7 +105,11 @@ func observe(ctx context.Context, s *Spec) streams {
 	for i, k := range sinks {
 		ss[i] = k.Begin(l)
 	}
-	s.Engine.ProgressTotals = true
+	for _, k := range sinks {
+		if _, ok := k.(TotalsSink); ok {
+			s.Engine.ProgressTotals = true
+		}
+	}
 	prev := s.Engine.Progress
 	s.Engine.Progress = func(p stats.Progress) {
 		if prev != nil {

@@ -111,7 +111,7 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.BitmapCompariso
 	clearAll(context.WithoutCancel(ctx), stores, o.maxKeys(points))
 	doc.Warnings = append(doc.Warnings, o.warnings(doc)...)
 	writeSweep(out, doc)
-	if werr := output.WriteDocument(io, o.JSON, doc); werr != nil {
+	if werr := output.Publish(ctx, io, o.JSON, doc); werr != nil {
 		return doc, werr
 	}
 	if runErr != nil {

@@ -104,7 +104,7 @@ func run1(ctx context.Context, o Options, args []string, io harness.IO) (*result
 	}
 	doc := &result.Compat{Header: result.NewHeader(result.SchemaCompat, io.Version), Tool: "memtier_benchmark",
 		Args: RedactedArgs(args), Tests: []result.CompatTest{{Name: "ALL STATS", Run: r}}}
-	if err := output.WriteDocument(io, o.JSON, doc); err != nil {
+	if err := output.Publish(ctx, io, o.JSON, doc); err != nil {
 		return doc, err
 	}
 	if why := report.FailureReason(r); why != "" {

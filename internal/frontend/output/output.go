@@ -124,10 +124,14 @@ func WriteDocument(o harness.IO, path string, v any) error {
 	return nil
 }
 
-// WriteOutputs writes the result files of one run; h is its latency
-// histogram (run.LatencyHistogram), for the .hgrm file.
-func WriteOutputs(o harness.IO, run *result.Run, h *hdr.Histogram, out Outputs) error {
+// WriteOutputs writes the result files of one run, and hands the run to
+// the document sinks ctx carries; h is its latency histogram
+// (run.LatencyHistogram), for the .hgrm file.
+func WriteOutputs(ctx context.Context, o harness.IO, run *result.Run, h *hdr.Histogram, out Outputs) error {
 	if err := WriteFile(o, out.JSON, func(w io.Writer) error { return report.JSON(w, run) }); err != nil {
+		return err
+	}
+	if err := handDocument(ctx, run); err != nil {
 		return err
 	}
 	if err := WriteFile(o, out.CSV, func(w io.Writer) error { return report.CSV(w, run) }); err != nil {
@@ -151,7 +155,7 @@ func SummaryTo(o harness.IO, jsonPath string) io.Writer {
 // Finish prints the summary, checks the thresholds, writes the result
 // files and picks the exit code: 3 for a failed run, 99 for a failed
 // threshold.
-func Finish(o harness.IO, run *result.Run, out Outputs, allowErrors bool) error {
+func Finish(ctx context.Context, o harness.IO, run *result.Run, out Outputs, allowErrors bool) error {
 	h, err := run.LatencyHistogram()
 	if err != nil {
 		return fmt.Errorf("the run's latency: %w", err)
@@ -164,7 +168,7 @@ func Finish(o harness.IO, run *result.Run, out Outputs, allowErrors bool) error 
 		return err
 	}
 	threshold.Write(summary, run.Thresholds)
-	if err := WriteOutputs(o, run, h, out); err != nil {
+	if err := WriteOutputs(ctx, o, run, h, out); err != nil {
 		return err
 	}
 	if err := WriteJUnit(o, out.JUnit, run.Name, run.Thresholds); err != nil {
@@ -216,13 +220,8 @@ func AbortOnFail(ts []threshold.Threshold, next func(stats.Progress), stop func(
 	}
 }
 
-// Progress prints one line per second on standard error.
-func Progress(o harness.IO) func(stats.Progress) {
-	p, _ := ProgressWithTail(o)
-	return p
-}
-
-// ProgressWithTail is Progress, and the function that, after the run,
+// ProgressWithTail prints one line per second on standard error, and
+// returns the function that, after the run,
 // prints the seconds of its result that no tick printed (the last,
 // partial second), so that the lines hold every second the JSON does.
 // Open-loop lines give p99 from the intended start beside the service p99.
@@ -350,7 +349,7 @@ func SearchCapacity(ctx context.Context, o harness.IO, opts capacity.Options, js
 		if werr := capacity.WriteSummary(SummaryTo(o, jsonPath), c); werr != nil {
 			return werr
 		}
-		if werr := WriteDocument(o, jsonPath, c); werr != nil {
+		if werr := Publish(ctx, o, jsonPath, c); werr != nil {
 			return werr
 		}
 	}

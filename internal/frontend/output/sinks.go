@@ -10,11 +10,18 @@ import (
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/metrics"
 	"github.com/tairbench/tairbench/internal/run"
+	"github.com/tairbench/tairbench/internal/stats"
+	"github.com/tairbench/tairbench/pkg/result"
 )
 
 // Sinks are the live outputs a user asked for: every run of the command
-// reports to each while it runs. Today: the Prometheus endpoint.
+// reports to each while it runs. Today: tairbench's per-second progress
+// lines and the Prometheus endpoint. (The result document goes to the
+// document sinks: Publish.)
 type Sinks struct {
+	// Progress prints tairbench's per-second lines on standard error for
+	// each run, and after each run the seconds no tick printed.
+	Progress bool
 	// MetricsAddr serves the runs' metrics on HOST:PORT ("" none);
 	// MetricsLinger is how long, after the runs, to wait for a last
 	// scrape (0: 30 s).
@@ -28,6 +35,7 @@ type opener func(ctx context.Context, io harness.IO, s Sinks) (run.Sink, func() 
 
 // sinkList is every sink a command can open, one entry a sink.
 var sinkList = []opener{
+	openProgress,
 	openMetrics,
 }
 
@@ -78,8 +86,40 @@ func (s Sinks) Run(ctx context.Context, io harness.IO, f func(context.Context) e
 	return err
 }
 
+// progressSink is tairbench's per-second lines as a sink.
+type progressSink struct{ io harness.IO }
+
+// progressStream prints one run's lines.
+type progressStream struct {
+	tick func(stats.Progress)
+	tail func(*result.Run)
+}
+
+// Begin starts the run's lines.
+func (p progressSink) Begin(run.Labels) run.Stream {
+	tick, tail := ProgressWithTail(p.io)
+	return progressStream{tick, tail}
+}
+
+// Observe prints the second's line.
+func (p progressStream) Observe(pr stats.Progress) { p.tick(pr) }
+
+// Final prints the seconds of the result no tick printed.
+func (p progressStream) Final(r *result.Run) { p.tail(r) }
+
+// openProgress opens the lines when asked for.
+func openProgress(_ context.Context, io harness.IO, s Sinks) (run.Sink, func() error, error) {
+	if !s.Progress {
+		return nil, nil, nil
+	}
+	return progressSink{io}, func() error { return nil }, nil
+}
+
 // metricsSink is the Prometheus endpoint as a sink.
 type metricsSink struct{ e *metrics.Exporter }
+
+// WantsTotals marks the endpoint as reading the cumulative histograms.
+func (metricsSink) WantsTotals() {}
 
 // Begin adds the run to the endpoint.
 func (m metricsSink) Begin(l run.Labels) run.Stream {

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -35,6 +37,7 @@ type recorder struct {
 	begun  []run.Labels
 	ticks  int
 	finals []*result.Run
+	docs   []string
 }
 
 type recorded struct{ r *recorder }
@@ -50,6 +53,19 @@ func (s recorded) Observe(stats.Progress) {
 	s.r.mu.Lock()
 	defer s.r.mu.Unlock()
 	s.r.ticks++
+}
+
+// Document records the command's result document, as JSON: the form
+// the result file holds.
+func (r *recorder) Document(doc any) error {
+	var b bytes.Buffer
+	if err := result.EncodeJSON(&b, doc); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.docs = append(r.docs, b.String())
+	return nil
 }
 
 func (s recorded) Final(res *result.Run) {
@@ -142,12 +158,16 @@ func TestSinkSeesWhatTheResultFileHolds(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			rec := &recorder{}
-			ctx := run.WithSinks(context.Background(), rec)
+			ctx := output.WithDocumentSinks(run.WithSinks(context.Background(), rec), rec)
 			path := filepath.Join(t.TempDir(), "result.json")
 			var stderr bytes.Buffer
 			require.NoError(t, c.run(ctx, path, harness.IO{Out: io.Discard, Err: &stderr, In: bytes.NewReader(nil), Version: "test"}), stderr.String())
 			doc, err := result.ReadFile(path)
 			require.NoError(t, err)
+			file, err := os.ReadFile(path)
+			require.NoError(t, err)
+			require.Len(t, rec.docs, 1, "the document sink was handed the command's document once")
+			assert.Equal(t, string(file), rec.docs[0], "the document sink holds what the result file does")
 			var inFile []*result.Run
 			runsIn(reflect.ValueOf(doc), &inFile)
 			require.NotEmpty(t, rec.finals, "the sink was handed no run")
@@ -172,5 +192,32 @@ func TestSinkSeesWhatTheResultFileHolds(t *testing.T) {
 				assert.Equal(t, match.Series, got.Series, "%s: per-second series", got.Name)
 			}
 		})
+	}
+}
+
+// TestProgressLinesAreASink: unless quiet, a run's per-second lines come
+// from the progress sink, one for every second its result holds (the
+// last, partial one printed after the run), and a quiet run prints none.
+func TestProgressLinesAreASink(t *testing.T) {
+	tg, err := embedded.Build()
+	require.NoError(t, err)
+	for _, quiet := range []bool{false, true} {
+		var stderr bytes.Buffer
+		hio := harness.IO{Out: io.Discard, Err: &stderr, In: bytes.NewReader(nil), Version: "test"}
+		res, err := redisfront.Run(context.Background(), redisfront.Options{Options: common.Options{Embedded: true, NoServerStats: true},
+			Target: tg, Commands: []string{"SET k-__RAND__ __DATA__"}, Parallel: 2, Duration: 1500 * time.Millisecond,
+			R1: 1000, R2: 1000, DataSize: 16, Arrivals: redisfront.ArrivalsConstant, Out: output.Outputs{Quiet: quiet}}, hio)
+		require.NoError(t, err, stderr.String())
+		lines := 0
+		for _, l := range strings.Split(stderr.String(), "\n") {
+			if strings.HasPrefix(l, "[") && strings.Contains(l, "s] ") {
+				lines++
+			}
+		}
+		if quiet {
+			assert.Zero(t, lines, "a quiet run prints no per-second line")
+			continue
+		}
+		assert.Equal(t, len(res.Series), lines, "a line for every second of the result:\n%s", stderr.String())
 	}
 }

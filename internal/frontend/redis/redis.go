@@ -140,11 +140,9 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 		})
 	}
 	spec := r.spec("", engine.Config{Duration: dur, Ops: o.Count, Warmup: o.Warmup, Rate: o.Rate})
-	tail := func(*result.Run) {}
-	if !o.Out.Quiet {
-		spec.Engine.Progress, tail = output.ProgressWithTail(io)
-	}
-	ctx, closeMetrics, err := o.Sinks.Open(ctx, io)
+	sinks := o.Sinks
+	sinks.Progress = !o.Out.Quiet
+	ctx, closeMetrics, err := sinks.Open(ctx, io)
 	if err != nil {
 		return nil, err
 	}
@@ -162,13 +160,12 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	tail(res)
 	res.Preload = pre
 	if why := aborted.Load(); why != nil {
 		res.StopReason = result.StopThreshold
 		res.Warnings = append(res.Warnings, "stopped early by --abort-on-fail: threshold "+*why+" failed")
 	}
-	ferr := output.Finish(io, res, o.Out, o.AllowErrors)
+	ferr := output.Finish(ctx, io, res, o.Out, o.AllowErrors)
 	if cerr := closeMetrics(); cerr != nil && ferr == nil {
 		ferr = cerr
 	}

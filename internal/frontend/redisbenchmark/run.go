@@ -81,7 +81,7 @@ func run1(ctx context.Context, o Options, args []string, io harness.IO) (*result
 			break
 		}
 	}
-	if err := output.WriteDocument(io, o.JSON, doc); err != nil {
+	if err := output.Publish(ctx, io, o.JSON, doc); err != nil {
 		return doc, err
 	}
 	if len(failed) > 0 {

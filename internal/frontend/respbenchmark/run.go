@@ -92,7 +92,7 @@ func run1(ctx context.Context, o Options, args []string, hio harness.IO) (*resul
 	if err != nil {
 		return nil, err
 	}
-	return b.finish(res, args)
+	return b.finish(ctx, res, args)
 }
 
 // name is the run's name: what resp-benchmark calls the phase.
@@ -177,12 +177,12 @@ func (b *bench) progress(conns int) func(stats.Progress) {
 }
 
 // finish prints the report and tairbench's line and writes the document.
-func (b *bench) finish(res *result.Run, args []string) (*result.Compat, error) {
+func (b *bench) finish(ctx context.Context, res *result.Run, args []string) (*result.Compat, error) {
 	Report(b.out, b.o, res)
 	output.OwnLine(b.out, b.io.Err, false, res)
 	doc := &result.Compat{Header: result.NewHeader(result.SchemaCompat, b.io.Version), Tool: "resp-benchmark",
 		Args: RedactedArgs(args), Tests: []result.CompatTest{{Name: b.name(), Run: res}}}
-	if err := output.WriteDocument(b.io, b.o.JSON, doc); err != nil {
+	if err := output.Publish(ctx, b.io, b.o.JSON, doc); err != nil {
 		return doc, err
 	}
 	if why := report.FailureReason(res); why != "" {

@@ -5,6 +5,7 @@
 package results
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -128,7 +129,7 @@ type MergeOptions struct {
 
 // Merge merges the runs, prints the summary and the gate's verdicts and
 // writes the merged result; a failed threshold exits 99.
-func Merge(o MergeOptions, io harness.IO) error {
+func Merge(ctx context.Context, o MergeOptions, io harness.IO) error {
 	ts, err := threshold.ParseAll(o.Gate.Thresholds)
 	if err != nil {
 		return err
@@ -156,7 +157,7 @@ func Merge(o MergeOptions, io harness.IO) error {
 		return err
 	}
 	threshold.Write(summary, merged.Thresholds)
-	if err := output.WriteDocument(io, o.Out, merged); err != nil {
+	if err := output.Publish(ctx, io, o.Out, merged); err != nil {
 		return err
 	}
 	if err := output.WriteJUnit(io, o.Gate.JUnit, "merge", merged.Thresholds); err != nil {

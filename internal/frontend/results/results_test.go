@@ -1,6 +1,7 @@
 package results
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -78,12 +79,12 @@ func TestMergeAndGate(t *testing.T) {
 	require.NoError(t, os.WriteFile(other, regexp.MustCompile(`"base": \d+`).ReplaceAll(raw, []byte(`"base": 7`)), 0o644))
 
 	io, _, _ := harness.Captured("test")
-	err = Merge(MergeOptions{Paths: []string{run, run}, Out: filepath.Join(dir, "x.json")}, io)
+	err = Merge(context.Background(), MergeOptions{Paths: []string{run, run}, Out: filepath.Join(dir, "x.json")}, io)
 	assert.ErrorContains(t, err, "result 2 is result 1 again")
 
 	io, out, _ := harness.Captured("test")
 	total := filepath.Join(dir, "total.json")
-	require.NoError(t, Merge(MergeOptions{Paths: []string{run, other}, Out: total, Gate: output.Gate{Thresholds: []string{"errors<1%"}}}, io))
+	require.NoError(t, Merge(context.Background(), MergeOptions{Paths: []string{run, other}, Out: total, Gate: output.Gate{Thresholds: []string{"errors<1%"}}}, io))
 	assert.Contains(t, out.String(), "PASS")
 	doc, err := result.ReadFile(total)
 	require.NoError(t, err)
@@ -92,7 +93,7 @@ func TestMergeAndGate(t *testing.T) {
 	assert.Equal(t, 2*one.(*result.Run).Totals.Ops, doc.(*result.Run).Totals.Ops, "two clients' commands add up")
 
 	io, _, _ = harness.Captured("test")
-	err = Merge(MergeOptions{Paths: []string{run, other}, Out: total, Gate: output.Gate{Thresholds: []string{"qps>1000000000"}}}, io)
+	err = Merge(context.Background(), MergeOptions{Paths: []string{run, other}, Out: total, Gate: output.Gate{Thresholds: []string{"qps>1000000000"}}}, io)
 	assert.ErrorContains(t, err, "threshold failed")
 }
 

@@ -125,7 +125,7 @@ func Run(ctx context.Context, o Options, io harness.IO) (*Suite, error) {
 	if len(suite.Stat) > 0 {
 		_ = WriteStatTables(out, suite.Stat)
 	}
-	if werr := output.WriteDocument(io, o.JSON, suite); werr != nil {
+	if werr := output.Publish(ctx, io, o.JSON, suite); werr != nil {
 		return suite, werr
 	}
 	if err != nil {
@@ -221,7 +221,7 @@ func Stat(ctx context.Context, o StatOptions, jsonPath string, io harness.IO) ([
 		_ = WriteStatTables(output.SummaryTo(io, jsonPath), tables)
 		doc := &result.RoaringStat{Header: result.NewHeader(result.SchemaRoaringStat, io.Version), Target: *o.Target.Result(), Tables: tables}
 		doc.Target.Server = id
-		if werr := output.WriteDocument(io, jsonPath, doc); werr != nil {
+		if werr := output.Publish(ctx, io, jsonPath, doc); werr != nil {
 			return tables, werr
 		}
 	}

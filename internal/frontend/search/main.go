@@ -109,7 +109,9 @@ func Main(ctx context.Context, w Words, io harness.IO) error {
 	}
 	defer stop()
 	so.Options = w.engine(tg)
-	return w.Metrics.Run(ctx, io, func(ctx context.Context) error {
+	sinks := w.Metrics
+	sinks.Progress = !so.Out.Quiet
+	return sinks.Run(ctx, io, func(ctx context.Context) error {
 		_, err := Run(ctx, so, io)
 		return err
 	})

@@ -79,14 +79,11 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 	if o.Type == "search" {
 		so := SearchOptions{Query: o.Query, Queries: int64(o.N), Concurrency: o.Connections, Cache: !o.NoCache,
 			Seed: harness.SeedOrNew(o.Seed), Version: io.Version, NoServerStats: o.NoServerStats}
-		if !o.Out.Quiet {
-			so.Progress = output.Progress(io)
-		}
 		r, err := RunSearch(ctx, e, so)
 		if err != nil {
 			return nil, err
 		}
-		return r, output.Finish(io, r, o.Out, o.AllowErrors)
+		return r, output.Finish(ctx, io, r, o.Out, o.AllowErrors)
 	}
 	if err := notJSONLines(o.File); err != nil {
 		return nil, err
@@ -100,9 +97,6 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 	}
 	wo := WriteOptions{File: o.File, Docs: int64(o.N), Concurrency: o.Connections, Bulk: o.Bulk,
 		Seed: harness.SeedOrNew(o.Seed), Version: io.Version, NoServerStats: o.NoServerStats}
-	if !o.Out.Quiet {
-		wo.Progress = output.Progress(io)
-	}
 	r, err := RunWrite(ctx, e, wo)
 	if err != nil && r == nil {
 		return nil, err
@@ -110,7 +104,7 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 	if mem, merr := e.Memory(ctx); merr == nil {
 		fmt.Fprintf(output.SummaryTo(io, o.Out.JSON), "memory       %s (%s)\n", report.MiB(mem.Used), mem.Detail)
 	}
-	if ferr := output.Finish(io, r, o.Out, o.AllowErrors); ferr != nil {
+	if ferr := output.Finish(ctx, io, r, o.Out, o.AllowErrors); ferr != nil {
 		return r, ferr
 	}
 	return r, err
@@ -167,7 +161,7 @@ func RunCompare(ctx context.Context, o RunCompareOptions, io harness.IO) (*Compa
 	}
 	if cmp != nil && len(cmp.Engines) > 0 {
 		_ = WriteTables(output.SummaryTo(io, o.JSON), cmp, label)
-		if werr := output.WriteDocument(io, o.JSON, cmp); werr != nil {
+		if werr := output.Publish(ctx, io, o.JSON, cmp); werr != nil {
 			return cmp, werr
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/tairbench/tairbench/internal/driver/catalog"
 	"github.com/tairbench/tairbench/internal/frontend/engines"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/frontend/output"
 	"github.com/tairbench/tairbench/internal/frontend/target"
 	tk "github.com/tairbench/tairbench/internal/track"
 )
@@ -77,8 +78,10 @@ func Main(ctx context.Context, w Words, io harness.IO) error {
 	} else {
 		ro.Tair.Timeout = w.Server.Timeout
 	}
-	_, err = Run(ctx, ro, io)
-	return err
+	return output.Sinks{Progress: !ro.Quiet}.Run(ctx, io, func(ctx context.Context) error {
+		_, err := Run(ctx, ro, io)
+		return err
+	})
 }
 
 // chooseEngines reads --engines (default: the engines a RESP target

@@ -109,7 +109,7 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.TrackRun, error
 	runErr := r.tasks(ctx)
 	summary := output.SummaryTo(io, o.JSON)
 	Render(summary, doc)
-	if werr := output.WriteDocument(io, o.JSON, doc); werr != nil {
+	if werr := output.Publish(ctx, io, o.JSON, doc); werr != nil {
 		return doc, werr
 	}
 	if runErr != nil {
@@ -289,9 +289,6 @@ func (r *runner) bind(t tk.Task) ([]*tk.Bound, error) {
 func (r *runner) runTask(ctx context.Context, e fts.Engine, f *feed, t tk.Task, bound []*tk.Bound) (*result.TrackEngine, error) {
 	cfg := engine.Config{Workers: t.Clients, Seed: r.o.Seed, Warmup: time.Duration(t.Warmup), Rate: t.Rate,
 		GiveUp: search.GiveUp, GiveUpSilent: search.GiveUpSilent}
-	if !r.o.Quiet {
-		cfg.Progress = output.Progress(r.io)
-	}
 	var write *fts.WriteFactory
 	bulk := 1
 	if t.Ingest != nil {

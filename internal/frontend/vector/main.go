@@ -148,7 +148,7 @@ func Main(ctx context.Context, w Words, io harness.IO) error {
 	vo.Set, vo.Truth = set, truth
 	doc, err := Run(ctx, vo, io)
 	if doc != nil && w.JSON != "" {
-		if werr := output.WriteDocument(io, w.JSON, doc); werr != nil && err == nil {
+		if werr := output.Publish(ctx, io, w.JSON, doc); werr != nil && err == nil {
 			err = werr
 		}
 	}
@@ -196,7 +196,7 @@ func SuiteMain(ctx context.Context, w SuiteWords, io harness.IO) error {
 				continue
 			}
 			path := filepath.Join(w.JSONDir, res.Cases[i]+".json")
-			if werr := output.WriteDocument(io, path, doc); werr != nil && err == nil {
+			if werr := output.Publish(ctx, io, path, doc); werr != nil && err == nil {
 				err = werr
 			}
 		}

@@ -102,7 +102,7 @@ func Run(ctx context.Context, o RunOptions, io harness.IO) (*result.WhitepaperSu
 		if werr := Write(output.SummaryTo(io, o.JSON), suite); werr != nil {
 			return suite, werr
 		}
-		if werr := output.WriteDocument(io, o.JSON, suite); werr != nil {
+		if werr := output.Publish(ctx, io, o.JSON, suite); werr != nil {
 			return suite, werr
 		}
 	}

@@ -95,7 +95,7 @@ func run1(ctx context.Context, c *Command, args []string, io harness.IO) (*resul
 	output.OwnLine(out, io.Err, false, r)
 	doc := &result.Compat{Header: result.NewHeader(result.SchemaCompat, io.Version), Tool: "ycsb",
 		Args: redactYCSB(args), Tests: []result.CompatTest{{Name: c.Phase, Run: r}}}
-	if err := output.WriteDocument(io, c.JSON, doc); err != nil {
+	if err := output.Publish(ctx, io, c.JSON, doc); err != nil {
 		return doc, err
 	}
 	if why := report.FailureReason(r); why != "" {
