@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/stats"
 	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/pkg/result"
 )
@@ -68,4 +69,16 @@ func TestRunOnTheEmbeddedServer(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 3, quiet, "one -q line a test, each followed by tairbench's own:\n%s", out.String())
+}
+
+// TestProgressLine: redis-benchmark's per-second line, "-nan" for a
+// second without a reply as redis-benchmark prints it.
+func TestProgressLine(t *testing.T) {
+	var b bytes.Buffer
+	line := benchmarkProgress(&b, "SET")
+	mean := 250.0
+	line(stats.Progress{Interval: result.Interval{OpsPerSec: 1234.5, MeanUS: &mean}, OpsPerSec: 1000, MeanUS: 300})
+	line(stats.Progress{Interval: result.Interval{}, OpsPerSec: 900, MeanUS: 310})
+	assert.Equal(t, "SET: rps=1234.5 (overall: 1000.0) avg_msec=0.250 (overall: 0.300)\n"+
+		"SET: rps=0.0 (overall: 900.0) avg_msec=-nan (overall: 0.310)\n", b.String())
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -132,4 +133,18 @@ func TestIntList(t *testing.T) {
 		require.NoError(t, err, "%q", tc.in)
 		assert.Equal(t, tc.want, got)
 	}
+}
+
+// TestResultPathsCheckedFirst: a result file in a folder that does not
+// exist, or a --json-dir that cannot be made, is refused before any data
+// is made or server started.
+func TestResultPathsCheckedFirst(t *testing.T) {
+	io, _, errs := testIO()
+	err := Main(context.Background(), words(filepath.Join(t.TempDir(), "no", "v.json")), io)
+	assert.ErrorContains(t, err, "tairbench creates no folders")
+	file := filepath.Join(t.TempDir(), "a-file")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	err = SuiteMain(context.Background(), SuiteWords{Words: words(""), JSONDir: filepath.Join(file, "dir")}, io)
+	assert.ErrorContains(t, err, "--json-dir")
+	assert.NotContains(t, errs.String(), "listening")
 }

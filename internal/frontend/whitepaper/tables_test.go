@@ -138,3 +138,35 @@ func TestFailure(t *testing.T) {
 	require.ErrorAs(t, err, &ee)
 	assert.Equal(t, harness.ExitRunFailed, ee.Code)
 }
+
+// TestWriteCapacityGolden: a suite run as capacity searches says so at
+// its top, names each case's bracket and steps, and keeps each search's
+// warnings and each run's own, rendered from the saved enhanced suite with
+// two searches set on it.
+func TestWriteCapacityGolden(t *testing.T) {
+	doc, err := result.ReadFile(filepath.Join("testdata", "enhanced.json"))
+	require.NoError(t, err)
+	s := doc.(*result.WhitepaperSuite)
+	s.SLO = "p99<2ms"
+	applyCapacity(&s.Cases[0], &result.CapacitySearch{HighestHeld: 150_000, BrokeAt: 160_000,
+		Steps: make([]result.CapacityStep, 7)})
+	applyCapacity(&s.Cases[1], &result.CapacitySearch{HighestHeld: 90_000, Steps: make([]result.CapacityStep, 20),
+		Warnings: []string{"the search stopped at its most steps before the bracket closed"}})
+	s.Cases[1].Run.Warnings = []string{"client and server share the machine's cores"}
+	var b bytes.Buffer
+	require.NoError(t, Write(&b, s))
+	testenv.Golden(t, "enhanced-capacity.golden", b.Bytes(), *update)
+	assert.Contains(t, b.String(), "capacity at p99<2ms")
+	assert.Contains(t, b.String(), "held 150000/s, broke at 160000/s, 7 step(s)")
+}
+
+// TestLatencyCells: each measured operation's average and p99 beside the
+// published ones, "-" where the whitepaper has none for it.
+func TestLatencyCells(t *testing.T) {
+	c := result.WhitepaperCase{
+		Measured:  result.WhitepaperFigures{Latency: []result.OpLatency{{Op: "READ", AvgUS: 410.4, P99US: 900}, {Op: "SCAN", AvgUS: 20, P99US: 80}}},
+		Reference: result.WhitepaperFigures{Latency: []result.OpLatency{{Op: "READ", AvgUS: 473, P99US: 687}}},
+	}
+	assert.Equal(t, "  READ avg 410 (473) p99 900 (687)  SCAN avg 20 (-) p99 80 (-)", latencyCells(c))
+	assert.Empty(t, latencyCells(result.WhitepaperCase{}))
+}
