@@ -68,3 +68,16 @@ func TestDryRunGolden(t *testing.T) {
 		})
 	}
 }
+
+// TestOptionDefaults: the enhanced suite's published request count and
+// a 30 s cluster test when none is given; given values stand.
+func TestOptionDefaults(t *testing.T) {
+	var o Options
+	o.defaults()
+	assert.Equal(t, int64(300_000), o.Requests)
+	assert.Equal(t, 30*time.Second, o.TestTime)
+	assert.NotNil(t, o.Log, "a suite without a log writes to none, not to a nil writer")
+	o = Options{Requests: 10, TestTime: time.Second}
+	o.defaults()
+	assert.Equal(t, []any{int64(10), time.Second}, []any{o.Requests, o.TestTime})
+}
