@@ -53,6 +53,7 @@ func (m Mode) Open() bool {
 
 // PacerSource gives worker id of workers its share of a run's schedule,
 // ending at end (0: no end): a caller's own schedule in place of Rate's.
+// It is called once a worker, from the workers' goroutines, concurrently.
 type PacerSource func(id, workers int, seed uint64, end time.Duration) Pacer
 
 // open says whether the run follows a schedule.

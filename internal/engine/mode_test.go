@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -91,9 +92,12 @@ func (p stepPacer) Pace(elapsed time.Duration, sent uint64) (time.Duration, bool
 // its end ends the run; latency runs from its intended starts.
 func TestCallersPacer(t *testing.T) {
 	simulated(t, func(t *testing.T) {
+		var mu sync.Mutex
 		var asked []int
 		cfg := Config{Workers: 3, Duration: time.Hour, Seed: 1,
 			Pacers: func(id, workers int, _ uint64, end time.Duration) Pacer {
+				mu.Lock() // each worker asks from its own goroutine
+				defer mu.Unlock()
 				asked = append(asked, id, workers)
 				assert.Equal(t, time.Hour, end)
 				return stepPacer{gap: 100 * time.Millisecond, count: 5}
