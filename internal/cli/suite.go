@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -11,29 +10,19 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/tairbench/tairbench/internal/frontend/common"
 	"github.com/tairbench/tairbench/internal/frontend/whitepaper"
 )
 
 // suiteOptions are 'tairbench suite' flags.
 type suiteOptions struct {
-	target   targetFlags
-	dryRun   bool
-	metrics  metricsFlags
-	requests int64
-	testTime time.Duration
-	sizes    []int
-	seed     uint64
-	noServer bool
-	json     string
-	// The YCSB suites' sizes.
-	records, operations int64
-	threads             int
-	groups              []string
-	slo                 flagval.Capacity
+	whitepaper.Words
+	target targetFlags
+	slo    flagval.Capacity
 }
 
 func newSuiteCmd(a *app) *cobra.Command {
-	o := &suiteOptions{}
+	o := &suiteOptions{Words: whitepaper.Words{Options: common.Defaults(), TestTime: 30 * time.Second}}
 	cmd := &cobra.Command{
 		Use:   "suite",
 		Short: "The whitepaper's redis-benchmark and memtier tables, with the published figures beside",
@@ -61,21 +50,16 @@ With --slo, each measured case is a capacity search (see 'tairbench redis
 still run as published, since the run phases need their records.`,
 	}
 	fs := cmd.PersistentFlags()
-	o.target.register(fs)
-	fs.Int64Var(&o.requests, "requests", 300_000, fmt.Sprintf("enhanced: -n per case (published: %d)", whitepaper.PublishedRequests))
-	fs.Var(seconds(&o.testTime), "test-time", "cluster: --test-time in seconds (published: 1800)")
-	fs.IntSliceVar(&o.sizes, "sizes", nil, "enhanced: value sizes to run (default 64,128,256,1024)")
-	fs.Uint64Var(&o.seed, "seed", 0, "base random seed (0: a new one)")
-	fs.BoolVar(&o.noServer, "no-server-stats", false, "do not sample the server's INFO")
-	o.metrics.register(fs)
-	fs.BoolVar(&o.dryRun, "dry-run", false, "print the cases (loads included) and the time they take, and send nothing")
-	fs.StringVar(&o.json, "json", "", "write the suite (tairbench.whitepaper/v1) to this file (- for stdout)")
-	fs.Int64Var(&o.records, "records", 0, "pmem, essd: recordcount per case (default 20000 for pmem, 200000 for essd)")
-	fs.Int64Var(&o.operations, "operations", 0, "pmem, essd: operationcount per case (default: --records)")
-	fs.IntVar(&o.threads, "threads", 32, "pmem, essd: YCSB threads")
-	fs.StringSliceVar(&o.groups, "groups", nil, "pmem: command groups to run (default string,hash,list,set,zset)")
+	o.target.registerAddr(fs)
+	o.Options.Register(fs, "")
+	fs.Int64Var(&o.Requests, "requests", 300_000, fmt.Sprintf("enhanced: -n per case (published: %d)", whitepaper.PublishedRequests))
+	fs.Var(seconds(&o.TestTime), "test-time", "cluster: --test-time in seconds (published: 1800)")
+	fs.IntSliceVar(&o.Sizes, "sizes", nil, "enhanced: value sizes to run (default 64,128,256,1024)")
+	fs.Int64Var(&o.Records, "records", 0, "pmem, essd: recordcount per case (default 20000 for pmem, 200000 for essd)")
+	fs.Int64Var(&o.Operations, "operations", 0, "pmem, essd: operationcount per case (default: --records)")
+	fs.IntVar(&o.Threads, "threads", 32, "pmem, essd: YCSB threads")
+	fs.StringSliceVar(&o.Groups, "groups", nil, "pmem: command groups to run (default string,hash,list,set,zset)")
 	o.slo.Register(fs)
-	o.testTime = 30 * time.Second
 	for _, name := range whitepaper.Suites {
 		cmd.AddCommand(&cobra.Command{
 			Use:   name,
@@ -90,17 +74,11 @@ still run as published, since the run phases need their records.`,
 }
 
 func runSuite(ctx context.Context, name string, fs *pflag.FlagSet, o *suiteOptions, a *app) error {
-	if o.requests < 1 {
-		return errors.New("--requests must be at least 1")
-	}
-	slo, err := o.slo.Optional()
-	if err != nil {
+	w := o.Words
+	w.Suite, w.Server, w.Remote = name, o.target.Options, fs.Changed("host") || fs.Changed("port")
+	var err error
+	if w.SLO, err = o.slo.Optional(); err != nil {
 		return err
 	}
-	opts := whitepaper.Options{Requests: o.requests, TestTime: o.testTime, Sizes: o.sizes, Seed: o.seed,
-		NoServerStats: o.noServer, SLO: slo}
-	ro := whitepaper.RunOptions{Suite: name, Remote: fs.Changed("host") || fs.Changed("port"), JSON: o.json, DryRun: o.dryRun,
-		YCSBOptions: whitepaper.YCSBOptions{Options: opts, Records: o.records, Operations: o.operations, Threads: o.threads, Groups: o.groups},
-	}
-	return whitepaper.Main(ctx, ro, o.target.Options, o.metrics.words(), a.io())
+	return whitepaper.MainWords(ctx, w, a.io())
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tairbench/tairbench/internal/frontend/common"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/frontend/output"
 	"github.com/tairbench/tairbench/internal/testenv"
@@ -80,4 +81,17 @@ func TestOptionDefaults(t *testing.T) {
 	o = Options{Requests: 10, TestTime: time.Second}
 	o.defaults()
 	assert.Equal(t, []any{int64(10), time.Second}, []any{o.Requests, o.TestTime})
+}
+
+// TestMainWords: tairbench's own options reach the suite (a dry run sends
+// nothing, --seed fixes what it prints), and a request count below one is
+// refused.
+func TestMainWords(t *testing.T) {
+	w := Words{Options: common.Defaults(), Suite: "enhanced", Server: server, Requests: 1000, TestTime: 5 * time.Second, Sizes: []int{64, 1024}}
+	w.DryRun, w.Seed = true, 1
+	io, out, _ := harness.Captured("test")
+	require.NoError(t, MainWords(context.Background(), w, io))
+	testenv.Golden(t, "dry-run-enhanced.golden", out.Bytes(), false)
+	w.Requests = 0
+	assert.ErrorContains(t, MainWords(context.Background(), w, io), "--requests must be at least 1")
 }
