@@ -260,7 +260,10 @@ func (c *Command) Workload() (*Workload, error) {
 	if err != nil {
 		return nil, err
 	}
-	w.FieldCount, w.FieldLength, w.ZeroPadding, w.Threads = int(fc), int(fl), int(zp), max(int(th), 1)
+	if th < 1 {
+		return nil, fmt.Errorf("threadcount (-threads) %d: at least 1", th)
+	}
+	w.FieldCount, w.FieldLength, w.ZeroPadding, w.Threads = int(fc), int(fl), int(zp), int(th)
 	w.InsertCount = w.RecordCount - w.InsertStart
 	if v, ok := c.Props["insertcount"]; ok && v != "" {
 		if w.InsertCount, err = c.num("insertcount"); err != nil {

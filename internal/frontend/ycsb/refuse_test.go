@@ -25,6 +25,8 @@ func TestRefusedLines(t *testing.T) {
 		{[]string{"run", "redis", "-p", "requestdistribution=weird"}, "requestdistribution=weird: uniform, zipfian, latest or hotspot"},
 		{[]string{"run", "redis", "-p", "redis.command_group=graph"}, "redis.command_group=graph: string, hash, list, set or zset"},
 		{[]string{"run", "redis", "-p", "fieldcount=0"}, "fieldcount must be at least 1"},
+		{[]string{"run", "redis", "-threads", "0"}, "threadcount (-threads) 0: at least 1"},
+		{[]string{"run", "redis", "-p", "threadcount=0"}, "threadcount (-threads) 0: at least 1"},
 	}
 	for _, tc := range tests {
 		c, err := Parse(tc.args)
