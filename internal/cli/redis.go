@@ -125,7 +125,6 @@ func runRedis(ctx context.Context, fs *pflag.FlagSet, o *redisOptions, a *app) e
 	if ro.Out, err = o.out.Parse(); err != nil {
 		return err
 	}
-	ro.Out.JSON = o.own.JSON
 	if ro.SLO, err = o.slo.Optional(); err != nil {
 		return err
 	}

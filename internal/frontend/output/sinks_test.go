@@ -114,9 +114,9 @@ func TestSinkSeesWhatTheResultFileHolds(t *testing.T) {
 		run  func(ctx context.Context, json string, io harness.IO) error
 	}{
 		{"redis", func(ctx context.Context, json string, io harness.IO) error {
-			_, err := redisfront.Run(ctx, redisfront.Options{Options: common.Options{Embedded: true}, Target: tg, Commands: []string{"SET k-__RAND__ __DATA__"},
+			_, err := redisfront.Run(ctx, redisfront.Options{Options: common.Options{Embedded: true, JSON: json}, Target: tg, Commands: []string{"SET k-__RAND__ __DATA__"},
 				Parallel: 2, Duration: 1500 * time.Millisecond, R1: 1000, R2: 1000, DataSize: 16, Arrivals: redisfront.ArrivalsConstant,
-				Out: output.Outputs{JSON: json, Quiet: true}}, io)
+				Out: output.Outputs{Quiet: true}}, io)
 			return err
 		}},
 		{"memtier", func(ctx context.Context, json string, io harness.IO) error {

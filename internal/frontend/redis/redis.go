@@ -5,7 +5,6 @@
 package redis
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -38,8 +37,8 @@ const (
 type Options struct {
 	// Options are tairbench's own: Embedded starts the embedded server in
 	// this process for Target (once the options are known to be good);
-	// JSON, when Out names no result file, is the result file; Timeout
-	// is Target's, which the caller builds.
+	// JSON is the result file (Out.JSON is set from it); Timeout is
+	// Target's, which the caller builds.
 	common.Options
 	// Target is the server.
 	Target endpoint.Target
@@ -91,7 +90,7 @@ type Options struct {
 // Run checks the options, runs the template against the target and
 // prints and writes the result (or the capacity search's).
 func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
-	o.Out.JSON = cmp.Or(o.Out.JSON, o.JSON)
+	o.Out.JSON = o.JSON // tairbench's own option is the one source
 	if err := output.CheckPaths(o.Out.JSON, o.Out.CSV, o.Out.HGRM); err != nil {
 		return nil, err
 	}

@@ -111,14 +111,14 @@ func TestRunsOnTheEmbeddedServer(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			o := base(t)
-			o.Out.JSON = filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-")+".json")
+			o.JSON = filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-")+".json")
 			c.edit(&o)
 			io, out, _ := harness.Captured("test")
 			r, err := Run(context.Background(), o, io)
 			require.NoError(t, err)
 			c.want(t, r)
 			assert.Contains(t, out.String(), "embedded server, not Tair", "the summary names the target")
-			doc, err := result.ReadFile(o.Out.JSON)
+			doc, err := result.ReadFile(o.JSON)
 			require.NoError(t, err)
 			assert.Equal(t, r.Totals.Ops, doc.(*result.Run).Totals.Ops, "the file holds the run")
 		})
