@@ -48,6 +48,9 @@ type CaseOptions struct {
 	// closed-loop run of CaseDuration: the case's rate is the highest
 	// open-loop rate that held the SLO.
 	SLO *capacity.Options
+	// ServerStats samples a standalone target's INFO once a second
+	// during each case (not during loads).
+	ServerStats bool
 }
 
 // Load is how one data set was loaded (see result.RoaringLoad).
@@ -285,7 +288,7 @@ func runCase(ctx context.Context, o CaseOptions, c Case) (CaseResult, error) {
 	opts.Ranges[1] = cmdtmpl.Range{Max: max(c.R1, 1)}
 	opts.Ranges[2] = cmdtmpl.Range{Max: max(c.R2, 1)}
 	opts.Ranges[3] = cmdtmpl.Range{Max: max(c.R3, 1)}
-	ts := redis.TemplateSpec{Template: c.Template, Options: opts, Batching: c.Batching}
+	ts := redis.TemplateSpec{Template: c.Template, Options: opts, Batching: c.Batching, ServerStats: o.ServerStats}
 	w, err := ts.Workload()
 	if err != nil {
 		return CaseResult{}, err
