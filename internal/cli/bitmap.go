@@ -8,12 +8,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tairbench/tairbench/internal/frontend/bitmap"
+	"github.com/tairbench/tairbench/internal/frontend/common"
 )
 
 // bitmapFlags are 'tairbench bitmap compare' flags.
 type bitmapFlags struct {
 	bitmap.Words
-	metrics metricsFlags
 }
 
 func newBitmapCmd(a *app) *cobra.Command {
@@ -27,7 +27,10 @@ func newBitmapCmd(a *app) *cobra.Command {
 }
 
 func newBitmapCompareCmd(a *app) *cobra.Command {
-	f := &bitmapFlags{}
+	f := &bitmapFlags{Words: bitmap.Words{Options: common.Defaults(), Duration: 2 * time.Second}}
+	// Generated IDs are the same run to run unless --seed says otherwise;
+	// loading a large set takes longer than a dialect's request.
+	f.Seed, f.Timeout = 1, 30*time.Second
 	cmd := &cobra.Command{
 		Use:   "compare",
 		Short: "Load the same IDs as each structure, compare memory, cross-check answers and time every operation",
@@ -79,17 +82,11 @@ Tair) and the Redis structures on a redis-server started on a free port.`,
 	fs.Float64Var(&f.Rate, "rate", 0, "also run each operation open-loop at this many requests/s (latency from the intended start)")
 	fs.IntVar(&f.Probes, "probes", 100, "parameters each operation's cross-check asks every structure")
 	fs.StringVar(&f.MaxMemory, "max-memory", "2GiB", "refuse a plan above this, all structures together (0: no bound)")
-	fs.BoolVar(&f.PlanOnly, "plan", false, "print the plan (bytes per structure) and stop before loading")
-	fs.BoolVar(&f.PlanOnly, "dry-run", false, "the same as --plan")
-	fs.Uint64Var(&f.Seed, "seed", 1, "seed of the generated IDs and the drawn parameters")
-	fs.StringVar(&f.JSON, "json", "", "write the result (tairbench.bitmap/v1) to this file (- for stdout)")
-	f.metrics.register(fs)
-	f.Duration = 2 * time.Second
+	fs.BoolVar(&f.PlanOnly, "plan", false, "print the plan (bytes per structure) and stop before loading (as --dry-run)")
+	f.Options.Register(fs, "")
 	return cmd
 }
 
 func runBitmapCompare(ctx context.Context, f *bitmapFlags, a *app) error {
-	w := f.Words
-	w.Metrics = f.metrics.words()
-	return bitmap.Main(ctx, w, a.io())
+	return bitmap.Main(ctx, f.Words, a.io())
 }

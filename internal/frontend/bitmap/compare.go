@@ -53,6 +53,8 @@ type Options struct {
 	PlanOnly bool
 	Seed     uint64
 	JSON     string
+	// ServerStats samples each target's INFO during every timed run.
+	ServerStats bool
 }
 
 // keyPrefix names every key the comparison writes.

@@ -49,7 +49,7 @@ func compare(t *testing.T, o Options) (*result.BitmapComparison, string) {
 func TestSparseUniverseMemory(t *testing.T) {
 	ro, re := targets(t)
 	o := Options{Roaring: ro, Redis: re, Gen: GenSpec{Shape: ShapeUniform, Universe: 1 << 32}, Cardinalities: []uint64{100_000},
-		Keys: 2, Connections: 1, Duration: 200 * time.Millisecond, Probes: 10, MaxMemory: 3 << 30, Seed: 5,
+		Keys: 2, Connections: 1, Duration: 200 * time.Millisecond, Probes: 10, MaxMemory: 3 << 30, Seed: 5, ServerStats: true,
 		Ops: []string{bitmaps.OpMembership, bitmaps.OpCount, bitmaps.OpRank, bitmaps.OpAndCard2, bitmaps.OpAdd}}
 	doc, out := compare(t, o)
 	require.Len(t, doc.Points, 1)
@@ -63,6 +63,17 @@ func TestSparseUniverseMemory(t *testing.T) {
 	}
 	assert.Contains(t, out, "every structure gave the answer the loaded IDs give")
 	assert.Contains(t, out, "not Tair")
+	for _, op := range p.Operations {
+		for _, r := range op.Results {
+			if r.Closed == nil {
+				continue
+			}
+			require.NotNil(t, r.Closed.Server, "%s on %s: INFO sampled", op.Name, r.Structure)
+			if rc := r.Closed.Server.Reconciliation; assert.NotNil(t, rc, "%s on %s", op.Name, r.Structure) {
+				assert.True(t, rc.Match, "%s on %s: the server counted %d, the client %d", op.Name, r.Structure, rc.Server, rc.Client)
+			}
+		}
+	}
 }
 
 // TestHalfDensity: at 50% density in 2^20 the two bitmaps hold the same

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tairbench/tairbench/internal/frontend/common"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/pkg/result"
@@ -38,8 +39,10 @@ func TestRenderGolden(t *testing.T) {
 
 // words are a small generated comparison.
 func words() Words {
-	return Words{Shape: "uniform", Cardinalities: "1000", Universe: "2^20", Keys: 2, Block: 65536, RunLength: 1000,
-		Connections: 2, Probes: 10, MaxMemory: "2GiB", IDsFormat: "text", Seed: 1, Duration: time.Second}
+	own := common.Defaults()
+	own.Seed, own.Timeout = 1, 30*time.Second
+	return Words{Options: own, Shape: "uniform", Cardinalities: "1000", Universe: "2^20", Keys: 2, Block: 65536, RunLength: 1000,
+		Connections: 2, Probes: 10, MaxMemory: "2GiB", IDsFormat: "text", Duration: time.Second}
 }
 
 // TestMainRefuses: words that cannot run are refused, each with its
@@ -57,6 +60,8 @@ func TestMainRefuses(t *testing.T) {
 		{"an unknown shape", func(w *Words) { w.Shape = "spiral" }, "--shape spiral"},
 		{"a missing ID file", func(w *Words) { w.IDs = []string{filepath.Join(t.TempDir(), "none.txt")} }, "nothing loaded"},
 		{"a key without its address", func(w *Words) { w.FromKeys = []string{"tags:1"} }, "want HOST:PORT/KEY"},
+		{"two servers for TairRoaring", func(w *Words) { w.Embedded, w.Roaring = true, "127.0.0.1:1" }, "--embedded and --roaring 127.0.0.1:1"},
+		{"no time for a request", func(w *Words) { w.Timeout = 0 }, "--timeout 0s"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -71,17 +76,36 @@ func TestMainRefuses(t *testing.T) {
 	}
 }
 
-// TestPlanOnlyStartsNothing: --plan prints the bytes each structure
-// would take and starts no server.
+// TestPlanOnlyStartsNothing: --plan, and --dry-run alike, print the bytes
+// each structure would take and start no server.
 func TestPlanOnlyStartsNothing(t *testing.T) {
-	w := words()
-	w.PlanOnly = true
-	w.Cardinalities = "1e3,1e5"
-	io, out, errs := harness.Captured("test")
-	require.NoError(t, Main(context.Background(), w, io))
-	for _, want := range []string{"tairroaring", "redis-bitmap", "redis-set"} {
-		assert.Contains(t, out.String()+errs.String(), want)
+	for _, dry := range []bool{false, true} {
+		w := words()
+		w.PlanOnly, w.DryRun = !dry, dry
+		w.Cardinalities = "1e3,1e5"
+		io, out, errs := harness.Captured("test")
+		require.NoError(t, Main(context.Background(), w, io))
+		for _, want := range []string{"tairroaring", "redis-bitmap", "redis-set"} {
+			assert.Contains(t, out.String()+errs.String(), want)
+		}
+		assert.Contains(t, errs.String(), "nothing loaded")
+		assert.NotContains(t, errs.String(), "listening")
 	}
-	assert.Contains(t, errs.String(), "nothing loaded")
-	assert.NotContains(t, errs.String(), "listening")
+}
+
+// TestOwnOptions: the seed 0 draws a new one (recorded), the timeout
+// bounds both targets, and server statistics are on unless turned off.
+func TestOwnOptions(t *testing.T) {
+	w := words()
+	w.Seed, w.Timeout = 0, 7*time.Second
+	o, err := w.options(context.Background())
+	require.NoError(t, err)
+	assert.NotZero(t, o.Seed, "seed 0 draws a new one, which the result records")
+	assert.Equal(t, 7*time.Second, o.Roaring.Timeout)
+	assert.Equal(t, 7*time.Second, o.Redis.Timeout)
+	assert.True(t, o.ServerStats)
+	w.NoServerStats = true
+	o, err = w.options(context.Background())
+	require.NoError(t, err)
+	assert.False(t, o.ServerStats)
 }

@@ -62,7 +62,7 @@ func (o *Options) timeRun(ctx context.Context, io harness.IO, s *bitmaps.Store, 
 	var opts cmdtmpl.Options
 	opts.Ranges[1] = cmdtmpl.Range{Max: p.universe}
 	opts.Ranges[2] = cmdtmpl.Range{Offset: 1, Max: max(p.sets[0].IDs.GetCardinality(), 1)}
-	ts := redis.TemplateSpec{Template: tmpl, Options: opts}
+	ts := redis.TemplateSpec{Template: tmpl, Options: opts, ServerStats: o.ServerStats}
 	w, err := ts.Workload()
 	if err != nil {
 		return nil, err

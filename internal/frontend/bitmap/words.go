@@ -11,17 +11,21 @@ import (
 	"github.com/tairbench/tairbench/internal/driver/bitmaps"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/flagval"
+	"github.com/tairbench/tairbench/internal/frontend/common"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
-	"github.com/tairbench/tairbench/internal/frontend/output"
 	"github.com/tairbench/tairbench/internal/frontend/target"
 )
 
 // Structures are the structures a comparison can load, in its order.
 var Structures = bitmaps.Structures
 
-// Words are 'bitmap compare' as the user gave it: addresses, files and
-// sizes as text, before anything is read or started.
+// Words are 'bitmap compare' as the user gave it: tairbench's own options
+// (common.Options), addresses, files and sizes as text, before anything is
+// read or started. Embedded asks for TairRoaring on the embedded server
+// (the default without Roaring); DryRun is PlanOnly; Timeout bounds every
+// connection and request of both targets.
 type Words struct {
+	common.Options
 	// Roaring and Redis are HOST:PORT ("": the embedded server, and a
 	// redis-server started for the run); each with its -a form.
 	Roaring, RoaringAuth, Redis, RedisAuth string
@@ -40,10 +44,9 @@ type Words struct {
 	Duration                       time.Duration
 	Rate                           float64
 	// MaxMemory is a size ("2GiB"; "0" no bound).
-	MaxMemory, JSON string
-	PlanOnly        bool
-	Seed            uint64
-	Metrics         output.Sinks
+	MaxMemory string
+	// PlanOnly (--plan) prints the plan and stops, as DryRun does.
+	PlanOnly bool
 }
 
 // Main reads the IDs the words name, starts the servers they leave out
@@ -69,7 +72,7 @@ func Main(ctx context.Context, w Words, io harness.IO) error {
 		defer stop()
 		o.Redis.Addr = addr
 	}
-	return w.Metrics.Run(ctx, io, func(ctx context.Context) error {
+	return w.Sinks.Run(ctx, io, func(ctx context.Context) error {
 		_, err := Run(ctx, o, io)
 		return err
 	})
@@ -81,9 +84,16 @@ func wants(list []string, s string) bool { return len(list) == 0 || slices.Conta
 // options turns the words into Options, reading every ID file and key.
 func (w Words) options(ctx context.Context) (Options, error) {
 	o := Options{Structures: w.Structures, Ops: w.Ops, Keys: w.Keys, SizeSkew: w.SizeSkew, Connections: w.Connections,
-		Duration: w.Duration, Rate: w.Rate, Probes: w.Probes, Seed: w.Seed, JSON: w.JSON, PlanOnly: w.PlanOnly}
-	o.Roaring = endpoint.Target{Addr: w.Roaring, Auth: w.RoaringAuth, Protocol: 2, Timeout: 30 * time.Second}
-	o.Redis = endpoint.Target{Addr: w.Redis, Auth: w.RedisAuth, Protocol: 2, Timeout: 30 * time.Second}
+		Duration: w.Duration, Rate: w.Rate, Probes: w.Probes, Seed: harness.SeedOrNew(w.Seed), JSON: w.JSON,
+		PlanOnly: w.PlanOnly || w.DryRun, ServerStats: !w.NoServerStats}
+	o.Roaring = endpoint.Target{Addr: w.Roaring, Auth: w.RoaringAuth, Protocol: 2, Timeout: w.Timeout}
+	o.Redis = endpoint.Target{Addr: w.Redis, Auth: w.RedisAuth, Protocol: 2, Timeout: w.Timeout}
+	if w.Embedded && w.Roaring != "" {
+		return o, fmt.Errorf("--embedded and --roaring %s both name TairRoaring's server: give one", w.Roaring)
+	}
+	if w.Timeout <= 0 {
+		return o, fmt.Errorf("--timeout %s: want a positive duration (30s)", w.Timeout)
+	}
 	var err error
 	if o.MaxMemory, err = flagval.ParseBytes(w.MaxMemory); err != nil {
 		return o, fmt.Errorf("--max-memory %w", err)
