@@ -6,44 +6,40 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/tairbench/tairbench/internal/frontend/common"
 	"github.com/tairbench/tairbench/internal/frontend/engines"
 	"github.com/tairbench/tairbench/internal/frontend/search"
 )
 
 // searchFlags are the flags 'search' and 'search compare' share: how
-// engines are reached and what a run writes.
+// engines are reached, what a run writes and tairbench's own options.
 type searchFlags struct {
+	common.Options
 	search.Reach
-	target      targetFlags // TairSearch's login, TLS, database and --embedded
+	target      targetFlags // TairSearch's login, TLS and database
 	bulk        int
 	allowErrors bool
-	seed        uint64
-	jsonPath    string
 	quiet       bool
-	noServer    bool
-	metrics     metricsFlags
 }
 
 func (f *searchFlags) register(fs *pflag.FlagSet) {
+	f.Options = common.Defaults()
 	f.target.Port = 6379
 	fs.StringVar(&f.target.Auth, "auth", "", `TairSearch password or "user:password"`)
-	f.target.registerConn(fs)
+	f.target.registerLogin(fs)
 	fs.StringVar(&f.Index, "index", "wiki", "index name")
 	fs.StringVar(&f.Refresh, "refresh-interval", "1s", "Elasticsearch refresh interval")
 	fs.BoolVar(&f.Realtime, "realtime", false, "Elasticsearch: refresh on every write (the whitepaper's real-time case)")
 	fs.IntVar(&f.bulk, "bulk", 1, "documents per write request (TFT.MADDDOC / _bulk); 1 sends one document per request")
 	fs.BoolVar(&f.allowErrors, "allow-errors", false, "exit 0 even when most requests failed")
-	fs.Uint64Var(&f.seed, "seed", 0, "base random seed (0: a new one)")
-	fs.StringVar(&f.jsonPath, "json", "", "write the result as JSON to this file (- for stdout)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no per-second progress lines")
-	fs.BoolVar(&f.noServer, "no-server-stats", false, "do not sample the engine's own statistics once a second")
-	f.metrics.register(fs)
+	f.Options.Register(fs, "")
 }
 
 // reach is how the engines are reached, the flags parsed.
 func (f *searchFlags) reach() search.Reach {
 	r := f.Reach
-	r.Server, r.Metrics = f.target.Options, f.metrics.words()
+	r.Server = f.target.Options
 	return r
 }
 
@@ -58,7 +54,6 @@ type searchOptions struct {
 	addr    string
 	noCache bool
 	keep    bool
-	dryRun  bool
 	gate    gateFlags
 }
 
@@ -90,7 +85,6 @@ flags of the whitepaper's TairSearchBench:
 	fs.Uint64VarP(&o.n, "n", "n", 10000, "documents to write, or queries to run")
 	fs.StringVarP(&o.query, "query", "q", "", "search query (JSON, or @FILE holding it); a mix of queries is a track: 'tairbench search run'")
 	fs.StringVarP(&o.addr, "addr", "a", "", "address: host:port for TairSearch, http://host:port for Elasticsearch")
-	fs.BoolVar(&o.dryRun, "dry-run", false, "print the write or queries that would run and send nothing")
 	o.gate.register(fs)
 	fs.BoolVar(&o.noCache, "no-cache", false, "search: disable the engine's result cache (use_cache / request_cache)")
 	fs.BoolVar(&o.keep, "keep-index", false, "write: keep an existing index (default: drop it and create it with the whitepaper's mapping)")
@@ -101,9 +95,9 @@ flags of the whitepaper's TairSearchBench:
 }
 
 func runSearch(ctx context.Context, o *searchOptions, a *app) error {
-	w := search.Words{Reach: o.reach(), Addr: o.addr, Query: o.query, JSON: o.jsonPath, Quiet: o.quiet, Gate: o.gate.Gate, DryRun: o.dryRun,
-		Options: search.Options{Type: o.typ, Engine: o.engine, File: o.file, N: o.n, NoCache: o.noCache,
-			Keep: o.keep, Bulk: o.bulk, Seed: o.seed, NoServerStats: o.noServer, AllowErrors: o.allowErrors}}
+	w := search.Words{Options: o.Options, Reach: o.reach(), Addr: o.addr, Query: o.query, Quiet: o.quiet, Gate: o.gate.Gate,
+		Bench: search.Options{Type: o.typ, Engine: o.engine, File: o.file, N: o.n, NoCache: o.noCache,
+			Keep: o.keep, Bulk: o.bulk, AllowErrors: o.allowErrors}}
 	return search.Main(ctx, w, a.io())
 }
 
@@ -147,9 +141,9 @@ func newCompareCmd(a *app) *cobra.Command {
 }
 
 func runCompare(ctx context.Context, o *compareOptions, a *app) error {
-	w := search.CompareWords{Reach: o.reach(), TairAddr: o.tairAddr,
-		RunCompareOptions: search.RunCompareOptions{ES: o.esAddr, ESAuth: o.esAuth, JSON: o.jsonPath, AllowErrors: o.allowErrors,
+	w := search.CompareWords{Options: o.Options, Reach: o.reach(), TairAddr: o.tairAddr,
+		Compare: search.RunCompareOptions{ES: o.esAddr, ESAuth: o.esAuth, AllowErrors: o.allowErrors,
 			CompareOptions: search.CompareOptions{File: o.file, Docs: o.docs, Concurrency: o.Connections, Bulk: o.bulk,
-				Queries: o.queries, NoCacheQueries: o.noCacheN, TermQuery: o.term, AggQuery: o.agg, SkipParity: o.skip, Seed: o.seed}}}
+				Queries: o.queries, NoCacheQueries: o.noCacheN, TermQuery: o.term, AggQuery: o.agg, SkipParity: o.skip}}}
 	return search.CompareMain(ctx, w, a.io())
 }

@@ -44,7 +44,7 @@ func (o *Options) Register(fs *pflag.FlagSet, prefix string) {
 	fs.BoolVar(&o.Embedded, "embedded", o.Embedded, prefix+"start the embedded server and target it")
 	fs.StringVar(&o.JSON, "json", o.JSON, prefix+"write tairbench's own result (JSON) to this file (- for stdout)")
 	fs.Uint64Var(&o.Seed, "seed", o.Seed, prefix+"base random seed (0: a new one, recorded in the result)")
-	fs.BoolVar(&o.NoServerStats, "no-server-stats", o.NoServerStats, prefix+"do not sample the server's INFO once a second")
+	fs.BoolVar(&o.NoServerStats, "no-server-stats", o.NoServerStats, prefix+"do not sample the server's own statistics (INFO; Elasticsearch's stats) once a second")
 	fs.BoolVar(&o.DryRun, "dry-run", o.DryRun, prefix+"print what would run and send nothing")
 	fs.DurationVar(&o.Timeout, "timeout", o.Timeout, prefix+"connect and per-request timeout")
 	fs.StringVar(&o.MetricsAddr, "metrics-addr", o.MetricsAddr, prefix+"serve the runs' metrics (Prometheus) on HOST:PORT while they run")

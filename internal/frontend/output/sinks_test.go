@@ -141,8 +141,10 @@ func TestSinkSeesWhatTheResultFileHolds(t *testing.T) {
 			return err
 		}},
 		{"search run", func(ctx context.Context, json string, io harness.IO) error {
-			return track.Main(ctx, track.Words{Server: embedded, Options: track.Options{Track: "whitepaper", Docs: 300, Iterations: 30,
-				MaxDivergence: -1, Samples: 2, Seed: 1, JSON: json, Quiet: true}}, io)
+			own := common.Defaults()
+			own.Embedded, own.Seed, own.JSON = true, 1, json
+			return track.Main(ctx, track.Words{Options: own, Server: embedded, Run: track.Options{Track: "whitepaper", Docs: 300, Iterations: 30,
+				MaxDivergence: -1, Samples: 2, Quiet: true}}, io)
 		}},
 		{"vector", func(ctx context.Context, json string, io harness.IO) error {
 			return vector.Main(ctx, vector.Words{Server: embedded, Engines: "tairvector", Index: "sink-test",

@@ -163,7 +163,9 @@ type CompareOptions struct {
 	// SkipParity times the queries even when the engines disagree on hits.
 	SkipParity bool
 	Seed       uint64
-	Log        io.Writer
+	// NoServerStats turns off the engines' own timelines.
+	NoServerStats bool
+	Log           io.Writer
 	// Version is the tool version recorded in the result.
 	Version string
 }
@@ -180,14 +182,9 @@ type Comparison = result.SearchComparison
 // ErrParity is returned when the engines disagree on hits before timing.
 var ErrParity = errors.New("the engines return different hits")
 
-// Compare ingests the same documents into every engine at equal
-// concurrency, checks that they agree on the queries' hits, then times the
-// term query and the aggregation with caches on and off.
-func Compare(ctx context.Context, o CompareOptions) (*Comparison, error) {
-	log := o.Log
-	if log == nil {
-		log = io.Discard
-	}
+// defaults fills the queries left out: the whitepaper's term and
+// aggregation queries, and a tenth of Queries for the cache-off runs.
+func (o *CompareOptions) defaults() {
 	if o.TermQuery == "" {
 		o.TermQuery = TermQuery
 	}
@@ -197,6 +194,17 @@ func Compare(ctx context.Context, o CompareOptions) (*Comparison, error) {
 	if o.NoCacheQueries <= 0 {
 		o.NoCacheQueries = max(o.Queries/10, 1)
 	}
+}
+
+// Compare ingests the same documents into every engine at equal
+// concurrency, checks that they agree on the queries' hits, then times the
+// term query and the aggregation with caches on and off.
+func Compare(ctx context.Context, o CompareOptions) (*Comparison, error) {
+	log := o.Log
+	if log == nil {
+		log = io.Discard
+	}
+	o.defaults()
 	c := &Comparison{Header: result.NewHeader(result.SchemaSearch, o.Version), Warnings: []string{},
 		Config: result.SearchConfig{File: o.File, Docs: o.Docs, Connections: o.Concurrency, Bulk: max(o.Bulk, 1),
 			Queries: o.Queries, NoCacheQueries: o.NoCacheQueries, TermQuery: o.TermQuery, AggQuery: o.AggQuery,
@@ -224,7 +232,7 @@ func Compare(ctx context.Context, o CompareOptions) (*Comparison, error) {
 		}
 		fmt.Fprintf(log, "%s: writing %s at concurrency %d\n", e.Name(), o.File, o.Concurrency)
 		er.Write, err = RunWrite(ctx, e, WriteOptions{File: o.File, Docs: o.Docs, Concurrency: o.Concurrency, Bulk: o.Bulk, Seed: o.Seed,
-			Version: o.Version})
+			Version: o.Version, NoServerStats: o.NoServerStats})
 		if err != nil {
 			return c, fmt.Errorf("%s write: %w", e.Name(), err)
 		}
@@ -283,7 +291,7 @@ func Compare(ctx context.Context, o CompareOptions) (*Comparison, error) {
 		for _, r := range runs {
 			fmt.Fprintf(log, "%s: %s, %d queries\n", e.Name(), r.name, r.n)
 			run, err := RunSearch(ctx, e, SearchOptions{Query: r.q, Queries: r.n, Concurrency: o.Concurrency, Cache: r.cache,
-				Seed: o.Seed, Version: o.Version})
+				Seed: o.Seed, Version: o.Version, NoServerStats: o.NoServerStats})
 			if err != nil {
 				return c, fmt.Errorf("%s %s: %w", e.Name(), r.name, err)
 			}

@@ -37,7 +37,7 @@ func TestCompareBothEngines(t *testing.T) {
 	agg := `{"size":0,"query":{"term":{"abstract":"world"}},"aggs":{"a1":{"terms":{"field":"id","order":{"_key":"asc"}}}}}`
 	for _, bulk := range []int{1, 100} {
 		c, err := Compare(context.Background(), CompareOptions{Engines: []fts.Engine{ts, es}, File: file, Concurrency: 4, Bulk: bulk,
-			Queries: 200, TermQuery: term, AggQuery: agg, Seed: 1})
+			Queries: 200, TermQuery: term, AggQuery: agg, Seed: 1, NoServerStats: bulk == 100})
 		require.NoError(t, err)
 		for _, p := range c.Parity {
 			assert.True(t, p.Agree, "%s: %+v", p.Query, p.Hits)
@@ -54,6 +54,13 @@ func TestCompareBothEngines(t *testing.T) {
 			}
 			assert.Zero(t, er.Term.Totals.Errors+er.AggCache.Totals.Errors+er.AggNoCache.Totals.Errors, er.Engine)
 			assert.Greater(t, er.MemoryAfter.Used, int64(0), er.Engine)
+			for _, run := range []*result.Run{er.Write, er.Term, er.AggCache, er.AggNoCache} {
+				if bulk == 100 {
+					assert.Nil(t, run.Server, "%s %s: --no-server-stats samples nothing", er.Engine, run.Name)
+				} else {
+					assert.NotNil(t, run.Server, "%s %s: the engine's own statistics", er.Engine, run.Name)
+				}
+			}
 		}
 		var b bytes.Buffer
 		require.NoError(t, WriteTables(&b, c, ""))

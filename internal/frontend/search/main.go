@@ -12,6 +12,7 @@ import (
 	"github.com/tairbench/tairbench/internal/driver/fts"
 	"github.com/tairbench/tairbench/internal/driver/tairsearch"
 	"github.com/tairbench/tairbench/internal/endpoint"
+	"github.com/tairbench/tairbench/internal/frontend/common"
 	"github.com/tairbench/tairbench/internal/frontend/engines"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/frontend/output"
@@ -19,16 +20,21 @@ import (
 )
 
 // Reach is how the engines are reached and set up, as the user gave it:
-// TairSearch's login, TLS and --embedded (Server; its address comes with
-// each command), the index, Elasticsearch's refresh, the connections and
-// the live metrics.
+// TairSearch's login and TLS (Server; its address comes with each
+// command, --embedded and --timeout with common.Options), the index,
+// Elasticsearch's refresh and the connections.
 type Reach struct {
 	Server      target.Options
 	Index       string
 	Refresh     string
 	Realtime    bool
 	Connections int
-	Metrics     output.Sinks
+}
+
+// with is r with own's --embedded and --timeout on its server.
+func (r Reach) with(own common.Options) Reach {
+	r.Server.Embedded, r.Server.Timeout = own.Embedded, own.Timeout
+	return r
 }
 
 // tairTarget resolves TairSearch's target at addr, or the embedded server.
@@ -49,26 +55,27 @@ func (r Reach) engine(t endpoint.Target) fts.Options {
 }
 
 // Words are 'tairbench search' as the user gave it (TairSearchBench's
-// flags): Options without the engine, which Reach and Addr give, and the
-// query as -q wrote it (inline, or @FILE).
+// flags): tairbench's own options (common.Options), Bench without the
+// engine, seed and server statistics, which Reach, Addr and the own
+// options give, and the query as -q wrote it (inline, or @FILE).
 type Words struct {
-	Options
+	common.Options
 	Reach
+	Bench Options
 	// Addr is -a: host:port for TairSearch, a URL for Elasticsearch.
 	Addr  string
 	Query string
-	// JSON and Quiet are the result file and the progress lines; Gate the
-	// thresholds.
-	JSON   string
-	Quiet  bool
-	Gate   output.Gate
-	DryRun bool
+	// Quiet turns the progress lines off; Gate holds the thresholds.
+	Quiet bool
+	Gate  output.Gate
 }
 
 // Main reads the query, resolves the engine's target (starting the
 // embedded server with --embedded) and runs the write or the queries.
 func Main(ctx context.Context, w Words, io harness.IO) error {
-	so := w.Options
+	so := w.Bench
+	so.Seed, so.NoServerStats = w.Seed, w.NoServerStats
+	w.Reach = w.Reach.with(w.Options)
 	var err error
 	if so.Query, err = oneQuery(w.Query); err != nil {
 		return err
@@ -109,7 +116,7 @@ func Main(ctx context.Context, w Words, io harness.IO) error {
 	}
 	defer stop()
 	so.Options = w.engine(tg)
-	sinks := w.Metrics
+	sinks := w.Sinks
 	sinks.Progress = !so.Out.Quiet
 	return sinks.Run(ctx, io, func(ctx context.Context) error {
 		_, err := Run(ctx, so, io)
@@ -117,10 +124,13 @@ func Main(ctx context.Context, w Words, io harness.IO) error {
 	})
 }
 
-// CompareWords are 'tairbench search compare' as the user gave it.
+// CompareWords are 'tairbench search compare' as the user gave it:
+// tairbench's own options (common.Options) and Compare without its
+// result file, seed and server statistics, which they give.
 type CompareWords struct {
-	RunCompareOptions
+	common.Options
 	Reach
+	Compare RunCompareOptions
 	// TairAddr is --tair, TairSearch's host:port.
 	TairAddr string
 }
@@ -128,7 +138,9 @@ type CompareWords struct {
 // CompareMain resolves TairSearch's target and runs the whitepaper's
 // comparison on both engines.
 func CompareMain(ctx context.Context, w CompareWords, io harness.IO) error {
-	co := w.RunCompareOptions
+	co := w.Compare
+	co.JSON, co.Seed, co.NoServerStats = w.JSON, w.Seed, w.NoServerStats
+	w.Reach = w.Reach.with(w.Options)
 	co.Engine = w.engine(endpoint.Target{})
 	if co.File == "" || co.ES == "" {
 		_, err := RunCompare(ctx, co, io) // refuses, naming the flag
@@ -137,13 +149,19 @@ func CompareMain(ctx context.Context, w CompareWords, io harness.IO) error {
 	if _, err := os.Stat(co.File); err != nil {
 		return err
 	}
+	if !w.Embedded && w.TairAddr == "" {
+		return errors.New("TairSearch's address is required, or --embedded (--tair ADDR)")
+	}
+	if w.DryRun {
+		return CompareDryRun(co, target.Dry(w.TairAddr, w.Embedded), io)
+	}
 	tg, stop, err := w.tairTarget(io, w.TairAddr)
 	if err != nil {
 		return fmt.Errorf("%w (--tair ADDR)", err)
 	}
 	defer stop()
 	co.Tair = tg
-	return w.Metrics.Run(ctx, io, func(ctx context.Context) error {
+	return w.Sinks.Run(ctx, io, func(ctx context.Context) error {
 		_, err := RunCompare(ctx, co, io)
 		return err
 	})

@@ -192,6 +192,30 @@ func DryRun(o Options, target string, io harness.IO) error {
 	return nil
 }
 
+// CompareDryRun prints the comparison's runs on TairSearch (at tair) and
+// Elasticsearch, and sends nothing.
+func CompareDryRun(o RunCompareOptions, tair string, io harness.IO) error {
+	if err := output.CheckPaths(o.JSON); err != nil {
+		return err
+	}
+	o.defaults()
+	p := harness.NewPlan(io.Out, "tairbench search compare")
+	docs := "every document"
+	if o.Docs > 0 {
+		docs = fmt.Sprintf("%d documents", o.Docs)
+	}
+	p.Note("each engine's index %s is dropped and created; the hits of both queries are compared before timing", o.Engine.Index)
+	for _, e := range []struct{ name, at string }{{tairsearch.Engine.Name, tair}, {elastic.Engine.Name, o.ES}} {
+		p.RunToEnd(e.name+" write", fmt.Sprintf("write %s of %s, %d a request", docs, o.File, max(o.Bulk, 1)), e.at,
+			engine.Config{Workers: o.Concurrency, Ops: o.Docs})
+		p.Run(e.name+" term query", o.TermQuery, e.at, engine.Config{Workers: o.Concurrency, Ops: o.Queries})
+		p.Run(e.name+" aggregation, cache on", o.AggQuery, e.at, engine.Config{Workers: o.Concurrency, Ops: o.Queries})
+		p.Run(e.name+" aggregation, cache off", o.AggQuery, e.at, engine.Config{Workers: o.Concurrency, Ops: o.NoCacheQueries})
+	}
+	p.Close()
+	return nil
+}
+
 // notJSONLines refuses a JSON-lines file given to -t write, which reads a
 // Wikipedia abstract dump: read as XML it would write nothing.
 func notJSONLines(path string) error {

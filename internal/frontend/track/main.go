@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/tairbench/tairbench/internal/driver/catalog"
+	"github.com/tairbench/tairbench/internal/frontend/common"
 	"github.com/tairbench/tairbench/internal/frontend/engines"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
-	"github.com/tairbench/tairbench/internal/frontend/output"
 	"github.com/tairbench/tairbench/internal/frontend/target"
 	tk "github.com/tairbench/tairbench/internal/track"
 )
@@ -30,11 +30,13 @@ func List(w io.Writer) error {
 	return nil
 }
 
-// Words are 'tairbench search run' as the user gave it: Options without
-// the engines and TairSearch's target, which these give.
+// Words are 'tairbench search run' as the user gave it: tairbench's own
+// options (common.Options), and Run without the engines, TairSearch's
+// target, the seed, result file and server statistics, which these give.
 type Words struct {
-	Options
-	// Server is TairSearch's login, TLS and --embedded; TairAddr --tair.
+	common.Options
+	Run Options
+	// Server is TairSearch's login and TLS; TairAddr --tair.
 	Server   target.Options
 	TairAddr string
 	// Engines is --engines, a comma list ("" from --es).
@@ -44,7 +46,9 @@ type Words struct {
 // Main checks the words, loads the track (refused before any server
 // starts), resolves TairSearch's target and runs the track.
 func Main(ctx context.Context, w Words, io harness.IO) error {
-	ro := w.Options
+	ro := w.Run
+	ro.Seed, ro.JSON, ro.NoServerStats = w.Seed, w.JSON, w.NoServerStats
+	w.Server.Embedded, w.Server.Timeout = w.Embedded, w.Timeout
 	if ro.MaxDivergence > 1 {
 		return fmt.Errorf("--max-divergence is a share, 0 to 1 (or -1 for never), not %g", ro.MaxDivergence)
 	}
@@ -61,13 +65,17 @@ func Main(ctx context.Context, w Words, io harness.IO) error {
 	if _, err := tk.Load(ro.Track); err != nil { // refused before any server starts
 		return err
 	}
-	if slices.ContainsFunc(ro.Engines, func(n string) bool { e, _ := engines.Search(n); return e.Reach == catalog.RESP }) {
+	resp := slices.ContainsFunc(ro.Engines, func(n string) bool { e, _ := engines.Search(n); return e.Reach == catalog.RESP })
+	if resp && !w.Embedded && w.TairAddr == "" {
+		return fmt.Errorf("TairSearch's address is required (--tair ADDR), or --embedded")
+	}
+	if w.DryRun {
+		return DryRun(ro, w.targets(ro), io)
+	}
+	if resp {
 		s := w.Server
 		if w.TairAddr != "" {
 			s.Host = w.TairAddr
-		}
-		if !s.Embedded && w.TairAddr == "" {
-			return fmt.Errorf("TairSearch's address is required (--tair ADDR), or --embedded")
 		}
 		tg, stop, err := target.Resolve(io, s)
 		if err != nil {
@@ -78,10 +86,27 @@ func Main(ctx context.Context, w Words, io harness.IO) error {
 	} else {
 		ro.Tair.Timeout = w.Server.Timeout
 	}
-	return output.Sinks{Progress: !ro.Quiet}.Run(ctx, io, func(ctx context.Context) error {
+	sinks := w.Sinks
+	sinks.Progress = !ro.Quiet
+	return sinks.Run(ctx, io, func(ctx context.Context) error {
 		_, err := Run(ctx, ro, io)
 		return err
 	})
+}
+
+// targets says where each engine of a dry run is.
+func (w Words) targets(o Options) map[string]string {
+	out := map[string]string{}
+	for _, n := range o.Engines {
+		e, _ := engines.Search(n)
+		switch {
+		case e.Reach == catalog.HTTP:
+			out[n] = o.ES
+		default:
+			out[n] = target.Dry(w.TairAddr, w.Embedded)
+		}
+	}
+	return out
 }
 
 // chooseEngines reads --engines (default: the engines a RESP target

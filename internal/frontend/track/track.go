@@ -53,6 +53,8 @@ type Options struct {
 	Quiet   bool
 	// AllowErrors exits 0 when requests failed.
 	AllowErrors bool
+	// NoServerStats turns off the engines' own timelines.
+	NoServerStats bool
 }
 
 // ErrDiverged is the run stopped by --max-divergence.
@@ -63,29 +65,9 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.TrackRun, error
 	if err := output.CheckPaths(o.JSON); err != nil {
 		return nil, err
 	}
-	tr, err := tk.Load(o.Track)
+	tr, err := load(o)
 	if err != nil {
 		return nil, err
-	}
-	if o.Docs > 0 {
-		// Ingest tasks keep their share of the corpus.
-		if was := tr.Corpus.Docs; was > 0 {
-			for i := range tr.Tasks {
-				if in := tr.Tasks[i].Ingest; in != nil && in.Docs > 0 {
-					in.Docs = max(1, in.Docs*o.Docs/was)
-				}
-			}
-		}
-		tr.Corpus.Docs = o.Docs
-	}
-	for i := range tr.Tasks {
-		switch t := &tr.Tasks[i]; {
-		case len(t.Queries) == 0:
-		case o.Duration > 0:
-			t.Duration, t.Iterations = tk.Duration(o.Duration), 0
-		case o.Iterations > 0:
-			t.Duration, t.Iterations = 0, o.Iterations
-		}
 	}
 	if o.Samples <= 0 {
 		o.Samples = 5
@@ -121,6 +103,36 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.TrackRun, error
 		}
 	}
 	return doc, nil
+}
+
+// load reads the track and applies the options that change it: the
+// corpus's size and the query tasks' duration or count.
+func load(o Options) (*tk.Track, error) {
+	tr, err := tk.Load(o.Track)
+	if err != nil {
+		return nil, err
+	}
+	if o.Docs > 0 {
+		// Ingest tasks keep their share of the corpus.
+		if was := tr.Corpus.Docs; was > 0 {
+			for i := range tr.Tasks {
+				if in := tr.Tasks[i].Ingest; in != nil && in.Docs > 0 {
+					in.Docs = max(1, in.Docs*o.Docs/was)
+				}
+			}
+		}
+		tr.Corpus.Docs = o.Docs
+	}
+	for i := range tr.Tasks {
+		switch t := &tr.Tasks[i]; {
+		case len(t.Queries) == 0:
+		case o.Duration > 0:
+			t.Duration, t.Iterations = tk.Duration(o.Duration), 0
+		case o.Iterations > 0:
+			t.Duration, t.Iterations = 0, o.Iterations
+		}
+	}
+	return tr, nil
 }
 
 func corpusName(tr *tk.Track) string {
@@ -304,6 +316,9 @@ func (r *runner) runTask(ctx context.Context, e fts.Engine, f *feed, t tk.Task, 
 	}
 	spec := run.Spec{Name: fmt.Sprintf("%s %s", e.Name(), t.Name), Command: "track " + r.tr.Name + " task " + t.Name,
 		Version: r.io.Version, Config: rc, Log: r.io.Err}
+	if !r.o.NoServerStats {
+		spec.Sampler = e.Sampler()
+	}
 	var mix *fts.MixFactory
 	switch t.Kind() {
 	case "ingest":

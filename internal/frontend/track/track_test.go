@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tairbench/tairbench/internal/driver/fts"
+	"github.com/tairbench/tairbench/internal/frontend/common"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/frontend/target"
 	"github.com/tairbench/tairbench/internal/testenv"
@@ -25,6 +26,13 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // embedded is TairSearch's target as --embedded gives it.
 var embedded = target.Options{Host: "127.0.0.1", Port: 6379, Protocol: 2, Timeout: 10 * time.Second, Embedded: true}
 
+// own are tairbench's own options with --embedded.
+func own() common.Options {
+	o := common.Defaults()
+	o.Embedded = true
+	return o
+}
+
 // quiet is an IO that keeps what the command prints.
 func quiet() (harness.IO, *bytes.Buffer, *bytes.Buffer) {
 	var out, errs bytes.Buffer
@@ -34,20 +42,20 @@ func quiet() (harness.IO, *bytes.Buffer, *bytes.Buffer) {
 // TestMainRefuses: words that cannot run are refused, each with its
 // reason, before any server starts (the embedded one included).
 func TestMainRefuses(t *testing.T) {
-	ok := Words{Options: Options{Track: "whitepaper", Samples: 1}, Server: embedded}
+	ok := Words{Options: own(), Run: Options{Track: "whitepaper", Samples: 1}, Server: embedded}
 	tests := []struct {
 		name    string
 		edit    func(w *Words)
 		wantErr string
 	}{
-		{"a divergence above one", func(w *Words) { w.MaxDivergence = 1.5 }, "--max-divergence is a share"},
-		{"negative docs", func(w *Words) { w.Docs = -1 }, "must not be negative"},
-		{"negative duration", func(w *Words) { w.Duration = -time.Second }, "must not be negative"},
-		{"duration and iterations", func(w *Words) { w.Duration, w.Iterations = time.Second, 10 }, "not both"},
+		{"a divergence above one", func(w *Words) { w.Run.MaxDivergence = 1.5 }, "--max-divergence is a share"},
+		{"negative docs", func(w *Words) { w.Run.Docs = -1 }, "must not be negative"},
+		{"negative duration", func(w *Words) { w.Run.Duration = -time.Second }, "must not be negative"},
+		{"duration and iterations", func(w *Words) { w.Run.Duration, w.Run.Iterations = time.Second, 10 }, "not both"},
 		{"an unknown engine", func(w *Words) { w.Engines = "solr" }, "--engines"},
 		{"an engine by URL without one", func(w *Words) { w.Engines = "elasticsearch" }, "give --es URL"},
-		{"no TairSearch address", func(w *Words) { w.Server.Embedded = false }, "--tair ADDR"},
-		{"an unknown track", func(w *Words) { w.Track = "no-such-track" }, "no-such-track"},
+		{"no TairSearch address", func(w *Words) { w.Embedded = false }, "--tair ADDR"},
+		{"an unknown track", func(w *Words) { w.Run.Track = "no-such-track" }, "no-such-track"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -106,8 +114,9 @@ func TestList(t *testing.T) {
 func TestRunOnTheEmbeddedServer(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "track.json")
 	io, out, errs := quiet()
-	w := Words{Options: Options{Track: "whitepaper", Docs: 300, Iterations: 20, MaxDivergence: -1, Samples: 2, Seed: 1, JSON: path, Quiet: true},
+	w := Words{Options: own(), Run: Options{Track: "whitepaper", Docs: 300, Iterations: 20, MaxDivergence: -1, Samples: 2, Quiet: true},
 		Server: embedded}
+	w.Seed, w.JSON = 1, path
 	require.NoError(t, Main(context.Background(), w, io), errs.String())
 	doc, err := result.ReadFile(path)
 	require.NoError(t, err)
@@ -123,6 +132,7 @@ func TestRunOnTheEmbeddedServer(t *testing.T) {
 		require.NotNil(t, r, task.Name)
 		assert.Positive(t, r.Totals.Ops, task.Name)
 		assert.Zero(t, r.Totals.Errors, "%s: %s", task.Name, firstError(r))
+		assert.NotNil(t, r.Server, "%s: the engine's own statistics are sampled unless --no-server-stats", task.Name)
 	}
 	assert.Empty(t, failures(run))
 	assert.Contains(t, out.String(), "track whitepaper")
@@ -192,4 +202,26 @@ func TestFeedAllowsEachTaskItsShare(t *testing.T) {
 	}
 	assert.Greater(t, total, 5, "the rest of the corpus")
 	require.NoError(t, f.err())
+}
+
+// TestDryRun: --dry-run prints every task on every engine, where it would
+// run and how long, and starts no server.
+func TestDryRun(t *testing.T) {
+	io, out, errs := quiet()
+	w := Words{Options: own(), Run: Options{Track: "whitepaper", Samples: 1, Duration: 2 * time.Second, ES: "http://127.0.0.1:9"},
+		Server: embedded, Engines: "tairsearch,elasticsearch"}
+	w.DryRun = true
+	require.NoError(t, Main(context.Background(), w, io))
+	assert.NotContains(t, errs.String(), "listening", "no server was started")
+	tr, err := load(w.Run)
+	require.NoError(t, err)
+	text := out.String()
+	assert.Contains(t, text, "dry run of tairbench search run whitepaper: nothing is sent")
+	for _, task := range tr.Tasks {
+		assert.Contains(t, text, "tairsearch "+task.Name)
+		assert.Contains(t, text, "elasticsearch "+task.Name)
+	}
+	assert.Contains(t, text, "→ http://127.0.0.1:9")
+	assert.Contains(t, text, "not Tair")
+	assert.Contains(t, text, "for 3s (1s of warm-up)", "--duration 2s after the track's warm-up")
 }
