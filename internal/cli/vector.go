@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/tairbench/tairbench/internal/frontend/common"
 	"github.com/tairbench/tairbench/internal/frontend/engines"
 	"github.com/tairbench/tairbench/internal/frontend/vector"
 )
@@ -35,8 +36,6 @@ random-xs-20 (ann-benchmarks' recipe, prepared by scripts/vector_data.py into
 		RunE: func(c *cobra.Command, _ []string) error { return runVector(c.Context(), o, a) },
 	}
 	o.register(cmd.Flags(), true)
-	fs := cmd.Flags()
-	fs.StringVar(&o.JSON, "json", "", "write the result as JSON to this file (- for stdout)")
 	cmd.AddCommand(newVectorSuiteCmd(a))
 	return cmd
 }
@@ -91,7 +90,12 @@ func runVectorSuite(ctx context.Context, o *vectorSuiteOptions, a *app) error {
 // register binds the flags 'vector' and 'vector suite' share; data adds
 // the dataset's (the suite's cases name their own).
 func (o *vectorOptions) register(fs *pflag.FlagSet, data bool) {
-	o.target.register(fs)
+	o.target.registerAddr(fs)
+	// The generated data and the query order are the same run to run
+	// unless --seed says otherwise.
+	o.Options = common.Defaults()
+	o.Seed = 1
+	o.Options.Register(fs, "")
 	fs.StringVar(&o.Engines, "engines", "tairvector", "engines to run, comma-separated: "+engines.VectorNames())
 	fs.StringVar(&o.ES, "es", "", "Elasticsearch URL (http://host:port)")
 	fs.StringVar(&o.ESAuth, "es-auth", "", `Elasticsearch basic auth "user:password"`)
@@ -117,7 +121,6 @@ func (o *vectorOptions) register(fs *pflag.FlagSet, data bool) {
 		fs.IntVar(&o.Data.Dims, "dims", 128, "clustered: dimensions")
 		fs.IntVar(&o.Data.Centres, "centres", 1000, "clustered: cluster centres")
 		fs.StringVar(&o.Data.Metric, "metric", "L2", "distance: L2, IP or COSINE")
-		fs.Uint64Var(&o.Data.Seed, "seed", 1, "clustered: generator seed")
 		fs.StringVar(&o.Algorithm, "algorithm", "HNSW", "HNSW or FLAT")
 	}
 }

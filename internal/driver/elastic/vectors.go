@@ -14,6 +14,7 @@ import (
 	"github.com/tairbench/tairbench/internal/driver/vectors"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/internal/serverstat"
 	"github.com/tairbench/tairbench/internal/vector"
 	"github.com/tairbench/tairbench/pkg/resp"
 )
@@ -23,6 +24,9 @@ import (
 // sets it up (1 shard, 0 replicas, no refresh while loading, one segment
 // after a force merge).
 type esVectors struct{ e *elastic }
+
+// Sampler reads the node stats, as the search engine's timeline does.
+func (v esVectors) Sampler() serverstat.Sampler { return esSampler{e: v.e} }
 
 // NewVectors returns the Elasticsearch vector engine on o.Target, index o.Index.
 func NewVectors(o fts.Options) (vectors.Engine, error) {

@@ -18,6 +18,7 @@ import (
 	"github.com/tairbench/tairbench/internal/driver/vectors"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/internal/serverstat"
 	"github.com/tairbench/tairbench/pkg/resp"
 )
 
@@ -26,6 +27,9 @@ type tairVector struct {
 	index string
 	admin *goredis.Client
 }
+
+// Sampler reads the server's INFO.
+func (v *tairVector) Sampler() serverstat.Sampler { return redis.NewInfoSampler(v.t) }
 
 // New connects to a TairVector server (Tair, or tairbench's embedded
 // server) and uses the index named index.

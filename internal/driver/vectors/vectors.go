@@ -12,6 +12,7 @@ import (
 
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/internal/serverstat"
 	"github.com/tairbench/tairbench/internal/vector"
 )
 
@@ -57,6 +58,8 @@ type Engine interface {
 	// EncodeSearch renders one query for the k nearest with the search parameter.
 	EncodeSearch(dst []byte, q []float32, k, param int) []byte
 	NewClient(ctx context.Context) (Client, error)
+	// Sampler reads the engine's own counters (INFO, node stats).
+	Sampler() serverstat.Sampler
 	Close() error
 }
 

@@ -147,10 +147,12 @@ func TestSinkSeesWhatTheResultFileHolds(t *testing.T) {
 				MaxDivergence: -1, Samples: 2, Quiet: true}}, io)
 		}},
 		{"vector", func(ctx context.Context, json string, io harness.IO) error {
-			return vector.Main(ctx, vector.Words{Server: embedded, Engines: "tairvector", Index: "sink-test",
-				Data:      vector.DataSpec{Data: "clustered", N: 400, NQ: 20, Dims: 8, Centres: 10, Metric: "L2", K: 10, Seed: 1},
+			own := common.Defaults()
+			own.Embedded, own.Seed, own.JSON = true, 1, json
+			return vector.Main(ctx, vector.Words{Options: own, Server: embedded, Engines: "tairvector", Index: "sink-test",
+				Data:      vector.DataSpec{Data: "clustered", N: 400, NQ: 20, Dims: 8, Centres: 10, Metric: "L2", K: 10},
 				Algorithm: "HNSW", M: 16, EfConstruct: 100, EfSearch: "10,40", NumCandidates: "10", Connections: 2, LoadConnections: 2,
-				Batch: 50, Duration: 300 * time.Millisecond, JSON: json}, io)
+				Batch: 50, Duration: 300 * time.Millisecond}, io)
 		}},
 		{"roaring suite", func(ctx context.Context, json string, io harness.IO) error {
 			return roaring.Main(ctx, roaring.Options{Server: embedded, Filter: "single-write/setbit", CasesGiven: true, JSON: json,

@@ -13,18 +13,23 @@ import (
 
 	"github.com/tairbench/tairbench/internal/driver/catalog"
 	"github.com/tairbench/tairbench/internal/endpoint"
+	"github.com/tairbench/tairbench/internal/frontend/common"
 	"github.com/tairbench/tairbench/internal/frontend/engines"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/frontend/output"
 	"github.com/tairbench/tairbench/internal/frontend/target"
+	"github.com/tairbench/tairbench/pkg/result"
 )
 
 // Words are 'tairbench vector' (and 'vector suite') as the user gave
 // them: the engines and their targets, the index, the data and the sweep
 // as text, before anything is read or connected.
 type Words struct {
-	// Server is TairVector's target (--embedded starts it); Engines a
-	// comma list; ES and ESAuth Elasticsearch's URL and login.
+	// Options are tairbench's own: --embedded starts the embedded server
+	// for TairVector, --seed seeds the generated data and the query order.
+	common.Options
+	// Server is TairVector's target; Engines a comma list; ES and ESAuth
+	// Elasticsearch's URL and login.
 	Server         target.Options
 	Engines        string
 	ES, ESAuth     string
@@ -38,7 +43,6 @@ type Words struct {
 	Batch                        int
 	Duration, Warmup             time.Duration
 	Rate                         float64
-	JSON                         string
 }
 
 // intList reads "10,20,40" (each at least 1).
@@ -57,8 +61,11 @@ func intList(flag, s string) ([]int, error) {
 // options checks the words and returns the run's options, no engine yet.
 func (w Words) options() (Options, error) {
 	vo := Options{K: w.Data.K, Algorithm: strings.ToUpper(w.Algorithm), M: w.M, EfConstruct: w.EfConstruct,
-		Connections: w.Connections, LoadConnections: w.LoadConnections, Batch: w.Batch, Rate: w.Rate}
+		Connections: w.Connections, LoadConnections: w.LoadConnections, Batch: w.Batch, Rate: w.Rate,
+		Seed: w.Seed, ServerStats: !w.NoServerStats}
 	switch {
+	case w.Timeout <= 0:
+		return vo, fmt.Errorf("--timeout %s: want a positive duration (10s)", w.Timeout)
 	case w.Duration <= 0:
 		return vo, fmt.Errorf("--duration %s: want a positive duration (5s, 1m)", w.Duration)
 	case vo.Algorithm != "HNSW" && vo.Algorithm != "FLAT":
@@ -74,6 +81,22 @@ func (w Words) options() (Options, error) {
 	return vo, nil
 }
 
+// sweeps reads --ef-search and --num-candidates.
+func (w Words) sweeps() (ef, nc []int, err error) {
+	if ef, err = intList("ef-search", w.EfSearch); err != nil {
+		return nil, nil, err
+	}
+	if nc, err = intList("num-candidates", w.NumCandidates); err != nil {
+		return nil, nil, err
+	}
+	for _, v := range ef {
+		if v > 1000 {
+			return nil, nil, fmt.Errorf("--ef-search %d: Tair takes 1..1000", v)
+		}
+	}
+	return ef, nc, nil
+}
+
 // setup validates the words, starts the embedded server when asked and
 // connects the engines; the caller closes them with done.
 func (w Words) setup(ctx context.Context, io harness.IO) (vo Options, done func(), err error) {
@@ -81,21 +104,14 @@ func (w Words) setup(ctx context.Context, io harness.IO) (vo Options, done func(
 	if vo, err = w.options(); err != nil {
 		return vo, done, err
 	}
-	ef, err := intList("ef-search", w.EfSearch)
+	ef, nc, err := w.sweeps()
 	if err != nil {
 		return vo, done, err
 	}
-	nc, err := intList("num-candidates", w.NumCandidates)
-	if err != nil {
-		return vo, done, err
-	}
-	for _, v := range ef {
-		if v > 1000 {
-			return vo, done, fmt.Errorf("--ef-search %d: Tair takes 1..1000", v)
-		}
-	}
+	server := w.Server
+	server.Embedded, server.Timeout = w.Embedded, w.Timeout
 	tt := Targets{Index: w.Index, Connections: max(w.Connections, w.LoadConnections),
-		ES: endpoint.Target{Addr: w.ES, Auth: w.ESAuth, Timeout: w.Server.Timeout}}
+		ES: endpoint.Target{Addr: w.ES, Auth: w.ESAuth, Timeout: w.Timeout}}
 	var closers []func()
 	done = func() {
 		for i := len(closers) - 1; i >= 0; i-- {
@@ -108,7 +124,7 @@ func (w Words) setup(ctx context.Context, io harness.IO) (vo Options, done func(
 		if d, err := engines.Vectors(n); err == nil && d.Reach == catalog.RESP && !resolved {
 			resolved = true
 			var stop func()
-			if tt.Tair, stop, err = target.Resolve(io, w.Server); err != nil {
+			if tt.Tair, stop, err = target.Resolve(io, server); err != nil {
 				return vo, done, err
 			}
 			closers = append(closers, stop)
@@ -133,8 +149,13 @@ func Main(ctx context.Context, w Words, io harness.IO) error {
 	if err := output.CheckPaths(w.JSON); err != nil {
 		return err
 	}
+	w.Seed = harness.SeedOrNew(w.Seed)
+	w.Data.Seed = w.Seed
 	if _, err := w.options(); err != nil {
 		return err
+	}
+	if w.DryRun {
+		return w.dryRun(io, []planned{{desc: w.Data.describe(), algorithm: w.Algorithm}})
 	}
 	set, truth, err := w.Data.Load()
 	if err != nil {
@@ -146,7 +167,12 @@ func Main(ctx context.Context, w Words, io harness.IO) error {
 		return err
 	}
 	vo.Set, vo.Truth = set, truth
-	doc, err := Run(ctx, vo, io)
+	var doc *result.VectorBench
+	err = w.Sinks.Run(ctx, io, func(ctx context.Context) error {
+		var err error
+		doc, err = Run(ctx, vo, io)
+		return err
+	})
 	if doc != nil && w.JSON != "" {
 		if werr := output.Publish(ctx, io, w.JSON, doc); werr != nil && err == nil {
 			err = werr
@@ -169,6 +195,10 @@ type SuiteWords struct {
 // SuiteMain runs the whitepaper's cases and writes each one's result as
 // CASE.json in JSONDir.
 func SuiteMain(ctx context.Context, w SuiteWords, io harness.IO) error {
+	if w.JSON != "" {
+		return fmt.Errorf("--json %s: the suite writes one result per case, give --json-dir DIR", w.JSON)
+	}
+	w.Seed = harness.SeedOrNew(w.Seed)
 	so := SuiteOptions{Data: w.Data}
 	if w.Cases != "" {
 		so.Cases = strings.Split(w.Cases, ",")
@@ -177,6 +207,12 @@ func SuiteMain(ctx context.Context, w SuiteWords, io harness.IO) error {
 				return fmt.Errorf("--cases: unknown case %q", c)
 			}
 		}
+	}
+	if w.DryRun {
+		if _, err := w.options(); err != nil {
+			return err
+		}
+		return w.dryRun(io, w.suiteData(so.Cases))
 	}
 	if w.JSONDir != "" {
 		if err := os.MkdirAll(w.JSONDir, 0o755); err != nil {
@@ -189,7 +225,12 @@ func SuiteMain(ctx context.Context, w SuiteWords, io harness.IO) error {
 		return err
 	}
 	so.Options = vo
-	res, err := RunSuite(ctx, so, io)
+	var res *SuiteResult
+	err = w.Sinks.Run(ctx, io, func(ctx context.Context) error {
+		var err error
+		res, err = RunSuite(ctx, so, io)
+		return err
+	})
 	if w.JSONDir != "" && res != nil {
 		for i, doc := range res.Docs {
 			if doc == nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tairbench/tairbench/internal/frontend/common"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/frontend/target"
 	"github.com/tairbench/tairbench/internal/testenv"
@@ -22,11 +23,13 @@ var update = flag.Bool("update", false, "rewrite golden files")
 
 // words are a small clustered run on TairVector in the embedded server.
 func words(json string) Words {
-	return Words{Server: target.Options{Host: "127.0.0.1", Port: 6379, Protocol: 2, Timeout: 10 * time.Second, Embedded: true},
+	own := common.Defaults()
+	own.Embedded, own.Seed, own.JSON = true, 1, json
+	return Words{Options: own, Server: target.Options{Host: "127.0.0.1", Port: 6379, Protocol: 2},
 		Engines: "tairvector", Index: "vector-test",
-		Data:      DataSpec{Data: "clustered", N: 400, NQ: 20, Dims: 8, Centres: 10, Metric: "L2", K: 10, Seed: 1},
+		Data:      DataSpec{Data: "clustered", N: 400, NQ: 20, Dims: 8, Centres: 10, Metric: "L2", K: 10},
 		Algorithm: "HNSW", M: 16, EfConstruct: 100, EfSearch: "10,40", NumCandidates: "10", Connections: 2, LoadConnections: 2,
-		Batch: 50, Duration: 300 * time.Millisecond, JSON: json}
+		Batch: 50, Duration: 300 * time.Millisecond}
 }
 
 func testIO() (harness.IO, *bytes.Buffer, *bytes.Buffer) {
@@ -43,6 +46,7 @@ func TestMainRefuses(t *testing.T) {
 		wantErr string
 	}{
 		{"no duration", func(w *Words) { w.Duration = 0 }, "--duration"},
+		{"no time for a request", func(w *Words) { w.Timeout = 0 }, "--timeout 0s"},
 		{"an unknown algorithm", func(w *Words) { w.Algorithm = "IVF" }, `--algorithm "IVF"`},
 		{"m out of Tair's range", func(w *Words) { w.M = 101 }, "--m must be 1..100"},
 		{"ef-construct out of range", func(w *Words) { w.EfConstruct = 0 }, "--ef-construct 1..1000"},
@@ -88,9 +92,68 @@ func TestMainOnTheEmbeddedServer(t *testing.T) {
 		assert.Equal(t, []int{10, 40}[i], p.Param)
 		assert.Positive(t, p.QPS)
 		assert.InDelta(t, 0.5, p.Recall, 0.5, "a share")
+		assert.NotNil(t, p.Closed.Server, "the server's INFO is sampled unless --no-server-stats")
 	}
+	assert.NotNil(t, e.Load.Server)
 	assert.GreaterOrEqual(t, e.Points[1].Recall, e.Points[0].Recall, "a wider search finds no fewer")
 	assert.Contains(t, out.String(), "not Tair")
+	assert.Contains(t, vb.Config.Source, "seed 1")
+}
+
+// TestOwnOptions: --seed 0 draws a new seed, which the data's source
+// records; --no-server-stats samples nothing.
+func TestOwnOptions(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "vector.json")
+	w := words(path)
+	w.Seed, w.NoServerStats, w.EfSearch = 0, true, "10"
+	io, _, errs := testIO()
+	require.NoError(t, Main(context.Background(), w, io), errs.String())
+	doc, err := result.ReadFile(path)
+	require.NoError(t, err)
+	vb := doc.(*result.VectorBench)
+	assert.NotContains(t, vb.Config.Source, "seed 0")
+	assert.Regexp(t, `seed [1-9][0-9]*`, vb.Config.Source)
+	e := vb.Engines[0]
+	assert.Nil(t, e.Load.Server)
+	assert.Nil(t, e.Points[0].Closed.Server)
+}
+
+// TestDryRun: --dry-run prints the insert and every sweep point of each
+// engine, where it would run, and starts nothing; the suite's absent
+// cases are named and planned no run.
+func TestDryRun(t *testing.T) {
+	w := words("")
+	w.DryRun, w.Engines, w.ES, w.Rate = true, "tairvector,elasticsearch", "http://127.0.0.1:9", 50
+	io, out, errs := testIO()
+	require.NoError(t, Main(context.Background(), w, io))
+	assert.NotContains(t, errs.String(), "listening")
+	text := out.String()
+	for _, want := range []string{"dry run of tairbench vector: nothing is sent", "clustered: 400 base + 20 query vectors",
+		"tairvector insert", "tairvector ef_search=40", "elasticsearch num_candidates=10", "→ http://127.0.0.1:9",
+		"open loop at 50 requests/s", "not Tair", "total: 8 runs"} {
+		assert.Contains(t, text, want)
+	}
+	w.ES = ""
+	assert.ErrorContains(t, Main(context.Background(), w, io), "--es URL is required")
+
+	sw := SuiteWords{Words: words(""), Cases: "random-s-100,mnist-784-euclidean"}
+	sw.DryRun, sw.Data.Dir = true, t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(sw.Data.Dir, "random-s-100"), 0o755))
+	io, out, _ = testIO()
+	require.NoError(t, SuiteMain(context.Background(), sw, io))
+	text = out.String()
+	assert.Contains(t, text, "mnist-784-euclidean: FLAT L2")
+	assert.Contains(t, text, "(absent: named and skipped)")
+	assert.Contains(t, text, "tairvector exact", "FLAT sweeps nothing")
+	assert.Contains(t, text, "total: 2 runs", "the present case's insert and its exact search")
+}
+
+// TestSuiteRefusesJSON: the suite writes a result per case, so --json
+// (one file) is refused, naming --json-dir.
+func TestSuiteRefusesJSON(t *testing.T) {
+	io, _, _ := testIO()
+	err := SuiteMain(context.Background(), SuiteWords{Words: words("out.json")}, io)
+	assert.ErrorContains(t, err, "give --json-dir DIR")
 }
 
 // TestSuiteMainRefusesAnUnknownCase names the case it does not know.

@@ -53,6 +53,8 @@ type Options struct {
 	// Rate, when set, adds an open-loop run per point at this many queries/s.
 	Rate float64
 	Seed uint64
+	// ServerStats samples each engine's own counters during every run.
+	ServerStats bool
 }
 
 // GiveUp is how long a run waits for an unreachable engine.
@@ -167,7 +169,12 @@ func (o *Options) runConfig(en vectors.Engine, mode string) result.RunConfig {
 	return rc
 }
 
+// identify lets the run name the engine's server and, with ServerStats,
+// sample the engine's own counters.
 func (o *Options) identify(spec *run.Spec, en vectors.Engine) {
+	if o.ServerStats {
+		spec.Sampler = en.Sampler()
+	}
 	if spec.Config.Target == nil {
 		return
 	}

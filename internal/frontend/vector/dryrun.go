@@ -1,0 +1,121 @@
+package vector
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/tairbench/tairbench/internal/driver/catalog"
+	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/internal/frontend/engines"
+	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/frontend/target"
+)
+
+// describe names the data as the words give it, without reading it.
+func (d DataSpec) describe() string {
+	switch {
+	case d.Data == "clustered":
+		return fmt.Sprintf("clustered: %d base + %d query vectors, %d dims, %d centres, seed %d, %s", d.N, d.NQ, d.Dims, d.Centres, d.Seed, d.Metric)
+	case filepath.Ext(d.Data) == "":
+		return fmt.Sprintf("%s, prepared in %s (%s)", d.Data, d.Dir, present(filepath.Join(d.Dir, d.Data)))
+	}
+	q := "its last rows"
+	if d.Queries != "" {
+		q = d.Queries
+	}
+	return fmt.Sprintf("%s (%s), queries from %s", d.Data, present(d.Data), q)
+}
+
+// present says whether path is there.
+func present(path string) string {
+	if _, err := os.Stat(path); err != nil {
+		return "absent: it would be refused"
+	}
+	return "present"
+}
+
+// planned is one data set of a dry run: what it is, its index and
+// whether it would run.
+type planned struct {
+	desc, algorithm string
+	absent          bool
+}
+
+// suiteData names each case a suite would run, and whether its data is there.
+func (w SuiteWords) suiteData(names []string) []planned {
+	var out []planned
+	for _, c := range Cases {
+		if len(names) > 0 && !contains(names, c.Name) {
+			continue
+		}
+		p := planned{desc: fmt.Sprintf("%s: %s %s, %s, in %s", c.Name, c.Algorithm, c.Metric, c.Note, w.Data.Dir), algorithm: c.Algorithm}
+		if _, err := os.Stat(filepath.Join(w.Data.Dir, c.Name)); err != nil {
+			p.absent = true
+			p.desc += " (absent: named and skipped)"
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// dryRun prints, for each data set, every engine's insert and sweep as
+// they would run, and sends nothing.
+func (w Words) dryRun(io harness.IO, data []planned) error {
+	ef, nc, err := w.sweeps()
+	if err != nil {
+		return err
+	}
+	type at struct{ name, where, param string }
+	var ens []at
+	for _, n := range strings.Split(w.Engines, ",") {
+		n = strings.TrimSpace(n)
+		d, err := engines.Vectors(n)
+		if err != nil {
+			return err
+		}
+		switch d.Reach {
+		case catalog.RESP:
+			ens = append(ens, at{n, target.Dry(w.Server.Host, w.Embedded), "ef_search"})
+		default:
+			if w.ES == "" {
+				return errors.New("--es URL is required for " + n)
+			}
+			ens = append(ens, at{n, w.ES, "num_candidates"})
+		}
+	}
+	p := harness.NewPlan(io.Out, "tairbench vector")
+	for _, set := range data {
+		p.Note("data: %s; recall@%d against exact ground truth, each index %s dropped and created", set.desc, w.Data.K, w.Index)
+		if set.absent {
+			continue
+		}
+		for _, e := range ens {
+			p.RunToEnd(e.name+" insert", fmt.Sprintf("insert every base vector, %d a request", w.Batch), e.where,
+				engine.Config{Workers: w.LoadConnections, OpsPerRequest: w.Batch})
+			sweep := ef
+			if e.param == "num_candidates" {
+				sweep = nc
+			}
+			if strings.EqualFold(set.algorithm, "FLAT") {
+				sweep = []int{0} // exact search: nothing to sweep
+			}
+			for _, v := range sweep {
+				name := fmt.Sprintf("%s %s=%d", e.name, e.param, v)
+				if v == 0 {
+					name = e.name + " exact"
+				}
+				cfg := engine.Config{Workers: w.Connections, Duration: w.Duration, Warmup: w.Warmup}
+				p.Run(name, fmt.Sprintf("k=%d queries (recall first, untimed)", w.Data.K), e.where, cfg)
+				if w.Rate > 0 {
+					cfg.Rate = w.Rate
+					p.Run(name, "the same, open loop", e.where, cfg)
+				}
+			}
+		}
+	}
+	p.Close()
+	return nil
+}
