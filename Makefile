@@ -10,7 +10,7 @@ LDFLAGS := -s -w -X $(PKG).Version=$(VERSION) -X $(PKG).Commit=$(COMMIT) -X $(PK
 PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 export CGO_ENABLED ?= 0
 
-.PHONY: all image build build-all deps deps-build test test-short fuzz vet vet-other-os docs-figures bench-whitepaper bench-ycsb bench-roaring bench-bitmap bench-search bench-client bench-cluster bench-ingest bench-serve bench-vector bench-track bench-go clean
+.PHONY: all image build build-all deps deps-build test test-short fuzz vet vet-other-os docs-figures bench-whitepaper bench-ycsb bench-roaring bench-bitmap bench-search bench-client bench-baseline bench-cluster bench-ingest bench-serve bench-vector bench-track bench-go clean
 
 all: build
 
@@ -196,6 +196,15 @@ BENCH_CLIENT_REPS ?= 5
 bench-client: deps build
 	@$(call stamp,bench-client)
 	@python3 scripts/bench_client.py --bin $(BIN) --reps $(BENCH_CLIENT_REPS) $(foreach p,$(SKIP_PEERS),--skip-peer $(p)) | tee -a $(FIGURES)/bench-client.md; exit $${PIPESTATUS[0]}
+
+# tairbench against an earlier commit (BASE=COMMIT) on bench-client's rows:
+# client CPU per command, paired ratios new ÷ base; informs, gates nothing.
+bench-baseline: deps build
+	@test -n "$(BASE)" || { echo "make bench-baseline BASE=COMMIT: the commit to compare with"; exit 2; }
+	@rm -rf .cache/baseline && git worktree add --detach .cache/baseline $(BASE) >/dev/null && \
+	  (cd .cache/baseline && CGO_ENABLED=0 $(GO) build -trimpath -o ../baseline-tairbench ./cmd/tairbench); \
+	  st=$$?; git worktree remove --force .cache/baseline; exit $$st
+	@python3 scripts/bench_baseline.py --bin $(BIN) --base .cache/baseline-tairbench --reps $(BENCH_CLIENT_REPS)
 
 # The slot-aware cluster path's client CPU per command against the standalone path.
 bench-cluster: deps build
