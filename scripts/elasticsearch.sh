@@ -37,7 +37,7 @@ install() {
   command -v mvn >/dev/null || { log "maven (mvn) is needed to fetch Elasticsearch from Maven Central"; exit 1; }
   mkdir -p "$CACHE"
   log "fetching $ARTIFACT from Maven Central"
-  mvn -q -B -Dstyle.color=never dependency:copy -Dartifact="$ARTIFACT" -DoutputDirectory="$CACHE" -Dmdep.overWriteIfNewer=true >&2
+  MAVEN_OPTS="${MAVEN_OPTS:-} -XX:-UsePerfData" mvn -q -B -Dstyle.color=never dependency:copy -Dartifact="$ARTIFACT" -DoutputDirectory="$CACHE" -Dmdep.overWriteIfNewer=true >&2
   local zip="$CACHE/elasticsearch-$VERSION.zip"
   [ -f "$zip" ] || { log "download failed: $zip missing"; exit 1; }
   log "unpacking $zip"
@@ -60,11 +60,11 @@ install_zh() {
   log "building the Chinese analysis plugin (Lucene smartcn $lucene)"
   local build="$CACHE/build-zh"
   rm -rf "$build"; mkdir -p "$build/classes"
-  mvn -q -B -Dstyle.color=never dependency:copy -Dartifact="org.apache.lucene:lucene-analysis-smartcn:$lucene:jar" \
+  MAVEN_OPTS="${MAVEN_OPTS:-} -XX:-UsePerfData" mvn -q -B -Dstyle.color=never dependency:copy -Dartifact="org.apache.lucene:lucene-analysis-smartcn:$lucene:jar" \
     -DoutputDirectory="$build" >&2
-  "$jh/bin/javac" -nowarn -d "$build/classes" -cp "$HOME_DIR/lib/*:$build/lucene-analysis-smartcn-$lucene.jar" \
+  "$jh/bin/javac" -J-XX:-UsePerfData -nowarn -d "$build/classes" -cp "$HOME_DIR/lib/*:$build/lucene-analysis-smartcn-$lucene.jar" \
     "$src/org/tairbench/analysis/ChinesePlugin.java" >&2
-  "$jh/bin/jar" cf "$build/tairbench-analysis-zh.jar" -C "$build/classes" .
+  "$jh/bin/jar" -J-XX:-UsePerfData cf "$build/tairbench-analysis-zh.jar" -C "$build/classes" .
   mkdir -p "$dir"
   cp "$build/tairbench-analysis-zh.jar" "$build/lucene-analysis-smartcn-$lucene.jar" "$dir/"
   sed "s/@ES_VERSION@/$VERSION/" "$src/plugin-descriptor.properties" >"$dir/plugin-descriptor.properties"
@@ -123,9 +123,11 @@ start() {
   local jh; jh=$(java_home)
   log "starting Elasticsearch $VERSION on 127.0.0.1:$port (JDK $jh, heap $HEAP)"
   # CLI_JAVA_OPTS: the launcher's own JVM writes its final-flags folder in
-  # java.io.tmpdir, which is otherwise the system's temporary folder.
-  run_as "ES_JAVA_HOME='$jh' ES_PATH_CONF='$run/config' ES_TMPDIR='$run/tmp' ES_JAVA_OPTS='-Xms$HEAP -Xmx$HEAP' \
-    CLI_JAVA_OPTS='-Djava.io.tmpdir=$run/tmp' \
+  # java.io.tmpdir, which is otherwise the system's temporary folder;
+  # -XX:-UsePerfData keeps every JVM from making /tmp/hsperfdata_USER
+  # (JAVA_TOOL_OPTIONS reaches the launcher's Java version check too).
+  run_as "JAVA_TOOL_OPTIONS='-XX:-UsePerfData' ES_JAVA_HOME='$jh' ES_PATH_CONF='$run/config' ES_TMPDIR='$run/tmp' ES_JAVA_OPTS='-Xms$HEAP -Xmx$HEAP -XX:-UsePerfData' \
+    CLI_JAVA_OPTS='-Djava.io.tmpdir=$run/tmp -XX:-UsePerfData' \
     '$HOME_DIR/bin/elasticsearch' -d -p '$run/es.pid' \
     -E discovery.type=single-node -E xpack.security.enabled=false \
     -E network.host=127.0.0.1 -E http.port=$port -E transport.port=$((port + 100)) \
