@@ -9,7 +9,7 @@ repo=${MAVEN_REPO:-$HOME/.m2/repository}
 need() { # groupId artifactId version
   local jar="$repo/${1//.//}/$2/$3/$2-$3.jar"
   if [ ! -f "$jar" ]; then
-    mvn -q -B -Dstyle.color=never dependency:get -Dartifact="$1:$2:$3" -Dtransitive=false >/dev/null 2>&1 || true
+    MAVEN_OPTS="${MAVEN_OPTS:-} -XX:-UsePerfData" mvn -q -B -Dstyle.color=never dependency:get -Dartifact="$1:$2:$3" -Dtransitive=false >/dev/null 2>&1 || true
   fi
   [ -f "$jar" ] || { echo "ycsb-core: cannot fetch $1:$2:$3 from Maven Central" >&2; exit 1; }
   printf '%s' "$jar"

@@ -47,7 +47,8 @@ func realYCSB(t *testing.T, cp string, load bool, props map[string]string) []ycs
 	if load {
 		phase = "-load"
 	}
-	cmd := exec.Command("java", "-cp", cp, "site.ycsb.Client", phase, "-db", "site.ycsb.BasicDB", "-P", file,
+	// -XX:-UsePerfData: the JVM would leave /tmp/hsperfdata_USER behind.
+	cmd := exec.Command("java", "-XX:-UsePerfData", "-cp", cp, "site.ycsb.Client", phase, "-db", "site.ycsb.BasicDB", "-P", file,
 		"-p", "basicdb.verbose=true", "-p", "basicdb.simulatedelay=0", "-threads", "1")
 	if jdk, _ := filepath.Glob("/usr/lib/jvm/java-17-openjdk-*/bin/java"); len(jdk) > 0 {
 		cmd.Path, cmd.Args[0] = jdk[0], jdk[0]
