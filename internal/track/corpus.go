@@ -130,8 +130,18 @@ func decompress(path string, f io.Reader) (io.Reader, func(), error) {
 	return f, func() {}, nil
 }
 
-// maxLine bounds one document, so a file without newlines cannot exhaust memory.
-const maxLine = 64 << 20
+// MaxLine bounds one document (one corpus line) and one parameter
+// file's line, so a file without newlines cannot exhaust memory.
+const MaxLine = 64 << 20
+
+// scanErr names a scanner's error at path after line: a line over
+// MaxLine says so, with the cap.
+func scanErr(what, path string, line int64, err error) error {
+	if errors.Is(err, bufio.ErrTooLong) {
+		return fmt.Errorf("%s %s line %d: longer than %d MiB, the cap on one line", what, path, line+1, MaxLine>>20)
+	}
+	return fmt.Errorf("%s %s after line %d: %w", what, path, line, err)
+}
 
 func openLines(path, idField string, limit int64) (*Reader, error) {
 	f, err := os.Open(path)
@@ -147,7 +157,7 @@ func openLines(path, idField string, limit int64) (*Reader, error) {
 		idField = "_id"
 	}
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 1<<20), maxLine)
+	sc.Buffer(make([]byte, 0, 1<<20), MaxLine)
 	var line, docs int64
 	next := func(d *Doc) error {
 		for {
@@ -156,7 +166,7 @@ func openLines(path, idField string, limit int64) (*Reader, error) {
 			}
 			if !sc.Scan() {
 				if err := sc.Err(); err != nil {
-					return fmt.Errorf("corpus %s after line %d: %w", path, line, err)
+					return scanErr("corpus", path, line, err)
 				}
 				return io.EOF
 			}

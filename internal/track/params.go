@@ -254,11 +254,17 @@ func readValues(path string) ([]Value, error) {
 	}
 	defer f.Close()
 	var out []Value
+	var line int64
 	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), MaxLine)
 	for sc.Scan() {
+		line++
 		if l := strings.TrimSpace(sc.Text()); l != "" {
 			out = append(out, valueOf(l))
 		}
 	}
-	return out, sc.Err()
+	if err := sc.Err(); err != nil {
+		return nil, scanErr("parameter file", path, line, err)
+	}
+	return out, nil
 }

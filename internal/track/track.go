@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -167,7 +168,7 @@ func Load(nameOrPath string) (*Track, error) {
 	if b, err := builtin.ReadFile("tracks/" + nameOrPath + ".json"); err == nil {
 		raw = b
 	} else {
-		b, err := os.ReadFile(nameOrPath)
+		b, err := readCapped(nameOrPath, MaxTrackFile)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				return nil, fmt.Errorf("track %q: no such file, and not a built-in track (%s)", nameOrPath, strings.Join(Builtin(), ", "))
@@ -187,6 +188,27 @@ func Load(nameOrPath string) (*Track, error) {
 	}
 	t.dir = dir
 	return t, nil
+}
+
+// MaxTrackFile bounds a track file: its documents belong in its corpus,
+// which is read a line at a time.
+const MaxTrackFile = 16 << 20
+
+// readCapped reads path whole, refusing a file of more than limit bytes.
+func readCapped(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s is larger than %d MiB, the cap on a track file (documents belong in its corpus)", path, limit>>20)
+	}
+	return b, nil
 }
 
 // yamlToJSON reads a YAML track as the JSON it stands for (a placeholder

@@ -1,9 +1,11 @@
 package track
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -210,4 +212,27 @@ tasks:
 	require.NoError(t, os.WriteFile(p, []byte("name: [unclosed"), 0o644))
 	_, err = Load(p)
 	assert.ErrorContains(t, err, "not YAML")
+}
+
+// TestInputCaps: a track file over MaxTrackFile and a line over MaxLine
+// are refused with the cap named, not read whole or failed with the
+// scanner's bare error.
+func TestInputCaps(t *testing.T) {
+	big := filepath.Join(t.TempDir(), "big.json")
+	require.NoError(t, os.WriteFile(big, bytes.Repeat([]byte(" "), MaxTrackFile+1), 0o644))
+	_, err := Load(big)
+	assert.ErrorContains(t, err, big+" is larger than 16 MiB, the cap on a track file")
+
+	b, err := readCapped(big, MaxTrackFile+1)
+	require.NoError(t, err, "a file at the cap is read")
+	assert.Len(t, b, MaxTrackFile+1)
+
+	sc := bufio.NewScanner(strings.NewReader("short\n" + strings.Repeat("x", 100) + "\n"))
+	sc.Buffer(make([]byte, 0, 16), 64)
+	var line int64
+	for sc.Scan() {
+		line++
+	}
+	assert.EqualError(t, scanErr("corpus", "c.jsonl", line, sc.Err()), "corpus c.jsonl line 2: longer than 64 MiB, the cap on one line")
+	assert.EqualError(t, scanErr("corpus", "c.jsonl", 3, io.ErrUnexpectedEOF), "corpus c.jsonl after line 3: unexpected EOF")
 }
