@@ -96,7 +96,7 @@ func (o *vectorOptions) register(fs *pflag.FlagSet, data bool) {
 	o.Options = common.Defaults()
 	o.Seed = 1
 	o.Options.Register(fs, "")
-	fs.StringVar(&o.Engines, "engines", "tairvector", "engines to run, comma-separated: "+engines.VectorNames())
+	fs.StringVar(&o.Engines, "engines", "", "engines to run, comma-separated: "+engines.VectorNames()+" (default: tairvector, and elasticsearch too with --es)")
 	fs.StringVar(&o.ES, "es", "", "Elasticsearch URL (http://host:port)")
 	fs.StringVar(&o.ESAuth, "es-auth", "", `Elasticsearch basic auth "user:password"`)
 	fs.StringVar(&o.Index, "index", "tairbench-vectors", "index name (dropped and created)")
@@ -110,8 +110,9 @@ func (o *vectorOptions) register(fs *pflag.FlagSet, data bool) {
 	fs.IntVarP(&o.Connections, "connections", "c", 4, "search connections (the whitepaper's parallelism)")
 	fs.IntVar(&o.LoadConnections, "load-connections", 8, "insert connections (the whitepaper's write threads)")
 	fs.IntVar(&o.Batch, "batch", 100, "vectors per insert request (pipelined TVS.HSET, one _bulk)")
-	fs.DurationVarP(&o.Duration, "duration", "d", 5*time.Second, "closed-loop time per sweep point")
-	fs.DurationVar(&o.Warmup, "warmup", time.Second, "queries sent before each point is measured (JIT, caches)")
+	o.Duration, o.Warmup = 5*time.Second, time.Second
+	fs.VarP(seconds(&o.Duration), "duration", "d", "closed-loop time per sweep point (seconds, or a duration: 500ms)")
+	fs.Var(seconds(&o.Warmup), "warmup", "queries sent before each point is measured (JIT, caches)")
 	fs.Float64Var(&o.Rate, "rate", 0, "also run each point open-loop at this many queries/s")
 	if data {
 		fs.StringVar(&o.Data.Data, "data", "clustered", "clustered, a prepared set in --data-dir (random-s-100, wiki-minilm, …), or a .fvecs/.bvecs/.npy file")

@@ -70,8 +70,11 @@ func (w Words) dryRun(io harness.IO, data []planned) error {
 	}
 	type at struct{ name, where, param string }
 	var ens []at
-	for _, n := range strings.Split(w.Engines, ",") {
-		n = strings.TrimSpace(n)
+	names, err := w.engineNames()
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
 		d, err := engines.Vectors(n)
 		if err != nil {
 			return err

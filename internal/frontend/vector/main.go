@@ -118,9 +118,12 @@ func (w Words) setup(ctx context.Context, io harness.IO) (vo Options, done func(
 			closers[i]()
 		}
 	}
+	names, err := w.engineNames()
+	if err != nil {
+		return vo, done, err
+	}
 	resolved := false // the RESP target, resolved for the first engine that needs it
-	for _, n := range strings.Split(w.Engines, ",") {
-		n = strings.TrimSpace(n)
+	for _, n := range names {
 		if d, err := engines.Vectors(n); err == nil && d.Reach == catalog.RESP && !resolved {
 			resolved = true
 			var stop func()
@@ -140,7 +143,43 @@ func (w Words) setup(ctx context.Context, io harness.IO) (vo Options, done func(
 		}
 		vo.Engines = append(vo.Engines, Engine{Engine: e, Sweep: sweep})
 	}
+	// Every engine is reached before any is loaded: an unreachable one
+	// stops the run before the others' sweeps, not after them.
+	for _, e := range vo.Engines {
+		if err := e.Engine.Check(ctx); err != nil {
+			return vo, done, err
+		}
+	}
 	return vo, done, nil
+}
+
+// engineNames reads --engines: by default TairVector, and Elasticsearch
+// too when --es is given; --es beside a list without an engine reached by
+// URL is refused, since it would be ignored.
+func (w Words) engineNames() ([]string, error) {
+	var names []string
+	if w.Engines == "" {
+		for _, e := range engines.All {
+			if e.Vectors != nil && (e.Reach == catalog.RESP || w.ES != "") {
+				names = append(names, e.Name)
+			}
+		}
+		return names, nil
+	}
+	byURL := false
+	for _, n := range strings.Split(w.Engines, ",") {
+		n = strings.TrimSpace(n)
+		d, err := engines.Vectors(n)
+		if err != nil {
+			return nil, fmt.Errorf("--engines: %w", err)
+		}
+		byURL = byURL || d.Reach == catalog.HTTP
+		names = append(names, n)
+	}
+	if w.ES != "" && !byURL {
+		return nil, fmt.Errorf("--es %s, but --engines %s names no engine reached by URL: add elasticsearch to --engines, or leave --es out", w.ES, w.Engines)
+	}
+	return names, nil
 }
 
 // Main loads the data, connects the engines and runs the sweep; the

@@ -211,3 +211,41 @@ func TestResultPathsCheckedFirst(t *testing.T) {
 	assert.ErrorContains(t, err, "--json-dir")
 	assert.NotContains(t, errs.String(), "listening")
 }
+
+// TestEngineNames: --es brings Elasticsearch in by default, and is refused
+// beside a list it would not serve.
+func TestEngineNames(t *testing.T) {
+	cases := []struct {
+		engines, es string
+		want        []string
+		err         string
+	}{
+		{"", "", []string{"tairvector"}, ""},
+		{"", "http://127.0.0.1:9", []string{"tairvector", "elasticsearch"}, ""},
+		{"elasticsearch", "http://127.0.0.1:9", []string{"elasticsearch"}, ""},
+		{"tairvector", "http://127.0.0.1:9", nil, "--engines tairvector names no engine reached by URL"},
+		{"faiss", "", nil, "--engines"},
+	}
+	for _, c := range cases {
+		w := words("")
+		w.Engines, w.ES = c.engines, c.es
+		got, err := w.engineNames()
+		if c.err != "" {
+			assert.ErrorContains(t, err, c.err, "%q %q", c.engines, c.es)
+			continue
+		}
+		require.NoError(t, err)
+		assert.Equal(t, c.want, got, "%q %q", c.engines, c.es)
+	}
+}
+
+// TestUnreachableEngineFirst: an engine that cannot be reached stops the
+// run before any engine is loaded.
+func TestUnreachableEngineFirst(t *testing.T) {
+	w := words("")
+	w.Engines, w.ES = "tairvector,elasticsearch", "http://127.0.0.1:1"
+	io, out, errs := testIO()
+	err := Main(context.Background(), w, io)
+	require.Error(t, err)
+	assert.NotContains(t, out.String()+errs.String(), "loaded", "nothing was loaded into TairVector first")
+}
