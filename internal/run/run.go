@@ -42,6 +42,10 @@ type Spec struct {
 	// result's target then names the server: its name, version, modules,
 	// and whether it is tairbench's embedded server).
 	Identify func(context.Context) (*result.ServerIdentity, error)
+	// Foreign says whether Identify's error is a server that does not
+	// speak the protocol (an HTTP server on a Redis port): the run does
+	// not start.
+	Foreign func(error) bool
 	// Refused says whether Identify's error is the server refusing the
 	// login: the run then does not start (NOAUTH would fail every command).
 	Refused func(error) bool
@@ -183,6 +187,9 @@ func identify(ctx context.Context, s *Spec) error {
 	if err != nil {
 		if s.Refused != nil && s.Refused(err) {
 			return fmt.Errorf("%s refused the login (%s): the run did not start", s.Config.Target.Addr, strings.TrimSuffix(err.Error(), "."))
+		}
+		if s.Foreign != nil && s.Foreign(err) {
+			return fmt.Errorf("%s: %s: the run did not start", s.Config.Target.Addr, strings.TrimPrefix(err.Error(), "read: "))
 		}
 		return nil // the run will say what else is wrong with the target
 	}

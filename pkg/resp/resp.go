@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 )
 
 // ErrProtocol marks malformed input; the connection should be closed.
@@ -18,6 +19,32 @@ var ErrProtocol = errors.New("protocol error")
 
 func protoErr(format string, a ...any) error {
 	return fmt.Errorf("%w: %s", ErrProtocol, fmt.Sprintf(format, a...))
+}
+
+// NotRESPError is input that is not RESP at all: a line that does not end
+// in CRLF, or that starts with no RESP type byte. It is an ErrProtocol.
+type NotRESPError struct {
+	// Start is the input's first bytes (at most 40, spaces trimmed).
+	Start string
+}
+
+func (e *NotRESPError) Error() string {
+	return fmt.Sprintf("%s: %q is not RESP", ErrProtocol, e.Start)
+}
+
+// Unwrap makes errors.Is(err, ErrProtocol) hold.
+func (e *NotRESPError) Unwrap() error { return ErrProtocol }
+
+// HTTP says whether the input is HTTP: a status line, or an HTML page
+// (as an HTTP/0.9 answer is).
+func (e *NotRESPError) HTTP() bool {
+	s := strings.ToLower(e.Start)
+	return strings.HasPrefix(s, "http/") || strings.HasPrefix(s, "<!doctype html") || strings.HasPrefix(s, "<html")
+}
+
+// notRESP is the error for line b, which is not RESP.
+func notRESP(b []byte) error {
+	return &NotRESPError{Start: strings.TrimSpace(string(b[:min(len(b), 40)]))}
 }
 
 // Limits bound what a Reader accepts, so that a hostile peer cannot make it
@@ -225,7 +252,7 @@ func (r *Reader) line() ([]byte, error) {
 		return nil, err
 	}
 	if len(b) < 2 || b[len(b)-2] != '\r' {
-		return nil, protoErr("line not terminated by CRLF")
+		return nil, notRESP(b)
 	}
 	return b[:len(b)-2], nil
 }
@@ -508,7 +535,7 @@ func (r *Reader) readValue(out *Reply, top bool) error {
 		}
 		return nil
 	default:
-		return protoErr("unknown reply type %q", t)
+		return notRESP(b)
 	}
 }
 
@@ -668,8 +695,14 @@ func (r *Reader) ReadText() (text string, isErr, isNil bool, err error) {
 		}
 		return "", false, false, protoErr("expected a string reply, got an array")
 	}
+	if !strings.ContainsRune(replyTypes, rune(b[0])) {
+		return "", false, false, notRESP(b)
+	}
 	return "", false, false, protoErr("expected a string reply, got %q", b[0])
 }
+
+// replyTypes are the first bytes of RESP2 and RESP3 replies.
+const replyTypes = "+-:$*_,#!=(%~>|"
 
 // ReadStrings reads a reply that should be an array of bulk strings (a
 // search's keys and distances) into args, reusing its buffers. Any other

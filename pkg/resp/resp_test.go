@@ -443,3 +443,31 @@ func FuzzPlainReplies(f *testing.F) {
 		}
 	})
 }
+
+// TestNotRESP: input that is not RESP at all (an HTTP answer, a banner, a
+// line without CR) is a NotRESPError, an ErrProtocol that quotes its
+// start and says whether it is HTTP.
+func TestNotRESP(t *testing.T) {
+	cases := []struct {
+		in, start string
+		http      bool
+	}{
+		{"HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\n\r\n", "HTTP/1.1 400 Bad Request", true},
+		{"<!DOCTYPE HTML>\n<html>\n", "<!DOCTYPE HTML>", true},
+		{"<html><body>no</body></html>\r\n", "<html><body>no</body></html>", true},
+		{"SSH-2.0-OpenSSH_9.2\r\n", "SSH-2.0-OpenSSH_9.2", false},
+		{"+no crlf\n", "+no crlf", false},
+	}
+	for _, c := range cases {
+		var rep Reply
+		for _, err := range []error{reader(c.in).ReadReply(&rep), func() error { _, _, _, err := reader(c.in).ReadText(); return err }()} {
+			var nr *NotRESPError
+			require.ErrorAs(t, err, &nr, "%q", c.in)
+			assert.ErrorIs(t, err, ErrProtocol)
+			assert.Equal(t, c.start, nr.Start)
+			assert.Equal(t, c.http, nr.HTTP(), "%q", c.in)
+		}
+	}
+	_, _, _, err := reader("*1\r\n$1\r\na\r\n").ReadText()
+	assert.EqualError(t, err, "protocol error: expected a string reply, got an array", "RESP of another type is not foreign")
+}

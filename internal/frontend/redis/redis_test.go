@@ -2,6 +2,9 @@ package redis
 
 import (
 	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -154,4 +157,38 @@ func TestPlanPreload(t *testing.T) {
 	o.Commands = []string{"SET a b"}
 	_, err = planPreload(o, opts)
 	assert.ErrorContains(t, err, "nothing to fill")
+}
+
+// TestAnHTTPServerIsNamed: a run aimed at an HTTP server stops before it
+// starts, with one line that says so; an HTML answer without a status
+// line (HTTP/0.9) is named alike.
+func TestAnHTTPServerIsNamed(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = c.Write([]byte("<!DOCTYPE HTML>\n<html>\n"))
+			_ = c.Close()
+		}
+	}()
+	for _, addr := range []string{strings.TrimPrefix(srv.URL, "http://"), ln.Addr().String()} {
+		o := base(t)
+		o.Embedded = false
+		tg, err := target.Options{Host: addr, Protocol: 2, Timeout: 2 * time.Second}.Build()
+		require.NoError(t, err)
+		o.Target = tg
+		io, _, _ := harness.Captured("test")
+		_, err = Run(context.Background(), o, io)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), addr+": this is an HTTP server, not Redis (it answered ")
+		assert.Contains(t, err.Error(), "the run did not start")
+		assert.NotContains(t, err.Error(), "\n", "one line")
+	}
 }

@@ -19,8 +19,10 @@ import (
 
 	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/driver/redis/cluster"
+	"github.com/tairbench/tairbench/internal/driver/redis/transport"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/run"
 	"github.com/tairbench/tairbench/internal/server"
 	"github.com/tairbench/tairbench/pkg/result"
 )
@@ -218,6 +220,14 @@ func Hint(err error) error {
 		return fmt.Errorf("%w (--embedded runs tairbench's embedded server, which has it)", err)
 	}
 	return err
+}
+
+// Identified sets spec's identification of the RESP target t: who it is,
+// and which of its errors stop the run before it starts (a refused login,
+// a server that does not speak RESP).
+func Identified(spec *run.Spec, t endpoint.Target) {
+	spec.Identify = func(ctx context.Context) (*result.ServerIdentity, error) { return Identify(ctx, t) }
+	spec.Refused, spec.Foreign = transport.IsAuthError, transport.IsForeign
 }
 
 // Identify asks a RESP target who it is, as results name it: nil and an

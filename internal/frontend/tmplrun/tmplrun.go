@@ -5,13 +5,11 @@
 package tmplrun
 
 import (
-	"context"
 	"maps"
 	"slices"
 	"strings"
 
 	"github.com/tairbench/tairbench/internal/driver/redis"
-	"github.com/tairbench/tairbench/internal/driver/redis/transport"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/frontend/target"
@@ -43,8 +41,7 @@ func FromTemplate(ts redis.TemplateSpec, name, version string, t endpoint.Target
 	f := &redis.Factory{Target: t, Workload: w, Workers: cfg.Workers}
 	spec.Factory = f
 	spec.Routing = func() *result.ClusterRouting { return target.Routing(f.ClusterRouting()) }
-	spec.Identify = func(ctx context.Context) (*result.ServerIdentity, error) { return target.Identify(ctx, t) }
-	spec.Refused = transport.IsAuthError
+	target.Identified(&spec, t)
 	for _, o := range w.Ops {
 		if w.Mixed() {
 			spec.Operations = append(spec.Operations, result.Operation{Name: o.Name, Command: o.Template, Weight: o.Weight,

@@ -178,8 +178,7 @@ func (o *Options) identify(spec *run.Spec, en vectors.Engine) {
 	if spec.Config.Target == nil {
 		return
 	}
-	t := en.Target()
-	spec.Identify = func(ctx context.Context) (*result.ServerIdentity, error) { return target.Identify(ctx, t) }
+	target.Identified(spec, en.Target())
 }
 
 // point measures one value of the search parameter: recall over every

@@ -406,8 +406,8 @@ func RunSpec(c *Command, wl *Workload, f *Factory, tg endpoint.Target, seed uint
 	spec := run.Spec{Name: "ycsb " + c.Phase, Command: "ycsb " + c.Phase, Version: version,
 		Config: result.RunConfig{Target: tg.Result(), Mode: fmt.Sprintf("YCSB core workload, redis.command_group=%s, %d fields of %d bytes",
 			wl.CommandGroup, wl.FieldCount, wl.FieldLength)},
-		Engine: cfg, Factory: f, Routing: f.ClusterRouting,
-		Identify: func(ctx context.Context) (*result.ServerIdentity, error) { return target.Identify(ctx, tg) }}
+		Engine: cfg, Factory: f, Routing: f.ClusterRouting}
+	target.Identified(&spec, tg)
 	for _, name := range cfg.Operations {
 		spec.Operations = append(spec.Operations, result.Operation{Name: name, Weight: int(wl.Proportions[name] * 100)})
 	}

@@ -229,6 +229,26 @@ func IsAuthError(err error) bool {
 		strings.Contains(m, "INVALID USERNAME-PASSWORD")
 }
 
+// ForeignError is a server that does not speak RESP: an HTTP server on
+// the port, for example.
+type ForeignError struct{ *resp.NotRESPError }
+
+func (e *ForeignError) Error() string {
+	if e.HTTP() {
+		return fmt.Sprintf("this is an HTTP server, not Redis (it answered %q)", e.Start)
+	}
+	return fmt.Sprintf("this server does not speak RESP (it answered %q)", e.Start)
+}
+
+// Unwrap gives the protocol's error.
+func (e *ForeignError) Unwrap() error { return e.NotRESPError }
+
+// IsForeign says whether err is a server that does not speak RESP.
+func IsForeign(err error) bool {
+	var nr *resp.NotRESPError
+	return errors.As(err, &nr)
+}
+
 // Dial connects, upgrades to TLS if asked, and logs in. When ctx ends, any
 // blocked read or write returns at once.
 func Dial(ctx context.Context, t endpoint.Target) (*Conn, error) { return dial(ctx, t, nil) }
@@ -606,6 +626,10 @@ func (c *Conn) ReadStamped(rep *resp.Reply) (time.Time, error) {
 }
 
 func describe(err error) error {
+	var nr *resp.NotRESPError
+	if errors.As(err, &nr) {
+		return &ForeignError{nr}
+	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
 		return errors.New("timeout")
