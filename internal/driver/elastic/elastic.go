@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/tairbench/tairbench/internal/driver/catalog"
@@ -190,9 +191,27 @@ func withDefaultSettings(body []byte, refresh string) ([]byte, error) {
 
 func (e *elastic) Check(ctx context.Context) error {
 	if _, err := do(ctx, e.es, esapi.ClusterHealthRequest{}); err != nil {
+		if why := notHTTP(err); why != "" {
+			return fmt.Errorf("elasticsearch at %s cannot be used: %s", e.o.Target.Addr, why)
+		}
 		return fmt.Errorf("elasticsearch at %s cannot be used: %w", e.o.Target.Addr, describeHTTP(err))
 	}
 	return nil
+}
+
+// notHTTP says why err, the first request's, shows a server that is
+// reachable but does not speak HTTP ("" when it does not show that).
+func notHTTP(err error) string {
+	var ne *net.OpError
+	switch {
+	case errors.As(err, &ne) && ne.Op == "dial":
+		return "" // not reached at all: the cause says why
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET):
+		return "it closed the connection without an HTTP answer: not an HTTP server (a Redis port?)"
+	case strings.Contains(err.Error(), "malformed HTTP"):
+		return fmt.Sprintf("it does not answer HTTP (%s): a Redis port?", describeHTTP(err))
+	}
+	return ""
 }
 
 // describeHTTP shortens net/http's transport errors to their cause.
