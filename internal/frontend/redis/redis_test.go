@@ -17,6 +17,7 @@ import (
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/frontend/output"
 	"github.com/tairbench/tairbench/internal/frontend/target"
+	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 	"github.com/tairbench/tairbench/pkg/result"
 )
@@ -191,4 +192,54 @@ func TestAnHTTPServerIsNamed(t *testing.T) {
 		assert.Contains(t, err.Error(), "the run did not start")
 		assert.NotContains(t, err.Error(), "\n", "one line")
 	}
+}
+
+// TestAnotherClientIsNamed: a second client sending the same command
+// beside the run is named as the cause of the server's larger count (the
+// run's own samples see it), not left "unexplained".
+func TestAnotherClientIsNamed(t *testing.T) {
+	r := testenv.StartRedis(t)
+	other, err := net.Dial("tcp", r.Addr)
+	require.NoError(t, err)
+	defer other.Close()
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() { // INCR c, ten at a time, until the run ends
+		defer close(done)
+		batch := []byte(strings.Repeat("*2\r\n$4\r\nINCR\r\n$1\r\nc\r\n", 10))
+		buf := make([]byte, 4096)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if _, err := other.Write(batch); err != nil {
+				return
+			}
+			for got := 0; got < 10; {
+				n, err := other.Read(buf)
+				if err != nil {
+					return
+				}
+				got += strings.Count(string(buf[:n]), "\r\n")
+			}
+		}
+	}()
+	o := base(t)
+	o.Embedded, o.NoServerStats = false, false
+	tg, err := target.Options{Host: r.Addr, Protocol: 2, Timeout: 2 * time.Second}.Build()
+	require.NoError(t, err)
+	o.Target, o.Commands, o.Count, o.CountGiven, o.Duration = tg, []string{"INCR c"}, 0, false, 2500*time.Millisecond
+	io, _, _ := harness.Captured("test")
+	res, err := Run(context.Background(), o, io)
+	close(stop)
+	<-done
+	require.NoError(t, err)
+	require.NotNil(t, res.Server)
+	rc := res.Server.Reconciliation
+	require.NotNil(t, rc)
+	assert.Greater(t, rc.Server, rc.Client, "the other client's INCRs count on the server")
+	require.NotEmpty(t, rc.Causes)
+	assert.Contains(t, rc.Causes[0], "other clients: up to ")
 }

@@ -40,7 +40,9 @@ func FromTemplate(ts redis.TemplateSpec, name, version string, t endpoint.Target
 	}
 	f := &redis.Factory{Target: t, Workload: w, Workers: cfg.Workers}
 	spec.Factory = f
-	spec.Routing = func() *result.ClusterRouting { return target.Routing(f.ClusterRouting()) }
+	if t.Cluster { // a standalone server's client count is held against the run's connections
+		spec.Routing = func() *result.ClusterRouting { return target.Routing(f.ClusterRouting()) }
+	}
 	target.Identified(&spec, t)
 	for _, o := range w.Ops {
 		if w.Mixed() {

@@ -406,7 +406,10 @@ func RunSpec(c *Command, wl *Workload, f *Factory, tg endpoint.Target, seed uint
 	spec := run.Spec{Name: "ycsb " + c.Phase, Command: "ycsb " + c.Phase, Version: version,
 		Config: result.RunConfig{Target: tg.Result(), Mode: fmt.Sprintf("YCSB core workload, redis.command_group=%s, %d fields of %d bytes",
 			wl.CommandGroup, wl.FieldCount, wl.FieldLength)},
-		Engine: cfg, Factory: f, Routing: f.ClusterRouting}
+		Engine: cfg, Factory: f}
+	if tg.Cluster { // a standalone server's client count is held against the run's connections
+		spec.Routing = f.ClusterRouting
+	}
 	target.Identified(&spec, tg)
 	for _, name := range cfg.Operations {
 		spec.Operations = append(spec.Operations, result.Operation{Name: name, Weight: int(wl.Proportions[name] * 100)})
