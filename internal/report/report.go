@@ -205,7 +205,12 @@ func Text(w io.Writer, r *result.Run, hist *hdr.Histogram) error {
 		fmt.Fprintf(&b, "mode         %s, %d connections, %s\n", r.Config.Mode, r.Config.Connections, Loop(r))
 	}
 	fmt.Fprintf(&b, "duration     %.2f s (stopped by %s), warm-up %.2f s\n", r.DurationMS/1000, r.StopReason, r.WarmupMS/1000)
-	fmt.Fprintf(&b, "commands     %d in %d requests, %d errors (%.2f%%)\n", t.Ops, t.Requests, t.Errors, 100*t.ErrorRate)
+	if t.LostOps > 0 { // the lost commands are errors but got no reply: both counts show, and add up
+		fmt.Fprintf(&b, "commands     %d answered in %d requests, %d lost with their connection: %d errors (%.2f%% of %d)\n",
+			t.Ops, t.Requests, t.LostOps, t.Errors, 100*t.ErrorRate, t.Ops+t.LostOps)
+	} else {
+		fmt.Fprintf(&b, "commands     %d in %d requests, %d errors (%.2f%%)\n", t.Ops, t.Requests, t.Errors, 100*t.ErrorRate)
+	}
 	if a := r.Availability; a.ConnectionsLost > 0 || len(a.SilentSeconds) > 0 || t.ConnectFailures > 0 {
 		fmt.Fprintf(&b, "availability target unreachable %.1f s of %.1f s (%.1f%%), %d/%d connections lost, %d reconnects, %d failed connect attempts\n",
 			a.UnreachableMS/1000, r.DurationMS/1000, 100*a.UnreachableFraction, a.ConnectionsLost, a.Connections, a.Reconnects, t.ConnectFailures)

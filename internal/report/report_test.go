@@ -153,3 +153,14 @@ func TestWarningsCoverMisleadingRuns(t *testing.T) {
 	assert.Empty(t, Warnings(ok))
 	assert.False(t, Failed(ok))
 }
+
+// TestLostCommandsAddUp: commands lost with their connection are errors
+// without a reply; the summary shows both counts, so that answered and
+// lost add up to the errors' base.
+func TestLostCommandsAddUp(t *testing.T) {
+	r, h := sample()
+	r.Totals.LostOps, r.Totals.TransportErrors, r.Totals.ErrorRate = 10, 1, 6000.0/10020
+	var b bytes.Buffer
+	require.NoError(t, Text(&b, r, h))
+	assert.Contains(t, b.String(), "commands     10010 answered in 1001 requests, 10 lost with their connection: 6000 errors (59.88% of 10020)\n")
+}
