@@ -73,19 +73,27 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.TrackRun, error
 		o.Samples = 5
 	}
 	o.Seed = harness.SeedOrNew(o.Seed)
-	fmt.Fprintf(io.Err, "track %s: reading the corpus\n", tr.Name)
-	scan, err := tr.ScanCorpus()
-	if err != nil {
-		return nil, err
-	}
 	doc := &result.TrackRun{Header: result.NewHeader(result.SchemaTrack, io.Version), Track: tr.Name,
-		Description: tr.Description, Corpus: corpusName(tr), Docs: scan.Docs, Engines: map[string]string{}, Warnings: []string{}}
+		Description: tr.Description, Corpus: corpusName(tr), Engines: map[string]string{}, Warnings: []string{}}
+	// Every engine is reached before the corpus is read and before any
+	// index is touched.
 	engines, err := openEngines(ctx, o, tr, doc)
 	for _, e := range engines {
 		defer e.Close()
 	}
 	if err != nil {
 		return nil, err
+	}
+	fmt.Fprintf(io.Err, "track %s: reading the corpus\n", tr.Name)
+	scan, err := tr.ScanCorpus()
+	if err != nil {
+		return nil, err
+	}
+	doc.Docs = scan.Docs
+	for _, e := range engines {
+		if err := e.Reset(ctx); err != nil {
+			return nil, fmt.Errorf("%s: the track's index: %w", e.Name(), err)
+		}
 	}
 	r := &runner{o: o, tr: tr, scan: scan, doc: doc, engines: engines, io: io}
 	runErr := r.tasks(ctx)
@@ -146,7 +154,8 @@ func corpusName(tr *tk.Track) string {
 	return fmt.Sprintf("generated %s, %d documents, seed %d", c.Generator, c.Docs, c.Seed)
 }
 
-// openEngines creates each engine's index from the track.
+// openEngines reaches each engine, set up with the track's index (which
+// Reset creates).
 func openEngines(ctx context.Context, o Options, tr *tk.Track, doc *result.TrackRun) ([]fts.Engine, error) {
 	if len(o.Engines) == 0 {
 		return nil, errors.New("no engine to run on")
@@ -192,9 +201,6 @@ func openEngines(ctx context.Context, o Options, tr *tk.Track, doc *result.Track
 		out = append(out, e)
 		if err := e.Check(ctx); err != nil {
 			return out, err
-		}
-		if err := e.Reset(ctx); err != nil {
-			return out, fmt.Errorf("%s: the track's index: %w", name, err)
 		}
 	}
 	if len(out) == 2 {

@@ -225,3 +225,16 @@ func TestDryRun(t *testing.T) {
 	assert.Contains(t, text, "not Tair")
 	assert.Contains(t, text, "for 3s (1s of warm-up)", "--duration 2s after the track's warm-up")
 }
+
+// TestUnreachableEngineFirst: every engine is reached before the corpus
+// is read or any index is made, so an unreachable Elasticsearch stops the
+// run before TairSearch's index is touched.
+func TestUnreachableEngineFirst(t *testing.T) {
+	io, _, errs := quiet()
+	w := Words{Options: own(), Run: Options{Track: "whitepaper", Docs: 100, Iterations: 5, MaxDivergence: -1, Samples: 1,
+		ES: "http://127.0.0.1:1"}, Server: embedded, Engines: "tairsearch,elasticsearch"}
+	err := Main(context.Background(), w, io)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "elasticsearch at http://127.0.0.1:1 cannot be used")
+	assert.NotContains(t, errs.String(), "reading the corpus")
+}
