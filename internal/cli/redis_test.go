@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"math"
 	"os"
 	"path/filepath"
@@ -19,8 +18,6 @@ import (
 	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/pkg/result"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 type runOut struct {
 	code     int
@@ -244,7 +241,7 @@ func TestJSONGolden(t *testing.T) {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	require.NoError(t, enc.Encode(normalize(doc, "")))
-	testenv.Golden(t, "redis-run.json", buf.Bytes(), *update)
+	testenv.Golden(t, "redis-run.json", buf.Bytes())
 }
 
 func TestPasswordRedactedInJSON(t *testing.T) {

@@ -2,7 +2,6 @@ package htmlreport
 
 import (
 	"bytes"
-	"flag"
 	"strings"
 	"testing"
 	"time"
@@ -15,8 +14,6 @@ import (
 	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/pkg/result"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func run(t *testing.T, lat int64, open bool) *result.Run {
 	h := stats.NewHistogram()
@@ -51,7 +48,7 @@ func TestGoldenReport(t *testing.T) {
 	assert.Contains(t, page, "open.json — service time")
 	assert.Contains(t, page, "ms (open-loop runs from the intended start, closed-loop from the send)", "the axis follows the runs' modes")
 	assert.Contains(t, page, `<rect class="bar low" width="25.0"`, "a ratio of 0.5: a sixth of the bar's 3.0 scale, marked low")
-	testenv.Golden(t, "report.html", b.Bytes(), *update)
+	testenv.Golden(t, "report.html", b.Bytes())
 
 	// The same runs and suite against the embedded server: every section
 	// names it "not Tair", and the bars are grey, for scale only.
@@ -70,7 +67,7 @@ func TestGoldenReport(t *testing.T) {
 	assert.Contains(t, page, "one command per round trip, 8 connections, open-loop at 1000 requests/s (constant arrivals), 3 s")
 	assert.Contains(t, page, "0.50 (for scale only)")
 	assert.NotContains(t, page, `class="bar low"`, "no verdict colours beside a target that is not Tair")
-	testenv.Golden(t, "report-embedded.html", b.Bytes(), *update)
+	testenv.Golden(t, "report-embedded.html", b.Bytes())
 
 	// Against redis-server: named, with no note.
 	redis := &result.Target{Addr: "127.0.0.1:6379", Server: &result.ServerIdentity{Name: "redis", Version: "7.0.15"}}
@@ -83,7 +80,7 @@ func TestGoldenReport(t *testing.T) {
 	assert.Contains(t, b.String(), "ms (from the send)", "a closed-loop run is not drawn from an intended start")
 	assert.NotContains(t, b.String(), "intended start")
 	assert.NotContains(t, b.String(), "not Tair")
-	testenv.Golden(t, "report-redis.html", b.Bytes(), *update)
+	testenv.Golden(t, "report-redis.html", b.Bytes())
 
 	search := &result.SearchComparison{Header: result.Header{Schema: result.SchemaSearch, Version: "test"},
 		Engines:      []result.EngineResult{{Engine: "tairsearch", Write: run(t, 100, false)}},
@@ -117,7 +114,7 @@ func TestVectorSection(t *testing.T) {
 	assert.Contains(t, page, "QPS against recall@10")
 	assert.Contains(t, page, "<td>elasticsearch</td><td title=\"\">1500</td><td>not reached</td>")
 	assert.Contains(t, page, "not Tair")
-	testenv.Golden(t, "report-vector.html", b.Bytes(), *update)
+	testenv.Golden(t, "report-vector.html", b.Bytes())
 }
 
 func TestTrackSection(t *testing.T) {
@@ -141,5 +138,5 @@ func TestTrackSection(t *testing.T) {
 	assert.Contains(t, page, "track.json: queries on tairsearch", "each task's run gets the run charts")
 	assert.Contains(t, page, "<td>match-head</td><td>700</td><td>0.90</td><td>0.95</td><td></td><td>0 %</td><td>120.5</td>")
 	assert.Contains(t, page, "embedded server, not Tair")
-	testenv.Golden(t, "report-track.html", b.Bytes(), *update)
+	testenv.Golden(t, "report-track.html", b.Bytes())
 }

@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"flag"
 	"strings"
 	"testing"
 	"time"
@@ -14,8 +13,6 @@ import (
 	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/pkg/result"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func f(v float64) *float64 { return &v }
 
@@ -45,13 +42,11 @@ func sample() (*result.Run, *hdr.Histogram) {
 	return r, h
 }
 
-func golden(t *testing.T, name string, got []byte) { testenv.Golden(t, name, got, *update) }
-
 func TestTextGolden(t *testing.T) {
 	r, h := sample()
 	var b bytes.Buffer
 	require.NoError(t, Text(&b, r, h))
-	golden(t, "summary.txt", b.Bytes())
+	testenv.Golden(t, "summary.txt", b.Bytes())
 }
 
 // TestTextNamesTheTarget: a run against tairbench's embedded server says
@@ -72,7 +67,7 @@ func TestTextNamesTheTarget(t *testing.T) {
 			r.Totals.Schedule = &result.Schedule{Rate: 20000, Arrivals: "poisson", AchievedRate: 19990}
 			var b bytes.Buffer
 			require.NoError(t, Text(&b, r, h))
-			golden(t, name, b.Bytes())
+			testenv.Golden(t, name, b.Bytes())
 			assert.Equal(t, tg.NotTair(), bytes.Contains(b.Bytes(), []byte("not Tair")))
 			assert.Contains(t, b.String(), "open-loop at 20000 requests/s (poisson arrivals)")
 		})
@@ -134,7 +129,7 @@ func TestCSVGolden(t *testing.T) {
 	r, _ := sample()
 	var b bytes.Buffer
 	require.NoError(t, CSV(&b, r))
-	golden(t, "series.csv", b.Bytes())
+	testenv.Golden(t, "series.csv", b.Bytes())
 }
 
 func TestWarningsCoverMisleadingRuns(t *testing.T) {

@@ -1,17 +1,21 @@
 package testenv
 
 import (
+	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 )
 
-// Golden compares got with testdata/NAME, or rewrites the file when update
-// is set (tests pass their own -update flag).
-func Golden(t testing.TB, name string, got []byte, update bool) {
+// update is -update, in every test binary that imports testenv.
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// Golden compares got with testdata/NAME, or rewrites the file when the
+// test runs with -update.
+func Golden(t testing.TB, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
-	if update {
+	if *update {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
 			t.Fatal(err)
 		}

@@ -3,7 +3,6 @@ package bitmap
 import (
 	"bytes"
 	"context"
-	"flag"
 	"path/filepath"
 	"testing"
 	"time"
@@ -16,8 +15,6 @@ import (
 	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/pkg/result"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // TestRenderGolden holds a sweep's summary (targets, each point's
 // memory, cross-check and operations, where each structure wins and the
@@ -34,7 +31,7 @@ func TestRenderGolden(t *testing.T) {
 		writePoint(&b, i+1, &bc.Points[i])
 	}
 	writeSweep(&b, bc)
-	testenv.Golden(t, "sweep.golden", b.Bytes(), *update)
+	testenv.Golden(t, "sweep.golden", b.Bytes())
 }
 
 // words are a small generated comparison.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"path/filepath"
 	"testing"
 
@@ -15,8 +14,6 @@ import (
 	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/pkg/result"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // saved is the run of testdata/run.json ('tairbench memtier --embedded -n
 // 2000 -c 4 -t 2 --ratio 1:1 --key-maximum 1000 --json').
@@ -47,7 +44,7 @@ func TestTableGolden(t *testing.T) {
 			require.NoError(t, err)
 			var b bytes.Buffer
 			require.NoError(t, Table(&b, o, run))
-			testenv.Golden(t, tc.name+".golden", b.Bytes(), *update)
+			testenv.Golden(t, tc.name+".golden", b.Bytes())
 		})
 	}
 }

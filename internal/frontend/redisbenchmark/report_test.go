@@ -3,7 +3,6 @@ package redisbenchmark
 import (
 	"bytes"
 	"context"
-	"flag"
 	"io"
 	"path/filepath"
 	"strings"
@@ -17,8 +16,6 @@ import (
 	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/pkg/result"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // TestReportGolden holds redis-benchmark's three report shapes (the full
 // report, -q and --csv) to golden files, for the tests of
@@ -42,7 +39,7 @@ func TestReportGolden(t *testing.T) {
 			for _, ts := range tests {
 				require.NoError(t, Report(&b, o, ts.Name, ts.Run, HostConfig{Save: &no, AppendOnly: &no}))
 			}
-			testenv.Golden(t, "report-"+shape.name+".golden", b.Bytes(), *update)
+			testenv.Golden(t, "report-"+shape.name+".golden", b.Bytes())
 		})
 	}
 }

@@ -3,7 +3,6 @@ package roaring
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"strconv"
 	"strings"
@@ -21,8 +20,6 @@ import (
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 	"github.com/tairbench/tairbench/pkg/result"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func embedded(t *testing.T) (*server.Server, endpoint.Target) {
 	t.Helper()
@@ -205,8 +202,6 @@ func TestCasesAreWellFormed(t *testing.T) {
 	assert.Len(t, Cases(), 43)
 }
 
-func golden(t *testing.T, name string, got []byte) { testenv.Golden(t, name, got, *update) }
-
 func TestTableGolden(t *testing.T) {
 	cases, err := Filter(Cases(), "single-read/getbit,single-write/setrange,batch/setbit-p20-b10,cluster/getbit")
 	require.NoError(t, err)
@@ -223,7 +218,7 @@ func TestTableGolden(t *testing.T) {
 	s.Warnings = []string{"single-write/setrange: 50.0% of commands failed"}
 	var b bytes.Buffer
 	require.NoError(t, WriteTables(&b, s, "label"))
-	golden(t, "tables.txt", b.Bytes())
+	testenv.Golden(t, "tables.txt", b.Bytes())
 }
 
 func TestParseStat(t *testing.T) {

@@ -49,7 +49,7 @@ func twoEngines() *result.TrackRun {
 func TestRenderBothEngines(t *testing.T) {
 	var b bytes.Buffer
 	Render(&b, twoEngines())
-	testenv.Golden(t, "render-two-engines.golden", b.Bytes(), *update)
+	testenv.Golden(t, "render-two-engines.golden", b.Bytes())
 	assert.Contains(t, b.String(), "error on elasticsearch (reply, 2): ERR bad query", "an error's example on one line")
 }
 

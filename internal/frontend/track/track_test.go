@@ -3,7 +3,6 @@ package track
 import (
 	"bytes"
 	"context"
-	"flag"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,8 +19,6 @@ import (
 	tk "github.com/tairbench/tairbench/internal/track"
 	"github.com/tairbench/tairbench/pkg/result"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // embedded is TairSearch's target as --embedded gives it.
 var embedded = target.Options{Host: "127.0.0.1", Port: 6379, Protocol: 2, Timeout: 10 * time.Second, Embedded: true}
@@ -145,7 +142,7 @@ func TestRender(t *testing.T) {
 	require.NoError(t, err)
 	var b bytes.Buffer
 	Render(&b, doc.(*result.TrackRun))
-	testenv.Golden(t, "render.golden", b.Bytes(), *update)
+	testenv.Golden(t, "render.golden", b.Bytes())
 }
 
 // TestFailures names the first task whose engine had errors, by kind.

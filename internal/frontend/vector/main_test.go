@@ -3,7 +3,6 @@ package vector
 import (
 	"bytes"
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
@@ -18,8 +17,6 @@ import (
 	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/pkg/result"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // words are a small clustered run on TairVector in the embedded server.
 func words(json string) Words {
@@ -170,7 +167,7 @@ func TestRender(t *testing.T) {
 	require.NoError(t, err)
 	var b bytes.Buffer
 	Render(&b, doc.(*result.VectorBench))
-	testenv.Golden(t, "render.golden", b.Bytes(), *update)
+	testenv.Golden(t, "render.golden", b.Bytes())
 }
 
 func TestIntList(t *testing.T) {

@@ -65,7 +65,7 @@ func TestDryRunGolden(t *testing.T) {
 				YCSBOptions: YCSBOptions{Options: Options{Requests: 1000, TestTime: 5 * time.Second, Sizes: []int{64, 1024}, Seed: 1},
 					Records: 1000, Operations: 2000, Threads: 4, Groups: []string{"string", "zset"}}}
 			require.NoError(t, Main(context.Background(), ro, server, output.Sinks{}, io))
-			testenv.Golden(t, "dry-run-"+suite+".golden", out.Bytes(), *update)
+			testenv.Golden(t, "dry-run-"+suite+".golden", out.Bytes())
 		})
 	}
 }
@@ -91,7 +91,7 @@ func TestMainWords(t *testing.T) {
 	w.DryRun, w.Seed = true, 1
 	io, out, _ := harness.Captured("test")
 	require.NoError(t, MainWords(context.Background(), w, io))
-	testenv.Golden(t, "dry-run-enhanced.golden", out.Bytes(), false)
+	testenv.Golden(t, "dry-run-enhanced.golden", out.Bytes())
 	w.Requests = 0
 	assert.ErrorContains(t, MainWords(context.Background(), w, io), "--requests must be at least 1")
 }

@@ -2,7 +2,6 @@ package whitepaper
 
 import (
 	"bytes"
-	"flag"
 	"path/filepath"
 	"testing"
 
@@ -14,8 +13,6 @@ import (
 	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/pkg/result"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // TestWriteGolden holds each suite's table, beside the published
 // figures, to its golden file, rendered from a saved suite document
@@ -29,7 +26,7 @@ func TestWriteGolden(t *testing.T) {
 			require.NoError(t, err)
 			var b bytes.Buffer
 			require.NoError(t, Write(&b, doc.(*result.WhitepaperSuite)))
-			testenv.Golden(t, suite+".golden", b.Bytes(), *update)
+			testenv.Golden(t, suite+".golden", b.Bytes())
 		})
 	}
 }
@@ -155,7 +152,7 @@ func TestWriteCapacityGolden(t *testing.T) {
 	s.Cases[1].Run.Warnings = []string{"client and server share the machine's cores"}
 	var b bytes.Buffer
 	require.NoError(t, Write(&b, s))
-	testenv.Golden(t, "enhanced-capacity.golden", b.Bytes(), *update)
+	testenv.Golden(t, "enhanced-capacity.golden", b.Bytes())
 	assert.Contains(t, b.String(), "capacity at p99<2ms")
 	assert.Contains(t, b.String(), "held 150000/s, broke at 160000/s, 7 step(s)")
 }

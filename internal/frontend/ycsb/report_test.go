@@ -3,7 +3,6 @@ package ycsb
 import (
 	"bytes"
 	"context"
-	"flag"
 	"path/filepath"
 	"testing"
 
@@ -14,8 +13,6 @@ import (
 	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/pkg/result"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // TestReportGolden holds YCSB's end-of-run report to golden files for a
 // load (one operation, INSERT) and a run of workload A (READ and UPDATE):
@@ -33,7 +30,7 @@ func TestReportGolden(t *testing.T) {
 			require.NoError(t, err)
 			var b bytes.Buffer
 			require.NoError(t, Report(&b, doc.(*result.Compat).Tests[0].Run, tc.ops))
-			testenv.Golden(t, "report-"+tc.name+".golden", b.Bytes(), *update)
+			testenv.Golden(t, "report-"+tc.name+".golden", b.Bytes())
 		})
 	}
 }
