@@ -70,3 +70,54 @@ func names(has func(catalog.Engine) bool) string {
 	}
 	return strings.Join(out, ", ")
 }
+
+// ChooseSearch reads a search command's --engines (list, a comma list) beside
+// its --es URL (es): see choose.
+func ChooseSearch(list, es string) ([]string, error) {
+	return choose(list, es, "search", func(e catalog.Engine) bool { return e.Search != nil })
+}
+
+// ChooseVectors reads a vector command's --engines beside its --es URL.
+func ChooseVectors(list, es string) ([]string, error) {
+	return choose(list, es, "vector", func(e catalog.Engine) bool { return e.Vectors != nil })
+}
+
+// choose reads --engines: by default every engine of the kind reached at
+// the RESP target, and those reached by URL too when es is given. An engine
+// reached by URL without es, and es beside a list with no such engine (it
+// would be ignored), are refused.
+func choose(list, es, kind string, has func(catalog.Engine) bool) ([]string, error) {
+	var out []string
+	if list == "" {
+		for _, e := range All {
+			if has(e) && (e.Reach == catalog.RESP || es != "") {
+				out = append(out, e.Name)
+			}
+		}
+		return out, nil
+	}
+	byURL := false
+	for _, name := range strings.Split(list, ",") {
+		e, err := find(strings.TrimSpace(name), kind, has)
+		if err != nil {
+			return nil, fmt.Errorf("--engines: %w", err)
+		}
+		if e.Reach == catalog.HTTP {
+			if es == "" {
+				return nil, fmt.Errorf("--engines names %s: give --es URL", e.Name)
+			}
+			byURL = true
+		}
+		out = append(out, e.Name)
+	}
+	if es != "" && !byURL {
+		return nil, fmt.Errorf("--es %s, but --engines %s names no engine reached by URL: add one (%s) to --engines, or leave --es out",
+			es, list, urlNames(has))
+	}
+	return out, nil
+}
+
+// urlNames lists the engines of a kind reached by URL.
+func urlNames(has func(catalog.Engine) bool) string {
+	return names(func(e catalog.Engine) bool { return has(e) && e.Reach == catalog.HTTP })
+}

@@ -53,3 +53,40 @@ func TestLookup(t *testing.T) {
 	assert.False(t, AtURL("tairsearch"))
 	assert.False(t, AtURL("milvus"))
 }
+
+// TestChoose: --engines by default takes the engines at the RESP target,
+// and those reached by URL with --es; an engine by URL without --es, and
+// --es that no listed engine would use, are refused; so is an engine of
+// another kind.
+func TestChoose(t *testing.T) {
+	es := "http://127.0.0.1:9200"
+	tests := []struct {
+		choose   func(list, es string) ([]string, error)
+		list, es string
+		want     []string
+		wantErr  string
+	}{
+		{ChooseSearch, "", "", []string{"tairsearch"}, ""},
+		{ChooseSearch, "", es, []string{"tairsearch", "elasticsearch"}, ""},
+		{ChooseSearch, "elasticsearch, tairsearch", es, []string{"elasticsearch", "tairsearch"}, ""},
+		{ChooseSearch, "tairsearch", "", []string{"tairsearch"}, ""},
+		{ChooseSearch, "elasticsearch", "", nil, "--engines names elasticsearch: give --es URL"},
+		{ChooseSearch, "tairsearch", es, nil, "--engines tairsearch names no engine reached by URL: add one (elasticsearch)"},
+		{ChooseSearch, "lucene", "", nil, `--engines: unknown engine "lucene" (search engines: tairsearch, elasticsearch)`},
+		{ChooseSearch, "tairvector", "", nil, `unknown engine "tairvector"`},
+		{ChooseVectors, "", "", []string{"tairvector"}, ""},
+		{ChooseVectors, "", es, []string{"tairvector", "elasticsearch"}, ""},
+		{ChooseVectors, "elasticsearch", es, []string{"elasticsearch"}, ""},
+		{ChooseVectors, "tairvector", es, nil, "--engines tairvector names no engine reached by URL"},
+		{ChooseVectors, "faiss", "", nil, `--engines: unknown engine "faiss" (vector engines: tairvector, elasticsearch)`},
+	}
+	for _, tc := range tests {
+		got, err := tc.choose(tc.list, tc.es)
+		if tc.wantErr != "" {
+			assert.ErrorContains(t, err, tc.wantErr, "%q with es %q", tc.list, tc.es)
+			continue
+		}
+		require.NoError(t, err, "%q", tc.list)
+		assert.Equal(t, tc.want, got, "%q with es %q", tc.list, tc.es)
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 
 	"github.com/tairbench/tairbench/internal/driver/catalog"
 	"github.com/tairbench/tairbench/internal/frontend/common"
@@ -59,7 +58,7 @@ func Main(ctx context.Context, w Words, io harness.IO) error {
 		return fmt.Errorf("give --duration or --iterations, not both")
 	}
 	var err error
-	if ro.Engines, err = chooseEngines(w.Engines, ro.ES); err != nil {
+	if ro.Engines, err = engines.ChooseSearch(w.Engines, ro.ES); err != nil {
 		return err
 	}
 	if _, err := tk.Load(ro.Track); err != nil { // refused before any server starts
@@ -107,31 +106,4 @@ func (w Words) targets(o Options) map[string]string {
 		}
 	}
 	return out
-}
-
-// chooseEngines reads --engines (default: the engines a RESP target
-// serves, and those reached by URL too when es is given).
-func chooseEngines(list, es string) ([]string, error) {
-	var out []string
-	if list != "" {
-		for _, e := range strings.Split(list, ",") {
-			out = append(out, strings.TrimSpace(e))
-		}
-	} else {
-		for _, e := range engines.All {
-			if e.Search != nil && (e.Reach == catalog.RESP || es != "") {
-				out = append(out, e.Name)
-			}
-		}
-	}
-	for _, name := range out {
-		e, err := engines.Search(name)
-		if err != nil {
-			return nil, fmt.Errorf("--engines: %w", err)
-		}
-		if e.Reach == catalog.HTTP && es == "" {
-			return nil, fmt.Errorf("--engines names %s: give --es URL", name)
-		}
-	}
-	return out, nil
 }

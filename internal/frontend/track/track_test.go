@@ -67,31 +67,6 @@ func TestMainRefuses(t *testing.T) {
 	}
 }
 
-func TestChooseEngines(t *testing.T) {
-	tests := []struct {
-		list, es string
-		want     []string
-		wantErr  string
-	}{
-		{"", "", []string{"tairsearch"}, ""},
-		{"", "http://127.0.0.1:9200", []string{"tairsearch", "elasticsearch"}, ""},
-		{"elasticsearch, tairsearch", "http://127.0.0.1:9200", []string{"elasticsearch", "tairsearch"}, ""},
-		{"tairsearch", "", []string{"tairsearch"}, ""},
-		{"elasticsearch", "", nil, "give --es URL"},
-		{"lucene", "", nil, "--engines"},
-	}
-	for _, tc := range tests {
-		got, err := chooseEngines(tc.list, tc.es)
-		if tc.wantErr != "" {
-			require.Error(t, err, "%q", tc.list)
-			assert.Contains(t, err.Error(), tc.wantErr)
-			continue
-		}
-		require.NoError(t, err, "%q", tc.list)
-		assert.Equal(t, tc.want, got, "%q with es %q", tc.list, tc.es)
-	}
-}
-
 // TestList names every built-in track with its description.
 func TestList(t *testing.T) {
 	var b bytes.Buffer

@@ -1,7 +1,6 @@
 package vector
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -70,7 +69,7 @@ func (w Words) dryRun(io harness.IO, data []planned) error {
 	}
 	type at struct{ name, where, param string }
 	var ens []at
-	names, err := w.engineNames()
+	names, err := engines.ChooseVectors(w.Engines, w.ES)
 	if err != nil {
 		return err
 	}
@@ -82,10 +81,7 @@ func (w Words) dryRun(io harness.IO, data []planned) error {
 		switch d.Reach {
 		case catalog.RESP:
 			ens = append(ens, at{n, target.Dry(w.Server.Host, w.Embedded), "ef_search"})
-		default:
-			if w.ES == "" {
-				return errors.New("--es URL is required for " + n)
-			}
+		default: // ChooseVectors made sure of --es
 			ens = append(ens, at{n, w.ES, "num_candidates"})
 		}
 	}

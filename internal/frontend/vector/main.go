@@ -118,7 +118,7 @@ func (w Words) setup(ctx context.Context, io harness.IO) (vo Options, done func(
 			closers[i]()
 		}
 	}
-	names, err := w.engineNames()
+	names, err := engines.ChooseVectors(w.Engines, w.ES)
 	if err != nil {
 		return vo, done, err
 	}
@@ -151,35 +151,6 @@ func (w Words) setup(ctx context.Context, io harness.IO) (vo Options, done func(
 		}
 	}
 	return vo, done, nil
-}
-
-// engineNames reads --engines: by default TairVector, and Elasticsearch
-// too when --es is given; --es beside a list without an engine reached by
-// URL is refused, since it would be ignored.
-func (w Words) engineNames() ([]string, error) {
-	var names []string
-	if w.Engines == "" {
-		for _, e := range engines.All {
-			if e.Vectors != nil && (e.Reach == catalog.RESP || w.ES != "") {
-				names = append(names, e.Name)
-			}
-		}
-		return names, nil
-	}
-	byURL := false
-	for _, n := range strings.Split(w.Engines, ",") {
-		n = strings.TrimSpace(n)
-		d, err := engines.Vectors(n)
-		if err != nil {
-			return nil, fmt.Errorf("--engines: %w", err)
-		}
-		byURL = byURL || d.Reach == catalog.HTTP
-		names = append(names, n)
-	}
-	if w.ES != "" && !byURL {
-		return nil, fmt.Errorf("--es %s, but --engines %s names no engine reached by URL: add elasticsearch to --engines, or leave --es out", w.ES, w.Engines)
-	}
-	return names, nil
 }
 
 // Main loads the data, connects the engines and runs the sweep; the

@@ -131,7 +131,7 @@ func TestDryRun(t *testing.T) {
 		assert.Contains(t, text, want)
 	}
 	w.ES = ""
-	assert.ErrorContains(t, Main(context.Background(), w, io), "--es URL is required")
+	assert.ErrorContains(t, Main(context.Background(), w, io), "--engines names elasticsearch: give --es URL")
 
 	sw := SuiteWords{Words: words(""), Cases: "random-s-100,mnist-784-euclidean"}
 	sw.DryRun, sw.Data.Dir = true, t.TempDir()
@@ -207,33 +207,6 @@ func TestResultPathsCheckedFirst(t *testing.T) {
 	err = SuiteMain(context.Background(), SuiteWords{Words: words(""), JSONDir: filepath.Join(file, "dir")}, io)
 	assert.ErrorContains(t, err, "--json-dir")
 	assert.NotContains(t, errs.String(), "listening")
-}
-
-// TestEngineNames: --es brings Elasticsearch in by default, and is refused
-// beside a list it would not serve.
-func TestEngineNames(t *testing.T) {
-	cases := []struct {
-		engines, es string
-		want        []string
-		err         string
-	}{
-		{"", "", []string{"tairvector"}, ""},
-		{"", "http://127.0.0.1:9", []string{"tairvector", "elasticsearch"}, ""},
-		{"elasticsearch", "http://127.0.0.1:9", []string{"elasticsearch"}, ""},
-		{"tairvector", "http://127.0.0.1:9", nil, "--engines tairvector names no engine reached by URL"},
-		{"faiss", "", nil, "--engines"},
-	}
-	for _, c := range cases {
-		w := words("")
-		w.Engines, w.ES = c.engines, c.es
-		got, err := w.engineNames()
-		if c.err != "" {
-			assert.ErrorContains(t, err, c.err, "%q %q", c.engines, c.es)
-			continue
-		}
-		require.NoError(t, err)
-		assert.Equal(t, c.want, got, "%q %q", c.engines, c.es)
-	}
 }
 
 // TestUnreachableEngineFirst: an engine that cannot be reached stops the
