@@ -107,8 +107,7 @@ func runRedis(ctx context.Context, fs *pflag.FlagSet, o *redisOptions, a *app) e
 	if err != nil {
 		return err
 	}
-	o.target.Embedded, o.target.Timeout = o.own.Embedded, o.own.Timeout
-	tg, err := o.target.Build()
+	tg, err := o.own.Target(o.target.Options).Build()
 	if err != nil {
 		return err
 	}

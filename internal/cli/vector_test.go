@@ -71,7 +71,7 @@ func TestVectorRefusals(t *testing.T) {
 		{[]string{"--ef-search", "2000"}, "Tair takes 1..1000"},
 		{[]string{"--m", "0"}, "--m must be 1..100"},
 		{[]string{"--engines", "milvus"}, `unknown engine "milvus"`},
-		{[]string{"--engines", "elasticsearch"}, "elasticsearch needs --es URL"},
+		{[]string{"--engines", "elasticsearch"}, "--engines names elasticsearch: give --es URL"},
 		{[]string{"--data", "random-s-100"}, "make it with python3 scripts/vector_data.py random-s-100"},
 	}
 	for _, tc := range cases {

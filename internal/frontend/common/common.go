@@ -13,6 +13,7 @@ import (
 
 	"github.com/tairbench/tairbench/internal/flagval"
 	"github.com/tairbench/tairbench/internal/frontend/output"
+	"github.com/tairbench/tairbench/internal/frontend/target"
 )
 
 // Options are tairbench's own options.
@@ -31,6 +32,13 @@ type Options struct {
 	Timeout time.Duration
 	// Sinks are the live outputs (the metrics endpoint).
 	output.Sinks
+}
+
+// Target is t, a RESP target as the user named it, with these options'
+// --embedded and --timeout.
+func (o Options) Target(t target.Options) target.Options {
+	t.Embedded, t.Timeout = o.Embedded, o.Timeout
+	return t
 }
 
 // Defaults are the options before any is given.

@@ -73,8 +73,7 @@ func (w StatWords) Options() (StatOptions, error) {
 // options checks the words and returns the suite's options.
 func (w Words) options() (Options, error) {
 	o := Options{Filter: w.Filter, CasesGiven: w.CasesGiven || w.Embedded, List: w.List, JSON: w.JSON, DryRun: w.DryRun,
-		Server: w.Server, Metrics: w.Sinks}
-	o.Server.Embedded, o.Server.Timeout = w.Embedded, w.Timeout
+		Server: w.Target(w.Server), Metrics: w.Sinks}
 	o.CaseDuration, o.Seed, o.Flush, o.SetOpData, o.SLO = w.CaseDuration, w.Seed, w.Flush, w.SetOpData, w.SLO
 	o.ServerStats = !w.NoServerStats
 	if w.SetOpData != SetOpRandom && w.SetOpData != SetOpRuns {

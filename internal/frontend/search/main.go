@@ -31,12 +31,6 @@ type Reach struct {
 	Connections int
 }
 
-// with is r with own's --embedded and --timeout on its server.
-func (r Reach) with(own common.Options) Reach {
-	r.Server.Embedded, r.Server.Timeout = own.Embedded, own.Timeout
-	return r
-}
-
 // tairTarget resolves TairSearch's target at addr, or the embedded server.
 func (r Reach) tairTarget(io harness.IO, addr string) (endpoint.Target, func(), error) {
 	s := r.Server
@@ -75,7 +69,7 @@ type Words struct {
 func Main(ctx context.Context, w Words, io harness.IO) error {
 	so := w.Bench
 	so.Seed, so.NoServerStats = w.Seed, w.NoServerStats
-	w.Reach = w.Reach.with(w.Options)
+	w.Server = w.Target(w.Server)
 	var err error
 	if so.Query, err = oneQuery(w.Query); err != nil {
 		return err
@@ -140,7 +134,7 @@ type CompareWords struct {
 func CompareMain(ctx context.Context, w CompareWords, io harness.IO) error {
 	co := w.Compare
 	co.JSON, co.Seed, co.NoServerStats = w.JSON, w.Seed, w.NoServerStats
-	w.Reach = w.Reach.with(w.Options)
+	w.Server = w.Target(w.Server)
 	co.Engine = w.engine(endpoint.Target{})
 	if co.File == "" || co.ES == "" {
 		_, err := RunCompare(ctx, co, io) // refuses, naming the flag

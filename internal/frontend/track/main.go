@@ -47,7 +47,7 @@ type Words struct {
 func Main(ctx context.Context, w Words, io harness.IO) error {
 	ro := w.Run
 	ro.Seed, ro.JSON, ro.NoServerStats = w.Seed, w.JSON, w.NoServerStats
-	w.Server.Embedded, w.Server.Timeout = w.Embedded, w.Timeout
+	w.Server = w.Target(w.Server)
 	if ro.MaxDivergence > 1 {
 		return fmt.Errorf("--max-divergence is a share, 0 to 1 (or -1 for never), not %g", ro.MaxDivergence)
 	}

@@ -108,8 +108,7 @@ func (w Words) setup(ctx context.Context, io harness.IO) (vo Options, done func(
 	if err != nil {
 		return vo, done, err
 	}
-	server := w.Server
-	server.Embedded, server.Timeout = w.Embedded, w.Timeout
+	server := w.Target(w.Server)
 	tt := Targets{Index: w.Index, Connections: max(w.Connections, w.LoadConnections),
 		ES: endpoint.Target{Addr: w.ES, Auth: w.ESAuth, Timeout: w.Timeout}}
 	var closers []func()

@@ -44,7 +44,5 @@ func MainWords(ctx context.Context, w Words, io harness.IO) error {
 	opts := Options{Requests: w.Requests, TestTime: w.TestTime, Sizes: w.Sizes, Seed: w.Seed, NoServerStats: w.NoServerStats, SLO: w.SLO}
 	ro := RunOptions{Suite: w.Suite, Remote: w.Remote, JSON: w.JSON, DryRun: w.DryRun,
 		YCSBOptions: YCSBOptions{Options: opts, Records: w.Records, Operations: w.Operations, Threads: w.Threads, Groups: w.Groups}}
-	server := w.Server
-	server.Embedded, server.Timeout = w.Embedded, w.Timeout
-	return Main(ctx, ro, server, w.Sinks, io)
+	return Main(ctx, ro, w.Target(w.Server), w.Sinks, io)
 }
