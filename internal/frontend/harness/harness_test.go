@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 )
 
@@ -82,4 +83,22 @@ func TestPlanTotals(t *testing.T) {
 	assert.Contains(t, out, "tairbench test")
 	assert.Contains(t, out, "1000 keys")
 	assert.Contains(t, out, "a note 1")
+}
+
+// TestPlanStops: each run says when it stops: after a time (warm-up
+// included), after a count, at its input's end or when interrupted.
+func TestPlanStops(t *testing.T) {
+	var buf bytes.Buffer
+	p := NewPlan(&buf, "tairbench test")
+	p.Run("timed", "GET k", "here", engine.Config{Workers: 2, Duration: 2 * time.Second, Warmup: time.Second})
+	p.Run("counted", "GET k", "here", engine.Config{Workers: 2, Ops: 500})
+	p.Run("open", "GET k", "here", engine.Config{Workers: 2})
+	p.RunToEnd("write", "a file", "here", engine.Config{Workers: 2})
+	p.RunToEnd("bounded write", "a file", "here", engine.Config{Workers: 2, Ops: 7})
+	p.Close()
+	out := buf.String()
+	for _, want := range []string{"for 3s (1s of warm-up)", "until 500 commands", "closed loop, until interrupted",
+		"closed loop, until its input ends", "until 7 commands", "total: 5 runs, 3s of timed runs plus 507 commands"} {
+		assert.Contains(t, out, want)
+	}
 }

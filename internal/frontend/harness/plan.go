@@ -15,7 +15,6 @@ type Plan struct {
 	runs     int
 	seconds  float64
 	commands int64
-	untilEnd bool // the run being added stops when its input ends
 }
 
 // NewPlan starts a dry run's plan on w.
@@ -26,6 +25,17 @@ func NewPlan(w io.Writer, what string) *Plan {
 
 // Run adds one run: its name, command, target and engine settings.
 func (p *Plan) Run(name, command, target string, cfg engine.Config) {
+	p.add(name, command, target, cfg, "until interrupted")
+}
+
+// RunToEnd adds one run that stops when its input ends (a whole file
+// written), unless cfg bounds it.
+func (p *Plan) RunToEnd(name, command, target string, cfg engine.Config) {
+	p.add(name, command, target, cfg, "until its input ends")
+}
+
+// add adds one run; unbounded says when a run that cfg does not bound stops.
+func (p *Plan) add(name, command, target string, cfg engine.Config, unbounded string) {
 	p.runs++
 	var stop string
 	switch {
@@ -41,10 +51,8 @@ func (p *Plan) Run(name, command, target string, cfg engine.Config) {
 	case cfg.OpsPerWorker > 0:
 		stop = fmt.Sprintf("until %d commands per connection", cfg.OpsPerWorker)
 		p.commands += cfg.OpsPerWorker * int64(max(cfg.Workers, 1))
-	case p.untilEnd:
-		stop = "until its input ends"
 	default:
-		stop = "until interrupted"
+		stop = unbounded
 	}
 	loop := "closed loop"
 	if cfg.Rate > 0 {
@@ -55,14 +63,6 @@ func (p *Plan) Run(name, command, target string, cfg engine.Config) {
 		per = fmt.Sprintf(", %d commands a request", cfg.OpsPerRequest)
 	}
 	fmt.Fprintf(p.W, "  %-28s %s\n  %-28s → %s, %d connections%s, %s, %s\n", name, clip(command, 100), "", target, cfg.Workers, per, loop, stop)
-}
-
-// RunToEnd adds one run that stops when its input ends (a whole file
-// written), unless cfg bounds it.
-func (p *Plan) RunToEnd(name, command, target string, cfg engine.Config) {
-	p.untilEnd = true
-	defer func() { p.untilEnd = false }()
-	p.Run(name, command, target, cfg)
 }
 
 // Load adds a data load that runs before the runs.
