@@ -4,11 +4,11 @@ package run
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/tairbench/tairbench/internal/engine"
@@ -40,15 +40,9 @@ type Spec struct {
 	Operations []result.Operation
 	// Identify, when set, asks the target who it is before the run (the
 	// result's target then names the server: its name, version, modules,
-	// and whether it is tairbench's embedded server).
+	// and whether it is tairbench's embedded server). An *Unusable error
+	// stops the run before it starts; any other leaves the target unnamed.
 	Identify func(context.Context) (*result.ServerIdentity, error)
-	// Foreign says whether Identify's error is a server that does not
-	// speak the protocol (an HTTP server on a Redis port): the run does
-	// not start.
-	Foreign func(error) bool
-	// Refused says whether Identify's error is the server refusing the
-	// login: the run then does not start (NOAUTH would fail every command).
-	Refused func(error) bool
 	// Sinks receive the run as it goes, besides those its context
 	// carries (WithSinks).
 	Sinks []Sink
@@ -178,19 +172,27 @@ func assemble(s Spec, res *engine.Result, server *result.ServerTimeline) *result
 	return r
 }
 
+// Unusable is an Identify error that says the target cannot serve the run
+// at all (a refused login: every command would fail; a server that does
+// not speak the protocol).
+type Unusable struct{ Err error }
+
+func (u *Unusable) Error() string { return u.Err.Error() }
+
+// Unwrap gives the cause.
+func (u *Unusable) Unwrap() error { return u.Err }
+
 // identify records who the target is in a copy of the spec's target.
 func identify(ctx context.Context, s *Spec) error {
 	if s.Identify == nil || s.Config.Target == nil {
 		return nil
 	}
 	id, err := s.Identify(ctx)
+	var u *Unusable
+	if errors.As(err, &u) {
+		return fmt.Errorf("%s: %s: the run did not start", s.Config.Target.Addr, u.Err)
+	}
 	if err != nil {
-		if s.Refused != nil && s.Refused(err) {
-			return fmt.Errorf("%s refused the login (%s): the run did not start", s.Config.Target.Addr, strings.TrimSuffix(err.Error(), "."))
-		}
-		if s.Foreign != nil && s.Foreign(err) {
-			return fmt.Errorf("%s: %s: the run did not start", s.Config.Target.Addr, strings.TrimPrefix(err.Error(), "read: "))
-		}
 		return nil // the run will say what else is wrong with the target
 	}
 	t := *s.Config.Target

@@ -223,11 +223,19 @@ func Hint(err error) error {
 }
 
 // Identified sets spec's identification of the RESP target t: who it is,
-// and which of its errors stop the run before it starts (a refused login,
-// a server that does not speak RESP).
+// or, as a *run.Unusable, why the run cannot start (a refused login, a
+// server that does not speak RESP).
 func Identified(spec *run.Spec, t endpoint.Target) {
-	spec.Identify = func(ctx context.Context) (*result.ServerIdentity, error) { return Identify(ctx, t) }
-	spec.Refused, spec.Foreign = transport.IsAuthError, transport.IsForeign
+	spec.Identify = func(ctx context.Context) (*result.ServerIdentity, error) {
+		id, err := Identify(ctx, t)
+		switch {
+		case transport.IsAuthError(err):
+			return nil, &run.Unusable{Err: fmt.Errorf("refused the login (%s)", strings.TrimSuffix(err.Error(), "."))}
+		case transport.IsForeign(err):
+			return nil, &run.Unusable{Err: errors.New(strings.TrimPrefix(err.Error(), "read: "))}
+		}
+		return id, err
+	}
 }
 
 // Identify asks a RESP target who it is, as results name it: nil and an

@@ -148,7 +148,7 @@ func (o *Options) load(ctx context.Context, en vectors.Engine, io harness.IO) (*
 	spec := run.Spec{Name: en.Name() + " insert", Command: fmt.Sprintf("insert %d vectors, %d per request", o.Set.N(), batch),
 		Version: io.Version, Config: o.runConfig(en, fmt.Sprintf("%d vectors per request", batch)), Engine: cfg,
 		Factory: &vectors.Inserts{Engine: en, Rows: o.Set.Train, Dims: o.Set.Dims, Batch: batch}}
-	o.identify(&spec, en)
+	o.watch(&spec, en)
 	r, err := runChecked(ctx, spec, "inserts")
 	if err != nil {
 		return r, err
@@ -169,9 +169,9 @@ func (o *Options) runConfig(en vectors.Engine, mode string) result.RunConfig {
 	return rc
 }
 
-// identify lets the run name the engine's server and, with ServerStats,
+// watch lets the run name the engine's server and, with ServerStats,
 // sample the engine's own counters.
-func (o *Options) identify(spec *run.Spec, en vectors.Engine) {
+func (o *Options) watch(spec *run.Spec, en vectors.Engine) {
 	if o.ServerStats {
 		spec.Sampler = en.Sampler()
 	}
@@ -205,7 +205,7 @@ func (o *Options) point(ctx context.Context, en vectors.Engine, p int, io harnes
 		s := run.Spec{Name: en.Name() + " knn " + label, Command: fmt.Sprintf("k=%d %s", o.K, label), Version: io.Version,
 			Config: o.runConfig(en, "one query per request"), Engine: c,
 			Factory: &vectors.Searches{Engine: en, Requests: reqs, Workers: c.Workers}}
-		o.identify(&s, en)
+		o.watch(&s, en)
 		return s
 	}
 	if pt.Closed, err = o.timed(ctx, mk(0)); err != nil {
