@@ -16,10 +16,10 @@ func TestStatOptionsValidate(t *testing.T) {
 		wantErr string
 	}{
 		{"the whole space", func(*StatOptions) {}, ""},
-		{"no universe", func(o *StatOptions) { o.Universe = 0 }, "the universe must be in 1"},
-		{"past 2^32", func(o *StatOptions) { o.Universe = 1<<32 + 1 }, "the universe must be in 1"},
-		{"no steps", func(o *StatOptions) { o.Steps = 0 }, "at least 1"},
-		{"runs as long as the universe", func(o *StatOptions) { o.Universe, o.RunLength = 100, 100 }, "below the universe"},
+		{"no universe", func(o *StatOptions) { o.Universe = 0 }, "--stat-universe must be in 1"},
+		{"past 2^32", func(o *StatOptions) { o.Universe = 1<<32 + 1 }, "--stat-universe must be in 1"},
+		{"no steps", func(o *StatOptions) { o.Steps = 0 }, "--stat-steps must be at least 1"},
+		{"runs as long as the universe", func(o *StatOptions) { o.Universe, o.RunLength = 100, 100 }, "--stat-run-length must be below --stat-universe"},
 	}
 	for _, tc := range tests {
 		o := ok

@@ -189,15 +189,15 @@ func listCases(io harness.IO, cases []Case, seed uint64) error {
 	return tw.Flush()
 }
 
-// Validate checks the sampling options.
+// Validate checks the sampling options, naming the flags that set them.
 func (o StatOptions) Validate() error {
 	switch {
 	case o.Universe == 0 || o.Universe > 1<<32:
-		return errors.New("the universe must be in 1 … 4294967296")
+		return errors.New("--stat-universe must be in 1 … 4294967296")
 	case o.Steps < 1:
-		return errors.New("the steps must be at least 1")
+		return errors.New("--stat-steps must be at least 1")
 	case uint64(o.RunLength) >= o.Universe:
-		return errors.New("the run length must be below the universe")
+		return errors.New("--stat-run-length must be below --stat-universe")
 	}
 	return nil
 }

@@ -59,15 +59,7 @@ func (w StatWords) Options() (StatOptions, error) {
 			return o, fmt.Errorf("unknown --stat-dist %q (sparse, random, runs)", d)
 		}
 	}
-	switch {
-	case w.Universe == 0 || w.Universe > 1<<32:
-		return o, errors.New("--stat-universe must be in 1 … 4294967296")
-	case w.Steps < 1:
-		return o, errors.New("--stat-steps must be at least 1")
-	case uint64(w.RunLength) >= w.Universe:
-		return o, errors.New("--stat-run-length must be below --stat-universe")
-	}
-	return o, nil
+	return o, o.Validate()
 }
 
 // options checks the words and returns the suite's options.
