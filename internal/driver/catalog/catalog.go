@@ -33,4 +33,7 @@ type Engine struct {
 	// Vectors makes its vector driver (Options' Target, Index and
 	// Connections); nil when it has none.
 	Vectors func(context.Context, fts.Options) (vectors.Engine, error)
+	// VectorParam names the search parameter its vector driver sweeps
+	// (the driver's Param).
+	VectorParam string
 }

@@ -458,5 +458,5 @@ func (e *elastic) Tokens(ctx context.Context, field, _, text string) ([]string, 
 }
 
 // Engine is Elasticsearch's descriptor: full-text search and kNN vectors.
-var Engine = catalog.Engine{Name: "elasticsearch", Product: "Elasticsearch", Reach: catalog.HTTP, Search: New,
+var Engine = catalog.Engine{Name: "elasticsearch", Product: "Elasticsearch", Reach: catalog.HTTP, Search: New, VectorParam: "num_candidates",
 	Vectors: func(_ context.Context, o fts.Options) (vectors.Engine, error) { return NewVectors(o) }}

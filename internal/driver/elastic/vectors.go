@@ -42,7 +42,7 @@ func NewVectors(o fts.Options) (vectors.Engine, error) {
 
 func (v *esVectors) Name() string                    { return "elasticsearch" }
 func (v *esVectors) Target() endpoint.Target         { return v.e.o.Target }
-func (v *esVectors) Param() string                   { return "num_candidates" }
+func (v *esVectors) Param() string                   { return Engine.VectorParam }
 func (v *esVectors) Check(ctx context.Context) error { return v.e.Check(ctx) }
 func (v *esVectors) Close() error                    { return nil }
 

@@ -47,7 +47,7 @@ func New(ctx context.Context, t endpoint.Target, index string) (vectors.Engine, 
 
 func (e *tairVector) Name() string            { return "tairvector" }
 func (e *tairVector) Target() endpoint.Target { return e.t }
-func (e *tairVector) Param() string           { return "ef_search" }
+func (e *tairVector) Param() string           { return Engine.VectorParam }
 func (e *tairVector) Close() error            { return e.admin.Close() }
 
 func (e *tairVector) Check(ctx context.Context) error {
@@ -209,5 +209,5 @@ func (c *client) Search(_ context.Context, req []byte, ids []uint32) ([]uint32, 
 }
 
 // Engine is TairVector's descriptor.
-var Engine = catalog.Engine{Name: "tairvector", Product: "TairVector", Reach: catalog.RESP,
+var Engine = catalog.Engine{Name: "tairvector", Product: "TairVector", Reach: catalog.RESP, VectorParam: "ef_search",
 	Vectors: func(ctx context.Context, o fts.Options) (vectors.Engine, error) { return New(ctx, o.Target, o.Index) }}

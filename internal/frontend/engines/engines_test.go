@@ -90,3 +90,13 @@ func TestChoose(t *testing.T) {
 		assert.Equal(t, tc.want, got, "%q with es %q", tc.list, tc.es)
 	}
 }
+
+// TestVectorParams: every vector engine names the parameter it sweeps, as
+// its driver does.
+func TestVectorParams(t *testing.T) {
+	for _, e := range All {
+		if e.Vectors != nil {
+			assert.NotEmpty(t, e.VectorParam, e.Name)
+		}
+	}
+}

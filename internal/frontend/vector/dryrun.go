@@ -78,12 +78,11 @@ func (w Words) dryRun(io harness.IO, data []planned) error {
 		if err != nil {
 			return err
 		}
-		switch d.Reach {
-		case catalog.RESP:
-			ens = append(ens, at{n, target.Dry(w.Server.Host, w.Embedded), "ef_search"})
-		default: // ChooseVectors made sure of --es
-			ens = append(ens, at{n, w.ES, "num_candidates"})
+		where := w.ES // ChooseVectors made sure of --es
+		if d.Reach == catalog.RESP {
+			where = target.Dry(w.Server.Host, w.Embedded)
 		}
+		ens = append(ens, at{n, where, d.VectorParam})
 	}
 	p := harness.NewPlan(io.Out, "tairbench vector")
 	for _, set := range data {
@@ -94,10 +93,7 @@ func (w Words) dryRun(io harness.IO, data []planned) error {
 		for _, e := range ens {
 			p.RunToEnd(e.name+" insert", fmt.Sprintf("insert every base vector, %d a request", w.Batch), e.where,
 				engine.Config{Workers: w.LoadConnections, OpsPerRequest: w.Batch})
-			sweep := ef
-			if e.param == "num_candidates" {
-				sweep = nc
-			}
+			sweep := sweepOf(e.param, ef, nc)
 			if strings.EqualFold(set.algorithm, "FLAT") {
 				sweep = []int{0} // exact search: nothing to sweep
 			}

@@ -81,6 +81,15 @@ func (w Words) options() (Options, error) {
 	return vo, nil
 }
 
+// sweepOf is the values an engine sweeping param runs: the flag named for
+// it (--num-candidates for num_candidates, else --ef-search).
+func sweepOf(param string, ef, nc []int) []int {
+	if param == "num_candidates" {
+		return nc
+	}
+	return ef
+}
+
 // sweeps reads --ef-search and --num-candidates.
 func (w Words) sweeps() (ef, nc []int, err error) {
 	if ef, err = intList("ef-search", w.EfSearch); err != nil {
@@ -136,11 +145,7 @@ func (w Words) setup(ctx context.Context, io harness.IO) (vo Options, done func(
 			return vo, done, err
 		}
 		closers = append(closers, func() { _ = e.Close() })
-		sweep := ef
-		if e.Param() == "num_candidates" {
-			sweep = nc
-		}
-		vo.Engines = append(vo.Engines, Engine{Engine: e, Sweep: sweep})
+		vo.Engines = append(vo.Engines, Engine{Engine: e, Sweep: sweepOf(e.Param(), ef, nc)})
 	}
 	// Every engine is reached before any is loaded: an unreachable one
 	// stops the run before the others' sweeps, not after them.
