@@ -89,10 +89,8 @@ def main():
         try:
             for rate in rates:
                 for label, extra in OPEN_LINES:
-                    def argv(binary, count, rate=rate, extra=extra):
-                        return [binary, "redis", "-port", str(server.port), "-p", "50", "-c", str(count), "-r", str(bc.KEYS), "-q",
-                                "--no-server-stats", "--allow-errors", "-command", "GET key:__RAND__", "--rate", str(rate)] + extra
-                    mk = {"new": lambda c, a=argv: a(os.path.abspath(args.bin), c), "base": lambda c, a=argv: a(os.path.abspath(args.base), c)}
+                    mk = {t: lambda c, b=b, rate=rate, extra=extra: bc.open_get(b, server.port, 50, c, rate, extra=extra)
+                          for t, b in (("new", os.path.abspath(args.bin)), ("base", os.path.abspath(args.base)))}
                     s = paired(server, cli_cpu, mk, args.reps, f"open {rate} {label}", rate * bc.OPEN_SECONDS)
                     lines.append(row(f"GET --rate {rate}, {label}, 50 connections", s))
         finally:

@@ -464,6 +464,18 @@ def coarse_table(rates, cell, sched, paired, stamp):
     return lines
 
 
+def open_get(bin_path, port, conns, n, rate, js=None, extra=()):
+    """tairbench's open-loop line: n GETs of the preloaded keys at rate
+    (0: closed loop), with extra words and a JSON result when js is given."""
+    a = [bin_path, "redis", "-port", str(port), "-p", str(conns), "-c", str(n), "-r", str(KEYS), "-q",
+         "--no-server-stats", "--allow-errors", "-command", "GET key:__RAND__"]
+    if rate:
+        a += ["--rate", str(rate)] + list(extra)
+    if js:
+        a += ["--json", js]
+    return a
+
+
 def open_loop(bin_path, rates, reps, cli_cpu, srv_cpu, missing):
     """The open-loop table: returns (lines, failures)."""
     server = Server(srv_cpu, extra=("--enable-debug-command", "local"))
@@ -476,13 +488,7 @@ def open_loop(bin_path, rates, reps, cli_cpu, srv_cpu, missing):
     out = tempfile.mkdtemp(prefix="bench-open-")
 
     def tb(n, rate, js=None, extra=()):
-        a = [bin_path, "redis", "-port", str(server.port), "-p", str(conns), "-c", str(n), "-r", str(KEYS), "-q",
-             "--no-server-stats", "--allow-errors", "-command", "GET key:__RAND__"]
-        if rate:
-            a += ["--rate", str(rate)] + list(extra)
-        if js:
-            a += ["--json", js]
-        return a
+        return open_get(bin_path, server.port, conns, n, rate, js, extra)
 
     def floor(n, rate):
         return [FLOOR, str(server.port), str(conns), str(rate), str(OPEN_GRID_US), str(n), str(KEYS)]
