@@ -68,9 +68,7 @@ func (o *Options) Take(args []string, i int) (int, error) {
 	if !strings.HasPrefix(args[i], "--") {
 		return 0, nil
 	}
-	fs := pflag.NewFlagSet("tairbench", pflag.ContinueOnError)
-	o.Register(fs, "")
-	f := fs.Lookup(name)
+	f := o.flags().Lookup(name)
 	if f == nil {
 		return 0, nil
 	}
@@ -88,4 +86,28 @@ func (o *Options) Take(args []string, i int) (int, error) {
 		return used, fmt.Errorf("--%s %q: %w", name, value, err)
 	}
 	return used, nil
+}
+
+// Set sets the option name (without dashes) to value, parsed by the same
+// declarations Register makes: for a dialect that carries the options as
+// its own settings (YCSB's -p tairbench.NAME=VALUE).
+func (o *Options) Set(name, value string) error {
+	f := o.flags().Lookup(name)
+	if f == nil {
+		var names []string
+		o.flags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+		return fmt.Errorf("%q is not one of tairbench's own options (%s)", name, strings.Join(names, ", "))
+	}
+	if err := f.Value.Set(value); err != nil {
+		return fmt.Errorf("%s %q: %w", name, value, err)
+	}
+	return nil
+}
+
+// flags are the options declared on a flag set of their own.
+func (o *Options) flags() *pflag.FlagSet {
+	fs := pflag.NewFlagSet("tairbench", pflag.ContinueOnError)
+	fs.SortFlags = false
+	o.Register(fs, "")
+	return fs
 }

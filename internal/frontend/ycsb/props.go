@@ -163,12 +163,36 @@ func Parse(args []string) (*Command, error) {
 		c.Props[kv[0]] = kv[1]
 		c.given = append(c.given, kv[0])
 	}
+	if err := c.takeOwn(); err != nil {
+		return nil, err
+	}
 	if !c.AllowUnknown {
 		if err := checkKeys(c.given); err != nil {
 			return nil, err
 		}
 	}
 	return c, nil
+}
+
+// takeOwn moves the tairbench.NAME properties (from -p or a -P file) into
+// tairbench's own options, parsed as --NAME is; they are not YCSB's.
+func (c *Command) takeOwn() error {
+	given := c.given[:0]
+	for _, k := range c.given {
+		name, ok := strings.CutPrefix(k, "tairbench.")
+		if !ok {
+			given = append(given, k)
+			continue
+		}
+		if v, ok := c.Props[k]; ok {
+			if err := c.Options.Set(name, v); err != nil {
+				return fmt.Errorf("property %s: %w", k, err)
+			}
+			delete(c.Props, k)
+		}
+	}
+	c.given = given
+	return nil
 }
 
 // loadWorkload reads a properties file, or YCSB's core workload of that

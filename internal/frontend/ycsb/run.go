@@ -121,7 +121,7 @@ func capacitySearch(ctx context.Context, io harness.IO, c *Command, wl *Workload
 }
 
 // workloadArgs drops tairbench's own options (a client's shard, start,
-// output and seed), leaving the workload, so that clients' results merge.
+// output and seed, as --NAME or -p tairbench.NAME=), leaving the workload, so that clients' results merge.
 func workloadArgs(args []string) []string {
 	var out []string
 	for i := 0; i < len(args); i++ {
@@ -136,6 +136,11 @@ func workloadArgs(args []string) []string {
 			continue
 		case "--allow-unknown-properties":
 			continue
+		case "-p":
+			if i+1 < len(args) && strings.HasPrefix(strings.TrimSpace(args[i+1]), "tairbench.") {
+				i++
+				continue
+			}
 		}
 		out = append(out, args[i])
 	}

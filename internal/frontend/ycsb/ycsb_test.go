@@ -285,4 +285,23 @@ func TestCommonOptions(t *testing.T) {
 	assert.Equal(t, 2*time.Second, tg.Timeout, "redis.timeout's default, 2000 ms")
 	_, err = Parse([]string{"run", "redis", "--seed", "x"})
 	assert.ErrorContains(t, err, `--seed "x"`)
+
+	// The same options as YCSB properties: -p tairbench.NAME=VALUE, or a
+	// tairbench.NAME line of a -P file; they are not workload properties.
+	file := filepath.Join(t.TempDir(), "w.properties")
+	require.NoError(t, os.WriteFile(file, []byte("recordcount=10\ntairbench.timeout=4s\n"), 0o644))
+	args = []string{"run", "redis", "-P", file, "-p", "tairbench.seed=9", "-p", "tairbench.no-server-stats=true"}
+	c, err = Parse(args)
+	require.NoError(t, err)
+	tg, err = c.Target()
+	require.NoError(t, err)
+	assert.Equal(t, 4*time.Second, tg.Timeout)
+	assert.Equal(t, uint64(9), c.Seed)
+	assert.True(t, c.NoServerStats)
+	assert.NotContains(t, c.Props, "tairbench.seed")
+	assert.Equal(t, []string{"run", "redis", "-P", file}, workloadArgs(args))
+	_, err = Parse([]string{"run", "redis", "-p", "tairbench.sed=9"})
+	assert.ErrorContains(t, err, `property tairbench.sed: "sed" is not one of tairbench's own options (embedded, json, seed,`)
+	_, err = Parse([]string{"run", "redis", "-p", "tairbench.seed=x"})
+	assert.ErrorContains(t, err, `property tairbench.seed: seed "x"`)
 }
