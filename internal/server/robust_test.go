@@ -167,3 +167,25 @@ func TestInfoMemoryReflectsBitmaps(t *testing.T) {
 	require.NoError(t, c.Do(ctx, "del", "big").Err())
 	assert.Less(t, used(), mid)
 }
+
+// TestRefusedRequestIsReadNotReset: a request over --max-request is
+// refused with the limit named, and the server reads the rest of it before
+// it closes, so that the client's write completes and it reads the
+// refusal rather than a reset.
+func TestRefusedRequestIsReadNotReset(t *testing.T) {
+	s, err := Start(Config{MaxRequest: 1024})
+	require.NoError(t, err)
+	defer s.Close()
+	c, err := net.Dial("tcp", s.Addr())
+	require.NoError(t, err)
+	defer c.Close()
+	require.NoError(t, c.SetDeadline(time.Now().Add(10*time.Second)))
+	value := strings.Repeat("x", 4<<20)
+	req := fmt.Sprintf("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$%d\r\n%s\r\n", len(value), value)
+	n, err := c.Write([]byte(req))
+	require.NoError(t, err, "the whole request was taken")
+	assert.Equal(t, len(req), n)
+	reply, err := io.ReadAll(c)
+	require.NoError(t, err)
+	assert.Contains(t, string(reply), "this server takes at most 1024 bytes a request: tairbench serve --max-request")
+}

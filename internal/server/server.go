@@ -272,6 +272,33 @@ func (c *conn) limitHint(msg string) string {
 	return ""
 }
 
+// A refused connection reads what its client still sends for up to
+// lingerFor and lingerBytes before it closes.
+const (
+	lingerFor   = time.Second
+	lingerBytes = 256 << 20
+)
+
+// linger, after a refusal that ends the connection, stops sending and
+// reads and drops what the client still sends (its refused request's
+// rest) for a while: closing with that data unread would reset the
+// connection, and the client, its write failing, would never read the
+// refusal and the limit it names.
+func (c *conn) linger() {
+	if cw, ok := c.nc.(interface{ CloseWrite() error }); ok {
+		_ = cw.CloseWrite()
+	}
+	_ = c.nc.SetReadDeadline(time.Now().Add(lingerFor))
+	buf := make([]byte, 32<<10) // a refusal's, not every connection's
+	for n := 0; n < lingerBytes; {
+		k, err := c.nc.Read(buf)
+		if err != nil {
+			return
+		}
+		n += k
+	}
+}
+
 // keepBuffer is the request buffer a connection keeps between commands.
 const keepBuffer = 1 << 20
 
@@ -288,7 +315,9 @@ func (c *conn) serve() {
 			if errors.Is(err, resp.ErrProtocol) {
 				msg := strings.TrimPrefix(err.Error(), resp.ErrProtocol.Error()+": ")
 				c.out = resp.AppendError(c.out, "ERR Protocol error: "+msg+c.limitHint(msg))
-				_ = c.flush()
+				if c.flush() == nil {
+					c.linger()
+				}
 			}
 			return
 		}

@@ -134,6 +134,7 @@ func (w *writeWorker) Exec(ctx context.Context, s *engine.Step) error {
 	}
 	failed, reason, err := w.c.Write(ctx, w.batch, w.f.Bulk > 1)
 	if err != nil {
+		s.Lost = len(w.batch) // the documents the lost bulk held, not the bulk size
 		return err
 	}
 	s.Ops, s.Failed = len(w.batch), failed
