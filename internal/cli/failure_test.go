@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -212,22 +213,44 @@ func TestServerKilledForGood(t *testing.T) {
 	assert.Contains(t, res.out, "cannot be checked against the client's")
 }
 
+// TestServerPaused: a 3 s CLIENT PAUSE is measured to within 100 ms
+// (the server's 10 ms cron unpauses it), each second's live line holds
+// what the JSON's same second holds, and every command is counted once.
 func TestServerPaused(t *testing.T) {
-	r := testenv.StartRedis(t)
+	r := testenv.StartRedis(t, "--hz", "100")
 	time.AfterFunc(2*time.Second, func() { testenv.Do(t, r.Addr, "CLIENT", "PAUSE", "3000", "ALL") })
 	jsonPath := filepath.Join(t.TempDir(), "r.json")
 	res := runCLI(context.Background(), "redis", "-port", port(r), "-d", "7", "-p", "4",
-		"-command", "INCR c", "-q", "--json", jsonPath)
+		"-command", "INCR c", "--json", jsonPath)
 	run := readResult(t, jsonPath)
 	assert.Equal(t, ExitRunFailed, res.code, "whole seconds without a reply: "+res.err)
 	assertEverySecond(t, run, 7)
+	assertLiveLinesAreTheSeries(t, res.err, run)
 	assert.Zero(t, run.Availability.UnreachableMS, "the connections stayed usable")
 	// The pause covers about [2 s, 5 s): at least two whole seconds without a reply.
 	assert.GreaterOrEqual(t, len(run.Availability.SilentSeconds), 2, "silent: %v", run.Availability.SilentSeconds)
 	assert.Contains(t, run.Availability.SilentSeconds, 3)
+	assert.InDelta(t, 3.0, run.Availability.UnresponsiveS, 0.1, "the pause, to the reply")
 	assert.GreaterOrEqual(t, run.Totals.Latency.Max, 2.5e6, "the stalled requests waited the pause out")
 	assert.Equal(t, run.Totals.Ops+run.Totals.AfterDeadlineOps, testenv.CommandCalls(t, r.Addr, "incr"), "exact count")
-	assert.Contains(t, res.out, "no reply at all in second(s)")
+	assert.Contains(t, res.out, "no reply at all in ")
+}
+
+// assertLiveLinesAreTheSeries checks that the live line of each second
+// (on standard error) gives the JSON's count of commands (per second, or
+// in a last partial second) and errors for that second, under the same
+// number.
+func assertLiveLinesAreTheSeries(t *testing.T, stderr string, run *result.Run) {
+	t.Helper()
+	re := regexp.MustCompile(`(?m)^\[\s*(\d+)-\d+s\]\s+(\d+) ops.*errors (\d+) \(total`)
+	lines := re.FindAllStringSubmatch(stderr, -1)
+	require.Len(t, lines, len(run.Series), stderr)
+	for i, m := range lines {
+		iv := run.Series[i]
+		assert.Equal(t, strconv.Itoa(iv.Second), m[1])
+		assert.Equal(t, strconv.FormatInt(iv.Ops, 10), m[2], "second %d: live line and JSON", iv.Second)
+		assert.Equal(t, strconv.FormatInt(iv.Errors, 10), m[3], "second %d: errors", iv.Second)
+	}
 }
 
 func TestUnknownModuleCommandIsOneGroup(t *testing.T) {

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/xml"
-	"net"
 	"os"
 	"path/filepath"
 	"testing"
@@ -196,20 +195,7 @@ func TestLoginRefusedStopsAtOnce(t *testing.T) {
 // flight (plus the 3 s the target's identification may wait), whatever
 // --timeout says; the requests in flight are counted as lost; exit 3.
 func TestBlackHoleEndsOnTime(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer ln.Close()
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			conns = append(conns, c) // held open, never answered
-		}
-	}()
-	_, p, _ := net.SplitHostPort(ln.Addr().String())
+	p := blackHole(t)
 	js := filepath.Join(t.TempDir(), "r.json")
 	start := time.Now()
 	res := runCLI(context.Background(), "redis", "-port", p, "-command", "GET k", "-d", "2", "-p", "2", "--timeout", "60s",
@@ -228,5 +214,5 @@ func TestBlackHoleEndsOnTime(t *testing.T) {
 	assert.Contains(t, string(raw), `"latency_us": {
       "min": null,`, "no reply: no latency, not 0")
 	assert.Contains(t, res.out, "latency ms   none: no request got a reply")
-	assert.Contains(t, res.out, "unresponsive 2.0 s")
+	assert.Contains(t, res.out, "unresponsive 2.000 s")
 }

@@ -111,3 +111,34 @@ func TestNetworkFaultsThroughToxiproxy(t *testing.T) {
 		})
 	}
 }
+
+// TestReconnectsAreConnectionsAccepted: while Toxiproxy resets every
+// connection 100 ms after accepting it, each connection made again counts
+// as a reconnect, whether or not a reply came on it: the run's reconnects
+// are the server's connections less the run's first ones.
+func TestReconnectsAreConnectionsAccepted(t *testing.T) {
+	r := testenv.StartRedis(t)
+	x := testenv.StartToxiproxy(t, r.Addr)
+	_, proxyPort, _ := strings.Cut(x.Addr, ":")
+	before := testenv.InfoField(t, r.Addr, "stats", "total_connections_received")
+	time.AfterFunc(500*time.Millisecond, func() {
+		name := x.Add(t, "reset_peer", `"timeout":100`)
+		time.AfterFunc(1500*time.Millisecond, func() { x.Remove(t, name) })
+	})
+	jsonPath := filepath.Join(t.TempDir(), "r.json")
+	res := runCLI(context.Background(), "redis", "-port", proxyPort, "-d", "3", "-p", "4", "--timeout", "1s",
+		"-command", "INCR c", "-P", "16", "--no-server-stats", "--json", jsonPath, "--allow-errors", "-q")
+	require.Equal(t, 0, res.code, res.err)
+	run := readResult(t, jsonPath)
+	after := testenv.InfoField(t, r.Addr, "stats", "total_connections_received")
+	b, err := strconv.Atoi(before)
+	require.NoError(t, err)
+	a, err := strconv.Atoi(after)
+	require.NoError(t, err)
+	accepted := a - b - 1 // less this reading's own
+	first := 1 + 4        // the identification's and the 4 workers' first
+	assert.Greater(t, run.Availability.Reconnects, int64(4), "the resets made the workers connect again and again")
+	assert.Equal(t, int64(accepted-first), run.Availability.Reconnects, "every connection made again is a reconnect")
+	assert.Contains(t, res.out, strconv.FormatInt(run.Availability.Reconnects, 10)+" reconnects")
+	t.Logf("%d connections accepted, %d reconnects", accepted, run.Availability.Reconnects)
+}

@@ -126,6 +126,17 @@ func (t Target) ServerAccount() (user, password string) {
 	return l.User, l.Password
 }
 
+// DefaultTimeout bounds connecting and each request when Timeout is 0.
+const DefaultTimeout = 10 * time.Second
+
+// RequestTimeout is Timeout, or DefaultTimeout when it is 0 or less.
+func (t Target) RequestTimeout() time.Duration {
+	if t.Timeout <= 0 {
+		return DefaultTimeout
+	}
+	return t.Timeout
+}
+
 // Result describes the target without secrets, for results and logs.
 func (t Target) Result() *result.Target {
 	r := &result.Target{Addr: t.Addr, User: t.User, DB: t.DB, RESP: t.Protocol, TimeoutMS: t.Timeout.Milliseconds(),

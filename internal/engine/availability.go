@@ -95,8 +95,20 @@ func (a *availability) failedAgain(id int, now time.Time, refused bool) {
 	a.segRefused = a.refusedDown > 0
 }
 
-// markUp records that worker id has a usable connection again at now.
-func (a *availability) markUp(id int, now time.Time) {
+// reconnected counts n connections made again at now (a Redialer's).
+func (a *availability) reconnected(n int, now time.Time) {
+	if n <= 0 || now.Before(a.start) {
+		return
+	}
+	a.mu.Lock()
+	a.reconnects += int64(n)
+	a.mu.Unlock()
+}
+
+// markUp records that worker id has a usable connection again at now;
+// counted says its reconnects are counted apart (reconnected), else the
+// recovery counts as one.
+func (a *availability) markUp(id int, now time.Time, counted bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.closeSegment(now)
@@ -106,7 +118,7 @@ func (a *availability) markUp(id int, now time.Time) {
 		a.refused[id] = false
 	}
 	a.downtime += a.span(a.downSince[id], now)
-	if !now.Before(a.start) {
+	if !counted && !now.Before(a.start) {
 		a.reconnects++
 	}
 	a.segRefused = a.refusedDown > 0

@@ -23,22 +23,22 @@ func TestAvailabilityRefusedOrSilent(t *testing.T) {
 		{name: "timeouts only: silent", steps: func(a *availability) {
 			a.markDown(0, at(1), false)
 			a.markDown(1, at(2), false)
-			a.markUp(0, at(5))
-			a.markUp(1, at(5))
+			a.markUp(0, at(5), false)
+			a.markUp(1, at(5), false)
 		}},
 		{name: "refused connects: unreachable", steps: func(a *availability) {
 			a.markDown(0, at(1), true)
 			a.markDown(1, at(2), true)
-			a.markUp(0, at(5))
-			a.markUp(1, at(5))
+			a.markUp(0, at(5), false)
+			a.markUp(1, at(5), false)
 		}, unreachable: 3},
 		{name: "timeouts, then refused, then up", steps: func(a *availability) {
 			a.markDown(0, at(1), false)
 			a.markDown(1, at(1), false)
 			a.failedAgain(0, at(3), true)
 			a.failedAgain(0, at(4), true) // no change
-			a.markUp(0, at(6))
-			a.markUp(1, at(7))
+			a.markUp(0, at(6), false)
+			a.markUp(1, at(7), false)
 		}, unreachable: 3},
 		{name: "still down at the end, refused", steps: func(a *availability) {
 			a.markDown(0, at(1), true)

@@ -43,6 +43,7 @@ func (g *group) runClosed() {
 			}
 		}
 		g.nev = 0
+		g.housekeep()
 	}
 }
 

@@ -49,6 +49,11 @@ type Poller interface {
 	// uses Finish's arrival time; without it (a closed loop times a reply
 	// when it reads it) the worker need not ask the kernel for one.
 	PollFD(arrivals bool) (int, bool)
+	// Expire gives up the started request, whose replies did not come
+	// within the run's RequestTimeout: it drops the connection (the next
+	// request dials again) and returns the error to count the request
+	// lost with.
+	Expire() error
 }
 
 // Readiness is what a Poller's Ready found of its started request's replies.
@@ -80,10 +85,12 @@ func (l *loop) runDeferred(d Deferrer) {
 		}
 		k := uint64(l.sent)
 		if _, stop := l.pacer.Pace(0, k); stop {
-			r.finish(StopDuration)
-			return
+			return // this worker's schedule is over; the others send theirs
 		}
 		due := l.pacer.Due(k)
+		if l.pastEnd(due) {
+			return // its tick is at or after the run's end
+		}
 		if !l.awaitTick(d, due) {
 			return
 		}
@@ -137,6 +144,22 @@ func (l *loop) awaitTick(d Deferrer, due time.Duration) bool {
 
 // grid rounds an offset from the run's begin up to the send grid (none:
 // each request at its own start).
+// pastEnd says that a request due at due would go at or after the run's
+// end (on the grid, its tick may be later than its intended start).
+func (l *loop) pastEnd(due time.Duration) bool {
+	return l.r.end > 0 && l.grid(due) >= l.r.end
+}
+
+// scheduleEnd is the end of what the run schedules: the run's end, or, on
+// a grid, just after the last intended start whose tick is before it.
+func (l *loop) scheduleEnd() time.Duration {
+	g, end := l.r.cfg.SendGrid, l.r.end
+	if g <= 0 || !l.r.deferred {
+		return end
+	}
+	return ((end+g-1)/g-1)*g + 1
+}
+
 func (l *loop) grid(at time.Duration) time.Duration {
 	g := l.r.cfg.SendGrid
 	if g <= 0 {

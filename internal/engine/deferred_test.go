@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"os"
 	"testing"
 	"time"
@@ -187,6 +188,7 @@ type nopPoller struct {
 
 func (p *nopPoller) Ready() Readiness        { return Arrived }
 func (p *nopPoller) PollFD(bool) (int, bool) { return int(p.r.Fd()), true }
+func (p *nopPoller) Expire() error           { return errors.New("timeout") }
 func (p *nopPoller) Close() error {
 	_ = p.w.Close()
 	return p.r.Close()

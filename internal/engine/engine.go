@@ -91,6 +91,25 @@ type Worker interface {
 	Close() error
 }
 
+// Yielder is a worker whose waits for a reply can stop at a time and go
+// on. The engine gives it, once, the function its waits call at each
+// interval's end (yield): it hands the loop's recordings of the ended
+// interval to the aggregator, on the worker's own goroutine, and returns
+// when the next interval ends. So a worker waiting on a stalled server
+// does not hold back, from the interval's line, what it recorded before.
+type Yielder interface {
+	YieldTo(yield func(now time.Time) time.Time)
+}
+
+// Redialer is a worker that tells how many connections it made again
+// after losing one (each accepted by the target): the engine asks when a
+// request fails and when a reply comes after one did, and counts them as
+// reconnects, whether or not a reply came on them.
+type Redialer interface {
+	// Redials is the connections made again since the last call.
+	Redials() int
+}
+
 // Factory creates workers. NewWorker connects; an error there stops the
 // run before it starts.
 type Factory interface {
@@ -141,9 +160,17 @@ type Config struct {
 	// the same way; a pause shorter than it is measured, not ended.
 	GiveUpSilent time.Duration
 	// DeadlineGrace bounds the wait for requests in flight at the deadline
-	// (default 2 s): past it they are abandoned and counted as lost, so a
-	// server that stops answering cannot hold the run past its end.
+	// (default 2 s, and never longer than RequestTimeout): past it they are
+	// abandoned and counted as lost, so a server that stops answering
+	// cannot hold the run past its end.
 	DeadlineGrace time.Duration
+	// RequestTimeout, above 0, is how long a request the engine waits on
+	// itself (a Poller's, in a group) may go without its replies: past it
+	// the worker's Expire gives it up (its connection dropped, dialled
+	// again by the next request) and it is counted as lost. A worker that
+	// waits on its own bounds its reads the same way (the driver's
+	// timeout).
+	RequestTimeout time.Duration
 	// Rate, when above 0, makes the run open-loop: Rate requests per
 	// second in all, each with an intended start from a schedule, latency
 	// recorded from the intended start (corrected for coordinated
@@ -381,6 +408,11 @@ func (r *runState) supervise(ctx context.Context, done <-chan struct{}) {
 				r.stop(StopUnreachable)
 			}
 		case <-tick.C:
+			if !r.deadline.IsZero() && !r.agg.Start().Add(time.Duration(next+1)*cfg.Tick).Before(r.deadline) && r.finishing.Load() {
+				// The last second: requests in flight at the deadline may
+				// still be counted in it; the result gives it whole.
+				continue
+			}
 			p := r.agg.Tick(next)
 			if cfg.Progress != nil {
 				cfg.Progress(p)
@@ -405,7 +437,10 @@ func (r *runState) collect(ctx context.Context, res *Result) {
 		res.StopReason = StopInterrupted
 	}
 	measured := end.Sub(r.agg.Start())
-	if !r.deadline.IsZero() && end.After(r.deadline) {
+	_, stopped := r.stopReason.Load().(StopReason)
+	if !r.deadline.IsZero() && (end.After(r.deadline) || r.cfg.open() && !stopped && ctx.Err() == nil) {
+		// Past the deadline, or an open loop whose every schedule ended
+		// in it: the duration was measured whole.
 		measured = r.cfg.Duration
 	}
 	measured = max(measured, 0)
@@ -413,10 +448,10 @@ func (r *runState) collect(ctx context.Context, res *Result) {
 	res.Snapshot = r.agg.Snapshot(measured)
 	res.Availability = r.avail.finish(r.agg.Start().Add(measured), measured, r.stillDown)
 	res.Availability.SilentSeconds = append(res.Availability.SilentSeconds, res.Snapshot.Silent...)
-	// Whole silent seconds less the unreachable time, to a tenth of a
-	// second: a silent second that the target was unreachable for is not
-	// also unresponsive.
-	res.Availability.UnresponsiveS = max(0, math.Round(10*(float64(len(res.Snapshot.Silent))-res.Availability.UnreachableMS/1000))/10)
+	// The silent stretches, from the last reply before each to the first
+	// after, less the unreachable time, to the millisecond: time the target
+	// was unreachable for is not also unresponsive.
+	res.Availability.UnresponsiveS = max(0, math.Round(float64(res.Snapshot.SilentTime.Milliseconds())-res.Availability.UnreachableMS)/1000)
 	res.Snapshot.Totals.OpsPerRequest = r.cfg.OpsPerRequest
 	if r.deferred {
 		res.SendGrid = r.cfg.SendGrid

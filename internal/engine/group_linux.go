@@ -38,6 +38,10 @@ type group struct {
 	// closed: a closed loop's group (closed_linux.go): each member sends
 	// its next request as soon as its reply is read.
 	closed bool
+	// sweepAt is when housekeep looks for requests past the run's
+	// RequestTimeout next, rollAt when it hands the members' recordings
+	// on next (offsets from the run's begin).
+	sweepAt, rollAt time.Duration
 }
 
 // member is one worker of a group.
@@ -157,6 +161,7 @@ func (g *group) run() {
 			}
 		}
 		g.nev = 0
+		g.housekeep()
 		// The members due, a bounded round of them: a group behind its
 		// schedule still reads the replies it watches (and sees the end).
 		elapsed := time.Since(r.begin)
@@ -219,8 +224,11 @@ func (g *group) next(m *member) {
 	}
 	k := uint64(l.sent)
 	if _, stop := l.pacer.Pace(0, k); stop {
-		r.finish(StopDuration)
-		g.retire(m)
+		g.retire(m) // its schedule is over; the others send theirs
+		return
+	}
+	if l.pastEnd(l.pacer.Due(k)) {
+		g.retire(m) // its tick is at or after the run's end
 		return
 	}
 	l.held = true
@@ -399,6 +407,49 @@ func (g *group) windDown(stopped bool) {
 		default:
 			m.ending = true
 		}
+	}
+}
+
+// sweepEvery is how often a group looks for requests past timeout: often
+// enough that one is given up within a twentieth of it (and 50 ms) late,
+// besides the group's wake (at most collectAfter apart).
+func sweepEvery(timeout time.Duration) time.Duration {
+	return min(max(timeout/20, time.Millisecond), 50*time.Millisecond)
+}
+
+// housekeep, once a wake, gives up the requests past the run's
+// RequestTimeout (a sweep at a time) and, once an interval has ended,
+// hands its members' recordings of it to the aggregator, so that the
+// interval's line has them even when a member waits on a reply across it.
+func (g *group) housekeep() {
+	r := g.r
+	elapsed := time.Since(r.begin)
+	if elapsed >= g.rollAt {
+		now := r.begin.Add(elapsed)
+		for _, m := range g.members {
+			if !m.gone {
+				m.l.rec.FlushIfDue(now)
+			}
+		}
+		g.rollAt = r.agg.IntervalEnd(now).Sub(r.begin)
+	}
+	if timeout := r.cfg.RequestTimeout; timeout > 0 && elapsed >= g.sweepAt {
+		g.sweepAt = elapsed + sweepEvery(timeout)
+		g.expireLate(r.begin.Add(elapsed), timeout)
+	}
+}
+
+// expireLate gives up the members' requests that have gone timeout
+// without their replies by now (Poller.Expire), each member then going on
+// in a goroutine of its own as after any failure.
+func (g *group) expireLate(now time.Time, timeout time.Duration) {
+	for _, m := range g.members {
+		if m.gone || !m.l.pending || now.Sub(m.l.t0) < timeout {
+			continue
+		}
+		l, p := m.l, m.p
+		l.pending = false
+		g.eject(m, func() bool { return l.failed(p.Expire(), now) }) // out of the epoll set first
 	}
 }
 

@@ -30,6 +30,9 @@ type pairFactory struct {
 	ready       atomic.Int64 // Ready calls (only a group makes them)
 	mu          sync.Mutex
 	workers     []*pairWorker
+	// waited is, for each request given up (Expire), how long it had
+	// waited since its Start.
+	waited []time.Duration
 }
 
 type pairWorker struct {
@@ -40,6 +43,7 @@ type pairWorker struct {
 	eof    bool // Ready found the pair closed
 	buf    [64]byte
 	pfd    [1]unix.PollFd
+	sent   time.Time // the last Start
 }
 
 func (f *pairFactory) NewWorker(context.Context, int, uint64) (Worker, error) {
@@ -114,7 +118,20 @@ func (w *pairWorker) Start(s *Step) error {
 		w.broken = true
 		return err
 	}
+	w.sent = time.Now()
 	return nil
+}
+
+var errTimedOut = errors.New("timeout")
+
+// Expire notes how long the request waited; the pair is given up as a
+// dropped connection is (the worker's next requests are reconnected ones).
+func (w *pairWorker) Expire() error {
+	w.f.mu.Lock()
+	w.f.waited = append(w.f.waited, time.Since(w.sent))
+	w.f.mu.Unlock()
+	w.broken = true
+	return errTimedOut
 }
 
 func (w *pairWorker) Ready() Readiness {
@@ -411,6 +428,35 @@ func TestClosedGroupEndsWhenRepliesStop(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, StopInterrupted, res.StopReason)
 	assert.Less(t, time.Since(start), 10*time.Second)
+}
+
+// TestGroupGivesUpAtTheTimeout: a request a group waits on is given up
+// once it has waited RequestTimeout (within 100 ms after), in a closed
+// and in an open loop, and counted lost with the worker's error; the run
+// goes on.
+func TestGroupGivesUpAtTheTimeout(t *testing.T) {
+	const timeout = 300 * time.Millisecond
+	for _, rate := range []float64{0, 1000} {
+		f := &pairFactory{}
+		f.stall.Store(true)
+		res, err := Run(context.Background(), Config{Workers: 4, Duration: time.Second, Seed: 1, Rate: rate,
+			RequestTimeout: timeout}, f)
+		require.NoError(t, err)
+		require.Len(t, f.waited, 4, "rate %v: each worker's first request", rate)
+		for _, w := range f.waited {
+			assert.GreaterOrEqual(t, w, timeout)
+			assert.Less(t, w, timeout+100*time.Millisecond)
+		}
+		tot := res.Snapshot.Totals
+		assert.Equal(t, int64(4), tot.LostOps)
+		assert.Positive(t, f.reconnected.Load(), "the workers went on")
+		if rate > 0 {
+			sc := tot.Schedule
+			assert.Equal(t, int64(1000), sc.Sent+sc.NotSent, "every request of the schedule sent or counted as not sent")
+		}
+		require.NotEmpty(t, res.Snapshot.Errors)
+		assert.Equal(t, "timeout", res.Snapshot.Errors[0].Message)
+	}
 }
 
 // TestClosedGroupCountAfterWarmup: an op count after a warm-up holds.

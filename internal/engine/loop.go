@@ -79,12 +79,17 @@ func newRunState(ctx context.Context, cfg Config, workers int) *runState {
 	return r
 }
 
-// grace is the wait for requests in flight at the deadline.
+// grace is the wait for requests in flight at the deadline: no longer
+// than a request may wait (RequestTimeout).
 func (r *runState) grace() time.Duration {
+	g := 2 * time.Second
 	if r.cfg.DeadlineGrace > 0 {
-		return r.cfg.DeadlineGrace
+		g = r.cfg.DeadlineGrace
 	}
-	return 2 * time.Second
+	if t := r.cfg.RequestTimeout; t > 0 {
+		g = min(g, t)
+	}
+	return g
 }
 
 // stop ends the run at once: requests in flight are abandoned (interrupt,
@@ -203,6 +208,9 @@ type loop struct {
 func (r *runState) newLoop(id int, w Worker, seed uint64, own bool) *loop {
 	l := &loop{r: r, id: id, w: w, rec: r.agg.NewRecorder(), sleepShort: time.Sleep}
 	_, l.stamps = w.(SendStamper)
+	if y, ok := w.(Yielder); ok {
+		y.YieldTo(l.yield)
+	}
 	l.mode = r.modeOf(w)
 	r.modes[id] = l.mode
 	if l.mode.Open() {
@@ -225,6 +233,9 @@ func (l *loop) ownSleep() {
 
 func (l *loop) close() {
 	l.r.stillDown[l.id] = l.down
+	if l.pacer != nil && l.r.end > 0 {
+		l.accountSchedule()
+	}
 	l.rec.Flush()
 	if l.timer != nil {
 		l.timer.Stop()
@@ -251,6 +262,39 @@ func (l *loop) run() {
 	}
 }
 
+// accountSchedule counts, as the open loop ends, its requests of the
+// measured time sent and those due in it (up to the run's end, or its
+// stop) never sent, so that the two add up to its schedule.
+func (l *loop) accountSchedule() {
+	r := l.r
+	end := min(l.scheduleEnd(), time.Since(r.begin))
+	sent := uint64(l.sent)
+	due := dueBefore(l.pacer, end) // forward first: the pacer is at sent
+	early := uint64(0)             // due in the warm-up
+	if r.cfg.Warmup > 0 {
+		early = dueBefore(l.pacer, r.cfg.Warmup)
+	}
+	notSent := due - min(due, max(sent, early))
+	l.rec.Schedule(int64(sent-min(sent, early)), int64(notSent), l.down)
+}
+
+// noteRedials counts the connections a Redialer made again, at t1; false
+// when the worker is not one.
+func (l *loop) noteRedials(t1 time.Time) bool {
+	rd, ok := l.w.(Redialer)
+	if ok {
+		l.r.avail.reconnected(rd.Redials(), t1)
+	}
+	return ok
+}
+
+// yield hands the recordings of the intervals ended by now to the
+// aggregator and returns when the interval that holds now ends (Yielder).
+func (l *loop) yield(now time.Time) time.Time {
+	l.rec.FlushIfDue(now)
+	return l.r.agg.IntervalEnd(now)
+}
+
 // now reads the run's monotonic clock once (time.Now reads the wall clock
 // too, a second system clock read): the start's wall time plus the time
 // since. Good for timing requests against each other and the run's marks;
@@ -275,6 +319,7 @@ func (l *loop) exec() bool {
 	if !l.stamps || t0.IsZero() {
 		t0 = r.now()
 	}
+	l.rec.FlushIfDue(t0) // the last interval's recordings, before a wait that may outlast the next
 	err := l.w.Exec(r.ctx, &l.st)
 	t1 := l.replyTime()
 	l.last = t1
@@ -365,26 +410,31 @@ func (l *loop) failed(err error, t1 time.Time) bool {
 		l.abandon(t1) // the run stopped under it: counted, never dropped
 		return false
 	}
+	var ce *ConnectError
+	isConnect := errors.As(err, &ce)
 	if !r.deadline.IsZero() && t1.After(r.deadline) {
+		if !isConnect {
+			l.lostAtEnd(err.Error()) // in flight at the deadline: sent, so counted
+		}
 		r.finish(StopDuration) // past the measured time
 		return false
 	}
-	var ce *ConnectError
-	if errors.As(err, &ce) {
+	if isConnect {
 		l.rec.Error(t1, stats.Connect, []byte(err.Error()), 0)
 	} else {
 		n := r.cfg.OpsPerRequest
 		if l.st.Lost > 0 {
 			n = l.st.Lost
 		}
-		l.rec.Error(t1, stats.Lost, []byte(err.Error()), n)
 		l.rec.LostOp(t1, l.st.Op, n)
+		l.rec.Error(t1, stats.Lost, []byte(err.Error()), n)
 	}
+	l.noteRedials(t1)
 	if !l.down {
 		l.down = true
-		r.avail.markDown(l.id, t1, ce != nil)
+		r.avail.markDown(l.id, t1, isConnect)
 	} else {
-		r.avail.failedAgain(l.id, t1, ce != nil)
+		r.avail.failedAgain(l.id, t1, isConnect)
 	}
 	if r.cfg.MaxErrors > 0 && r.errCount.Add(1) >= r.cfg.MaxErrors {
 		r.stop(StopMaxErrors)
@@ -419,13 +469,25 @@ func (l *loop) abandon(t1 time.Time) {
 	if !r.deadline.IsZero() && !t1.Before(r.deadline) {
 		t1 = r.deadline.Add(-time.Nanosecond)
 	}
-	n := r.cfg.OpsPerRequest
+	l.lost(t1, "abandoned: "+why)
+}
+
+// lostAtEnd counts a request in flight at the deadline that failed after
+// it (no reply within the request timeout, a reset) as lost, in the
+// measured time's last second: the server may have run it.
+func (l *loop) lostAtEnd(msg string) {
+	l.lost(l.r.deadline.Add(-time.Nanosecond), msg)
+}
+
+// lost counts the step's commands (a window's in flight, or the request's
+// own) as lost at t1 with msg.
+func (l *loop) lost(t1 time.Time, msg string) {
+	n := l.r.cfg.OpsPerRequest
 	if l.st.Lost > 0 {
 		n = l.st.Lost // a window's commands in flight
 	}
-	msg := []byte("abandoned: " + why)
-	l.rec.Error(t1, stats.Lost, msg, n)
 	l.rec.LostOp(t1, l.st.Op, n)
+	l.rec.Error(t1, stats.Lost, []byte(msg), n)
 }
 
 // replied records a request that got its replies; false when it completed
@@ -436,7 +498,7 @@ func (l *loop) replied(t0, t1 time.Time) bool {
 	if l.down {
 		l.down = false
 		l.downUntil = t1
-		r.avail.markUp(l.id, t1)
+		r.avail.markUp(l.id, t1, l.noteRedials(t1))
 	}
 	if !r.deadline.IsZero() && t1.After(r.deadline) {
 		l.rec.Late(st.Ops)

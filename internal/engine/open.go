@@ -27,8 +27,7 @@ func (l *loop) pace() bool {
 	elapsed := time.Since(r.begin)
 	wait, stop := l.pacer.Pace(elapsed, uint64(l.sent))
 	if stop {
-		r.finish(StopDuration) // nothing more is scheduled inside the run
-		return false
+		return false // nothing more is scheduled for it inside the run; the others send theirs
 	}
 	due := l.pacer.Due(uint64(l.sent))
 	l.sent++

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"math/rand/v2"
 	"time"
 )
@@ -29,6 +30,25 @@ type Pacer interface {
 	// Due is request n's intended start (n counts from 0), as an offset
 	// from the run's start: what corrected latency is measured from.
 	Due(n uint64) time.Duration
+}
+
+// dueCounter is a Pacer that counts its requests due before a time
+// without the caller walking them one by one.
+type dueCounter interface {
+	// DueBefore is the number of requests whose Due is before t.
+	DueBefore(t time.Duration) uint64
+}
+
+// dueBefore is the number of p's requests due before t.
+func dueBefore(p Pacer, t time.Duration) uint64 {
+	if c, ok := p.(dueCounter); ok {
+		return c.DueBefore(t)
+	}
+	var k uint64
+	for p.Due(k) < t {
+		k++
+	}
+	return k
 }
 
 // NewPacer returns worker id's share of an open-loop schedule of rate
@@ -62,6 +82,23 @@ type constantPacer struct {
 // Due implements Pacer.
 func (p constantPacer) Due(n uint64) time.Duration {
 	return time.Duration(p.offset + float64(n)*p.gap)
+}
+
+// DueBefore implements dueCounter: from the arithmetic, then checked
+// against Due's own rounding.
+func (p constantPacer) DueBefore(t time.Duration) uint64 {
+	x := (float64(t) - p.offset) / p.gap
+	if x <= 0 {
+		return 0
+	}
+	n := uint64(math.Ceil(x))
+	for n > 0 && p.Due(n-1) >= t {
+		n--
+	}
+	for p.Due(n) < t {
+		n++
+	}
+	return n
 }
 
 // Pace implements Pacer.
@@ -103,6 +140,29 @@ func (p *poissonPacer) Due(n uint64) time.Duration {
 		p.n++
 	}
 	return time.Duration(p.at)
+}
+
+// poissonWalk bounds the draws DueBefore makes: past it, the rest of the
+// requests before t are counted at the schedule's mean rate.
+const poissonWalk = 1 << 22
+
+// DueBefore implements dueCounter: the draws, up to poissonWalk of them
+// past where the pacer is, then the mean rate for the rest.
+func (p *poissonPacer) DueBefore(t time.Duration) uint64 {
+	if float64(t) <= p.offset {
+		return 0
+	}
+	if p.at >= float64(t) {
+		p.restart()
+	}
+	for walked := 0; p.at < float64(t); walked++ {
+		if walked == poissonWalk {
+			return p.n + uint64(math.Ceil((float64(t)-p.at)/p.gap))
+		}
+		p.at += p.rng.ExpFloat64() * p.gap
+		p.n++
+	}
+	return p.n
 }
 
 // Pace implements Pacer.

@@ -94,3 +94,18 @@ func TestPacerDoesNotAllocate(t *testing.T) {
 		assert.Zero(t, allocs, "poisson=%v", poisson)
 	}
 }
+
+// TestDueBeforeCountsTheSchedule: a pacer's count of requests due before
+// a time is the walk's, for constant and Poisson arrivals, from any point.
+func TestDueBeforeCountsTheSchedule(t *testing.T) {
+	for _, poisson := range []bool{false, true} {
+		p := NewPacer(3000, 4, 1, poisson, 7, 0)
+		for _, until := range []time.Duration{0, time.Millisecond, 999 * time.Millisecond, time.Second, 5 * time.Second} {
+			var walked uint64
+			for p.Due(walked) < until {
+				walked++
+			}
+			assert.Equal(t, walked, p.(dueCounter).DueBefore(until), "poisson %v, before %s", poisson, until)
+		}
+	}
+}

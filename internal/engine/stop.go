@@ -42,7 +42,8 @@ type Availability struct {
 	// SilentSeconds lists the whole seconds of the measured time in which no
 	// request got a reply.
 	SilentSeconds []int
-	// UnresponsiveS is the silent seconds' time not explained by
-	// unreachability.
+	// UnresponsiveS is the time of the stretches of silent seconds, from
+	// the last reply before each to the first after it (to the
+	// millisecond), not explained by unreachability.
 	UnresponsiveS float64
 }

@@ -114,8 +114,7 @@ func (l *loop) nextDue() (time.Duration, bool) {
 	}
 	k := uint64(l.sent)
 	if _, stop := l.pacer.Pace(0, k); stop {
-		l.r.finish(StopDuration)
-		return 0, false
+		return 0, false // its schedule is over; the others send theirs
 	}
 	return l.pacer.Due(k), true
 }
@@ -178,11 +177,30 @@ func (l *loop) sendOne(s Streamer, st *stream, intended time.Time) bool {
 // notes when it freed a slot. False when the loop should end.
 func (l *loop) await(s Streamer, st *stream, until time.Time) bool {
 	full := st.n == len(st.ring)
-	got, ok := l.awaitOne(s, st, until)
+	var got, ok bool
+	if until.IsZero() {
+		got, ok = l.awaitLong(s, st)
+	} else {
+		got, ok = l.awaitOne(s, st, until)
+	}
 	if got && full {
 		st.freed = l.prevDone
 	}
 	return ok
+}
+
+// awaitLong waits for the oldest reply as long as it takes, an interval
+// at a time: at each interval's end without it, the interval's recordings
+// go to the aggregator, so that its line has them.
+func (l *loop) awaitLong(s Streamer, st *stream) (got, ok bool) {
+	now := l.r.now()
+	l.rec.FlushIfDue(now)
+	for step := l.r.agg.IntervalEnd(now); ; step = step.Add(l.r.cfg.Tick) {
+		if got, ok = l.awaitOne(s, st, step); got || !ok {
+			return got, ok
+		}
+		l.rec.FlushIfDue(step)
+	}
 }
 
 // awaitOne reads the oldest reply if it comes by until (zero: whenever it

@@ -26,7 +26,7 @@ func (l *loop) drain() {
 		l.rec.Error(t1, stats.Reply, l.st.Err, l.st.Failed)
 	}
 	if err != nil && l.st.Lost > 0 {
-		l.rec.Error(t1, stats.Lost, []byte("after the run's end: "+err.Error()), l.st.Lost)
 		l.rec.LostOp(t1, l.st.Op, l.st.Lost)
+		l.rec.Error(t1, stats.Lost, []byte("after the run's end: "+err.Error()), l.st.Lost)
 	}
 }

@@ -129,6 +129,8 @@ func (e *Exporter) describe() {
 		"behindDown":  d("schedule_behind_down_requests_total", "Open loop: of those, the requests that waited for a failed connection to come back, not for a reply (at the end of the run)."),
 		"lags":        d("schedule_client_lags_total", "Open loop: requests the client itself started over 1 ms late (at the end of the run)."),
 		"behindMax":   d("schedule_behind_max_seconds", "Open loop: the longest a request started after its intended start (at the end of the run)."),
+		"sent":        d("schedule_sent_requests_total", "Open loop: requests due in the measured time that were sent (at the end of the run)."),
+		"notSent":     d("schedule_not_sent_requests_total", "Open loop: requests due in the measured time never sent, by reason: no_connection or waiting_for_replies (at the end of the run).", "reason"),
 		"op_ops":      d("operation_commands_total", "Commands completed, per operation type.", "op"),
 		"op_errors":   d("operation_errors_total", "Failed commands, per operation type.", "op"),
 		"latency":     d("latency_seconds", "Latency: measure=service from the send, corrected from the intended start (open loop).", "measure", "op"),

@@ -49,13 +49,21 @@ func FailureReason(r *result.Run) string {
 }
 
 // seconds lists interval numbers compactly: "3, 4, 5" or "3 … 9 (7)".
+// seconds names the seconds s (Series' numbering: second N runs from N s
+// to N+1 s) as the spans of the run they cover, as the live lines label
+// them: [3 4 7] is "3-5 s, 7-8 s".
 func seconds(s []int) string {
-	if len(s) > 6 {
-		return fmt.Sprintf("%d … %d (%d seconds)", s[0], s[len(s)-1], len(s))
+	var parts []string
+	for k := 0; k < len(s); {
+		j := k
+		for j+1 < len(s) && s[j+1] == s[j]+1 {
+			j++
+		}
+		parts = append(parts, fmt.Sprintf("%d-%d s", s[k], s[j]+1))
+		k = j + 1
 	}
-	parts := make([]string, len(s))
-	for i, v := range s {
-		parts[i] = strconv.Itoa(v)
+	if len(parts) > 6 {
+		return fmt.Sprintf("%s … %s (%d seconds in all)", parts[0], parts[len(parts)-1], len(s))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -87,13 +95,13 @@ func Warnings(r *result.Run) []string {
 		why := "the target stalled or was unreachable"
 		switch {
 		case a.UnresponsiveS > 0 && a.UnreachableMS == 0:
-			why = fmt.Sprintf("the connections were up and the server did not answer (unresponsive %.1f s: a stall, a pause or a black hole)", a.UnresponsiveS)
+			why = fmt.Sprintf("the connections were up and the server did not answer (unresponsive %.3f s: a stall, a pause or a black hole)", a.UnresponsiveS)
 		case a.UnresponsiveS > 0:
-			why = fmt.Sprintf("the target was unreachable %.1f s and unresponsive %.1f s (connections up, no reply)", a.UnreachableMS/1000, a.UnresponsiveS)
+			why = fmt.Sprintf("the target was unreachable %.3f s and unresponsive %.3f s (connections up, no reply)", a.UnreachableMS/1000, a.UnresponsiveS)
 		case a.UnreachableMS > 0:
 			why = "the target was unreachable"
 		}
-		w = append(w, fmt.Sprintf("no reply at all in second(s) %s: %s", seconds(a.SilentSeconds), why))
+		w = append(w, fmt.Sprintf("no reply at all in %s of the run: %s", seconds(a.SilentSeconds), why))
 	}
 	if t.TransportErrors > 0 {
 		w = append(w, fmt.Sprintf("%d requests (%d commands) were lost on their connection (timeouts, resets, closed connections)",
@@ -118,6 +126,10 @@ func Warnings(r *result.Run) []string {
 			w = append(w, fmt.Sprintf("the client used %.2f of %d cores: the figures may measure this client rather than the server",
 				r.Client.CPUUtil, r.Client.Cores))
 		}
+	}
+	if sc := t.Schedule; sc != nil && sc.NotSent > 0 {
+		w = append(w, fmt.Sprintf("%d of the %d requests scheduled were never sent (%d for want of a connection, %d held back waiting for replies): the latency figures do not include them",
+			sc.NotSent, sc.Sent+sc.NotSent, sc.NotSentNoConnection, sc.NotSent-sc.NotSentNoConnection))
 	}
 	if sc := t.Schedule; sc != nil && t.Requests > 0 {
 		if float64(sc.ClientLags) > ClientLagThreshold*float64(t.Requests) {
@@ -215,9 +227,9 @@ func Text(w io.Writer, r *result.Run, hist *hdr.Histogram) error {
 		fmt.Fprintf(&b, "availability target unreachable %.1f s of %.1f s (%.1f%%), %d/%d connections lost, %d reconnects, %d failed connect attempts\n",
 			a.UnreachableMS/1000, r.DurationMS/1000, 100*a.UnreachableFraction, a.ConnectionsLost, a.Connections, a.Reconnects, t.ConnectFailures)
 		if len(a.SilentSeconds) > 0 {
-			fmt.Fprintf(&b, "             no reply in second(s) %s", seconds(a.SilentSeconds))
+			fmt.Fprintf(&b, "             no reply in %s of the run", seconds(a.SilentSeconds))
 			if a.UnresponsiveS > 0 {
-				fmt.Fprintf(&b, "; unresponsive %.1f s (connections up, no reply)", a.UnresponsiveS)
+				fmt.Fprintf(&b, "; unresponsive %.3f s (connections up, no reply)", a.UnresponsiveS)
 			}
 			b.WriteString("\n")
 		}
@@ -262,6 +274,10 @@ func Text(w io.Writer, r *result.Run, hist *hdr.Histogram) error {
 		}
 		fmt.Fprintf(&b, "schedule     %.0f/s asked, %s, sent %.1f/s; %d requests started behind schedule (mean %.1f ms, max %.1f ms) %s; %d sends were late in the client (max %.1f ms)\n",
 			sc.Rate, sc.Arrivals, sc.AchievedRate, sc.Behind, sc.BehindMeanMS, sc.BehindMaxMS, waited, sc.ClientLags, sc.ClientLagMaxMS)
+		if sc.NotSent > 0 {
+			fmt.Fprintf(&b, "             %d requests scheduled in the measured time: %d sent, %d never sent (%d for want of a connection, %d held back waiting for replies)\n",
+				sc.Sent+sc.NotSent, sc.Sent, sc.NotSent, sc.NotSentNoConnection, sc.NotSent-sc.NotSentNoConnection)
+		}
 		if sc.SendGridUS > 0 {
 			fmt.Fprintf(&b, "send grid    %.3f ms: each request sent at the first tick at or after its intended start, up to %.3f ms late by design (the latency from the intended start counts it; the schedule line counts lateness past the tick; a send grid of 0 wakes each at its own start); replies timed by the kernel's arrival time\n",
 				sc.SendGridUS/1000, sc.SendGridUS/1000)

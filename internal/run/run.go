@@ -56,12 +56,19 @@ type Spec struct {
 // Run executes the spec and returns its result, which holds its
 // histograms (result.Run.LatencyHistogram).
 func Run(ctx context.Context, s Spec) (*result.Run, error) {
-	if err := identify(ctx, &s); err != nil {
+	silent, err := identify(ctx, &s)
+	if err != nil {
 		return nil, err
 	}
 	live := observe(ctx, &s)
 	var tl *timeline
-	if s.Sampler != nil {
+	if s.Sampler != nil && silent != nil {
+		// Its first reading would wait as long again for nothing.
+		s.Sampler.Close()
+		if s.Log != nil {
+			fmt.Fprintf(s.Log, "server statistics unavailable (identification: %v): the run goes on without them\n", silent)
+		}
+	} else if s.Sampler != nil {
 		defer s.Sampler.Close()
 		var err error
 		if tl, err = startTimeline(ctx, s.Sampler); err != nil && s.Log != nil {
@@ -163,6 +170,9 @@ func assemble(s Spec, res *engine.Result, server *result.ServerTimeline) *result
 			sc.Arrivals = engine.ArrivalsConstant
 		}
 		sc.AchievedRate = r.Totals.RequestsPerSec
+		if d := res.Elapsed.Seconds(); d > 0 && sc.Sent+sc.NotSent > 0 {
+			sc.AchievedRate = float64(sc.Sent) / d
+		}
 		sc.SendGridUS = float64(res.SendGrid) / 1e3
 	}
 	r.Warnings = report.Warnings(r)
@@ -183,20 +193,26 @@ func (u *Unusable) Error() string { return u.Err.Error() }
 func (u *Unusable) Unwrap() error { return u.Err }
 
 // identify records who the target is in a copy of the spec's target.
-func identify(ctx context.Context, s *Spec) error {
+// silent is the identification's timeout when the target did not answer
+// it in time (the run still starts: it measures the silence).
+func identify(ctx context.Context, s *Spec) (silent, err error) {
 	if s.Identify == nil || s.Config.Target == nil {
-		return nil
+		return nil, nil
 	}
 	id, err := s.Identify(ctx)
 	var u *Unusable
 	if errors.As(err, &u) {
-		return fmt.Errorf("%s: %s: the run did not start", s.Config.Target.Addr, u.Err)
+		return nil, fmt.Errorf("%s: %s: the run did not start", s.Config.Target.Addr, u.Err)
+	}
+	var ne interface{ Timeout() bool }
+	if errors.As(err, &ne) && ne.Timeout() {
+		return err, nil
 	}
 	if err != nil {
-		return nil // the run will say what else is wrong with the target
+		return nil, nil // the run will say what else is wrong with the target
 	}
 	t := *s.Config.Target
 	t.Server = id
 	s.Config.Target = &t
-	return nil
+	return nil, nil
 }

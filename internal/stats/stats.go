@@ -64,6 +64,13 @@ type counters struct {
 	// Open-loop runs: latency from the intended start, requests that
 	// started behind schedule, and wakeups the client itself missed.
 	sumCorrectedNS, behind, behindDown, behindNS, behindMaxNS, lags, lagMaxNS int64
+	// firstNS and lastNS are the first and last reply's time, in ns since
+	// the measured time's start plus 1 (0: no reply).
+	firstNS, lastNS int64
+	// An open loop's schedule, counted when each loop ends: the measured
+	// time's requests sent, and those due in it never sent (notSentDown:
+	// for want of a connection).
+	sent, notSent, notSentDown int64
 }
 
 func (c *counters) add(o counters) {
@@ -88,9 +95,26 @@ func (c *counters) add(o counters) {
 	c.behindMaxNS = max(c.behindMaxNS, o.behindMaxNS)
 	c.lags += o.lags
 	c.lagMaxNS = max(c.lagMaxNS, o.lagMaxNS)
+	c.sent += o.sent
+	c.notSent += o.notSent
+	c.notSentDown += o.notSentDown
+	if o.firstNS != 0 && (c.firstNS == 0 || o.firstNS < c.firstNS) {
+		c.firstNS = o.firstNS
+	}
+	c.lastNS = max(c.lastNS, o.lastNS)
 }
 
 func (c *counters) empty() bool { return *c == counters{} }
+
+// opsEmpty says whether no operation type's counters hold anything.
+func opsEmpty(ops []opPart) bool {
+	for i := range ops {
+		if !ops[i].c.empty() {
+			return false
+		}
+	}
+	return true
+}
 
 // Recorder is one worker's recorder. Only its worker may call its methods.
 type Recorder struct {
@@ -230,11 +254,13 @@ func (r *Recorder) Bytes(op, out, in int) {
 }
 
 // LostOp counts the commands of a request of operation type op that was
-// lost on its connection at now (after Error counted them in the totals).
+// lost on its connection at now (before Error counts them in the totals
+// and hands the interval on).
 func (r *Recorder) LostOp(now time.Time, op, commands int) {
 	if r.ops == nil || op < 0 || op >= len(r.ops) || now.Before(r.agg.start) {
 		return
 	}
+	r.FlushIfDue(now)
 	r.ops[op].c.errors += int64(commands)
 }
 
@@ -255,6 +281,11 @@ func (r *Recorder) Record(end time.Time, lat time.Duration, ops, failed int) {
 		us = HighestUS
 	}
 	r.add(max(us, 0), -1, false)
+	if at := int64(end.Sub(r.agg.start)) + 1; r.cur.firstNS == 0 {
+		r.cur.firstNS, r.cur.lastNS = at, at
+	} else {
+		r.cur.firstNS, r.cur.lastNS = min(r.cur.firstNS, at), max(r.cur.lastNS, at)
+	}
 	r.cur.samples++
 	r.cur.requests++
 	r.cur.ops += int64(ops)
@@ -301,6 +332,17 @@ func (r *Recorder) ClientLag(now time.Time, late time.Duration) {
 // deadline: they reached the server but are outside the measured time.
 func (r *Recorder) Late(ops int) { r.cur.late += int64(ops) }
 
+// Schedule counts, once an open loop ends, its requests of the measured
+// time sent and those due in it that were never sent: for want of a
+// connection when down, else held back while replies were awaited.
+func (r *Recorder) Schedule(sent, notSent int64, down bool) {
+	r.cur.sent += sent
+	r.cur.notSent += notSent
+	if down {
+		r.cur.notSentDown += notSent
+	}
+}
+
 // Error counts one failure at now: kind says what failed, msg is the
 // message (it may be a view into a reused buffer), commands is how many
 // commands failed with it (0 for a connect attempt). Error replies are
@@ -326,6 +368,11 @@ func (r *Recorder) Error(now time.Time, kind Kind, msg []byte, commands int) {
 	}
 	r.norm = append(r.norm[:0], byte(kind))
 	r.norm = Normalize(r.norm, msg)
+	if kind != Reply {
+		// A lost request or failed connect is followed by a back-off and
+		// waits: the interval's line has it at once.
+		defer r.flushAt(now)
+	}
 	if g, ok := r.errs[string(r.norm)]; ok { // no allocation on lookup
 		g.count += n
 		return
@@ -374,6 +421,15 @@ func (r *Recorder) flushAt(now time.Time) {
 // Flush hands everything recorded so far to the aggregator. Workers call it
 // when they stop.
 func (r *Recorder) Flush() { r.flushAt(time.Now()) }
+
+// FlushIfDue hands the recordings of an interval that has ended by now to
+// the aggregator (a worker calls it before a wait that may outlast the
+// interval, so that the interval's line has them); nothing otherwise.
+func (r *Recorder) FlushIfDue(now time.Time) {
+	if !now.Before(r.nextFlush) {
+		r.flushAt(now)
+	}
+}
 
 type interval struct {
 	c         counters
@@ -547,6 +603,12 @@ func (a *Aggregator) intervalLocked(index int) *interval {
 	return iv
 }
 
+// IntervalEnd is the end of the interval that holds t (the measured
+// time's start when t is before it).
+func (a *Aggregator) IntervalEnd(t time.Time) time.Time {
+	return a.start.Add(time.Duration(a.indexOf(t)+1) * a.interval)
+}
+
 func (a *Aggregator) indexOf(t time.Time) int {
 	if t.Before(a.start) {
 		return -1
@@ -570,7 +632,13 @@ func (a *Aggregator) merge(index int, c counters, errs map[string]*group, warm i
 		}
 		e.Count += g.count
 	}
-	if c.empty() {
+	// After the deadline, and the schedule's counts: the run's, no second's.
+	a.totals.late += c.late
+	a.totals.sent += c.sent
+	a.totals.notSent += c.notSent
+	a.totals.notSentDown += c.notSentDown
+	c.late, c.sent, c.notSent, c.notSentDown = 0, 0, 0, 0
+	if c.empty() && opsEmpty(ops) {
 		return
 	}
 	a.totals.add(c)
@@ -708,6 +776,10 @@ type Snapshot struct {
 	// Silent lists the whole intervals of the measured time in which no
 	// request got a reply.
 	Silent []int
+	// SilentTime is how long the stretches of Silent intervals went
+	// without a reply, each from the last reply before it (or the
+	// measured time's start) to the first after it (or its end).
+	SilentTime time.Duration
 }
 
 // Snapshot returns the merged totals over elapsed measured time.
@@ -737,7 +809,8 @@ func (a *Aggregator) Snapshot(elapsed time.Duration) Snapshot {
 	}
 	if a.totalCorrected != nil {
 		t.Schedule = &result.Schedule{Behind: c.behind, BehindDown: c.behindDown, BehindMaxMS: float64(c.behindMaxNS) / 1e6,
-			ClientLags: c.lags, ClientLagMaxMS: float64(c.lagMaxNS) / 1e6}
+			ClientLags: c.lags, ClientLagMaxMS: float64(c.lagMaxNS) / 1e6,
+			Sent: c.sent, NotSent: c.notSent, NotSentNoConnection: c.notSentDown}
 		if c.behind > 0 {
 			t.Schedule.BehindMeanMS = float64(c.behindNS) / float64(c.behind) / 1e6
 		}
@@ -781,7 +854,31 @@ func (a *Aggregator) Snapshot(elapsed time.Duration) Snapshot {
 			s.Silent = append(s.Silent, i)
 		}
 	}
+	s.SilentTime = a.silentTimeLocked(s.Silent, elapsed)
 	return s
+}
+
+// silentTimeLocked measures the stretches of silent intervals to the
+// replies around them: a stretch from interval i to j runs from the last
+// reply of interval i-1 to the first of interval j+1.
+func (a *Aggregator) silentTimeLocked(silent []int, elapsed time.Duration) time.Duration {
+	var total time.Duration
+	for k := 0; k < len(silent); {
+		j := k
+		for j+1 < len(silent) && silent[j+1] == silent[j]+1 {
+			j++
+		}
+		from, to := time.Duration(0), elapsed
+		if iv := a.series[silent[k]-1]; iv != nil && iv.c.lastNS > 0 {
+			from = time.Duration(iv.c.lastNS - 1)
+		}
+		if iv := a.series[silent[j]+1]; iv != nil && iv.c.firstNS > 0 {
+			to = time.Duration(iv.c.firstNS - 1)
+		}
+		total += max(0, min(to, elapsed)-from)
+		k = j + 1
+	}
+	return total
 }
 
 func latency(h *hdr.Histogram, sumNS, n int64) result.Latency {

@@ -209,8 +209,18 @@ type Schedule struct {
 	// Rate is the requests per second asked for; Arrivals "constant" or "poisson".
 	Rate     float64 `json:"rate"`
 	Arrivals string  `json:"arrivals"`
-	// AchievedRate is the requests per second sent.
+	// AchievedRate is the requests per second sent (Sent over the
+	// measured time).
 	AchievedRate float64 `json:"achieved_rate"`
+	// Sent counts the requests due in the measured time that were sent
+	// (answered, failed or lost); NotSent those due in it that never
+	// were, so that Sent + NotSent is every request it scheduled.
+	// NotSentNoConnection is those of NotSent whose connection was down
+	// at the end (the target failed); the rest were held back waiting for
+	// replies. Each is left out when 0 (and from results older than them).
+	Sent                int64 `json:"sent,omitempty"`
+	NotSent             int64 `json:"not_sent,omitempty"`
+	NotSentNoConnection int64 `json:"not_sent_no_connection,omitempty"`
 	// Behind counts requests that started more than 1 ms after their
 	// intended time because their worker was waiting for a reply (the
 	// server held it up) or for a connection; by how much at most and on
@@ -328,11 +338,13 @@ type Availability struct {
 	// Reconnects counts connections re-established after a loss.
 	Reconnects int64 `json:"reconnects"`
 	// SilentSeconds lists the whole seconds of the measured time in which no
-	// request got a reply.
+	// request got a reply, numbered as Series' seconds (second N runs from
+	// N s to N+1 s).
 	SilentSeconds []int `json:"silent_seconds"`
-	// UnresponsiveS is the silent seconds' time not explained by
-	// unreachability: connections were up and the server did not answer
-	// (a stall, a pause, a black hole).
+	// UnresponsiveS is the time of the stretches of silent seconds, each
+	// from the last reply before it to the first after it (to the
+	// millisecond), not explained by unreachability: connections were up
+	// and the server did not answer (a stall, a pause, a black hole).
 	UnresponsiveS float64 `json:"unresponsive_s"`
 }
 

@@ -62,6 +62,13 @@ func (w *deferringWorker) Finish(_ context.Context, s *engine.Step) (time.Time, 
 	return c.Arrived(), nil
 }
 
+// Expire implements engine.Poller: the request got no reply within the
+// timeout; its connection is dropped.
+func (w *deferringWorker) Expire() error {
+	err := w.links.Expire(w.links.Direct)
+	return err
+}
+
 // Ready implements engine.Poller: it reads what has come of the replies,
 // without waiting, and says whether they have all come (Unknown when one
 // is larger than the largest read buffer, transport.MaxReadBuffer: reading it may

@@ -31,7 +31,7 @@ type Module struct{ Name, Version string }
 // results that name what they measured. A target that refuses INFO (a
 // proxy may) is reported with what it did say.
 func Identify(ctx context.Context, t endpoint.Target) (*Identity, error) {
-	t.Timeout = min(max(t.Timeout, time.Second), 3*time.Second)
+	t.Timeout = min(t.RequestTimeout(), 3*time.Second)
 	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()
 	c, err := transport.Dial(ctx, t)

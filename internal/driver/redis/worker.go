@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
+	"time"
 
 	"github.com/tairbench/tairbench/internal/driver/redis/cluster"
 	"github.com/tairbench/tairbench/internal/driver/redis/transport"
@@ -234,6 +235,12 @@ var (
 	multi = []byte("*1\r\n$5\r\nMULTI\r\n")
 	exec  = []byte("*1\r\n$4\r\nEXEC\r\n")
 )
+
+// YieldTo implements engine.Yielder.
+func (w *rawWorker) YieldTo(yield func(time.Time) time.Time) { w.links.YieldTo(yield) }
+
+// Redials implements engine.Redialer.
+func (w *rawWorker) Redials() int { return w.links.Redials() }
 
 func (w *rawWorker) Prepare() {
 	w.op = w.pick.pick()

@@ -220,6 +220,10 @@ func AbortOnFail(ts []threshold.Threshold, next func(stats.Progress), stop func(
 	}
 }
 
+// SecondLabel names second n of a run's series (result.Interval.Second)
+// as its span, the way the report names silent seconds: "   3-4s".
+func SecondLabel(n int) string { return fmt.Sprintf("%4d-%ds", n, n+1) }
+
 // ProgressWithTail prints one line per second on standard error, and
 // returns the function that, after the run,
 // prints the seconds of its result that no tick printed (the last,
@@ -245,7 +249,7 @@ func ProgressWithTail(o harness.IO) (func(stats.Progress), func(*result.Run)) {
 		if iv.SpanS > 0 { // the run ended inside this second: say over how long
 			rate = fmt.Sprintf("%d ops in %.2f s (%.0f/s)", iv.Ops, iv.SpanS, iv.OpsPerSec)
 		}
-		fmt.Fprintf(o.Err, "[%4ds] %s%s  errors %d (total %d)%s\n", iv.Second+1, rate, lat, iv.Errors, total, conn)
+		fmt.Fprintf(o.Err, "[%s] %s%s  errors %d (total %d)%s\n", SecondLabel(iv.Second), rate, lat, iv.Errors, total, conn)
 		printed = iv.Second
 	}
 	tick := func(p stats.Progress) { line(p.Interval, p.Errors) }

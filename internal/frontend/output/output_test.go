@@ -60,7 +60,7 @@ func TestProgressLinesEqualTheSeries(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 	require.Len(t, lines, 2, buf.String())
 	assert.Contains(t, lines[0], "p99   3.000 ms from the intended start (service p99   0.200 ms)")
-	assert.Contains(t, lines[1], "[   2s]")
+	assert.Contains(t, lines[1], "[   1-2s]")
 	assert.Contains(t, lines[1], "replies, no latency recorded in it")
 	assert.Contains(t, lines[1], "errors 2 (total 2)")
 }
@@ -96,5 +96,5 @@ func TestProgressTailNamesAPartialSecond(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 	require.Len(t, lines, 2, buf.String())
 	assert.Contains(t, lines[0], "100000 ops/s")
-	assert.Contains(t, lines[1], "[   2s] 20000 ops in 0.19 s (105263/s)")
+	assert.Contains(t, lines[1], "[   1-2s] 20000 ops in 0.19 s (105263/s)")
 }

@@ -22,6 +22,9 @@ import (
 func FromTemplate(ts redis.TemplateSpec, name, version string, t endpoint.Target, w redis.Workload, cfg engine.Config) run.Spec {
 	cfg.OpsPerRequest = w.OpsPerRequest()
 	cfg.Operations = w.OpNames()
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = t.RequestTimeout()
+	}
 	ranges := w.Program.RangeSpecs()
 	for _, o := range w.Ops[min(1, len(w.Ops)):] {
 		maps.Copy(ranges, o.Program.RangeSpecs())

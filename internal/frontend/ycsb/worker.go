@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/driver/redis/cluster"
@@ -306,6 +307,27 @@ func (w *worker) Prepare() {
 		w.read = w.encode(w.read, w.readArgs())
 		w.write = w.encode(w.write, w.updateArgs())
 	}
+}
+
+// YieldTo implements engine.Yielder.
+func (w *worker) YieldTo(yield func(time.Time) time.Time) {
+	if w.links != nil {
+		w.links.YieldTo(yield)
+	}
+	if w.cluster != nil {
+		w.cluster.YieldTo(yield)
+	}
+}
+
+// Redials implements engine.Redialer.
+func (w *worker) Redials() int {
+	if w.links != nil {
+		return w.links.Redials()
+	}
+	if w.cluster != nil {
+		return w.cluster.Redials()
+	}
+	return 0
 }
 
 func (w *worker) Exec(_ context.Context, s *engine.Step) error {

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"time"
 
 	"github.com/tairbench/tairbench/internal/driver/redis/transport"
 	"github.com/tairbench/tairbench/internal/endpoint"
@@ -24,6 +25,19 @@ type Router struct {
 	Rep       resp.Reply
 }
 
+// YieldTo implements engine.Yielder for the worker the router sends for.
+func (r *Router) YieldTo(yield func(time.Time) time.Time) { r.Links.YieldTo(yield) }
+
+// Redials implements engine.Redialer for the worker the router sends for.
+func (r *Router) Redials() int { return r.Links.Redials() }
+
+// Redials implements engine.Redialer for the worker that sends through c.
+func (c *ClusterSender) Redials() int { return c.r.Redials() }
+
+// YieldTo implements engine.Yielder for the worker that sends through c.
+func (c *ClusterSender) YieldTo(yield func(time.Time) time.Time) { c.r.YieldTo(yield) }
+
+// NewRouter returns a worker's router to t's nodes over the run's slot map cs.
 func NewRouter(ctx context.Context, t *endpoint.Target, cs *State) Router {
 	links := transport.NewLinks(ctx, t, cs.stops.For(ctx))
 	links.OnDialFail = func() { cs.reloadSoon(ctx) }

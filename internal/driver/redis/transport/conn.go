@@ -83,6 +83,12 @@ type counting struct {
 	// st, set by EnablePolled with stamps, makes those reads go through
 	// recvmsg and note when the data read arrived.
 	st *stamper
+	// yield, when set (YieldTo), is called when a read reaches yieldAt,
+	// the end of the engine's interval, before the request's own
+	// deadline; the read then goes on (owner's deadlines are re-armed).
+	yield   func(time.Time) time.Time
+	yieldAt time.Time
+	owner   *Conn
 	// The callback's arguments and results, kept here so that the
 	// callback (made once) does not allocate.
 	p          []byte
@@ -167,7 +173,34 @@ func (c *counting) result(p []byte, err error, call string) (int, error) {
 	return c.rn, nil
 }
 
+// Read reads from the connection; a wait that reaches the end of the
+// engine's interval (yieldAt) yields and goes on.
 func (c *counting) Read(p []byte) (int, error) {
+	for {
+		n, err := c.readOnce(p)
+		if err == nil || c.yield == nil || !c.yielded(err) {
+			return n, err
+		}
+	}
+}
+
+// yielded says whether err is the read deadline of the interval's end,
+// not the request's nor the run's end: it then yields, arms the next
+// interval's end, and the read goes on.
+func (c *counting) yielded(err error) bool {
+	if !errors.Is(err, os.ErrDeadlineExceeded) || c.yieldAt.IsZero() {
+		return false
+	}
+	now, o := time.Now(), c.owner
+	if now.Before(c.yieldAt) || !now.Before(o.Deadline) || o.stopped() {
+		return false
+	}
+	c.yieldAt = c.yield(now)
+	_ = c.Conn.SetReadDeadline(o.readDeadline())
+	return true
+}
+
+func (c *counting) readOnce(p []byte) (int, error) {
 	if c.pending == nil && !c.polled || len(p) == 0 {
 		n, err := c.Conn.Read(p)
 		c.n += int64(n)
@@ -194,6 +227,29 @@ func (c *counting) Read(p []byte) (int, error) {
 		return 0, errNotYet
 	}
 	return c.result(p, err, "read")
+}
+
+// YieldTo makes the connection's waits for replies call yield at the end
+// of each of the engine's intervals (engine.Yielder) and go on.
+func (c *Conn) YieldTo(yield func(time.Time) time.Time) {
+	c.rx.yield, c.rx.yieldAt = yield, yield(time.Now())
+	if !c.Deadline.IsZero() {
+		_ = c.NetConn.SetReadDeadline(c.readDeadline())
+	}
+}
+
+// readDeadline is when a read stops: the request's deadline, or the end
+// of the engine's interval when that comes first (YieldTo).
+func (c *Conn) readDeadline() time.Time {
+	if c.rx.yield != nil && c.rx.yieldAt.Before(c.Deadline) {
+		return c.rx.yieldAt
+	}
+	return c.Deadline
+}
+
+// stopped says whether the run's end ended the connection's waits.
+func (c *Conn) stopped() bool {
+	return c.hub != nil && c.hub.ctx.Err() != nil || c.stopper != nil && c.stopper.Err() != nil
 }
 
 // errNotYet is a read that found nothing, made not to wait (Owed).
@@ -256,10 +312,7 @@ func Dial(ctx context.Context, t endpoint.Target) (*Conn, error) { return dial(c
 // dial is Dial; when hub is for ctx, the connection joins it rather than
 // hooking ctx's end by itself.
 func dial(ctx context.Context, t endpoint.Target, hub *StopHub) (*Conn, error) {
-	timeout := t.Timeout
-	if timeout <= 0 {
-		timeout = 10 * time.Second
-	}
+	timeout := t.RequestTimeout()
 	network, address := t.Network()
 	nc, err := net.Conn(nil), errNoRawDial
 	if t.TLS == nil {
@@ -299,6 +352,7 @@ func dial(ctx context.Context, t endpoint.Target, hub *StopHub) (*Conn, error) {
 	}
 	rx := newCounting(nc)
 	c := &Conn{NetConn: nc, rx: rx, r: resp.NewReader(bufio.NewReaderSize(rx, minReadBuffer), resp.Limits{MaxBulk: 512 << 20}), timeout: timeout}
+	rx.owner = c
 	c.stopOn(ctx, hub, nc)
 	if err := c.handshake(t); err != nil {
 		c.Close()
@@ -392,13 +446,26 @@ func (c *Conn) handshake(t endpoint.Target) error {
 	return nil
 }
 
-// refreshDeadline keeps a rolling deadline of at least 3/4 of the timeout
-// ahead without calling SetDeadline on every request.
+// refreshDeadline keeps the connection's deadline between the timeout and
+// the timeout and a slack ahead, so that a request sent now fails no
+// sooner than the timeout and at most the slack later, without calling
+// SetDeadline on every request (once a slack at most).
 func (c *Conn) refreshDeadline() {
-	if time.Until(c.Deadline) < c.timeout*3/4 { // one read of the monotonic clock
-		c.Deadline = time.Now().Add(c.timeout)
-		_ = c.NetConn.SetDeadline(c.Deadline)
+	if time.Until(c.Deadline) < c.timeout { // one read of the monotonic clock
+		c.Deadline = time.Now().Add(c.timeout + deadlineSlack(c.timeout))
+		if c.rx.yield == nil {
+			_ = c.NetConn.SetDeadline(c.Deadline)
+			return
+		}
+		_ = c.NetConn.SetWriteDeadline(c.Deadline)
+		_ = c.NetConn.SetReadDeadline(c.readDeadline())
 	}
+}
+
+// deadlineSlack is how late past the timeout a request may fail: a tenth
+// of it, at most 100 ms (the deadline moves once a slack at most).
+func deadlineSlack(timeout time.Duration) time.Duration {
+	return min(timeout/10, 100*time.Millisecond)
 }
 
 // A connection's read buffer starts small, so that 10,000 connections cost
@@ -429,7 +496,7 @@ func (c *Conn) Write(b []byte) error {
 	c.growReader()
 	c.refreshDeadline()
 	if _, err := c.NetConn.Write(b); err != nil {
-		return fmt.Errorf("write: %w", describe(err))
+		return fmt.Errorf("write: %w", c.describe(err))
 	}
 	return nil
 }
@@ -559,7 +626,8 @@ func (c *Conn) ForgetArrival() {
 }
 
 // WaitUntil waits for data until `until`, reading what comes into the
-// reply buffer: false (and nil) when nothing came by then. With something
+// reply buffer: false (and nil) when nothing came by then, an error when
+// the last request's timeout passed first. With something
 // buffered it returns at once (Read waits for the rest of a reply that
 // came in part). ctx is the run's: once it ended the wait is an error, so
 // that restoring the connection's deadline cannot outlast the run.
@@ -567,14 +635,16 @@ func (c *Conn) WaitUntil(ctx context.Context, until time.Time) (bool, error) {
 	if c.r.Buffered() > 0 {
 		return true, nil
 	}
-	c.refreshDeadline()
+	if c.Deadline.IsZero() {
+		c.refreshDeadline()
+	} // else the last request's: waiting does not move it
 	short := until.Before(c.Deadline)
 	if short {
 		_ = c.NetConn.SetReadDeadline(until)
 	}
 	err := c.r.Fill()
 	if short {
-		_ = c.NetConn.SetReadDeadline(c.Deadline)
+		_ = c.NetConn.SetReadDeadline(c.readDeadline())
 	}
 	switch {
 	case ctx.Err() != nil:
@@ -582,7 +652,7 @@ func (c *Conn) WaitUntil(ctx context.Context, until time.Time) (bool, error) {
 	case short && errors.Is(err, os.ErrDeadlineExceeded):
 		return false, nil
 	case err != nil:
-		return false, fmt.Errorf("read: %w", describe(err))
+		return false, fmt.Errorf("read: %w", c.describe(err))
 	}
 	return true, nil
 }
@@ -607,7 +677,7 @@ func (c *Conn) FD() (int, bool) {
 // Read reads one reply summary.
 func (c *Conn) Read(rep *resp.Reply) error {
 	if err := c.r.ReadReply(rep); err != nil {
-		return fmt.Errorf("read: %w", describe(err))
+		return fmt.Errorf("read: %w", c.describe(err))
 	}
 	return nil
 }
@@ -623,6 +693,24 @@ func (c *Conn) ReadStamped(rep *resp.Reply) (time.Time, error) {
 		c.readAt, c.readAtN = time.Now(), c.rx.n
 	}
 	return c.readAt, err
+}
+
+// TimeoutError is a request whose reply did not come within the
+// connection's timeout.
+type TimeoutError struct{ After time.Duration }
+
+func (e *TimeoutError) Error() string { return fmt.Sprintf("timeout: no reply in %s", e.After) }
+
+// Timeout marks the error as a timeout (net.Error's sense).
+func (e *TimeoutError) Timeout() bool { return true }
+
+// describe is err as a request's failure on c reads.
+func (c *Conn) describe(err error) error {
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return &TimeoutError{After: c.timeout}
+	}
+	return describe(err)
 }
 
 func describe(err error) error {
@@ -711,7 +799,7 @@ func (c *Conn) DoString(args ...string) (string, error) {
 	}
 	s, isErr, _, err := c.r.ReadText()
 	if err != nil {
-		return "", fmt.Errorf("read: %w", describe(err))
+		return "", fmt.Errorf("read: %w", c.describe(err))
 	}
 	if isErr {
 		return "", &ReplyError{Msg: s}
@@ -725,7 +813,7 @@ func (c *Conn) ReadStrings(args [][]byte) ([][]byte, error) {
 	c.Rep = resp.Reply{}
 	out, err := c.r.ReadStrings(args, &c.Rep)
 	if err != nil {
-		return nil, fmt.Errorf("read: %w", describe(err))
+		return nil, fmt.Errorf("read: %w", c.describe(err))
 	}
 	if c.Rep.Type == 0 {
 		return out, nil

@@ -76,6 +76,49 @@ func TestWriteReadTimesOut(t *testing.T) {
 	assert.Less(t, time.Since(start), 2*time.Second)
 }
 
+// TestEveryRequestWaitsItsTimeout: a request with no reply fails once it
+// has waited the timeout (and at most 100 ms more), however recently the
+// connection's deadline was moved, with an error that names the timeout.
+func TestEveryRequestWaitsItsTimeout(t *testing.T) {
+	const timeout = 400 * time.Millisecond
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	go func() { // answers three requests, then none
+		nc, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer nc.Close()
+		buf := make([]byte, 4096)
+		for i := 0; ; i++ {
+			if _, err := nc.Read(buf); err != nil {
+				return
+			}
+			if i < 3 {
+				_, _ = nc.Write([]byte("+OK\r\n"))
+			}
+		}
+	}()
+	c, err := Dial(context.Background(), endpoint.Target{Addr: ln.Addr().String(), Timeout: timeout})
+	require.NoError(t, err)
+	defer c.Close()
+	var rep resp.Reply
+	for range 3 {
+		require.NoError(t, c.WriteRead(resp.AppendCommand(nil, "PING"), &rep))
+		time.Sleep(90 * time.Millisecond) // the deadline set by an earlier request nears
+	}
+	start := time.Now()
+	err = c.WriteRead(resp.AppendCommand(nil, "PING"), &rep)
+	waited := time.Since(start)
+	require.Error(t, err)
+	assert.Equal(t, "read: timeout: no reply in 400ms", err.Error())
+	var te *TimeoutError
+	assert.ErrorAs(t, err, &te)
+	assert.GreaterOrEqual(t, waited, timeout)
+	assert.Less(t, waited, timeout+100*time.Millisecond)
+}
+
 // The read buffer starts small and grows, up to its cap, only while
 // replies come in bigger bursts than it holds.
 func TestReadBufferGrowsWithTheReplies(t *testing.T) {

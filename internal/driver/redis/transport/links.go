@@ -2,6 +2,8 @@ package transport
 
 import (
 	"context"
+	"fmt"
+	"time"
 
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
@@ -29,6 +31,12 @@ type Links struct {
 	// OnDialFail, when set, is called after a failed dial (a cluster
 	// reloads its slot map).
 	OnDialFail func()
+	// yield, when set, is what every connection's waits call at the end
+	// of each of the engine's intervals (YieldTo).
+	yield func(time.Time) time.Time
+	// dropped counts the connections dropped and not yet made again;
+	// redials those made again since the last Redials.
+	dropped, redials int
 }
 
 // NewLinks returns the life-cycle of connections to t's address (and, for
@@ -80,7 +88,35 @@ func (l *Links) dial(t endpoint.Target) (*Conn, error) {
 		}
 		return nil, &engine.ConnectError{Err: err}
 	}
+	if l.yield != nil {
+		c.YieldTo(l.yield)
+	}
+	if l.dropped > 0 {
+		l.dropped--
+		l.redials++
+	}
 	return c, nil
+}
+
+// Redials implements engine.Redialer: the connections made again after a
+// Drop since the last call.
+func (l *Links) Redials() int {
+	n := l.redials
+	l.redials = 0
+	return n
+}
+
+// YieldTo implements engine.Yielder for the worker whose connections
+// these are: their waits for replies yield at the end of each of the
+// engine's intervals, those dialled later too.
+func (l *Links) YieldTo(yield func(time.Time) time.Time) {
+	l.yield = yield
+	if l.Direct != nil {
+		l.Direct.YieldTo(yield)
+	}
+	for _, c := range l.nodes {
+		c.YieldTo(yield)
+	}
 }
 
 // Drop closes a connection that failed; the next request dials again.
@@ -88,6 +124,7 @@ func (l *Links) Drop(c *Conn) {
 	if c == nil {
 		return
 	}
+	l.dropped++
 	if l.Direct == c {
 		l.Direct = nil
 	}
@@ -97,6 +134,14 @@ func (l *Links) Drop(c *Conn) {
 		}
 	}
 	_ = c.Close()
+}
+
+// Expire drops c, whose request got no reply within the target's timeout
+// (the engine waited for it), and returns that request's error.
+func (l *Links) Expire(c *Conn) error {
+	err := fmt.Errorf("read: %w", &TimeoutError{After: l.t.RequestTimeout()})
+	l.Drop(c)
+	return err
 }
 
 // Close closes every connection.
