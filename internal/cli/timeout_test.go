@@ -18,20 +18,35 @@ import (
 // a pipeline, an open loop, a window of commands in flight, MULTI/EXEC.
 var timeoutModes = [][]string{nil, {"-P", "16"}, {"--rate", "2000"}, {"--window", "8"}, {"--batching", "4"}}
 
-// TestTimeoutBoundsEveryRequest: through a 1.2 s CLIENT PAUSE, --timeout
-// 300ms gives up every request that waits longer, in every mode: no
-// answered request took longer, the rest are lost with the timeout named,
-// and the server's count lies between the client's successes and those
-// plus the lost commands.
+// TestTimeoutBoundsEveryRequest: through a 1.2 s CLIENT PAUSE (and, in
+// closed loop, a 1.2 s DEBUG SLEEP), --timeout 300ms gives up every
+// request that waits longer, in every mode: no answered request took
+// longer, the rest are lost with the timeout named, each second's live
+// line holds the JSON's second, and the server's count lies between the
+// client's successes and those plus the lost commands.
 func TestTimeoutBoundsEveryRequest(t *testing.T) {
+	type stall struct {
+		name   string
+		server []string
+		args   []string
+	}
+	var stalls []stall
 	for _, extra := range timeoutModes {
-		t.Run(strings.Join(append([]string{"mode"}, extra...), " "), func(t *testing.T) {
-			r := testenv.StartRedis(t)
+		stalls = append(stalls, stall{"CLIENT PAUSE", nil, extra})
+	}
+	stalls = append(stalls, stall{"DEBUG SLEEP", []string{"--enable-debug-command", "yes"}, nil})
+	for _, st := range stalls {
+		t.Run(strings.Join(append([]string{st.name}, st.args...), " "), func(t *testing.T) {
+			r := testenv.StartRedis(t, st.server...)
 			js := filepath.Join(t.TempDir(), "r.json")
-			pause := time.AfterFunc(800*time.Millisecond, func() { testenv.Do(t, r.Addr, "CLIENT", "PAUSE", "1200", "ALL") })
+			cmd := []string{"CLIENT", "PAUSE", "1200", "ALL"}
+			if st.name == "DEBUG SLEEP" {
+				cmd = []string{"DEBUG", "SLEEP", "1.2"}
+			}
+			pause := time.AfterFunc(800*time.Millisecond, func() { testenv.Do(t, r.Addr, cmd...) })
 			defer pause.Stop()
 			args := append([]string{"redis", "-port", port(r), "-d", "3", "-p", "4", "-command", "INCR c", "--timeout", "300ms",
-				"--json", js}, extra...)
+				"--json", js}, st.args...)
 			res := runCLI(context.Background(), args...)
 			assert.Equal(t, ExitRunFailed, res.code, res.err)
 			run := readResult(t, js)

@@ -67,6 +67,9 @@ func TestNetworkFaultsThroughToxiproxy(t *testing.T) {
 			},
 			check: func(t *testing.T, run *result.Run, out string) {
 				assert.Greater(t, run.Totals.LostOps, int64(0), "requests timed out")
+				require.NotEmpty(t, run.Errors)
+				assert.Equal(t, "read: timeout: no reply in 1s", run.Errors[0].Message, "given up at --timeout")
+				assert.Less(t, run.Totals.Latency.Max, 1.1e6, "no answered request waited past --timeout")
 				assert.Zero(t, run.Availability.UnreachableMS, "the proxy accepted connections: not unreachable")
 				assert.GreaterOrEqual(t, run.Availability.UnresponsiveS, 1.0)
 				assert.Contains(t, out, "the connections were up and the server did not answer")

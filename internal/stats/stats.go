@@ -260,7 +260,7 @@ func (r *Recorder) LostOp(now time.Time, op, commands int) {
 	if r.ops == nil || op < 0 || op >= len(r.ops) || now.Before(r.agg.start) {
 		return
 	}
-	r.FlushIfDue(now)
+	r.moveTo(now)
 	r.ops[op].c.errors += int64(commands)
 }
 
@@ -352,9 +352,7 @@ func (r *Recorder) Error(now time.Time, kind Kind, msg []byte, commands int) {
 	if now.Before(r.agg.start) {
 		return
 	}
-	if !now.Before(r.nextFlush) {
-		r.flushAt(now)
-	}
+	r.moveTo(now)
 	n := int64(commands)
 	switch kind {
 	case Reply: // Record counted them with the request
@@ -421,6 +419,16 @@ func (r *Recorder) flushAt(now time.Time) {
 // Flush hands everything recorded so far to the aggregator. Workers call it
 // when they stop.
 func (r *Recorder) Flush() { r.flushAt(time.Now()) }
+
+// moveTo makes the interval that holds now the recorder's current one,
+// handing the current one over first, also when now is in an earlier one
+// (a failure dated back to the measured time's end, once the recorder
+// moved past it): a rare event's, not every request's.
+func (r *Recorder) moveTo(now time.Time) {
+	if !now.Before(r.nextFlush) || r.agg.indexOf(now) != r.index {
+		r.flushAt(now)
+	}
+}
 
 // FlushIfDue hands the recordings of an interval that has ended by now to
 // the aggregator (a worker calls it before a wait that may outlast the
