@@ -38,5 +38,6 @@ TFT.* commands of TairSearch and the TVS.* commands of TairVector.`,
 	fs.IntVar(&o.Search.MaxTerms, "max-query-terms", o.Search.MaxTerms, "most values of one terms query")
 	fs.IntVar(&o.Search.MaxExpansions, "max-query-expansions", o.Search.MaxExpansions, "most indexed terms one prefix, wildcard, fuzzy or text range query expands to")
 	fs.IntVar(&o.Search.MaxBuckets, "max-query-buckets", o.Search.MaxBuckets, "largest size of a terms aggregation (the buckets it returns)")
+	fs.DurationVar(&o.Search.MaxTime, "max-query-time", o.Search.MaxTime, "longest one search request may run (TFT.SEARCH, TFT.MSEARCH, TFT.EXPLAINSCORE, TFT.EXPLAINCOST), as Elasticsearch's search timeout; past it the request is refused")
 	return cmd
 }

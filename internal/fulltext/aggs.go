@@ -200,7 +200,7 @@ func num(v float64, ok bool) string {
 	return FormatFloat(v)
 }
 
-func renderAggs(b *bytes.Buffer, ix *Index, aggs []aggSpec, docs *roaring.Bitmap) error {
+func renderAggs(b *bytes.Buffer, ix *evalCtx, aggs []aggSpec, docs *roaring.Bitmap) error {
 	b.WriteByte('{')
 	for i, a := range aggs {
 		if i > 0 {
@@ -216,7 +216,7 @@ func renderAggs(b *bytes.Buffer, ix *Index, aggs []aggSpec, docs *roaring.Bitmap
 }
 
 // renderSub writes the sub-aggregations as members of an open object.
-func renderSub(b *bytes.Buffer, ix *Index, a aggSpec, docs *roaring.Bitmap) error {
+func renderSub(b *bytes.Buffer, ix *evalCtx, a aggSpec, docs *roaring.Bitmap) error {
 	for _, s := range a.sub {
 		b.WriteString("," + jsonString(s.name) + ":")
 		if err := renderAgg(b, ix, s, docs); err != nil {
@@ -226,7 +226,7 @@ func renderSub(b *bytes.Buffer, ix *Index, a aggSpec, docs *roaring.Bitmap) erro
 	return nil
 }
 
-func renderAgg(b *bytes.Buffer, ix *Index, a aggSpec, docs *roaring.Bitmap) error {
+func renderAgg(b *bytes.Buffer, ix *evalCtx, a aggSpec, docs *roaring.Bitmap) error {
 	switch a.typ {
 	case "filter":
 		m, err := a.filter.eval(ix)
@@ -298,7 +298,7 @@ type bucket struct {
 	count int
 }
 
-func renderTerms(b *bytes.Buffer, ix *Index, a aggSpec, docs *roaring.Bitmap) error {
+func renderTerms(b *bytes.Buffer, ix *evalCtx, a aggSpec, docs *roaring.Bitmap) error {
 	most := ix.Limits.buckets()
 	if a.size > most {
 		return &LimitError{Limit: "buckets", What: fmt.Sprintf("the terms aggregation on '%s' (its size)", a.field), N: a.size, Max: most}

@@ -1,6 +1,10 @@
 package fulltext
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+	"time"
+)
 
 // Limits bound the work one search request may make the index do, so
 // that a hostile or mistaken query is refused before its memory is spent.
@@ -20,6 +24,13 @@ type Limits struct {
 	// size; default 65536, Elasticsearch's search.max_buckets). The
 	// buckets it counts are bounded by the documents it matches.
 	MaxBuckets int
+	// MaxTime bounds the time one request's evaluation may take (default
+	// 10 s, Elasticsearch's search timeout's place); past it the request
+	// is refused with a LimitError "time".
+	MaxTime time.Duration
+	// Cancelled, when set, stops every request being evaluated once it
+	// says true (a server that is closing).
+	Cancelled func() bool
 }
 
 // Default limits.
@@ -28,6 +39,7 @@ const (
 	DefaultMaxTerms      = 65536
 	DefaultMaxExpansions = 10000
 	DefaultMaxBuckets    = 65536
+	DefaultMaxTime       = 10 * time.Second
 	// MaxDepth bounds the nesting of a request's JSON (objects and arrays).
 	MaxDepth = 64
 )
@@ -36,6 +48,13 @@ func (l Limits) clauses() int    { return or(l.MaxClauses, DefaultMaxClauses) }
 func (l Limits) terms() int      { return or(l.MaxTerms, DefaultMaxTerms) }
 func (l Limits) expansions() int { return or(l.MaxExpansions, DefaultMaxExpansions) }
 func (l Limits) buckets() int    { return or(l.MaxBuckets, DefaultMaxBuckets) }
+
+func (l Limits) maxTime() time.Duration {
+	if l.MaxTime > 0 {
+		return l.MaxTime
+	}
+	return DefaultMaxTime
+}
 
 func or(v, def int) int {
 	if v > 0 {
@@ -57,7 +76,56 @@ type LimitError struct {
 }
 
 func (e *LimitError) Error() string {
+	if e.Limit == "time" {
+		return fmt.Sprintf("query took too long: %s was stopped after %d ms, this server gives a query at most %d ms", e.What, e.N, e.Max)
+	}
 	return fmt.Sprintf("too many %s: %s has %d, this server takes at most %d", e.Limit, e.What, e.N, e.Max)
+}
+
+// evalCtx is one request's evaluation on one index: the index, and when
+// the request must stop (Limits.MaxTime after it started; zero: never).
+type evalCtx struct {
+	*Index
+	start, deadline time.Time
+	// stop, when set, is asked at most every stopEvery whether the
+	// request's client left; asked is when it was last.
+	stop  func() bool
+	asked time.Time
+}
+
+// stopEvery bounds how often a request asks whether its client left (a
+// system call).
+const stopEvery = 10 * time.Millisecond
+
+// ErrCancelled is a request stopped because its server is closing;
+// ErrClientGone one stopped because its client left.
+var (
+	ErrCancelled  = errors.New("the server is closing: the query was stopped")
+	ErrClientGone = errors.New("the client left: the query was stopped")
+)
+
+// checkEvery is how many steps of a long loop (terms of a dictionary,
+// documents) go between two looks at the clock.
+const checkEvery = 1024
+
+// expired refuses the request once its deadline passed: what names the
+// part being evaluated.
+func (ec *evalCtx) expired(what string) error {
+	if c := ec.Limits.Cancelled; c != nil && c() {
+		return ErrCancelled
+	}
+	now := nowFunc()
+	if ec.stop != nil && now.Sub(ec.asked) >= stopEvery {
+		ec.asked = now
+		if ec.stop() {
+			return ErrClientGone
+		}
+	}
+	if now.After(ec.deadline) {
+		return &LimitError{Limit: "time", What: what, N: int(now.Sub(ec.start).Milliseconds()),
+			Max: int(ec.deadline.Sub(ec.start).Milliseconds())}
+	}
+	return nil
 }
 
 // checkDepth refuses JSON nested deeper than MaxDepth, before it is

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tairbench/tairbench/internal/testenv"
 )
 
 // Every limit refuses the request that passes it, and only that one.
@@ -51,4 +54,51 @@ func TestLimitsRefuseBeforeTheWork(t *testing.T) {
 			assert.Greater(t, le.N, le.Max, le.Error())
 		})
 	}
+}
+
+// wordy is an index of n documents of five random 8-letter words each
+// (about 5n distinct terms): expansion queries over it take long.
+func wordy(t testing.TB, n int, l Limits) *Index {
+	m, err := ParseMapping([]byte(`{"mappings":{"properties":{"t":{"type":"text"}}}}`))
+	require.NoError(t, err)
+	ix := NewIndex("wordy", m)
+	ix.Limits = l
+	word := testenv.Words(1)
+	for i := range n {
+		require.NoError(t, ix.Add(fmt.Sprint(i), fmt.Appendf(nil, `{"t":"%s %s %s %s %s"}`, word(), word(), word(), word(), word())))
+	}
+	return ix
+}
+
+// TestQueriesStopAtTheirTimeLimit: a fuzzy match of 200 words and a bool
+// of 1,000 wildcards, which would run for seconds, are refused once they
+// pass MaxTime, naming the limit; a cancelled server stops them at once.
+func TestQueriesStopAtTheirTimeLimit(t *testing.T) {
+	const limit = 200 * time.Millisecond
+	ix := wordy(t, 20000, Limits{MaxTime: limit, MaxExpansions: 1 << 30})
+	words := make([]string, 200)
+	for i := range words {
+		words[i] = fmt.Sprintf("abcdefg%c", 'a'+i%26)
+	}
+	clauses := make([]string, 1000)
+	for i := range clauses {
+		clauses[i] = fmt.Sprintf(`{"wildcard":{"t":"*%c*%c*"}}`, 'a'+i%26, 'a'+(i/26)%26)
+	}
+	for name, q := range map[string]string{
+		"fuzzy":     `{"query":{"match":{"t":{"query":"` + strings.Join(words, " ") + `","fuzziness":2}}}}`,
+		"wildcards": `{"query":{"bool":{"should":[` + strings.Join(clauses, ",") + `]}}}`,
+	} {
+		start := time.Now()
+		_, err := ix.Search([]byte(q), false)
+		took := time.Since(start)
+		var le *LimitError
+		require.ErrorAs(t, err, &le, name)
+		assert.Equal(t, "time", le.Limit, name)
+		assert.Contains(t, le.Error(), "this server gives a query at most 200 ms", name)
+		assert.Less(t, took, limit+100*time.Millisecond, name)
+	}
+	stop := true
+	ix.Limits.Cancelled = func() bool { return stop }
+	_, err := ix.Search([]byte(`{"query":{"match":{"t":{"query":"abcdefgh","fuzziness":2}}}}`), false)
+	assert.ErrorIs(t, err, ErrCancelled)
 }

@@ -6,9 +6,16 @@ import (
 	"sort"
 )
 
+// HitBytes is what one hit a request keeps is estimated to take, for a
+// caller that charges a request's memory before it runs (MSearch's admit).
+const HitBytes = 128
+
 // MSearch runs one request over several indexes that share a schema,
-// merging hits; N and n are per index.
-func MSearch(indexes []*Index, raw []byte) ([]byte, error) {
+// merging hits; N and n are per index. admit, when set, is given the hits
+// the request may keep (its size and cursor for each index named) once it
+// is parsed and before any index is searched: an error refuses it. stop,
+// when set, stops the request once it says true (its client left).
+func MSearch(indexes []*Index, raw []byte, admit func(hits int64) error, stop func() bool) ([]byte, error) {
 	if len(indexes) == 0 {
 		return nil, qerr("no index")
 	}
@@ -24,6 +31,16 @@ func MSearch(indexes []*Index, raw []byte) ([]byte, error) {
 	}
 	if r.from != 0 {
 		return nil, qerr("TFT.MSEARCH does not take from; use keys_cursor")
+	}
+	r.stop = stop
+	if admit != nil {
+		var hits int64
+		for _, ix := range indexes {
+			hits += int64(r.size) + int64(r.keysCursor[ix.Name])
+		}
+		if err := admit(hits); err != nil {
+			return nil, err
+		}
 	}
 	var all []hit
 	var total uint64

@@ -29,7 +29,7 @@ type matches struct {
 }
 
 type query interface {
-	eval(ix *Index) (matches, error)
+	eval(ix *evalCtx) (matches, error)
 }
 
 func constant(docs *roaring.Bitmap, boost float64, what string) matches {
@@ -206,7 +206,7 @@ func (ix *Index) field(name string) *fieldData { return ix.fields[name] }
 // idf is TairSearch's classic idf: 1 + ln(N/(n+1)).
 func idf(N, n uint64) float64 { return 1 + math.Log(float64(N)/float64(n+1)) }
 
-func (q *termQ) eval(ix *Index) (matches, error) {
+func (q *termQ) eval(ix *evalCtx) (matches, error) {
 	fd := ix.field(q.field)
 	if fd == nil {
 		return matches{docs: roaring.New()}, nil
@@ -239,7 +239,7 @@ func (q *termQ) eval(ix *Index) (matches, error) {
 }
 
 // termMatch scores one term: boost · idf² · sqrt(freq)/sqrt(dl).
-func (fd *fieldData) termMatch(ix *Index, term string, boost float64) (matches, error) {
+func (fd *fieldData) termMatch(ix *evalCtx, term string, boost float64) (matches, error) {
 	if !fd.f.Index {
 		if fd.f.Type == TypeKeyword { // doc values, as ES does for unindexed keywords
 			return constant(fd.kwMatch(func(s string) bool { return s == term }), boost, "term on doc values"), nil
@@ -301,12 +301,18 @@ func (fd *fieldData) kwMatch(pred func(string) bool) *roaring.Bitmap {
 // termsMatch unions the postings of terms accepted by pred, with a constant score.
 // termsWhere unions the postings of terms accepted by pred, refusing more
 // than most of them (what names the query in the error).
-func (fd *fieldData) termsWhere(pred func(string) bool, most int, what string) (*roaring.Bitmap, error) {
+func (fd *fieldData) termsWhere(ec *evalCtx, pred func(string) bool, most int, what string) (*roaring.Bitmap, error) {
 	if !fd.f.Index && fd.f.Type == TypeKeyword {
 		return fd.kwMatch(pred), nil
 	}
 	var bms []*roaring.Bitmap
+	n := 0
 	for t, p := range fd.postings {
+		if n++; n%checkEvery == 0 {
+			if err := ec.expired(what); err != nil {
+				return nil, err
+			}
+		}
 		if pred(t) {
 			if len(bms) == most {
 				return nil, &LimitError{Limit: "expansions", What: what, N: most + 1, Max: most}
@@ -318,7 +324,7 @@ func (fd *fieldData) termsWhere(pred func(string) bool, most int, what string) (
 }
 
 // combine scores a disjunction of clauses with coord = matched/total.
-func combine(ix *Index, parts []matches, required int, coordTotal int, useCoord bool, what string) matches {
+func combine(ix *evalCtx, parts []matches, required int, coordTotal int, useCoord bool, what string) matches {
 	docs := roaring.New()
 	if required > 1 {
 		counts := map[uint32]int{}
@@ -410,7 +416,7 @@ func parseTerms(body any) (query, error) {
 	return q, nil
 }
 
-func (q *termsQ) eval(ix *Index) (matches, error) {
+func (q *termsQ) eval(ix *evalCtx) (matches, error) {
 	if n, most := len(q.values), ix.Limits.terms(); n > most {
 		return matches{}, &LimitError{Limit: "terms", What: fmt.Sprintf("the terms query on '%s'", q.field), N: n, Max: most}
 	}
@@ -510,7 +516,7 @@ func minimumShould(spec string, n int) (int, error) {
 	return max(k, 0), nil
 }
 
-func (q *matchQ) eval(ix *Index) (matches, error) {
+func (q *matchQ) eval(ix *evalCtx) (matches, error) {
 	fd := ix.field(q.field)
 	if fd == nil {
 		return matches{docs: roaring.New()}, nil
@@ -562,7 +568,7 @@ func (q *matchQ) eval(ix *Index) (matches, error) {
 
 // fuzzyMatch matches terms within an edit distance (AUTO: 0 for 1-2
 // characters, 1 for 3-5, 2 above) sharing the first prefix characters.
-func (fd *fieldData) fuzzyMatch(ix *Index, term string, dist, prefix int, boost float64) (matches, error) {
+func (fd *fieldData) fuzzyMatch(ix *evalCtx, term string, dist, prefix int, boost float64) (matches, error) {
 	rs := []rune(term)
 	if dist < 0 {
 		switch {
@@ -575,7 +581,13 @@ func (fd *fieldData) fuzzyMatch(ix *Index, term string, dist, prefix int, boost 
 		}
 	}
 	var parts []matches
+	n := 0
 	for t := range fd.postings {
+		if n++; n%checkEvery == 0 {
+			if err := ix.expired(fmt.Sprintf("the fuzzy match of '%s'", clip(term, 40))); err != nil {
+				return matches{}, err
+			}
+		}
 		tr := []rune(t)
 		if prefix > 0 && (len(tr) < prefix || len(rs) < prefix || string(tr[:prefix]) != string(rs[:prefix])) {
 			continue
@@ -597,7 +609,7 @@ func (fd *fieldData) fuzzyMatch(ix *Index, term string, dist, prefix int, boost 
 
 type matchAllQ struct{ boost float64 }
 
-func (q *matchAllQ) eval(ix *Index) (matches, error) {
+func (q *matchAllQ) eval(ix *evalCtx) (matches, error) {
 	return constant(ix.live.Clone(), q.boost, "match_all"), nil
 }
 
@@ -606,7 +618,7 @@ type constQ struct {
 	boost float64
 }
 
-func (q *constQ) eval(ix *Index) (matches, error) {
+func (q *constQ) eval(ix *evalCtx) (matches, error) {
 	m, err := q.inner.eval(ix)
 	if err != nil {
 		return matches{}, err
@@ -669,9 +681,12 @@ func parseBool(body any) (query, error) {
 	return q, nil
 }
 
-func evalAll(ix *Index, qs []query) ([]matches, error) {
+func evalAll(ix *evalCtx, qs []query) ([]matches, error) {
 	out := make([]matches, 0, len(qs))
 	for _, q := range qs {
+		if err := ix.expired("a compound query's clauses"); err != nil {
+			return nil, err
+		}
 		m, err := q.eval(ix)
 		if err != nil {
 			return nil, err
@@ -681,7 +696,7 @@ func evalAll(ix *Index, qs []query) ([]matches, error) {
 	return out, nil
 }
 
-func (q *boolQ) eval(ix *Index) (matches, error) {
+func (q *boolQ) eval(ix *evalCtx) (matches, error) {
 	if n, most := len(q.must)+len(q.should)+len(q.mustNot)+len(q.filter), ix.Limits.clauses(); n > most {
 		return matches{}, &LimitError{Limit: "clauses", What: "a bool query", N: n, Max: most}
 	}
@@ -804,7 +819,7 @@ func parseRange(body any) (query, error) {
 	return q, nil
 }
 
-func (q *rangeQ) eval(ix *Index) (matches, error) {
+func (q *rangeQ) eval(ix *evalCtx) (matches, error) {
 	fd := ix.field(q.field)
 	if fd == nil {
 		return matches{docs: roaring.New()}, nil
@@ -837,7 +852,7 @@ func (q *rangeQ) eval(ix *Index) (matches, error) {
 	pred := func(t string) bool {
 		return (!set[0] || t > bs[0]) && (!set[1] || t >= bs[1]) && (!set[2] || t < bs[2]) && (!set[3] || t <= bs[3])
 	}
-	docs, err := fd.termsWhere(pred, ix.Limits.expansions(), fmt.Sprintf("the range query on '%s'", q.field))
+	docs, err := fd.termsWhere(ix, pred, ix.Limits.expansions(), fmt.Sprintf("the range query on '%s'", q.field))
 	if err != nil {
 		return matches{}, err
 	}
@@ -865,7 +880,7 @@ func parsePattern(typ string, body any) (query, error) {
 	return &patternQ{typ: typ, field: field, value: s, boost: boost}, nil
 }
 
-func (q *patternQ) eval(ix *Index) (matches, error) {
+func (q *patternQ) eval(ix *evalCtx) (matches, error) {
 	fd := ix.field(q.field)
 	if fd == nil || fd.f.numeric() {
 		return matches{docs: roaring.New()}, nil
@@ -878,7 +893,7 @@ func (q *patternQ) eval(ix *Index) (matches, error) {
 	if q.typ == "wildcard" {
 		pred = func(t string) bool { return wildcardMatch(v, t) }
 	}
-	docs, err := fd.termsWhere(pred, ix.Limits.expansions(), fmt.Sprintf("the %s query '%s' on '%s'", q.typ, clip(q.value, 40), q.field))
+	docs, err := fd.termsWhere(ix, pred, ix.Limits.expansions(), fmt.Sprintf("the %s query '%s' on '%s'", q.typ, clip(q.value, 40), q.field))
 	if err != nil {
 		return matches{}, err
 	}
@@ -936,7 +951,7 @@ func disMax(parts []matches, tie float64) matches {
 	}}
 }
 
-func (q *disMaxQ) eval(ix *Index) (matches, error) {
+func (q *disMaxQ) eval(ix *evalCtx) (matches, error) {
 	if n, most := len(q.queries), ix.Limits.clauses(); n > most {
 		return matches{}, &LimitError{Limit: "clauses", What: "a dis_max query", N: n, Max: most}
 	}

@@ -7,20 +7,26 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
 )
 
 // Request is a parsed search request.
 type Request struct {
-	query      query
-	from, size int
-	trackLimit int64 // -1: exact
-	includes   []string
-	excludes   []string
-	noSource   bool
-	sorts      []sortSpec
-	aggs       []aggSpec
+	// started and deadline are when its evaluation started and must stop
+	// (Limits.MaxTime after), set by its first evaluation; stop, when set,
+	// stops it once it says true (its client left).
+	started, deadline time.Time
+	stop              func() bool
+	query             query
+	from, size        int
+	trackLimit        int64 // -1: exact
+	includes          []string
+	excludes          []string
+	noSource          bool
+	sorts             []sortSpec
+	aggs              []aggSpec
 	// MSEARCH
 	keysCursor   map[string]int
 	replyCursors bool
@@ -318,7 +324,7 @@ func cmpFloat(a, b float64) int {
 // run evaluates the request on one index and keeps the top from+size hits
 // (skip more per index for MSEARCH cursors).
 func (r *Request) run(ix *Index, skip int) (*result, error) {
-	m, err := r.query.eval(ix)
+	m, err := r.query.eval(r.on(ix))
 	if err != nil {
 		return nil, err
 	}
@@ -359,15 +365,31 @@ func (r *Request) run(ix *Index, skip int) (*result, error) {
 	return res, nil
 }
 
+// on is the request's evaluation on ix: its clock starts at the request's
+// first evaluation (MSEARCH's indexes share one time limit).
+func (r *Request) on(ix *Index) *evalCtx {
+	if r.started.IsZero() {
+		r.started = nowFunc()
+		r.deadline = r.started.Add(ix.Limits.maxTime())
+	}
+	return &evalCtx{Index: ix, start: r.started, deadline: r.deadline, stop: r.stop}
+}
+
 // Search runs a request and renders TairSearch's reply JSON.
 func (ix *Index) Search(raw []byte, useCache bool) ([]byte, error) {
-	return ix.search(raw, useCache, false)
+	return ix.search(raw, useCache, false, nil)
+}
+
+// SearchStop is Search, stopped (an ErrCancelled error) once stop says
+// true: its client left.
+func (ix *Index) SearchStop(raw []byte, useCache bool, stop func() bool) ([]byte, error) {
+	return ix.search(raw, useCache, false, stop)
 }
 
 // ExplainScore runs a request and adds "_explanation" to every hit.
-func (ix *Index) ExplainScore(raw []byte) ([]byte, error) { return ix.search(raw, false, true) }
+func (ix *Index) ExplainScore(raw []byte) ([]byte, error) { return ix.search(raw, false, true, nil) }
 
-func (ix *Index) search(raw []byte, useCache, explain bool) ([]byte, error) {
+func (ix *Index) search(raw []byte, useCache, explain bool, stop func() bool) ([]byte, error) {
 	key := string(raw)
 	if useCache {
 		ix.mu.Lock()
@@ -381,6 +403,7 @@ func (ix *Index) search(raw []byte, useCache, explain bool) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.stop = stop
 	res, err := r.run(ix, 0)
 	if err != nil {
 		return nil, err
@@ -392,7 +415,7 @@ func (ix *Index) search(raw []byte, useCache, explain bool) ([]byte, error) {
 	r.renderHits(&b, res.hits, res.total, res.scored, explain, res.m)
 	if len(r.aggs) > 0 {
 		b.WriteString(`,"aggregations":`)
-		if err := renderAggs(&b, ix, r.aggs, res.docs); err != nil {
+		if err := renderAggs(&b, r.on(ix), r.aggs, res.docs); err != nil {
 			return nil, err
 		}
 	}

@@ -127,6 +127,7 @@ func Start(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, ln: ln, started: time.Now(), runID: newRunID(), conns: map[*conn]struct{}{}, reg: reg, stats: make([]cmdStat, len(reg.list))}
 	s.pending.max = cfg.MaxPending
 	s.queries.max = cfg.MaxQueryMemory
+	s.cfg.Search.Cancelled = s.closing.Load // Close stops the searches running
 	s.accounts = newAccounts(cfg)
 	for i := 0; i < cfg.Databases; i++ {
 		s.dbs = append(s.dbs, newDB())

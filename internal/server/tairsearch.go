@@ -78,9 +78,20 @@ func (c *conn) index(key []byte, quiet bool) *fulltext.Index {
 	return v.ix
 }
 
+// refusal is a request the server refused before running it, its reply
+// line whole.
+type refusal struct{ line string }
+
+func (r *refusal) Error() string { return r.line }
+
 // searchErr replies a search error as an ERR line; a refusal by one of
 // the search limits names its flag.
 func (c *conn) searchErr(err error) {
+	var rf *refusal
+	if errors.As(err, &rf) {
+		c.fail(rf.line)
+		return
+	}
 	var le *fulltext.LimitError
 	if errors.As(err, &le) {
 		hint := ""
@@ -370,7 +381,7 @@ func tftSearch(c *conn, a [][]byte) {
 		return
 	}
 	defer c.s.queries.release(cost)
-	out, err := ix.Search(a[2], useCache)
+	out, err := ix.SearchStop(a[2], useCache, c.gone)
 	if err != nil {
 		c.searchErr(err)
 		return
@@ -397,7 +408,18 @@ func tftMSearch(c *conn, a [][]byte) {
 		return
 	}
 	defer c.s.queries.release(cost)
-	out, err := fulltext.MSearch(ixs, a[len(a)-1])
+	var kept int64
+	defer func() { c.s.queries.release(kept) }()
+	admit := func(hits int64) error {
+		need := hits * fulltext.HitBytes
+		if !c.s.queries.reserve(need) {
+			return &refusal{fmt.Sprintf("ERR too many hits: %d indexes named could keep %d hits, whose %d bytes would pass the %d that the running queries may take together (tairbench serve --max-query-memory)",
+				len(ixs), hits, need, c.s.cfg.MaxQueryMemory)}
+		}
+		kept = need
+		return nil
+	}
+	out, err := fulltext.MSearch(ixs, a[len(a)-1], admit, c.gone)
 	if err != nil {
 		c.searchErr(err)
 		return

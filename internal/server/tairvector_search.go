@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -146,6 +147,16 @@ type knnQuery struct {
 // run searches every index for every vector and merges per vector.
 // A missing index contributes nothing.
 func (c *conn) runKnn(q knnQuery) ([][]vecHit, bool) {
+	// Charged before the work: each query vector on each index named keeps
+	// up to topN hits until they are merged.
+	hits := int64(len(q.names)) * int64(len(q.vecs)) * int64(q.topN)
+	need := hits * knnHitBytes
+	if !c.s.queries.reserve(need) {
+		c.fail(fmt.Sprintf("ERR too many hits: %d query vectors × %d indexes named × topN %d = %d hits, whose %d bytes would pass the %d that the running queries may take together (tairbench serve --max-query-memory)",
+			len(q.vecs), len(q.names), q.topN, hits, need, c.s.cfg.MaxQueryMemory))
+		return nil, false
+	}
+	defer c.s.queries.release(need)
 	out := make([][]vecHit, len(q.vecs))
 	now := nowMs()
 	for _, name := range q.names {
@@ -174,6 +185,10 @@ func (c *conn) runKnn(q knnQuery) ([][]vecHit, bool) {
 	}
 	return out, true
 }
+
+// knnHitBytes is what one KNN hit kept until the reply is estimated to
+// take (its key, distance and the search's candidate).
+const knnHitBytes = 96
 
 // tvsKnnSearch: TVS.KNNSEARCH index topN vector [filter] [key value]...
 func tvsKnnSearch(c *conn, a [][]byte) {

@@ -535,3 +535,16 @@ func StartPrometheus(t testing.TB, targets ...string) string {
 	t.Fatalf("prometheus did not become ready; its log:\n%s", log)
 	return ""
 }
+
+// Words returns a drawer of random 8-letter lower-case words, seeded: a
+// large vocabulary for search tests whose expansion queries must take long.
+func Words(seed uint64) func() string {
+	rng := rand.New(rand.NewPCG(seed, seed+1))
+	return func() string {
+		b := make([]byte, 8)
+		for i := range b {
+			b[i] = byte('a' + rng.IntN(26))
+		}
+		return string(b)
+	}
+}

@@ -37,6 +37,7 @@ func Defaults() Options {
 	o.Search.MaxTerms = fulltext.DefaultMaxTerms
 	o.Search.MaxExpansions = fulltext.DefaultMaxExpansions
 	o.Search.MaxBuckets = fulltext.DefaultMaxBuckets
+	o.Search.MaxTime = fulltext.DefaultMaxTime
 	return o
 }
 
@@ -50,6 +51,9 @@ func (o *Options) check() error {
 		if v < 1 {
 			return fmt.Errorf("%s must be at least 1, got %d", name, v)
 		}
+	}
+	if o.Search.MaxTime <= 0 {
+		return fmt.Errorf("--max-query-time must be above 0, got %s", o.Search.MaxTime)
 	}
 	for _, u := range o.Users {
 		name, pw, ok := strings.Cut(u, ":")

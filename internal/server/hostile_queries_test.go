@@ -1,0 +1,104 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tairbench/tairbench/internal/testenv"
+
+	"github.com/tairbench/tairbench/internal/fulltext"
+)
+
+// loadWords writes n documents of five random 8-letter words each to the
+// TairSearch index key, pipelined: expansion queries over it take long.
+func loadWords(t *testing.T, c *goredis.Client, key string, n int) {
+	ctx := context.Background()
+	require.NoError(t, c.Do(ctx, "tft.createindex", key, `{"mappings":{"properties":{"t":{"type":"text"}}}}`).Err())
+	word := testenv.Words(1)
+	pipe := c.Pipeline()
+	for i := range n {
+		pipe.Do(ctx, "tft.adddoc", key, fmt.Sprintf(`{"t":"%s %s %s %s %s"}`, word(), word(), word(), word(), word()), "WITH_ID", strconv.Itoa(i))
+	}
+	_, err := pipe.Exec(ctx)
+	require.NoError(t, err)
+}
+
+// wildcards is a bool of 1,000 wildcard clauses, each over the whole
+// vocabulary: seconds of work for a few kilobytes.
+func wildcards() string {
+	clauses := make([]string, 1000)
+	for i := range clauses {
+		clauses[i] = fmt.Sprintf(`{"wildcard":{"t":"*%c*%c*"}}`, 'a'+i%26, 'a'+(i/26)%26)
+	}
+	return `{"query":{"bool":{"should":[` + strings.Join(clauses, ",") + `]}}}`
+}
+
+// repeated is args, then name n times, then tail.
+func repeated(args []any, name string, n int, tail ...any) []any {
+	for range n {
+		args = append(args, name)
+	}
+	return append(args, tail...)
+}
+
+// TestAmplifyingRequestsAreChargedFirst: requests whose few kilobytes
+// ask for gigabytes (an index named 1,000 times, 3,000 query vectors of
+// topN 10,000, an index named 5,000 times) are refused before the work,
+// naming --max-query-memory and what they would have kept; a long query
+// stops when its client leaves; and closing the server (serve's SIGINT)
+// ends within a second while a long query runs.
+func TestAmplifyingRequestsAreChargedFirst(t *testing.T) {
+	s, c := start(t, Config{Search: fulltext.Limits{MaxTime: time.Minute, MaxExpansions: 1 << 30}})
+	ctx := context.Background()
+	loadWords(t, c, "w", 20000)
+	require.NoError(t, c.Do(ctx, "tvs.createindex", "v", 2, "HNSW", "L2").Err())
+	require.NoError(t, c.Do(ctx, "tvs.hset", "v", "k1", "VECTOR", "[1,2]").Err())
+	for name, args := range map[string][]any{
+		"TFT.MSEARCH of 1,000 indexes":         repeated([]any{"tft.msearch", 1000}, "w", 1000, `{"size":20000,"query":{"match_all":{}}}`),
+		"TVS.MKNNSEARCH of 3,000 vectors":      repeated([]any{"tvs.mknnsearch", "v", 10000, 3000}, "[1,2]", 3000),
+		"TVS.MINDEXKNNSEARCH of 5,000 indexes": repeated([]any{"tvs.mindexknnsearch", 5000}, "v", 5000, 10000, "[1,2]"),
+	} {
+		err := c.Do(ctx, args...).Err()
+		require.Error(t, err, name)
+		assert.Contains(t, err.Error(), "ERR too many hits: ", name)
+		assert.Contains(t, err.Error(), "(tairbench serve --max-query-memory)", name)
+		assert.Zero(t, s.queries.used.Load(), "%s: nothing stays charged", name)
+	}
+	require.NoError(t, c.Do(ctx, "tvs.mknnsearch", "v", 10, 2, "[1,2]", "[2,1]").Err(), "a modest one passes")
+
+	// A client that leaves: its query stops (its charge is released).
+	raw, err := net.Dial("tcp", s.Addr())
+	require.NoError(t, err)
+	body := wildcards()
+	_, err = fmt.Fprintf(raw, "*3\r\n$10\r\ntft.search\r\n$1\r\nw\r\n$%d\r\n%s\r\n", len(body), body)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return s.queries.used.Load() > 0 }, time.Second, time.Millisecond, "running")
+	require.NoError(t, raw.Close())
+	left := time.Now()
+	require.Eventually(t, func() bool { return s.queries.used.Load() == 0 }, 2*time.Second, time.Millisecond)
+	assert.Less(t, time.Since(left), 500*time.Millisecond, "the query stopped when its client left")
+
+	done := make(chan error, 1)
+	c2 := goredis.NewClient(&goredis.Options{Addr: s.Addr(), Protocol: 2, MaxRetries: -1, ReadTimeout: time.Minute})
+	defer c2.Close()
+	go func() { done <- c2.Do(ctx, "tft.search", "w", wildcards()).Err() }()
+	time.Sleep(300 * time.Millisecond)
+	select {
+	case err := <-done:
+		t.Fatalf("the query ended before Close: %v", err)
+	default: // running
+	}
+	closed := time.Now()
+	require.NoError(t, s.Close())
+	assert.Less(t, time.Since(closed), time.Second, "Close stops the query running")
+	assert.Error(t, <-done)
+}
