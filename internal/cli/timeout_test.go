@@ -78,7 +78,7 @@ func TestSilentServerEndsAtTheTimeout(t *testing.T) {
 			res := runCLI(context.Background(), args...)
 			took := time.Since(start)
 			assert.Equal(t, ExitRunFailed, res.code, res.err)
-			assert.Less(t, took, 3500*time.Millisecond, "2 s, the identification's 0.5 s and the last request's 0.5 s")
+			assert.Less(t, took, 4*time.Second, "2 s, the identification's 0.5 s and the last request's 0.5 s (and 1 s for a busy machine)")
 			run := readResult(t, js)
 			require.NotEmpty(t, run.Errors)
 			assert.Equal(t, "read: timeout: no reply in 500ms", run.Errors[0].Message)
