@@ -78,6 +78,7 @@ func TestSearchCompareCommand(t *testing.T) {
 	raw, err := os.ReadFile(jsonPath)
 	require.NoError(t, err)
 	assert.Contains(t, string(raw), `"schema": "`+result.SchemaSearch+`"`)
+	assert.Contains(t, string(raw), `(embedded server, not Tair)"`, "the stored set-up names the embedded server")
 }
 
 // indexed is the documents Elasticsearch's index "wiki" has indexed so far

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tairbench/tairbench/internal/server"
 	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/pkg/result"
 )
@@ -209,4 +210,30 @@ func TestTrackRateTask(t *testing.T) {
 		assert.Positive(t, ts.Requests, ts.Name)
 	}
 	assert.Contains(t, res.out, "p99 ms from intended start")
+}
+
+// TestTrackNamesANetworkedEmbeddedServer: 'tairbench serve' reached as a
+// plain host:port is named "embedded server, not Tair" in the printed
+// set-up, the track's engines and every task's stored target.
+func TestTrackNamesANetworkedEmbeddedServer(t *testing.T) {
+	srv, err := server.Start(server.Config{Addr: "127.0.0.1:0"})
+	require.NoError(t, err)
+	defer srv.Close()
+	dir := t.TempDir()
+	tf := filepath.Join(dir, "t.json")
+	require.NoError(t, os.WriteFile(tf, []byte(`{"name":"n","corpus":{"generator":"products-zh","docs":100},`+
+		`"index":{"name":"p","tairsearch":{"mappings":{"properties":{"title":{"type":"text","analyzer":"jieba"}}}}},`+
+		`"params":{"w":{"kind":"terms","field":"title","band":"head"}},`+
+		`"tasks":[{"name":"w","ingest":{"bulk":50}},{"name":"q","iterations":20,"queries":[{"name":"m","body":{"query":{"match":{"title":"{{w}}"}}}}]}]}`), 0o644))
+	js := filepath.Join(dir, "out.json")
+	res := runCLI(context.Background(), "search", "run", tf, "--tair", srv.Addr(), "--json", js)
+	require.Equal(t, 0, res.code, res.err)
+	tr := readTrack(t, js)
+	assert.Equal(t, srv.Addr()+" (embedded server, not Tair)", tr.Engines["tairsearch"])
+	assert.Contains(t, res.out, srv.Addr()+" (embedded server, not Tair)")
+	for _, task := range tr.Tasks {
+		tg := task.Engines[0].Run.Config.Target
+		require.NotNil(t, tg, task.Name)
+		assert.True(t, tg.NotTair(), "task %s: the stored target is named as ours", task.Name)
+	}
 }

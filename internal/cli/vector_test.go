@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/tairbench/tairbench/internal/server"
 	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/internal/vecdata"
 	"github.com/tairbench/tairbench/pkg/result"
@@ -162,4 +164,22 @@ func TestVectorSuite(t *testing.T) {
 	res = runCLI(context.Background(), "vector", "suite", "--embedded", "--cases", "sift-1m")
 	assert.Equal(t, 1, res.code)
 	assert.Contains(t, res.err, `--cases: unknown case "sift-1m"`)
+}
+
+// TestVectorNamesANetworkedEmbeddedServer: 'tairbench serve' reached as a
+// plain host:port is named "tairbench's embedded server, not Tair" in the
+// table and the stored engine, as under --embedded.
+func TestVectorNamesANetworkedEmbeddedServer(t *testing.T) {
+	srv, err := server.Start(server.Config{Addr: "127.0.0.1:0"})
+	require.NoError(t, err)
+	defer srv.Close()
+	dir := t.TempDir()
+	js := filepath.Join(dir, "v.json")
+	_, p, _ := net.SplitHostPort(srv.Addr())
+	res := runCLI(context.Background(), "vector", "--port", p, "--data", "clustered", "--n", "2000", "--nq", "20",
+		"--dims", "8", "--centres", "10", "-d", "200ms", "--algorithm", "FLAT", "--truth-dir", filepath.Join(dir, "truth"), "--json", js)
+	require.Equal(t, 0, res.code, res.err)
+	want := srv.Addr() + " (tairbench's embedded server, not Tair)"
+	assert.Contains(t, res.out, want)
+	assert.Equal(t, want, readVector(t, js).Engines[0].Target)
 }

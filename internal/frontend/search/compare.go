@@ -220,6 +220,9 @@ func Compare(ctx context.Context, o CompareOptions) (*Comparison, error) {
 		if err := e.Check(ctx); err != nil {
 			return c, err
 		}
+		if t := e.Target(); target.Ours(ctx, t) {
+			c.Config.Engines[e.Name()] = t.Addr + " (embedded server, not Tair)"
+		}
 	}
 	for _, e := range o.Engines {
 		er := EngineResult{Engine: e.Name()}

@@ -23,6 +23,7 @@ import (
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/frontend/output"
 	"github.com/tairbench/tairbench/internal/frontend/search"
+	"github.com/tairbench/tairbench/internal/frontend/target"
 	"github.com/tairbench/tairbench/internal/run"
 	tk "github.com/tairbench/tairbench/internal/track"
 	"github.com/tairbench/tairbench/pkg/result"
@@ -177,6 +178,8 @@ func openEngines(ctx context.Context, o Options, tr *tk.Track, doc *result.Track
 			doc.Engines[name] = o.Tair.Addr
 			if o.Tair.InProcess {
 				doc.Engines[name] = "embedded server, not Tair"
+			} else if target.Ours(ctx, o.Tair) { // tairbench serve, reached over the network
+				doc.Engines[name] = o.Tair.Addr + " (embedded server, not Tair)"
 			}
 		default: // at --es: the track's Elasticsearch mapping, or one proposed from TairSearch's
 			if o.ES == "" {
@@ -315,13 +318,17 @@ func (r *runner) runTask(ctx context.Context, e fts.Engine, f *feed, t tk.Task, 
 		write = &fts.WriteFactory{Engine: e, Encoded: f, Bulk: bulk}
 	}
 	rc := result.RunConfig{Mode: t.Kind(), Search: &result.SearchRunConfig{Engine: e.Name()}}
-	if tg := e.Target(); engines.AtURL(e.Name()) {
+	tg := e.Target()
+	if engines.AtURL(e.Name()) {
 		rc.Search.URL = tg.Addr
 	} else {
 		rc.Target = tg.Result()
 	}
 	spec := run.Spec{Name: fmt.Sprintf("%s %s", e.Name(), t.Name), Command: "track " + r.tr.Name + " task " + t.Name,
 		Version: r.io.Version, Config: rc, Log: r.io.Err}
+	if rc.Target != nil { // the result names the server: "embedded server, not Tair" however reached
+		spec.Identify = func(ctx context.Context) (*result.ServerIdentity, error) { return target.Identify(ctx, tg) }
+	}
 	if !r.o.NoServerStats {
 		spec.Sampler = e.Sampler()
 	}

@@ -88,10 +88,10 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.VectorBench, er
 
 func (o *Options) runEngine(ctx context.Context, e Engine, io harness.IO) (*result.VectorEngine, error) {
 	en := e.Engine
-	er := &result.VectorEngine{Engine: en.Name(), Target: describeTarget(en), Param: en.Param()}
 	if err := en.Check(ctx); err != nil {
 		return nil, err
 	}
+	er := &result.VectorEngine{Engine: en.Name(), Target: describeTarget(ctx, en), Param: en.Param()}
 	spec := vectors.IndexSpec{Dims: o.Set.Dims, Metric: o.Set.Metric, Algorithm: o.Algorithm, M: o.M, EfConstruct: o.EfConstruct}
 	if err := en.Create(ctx, spec); err != nil {
 		return nil, err
@@ -132,9 +132,12 @@ func (o *Options) runEngine(ctx context.Context, e Engine, io harness.IO) (*resu
 	return er, nil
 }
 
-func describeTarget(en vectors.Engine) string {
+// describeTarget names where en was reached, and tairbench's embedded
+// server as not Tair however it was reached (in this process, or a
+// 'tairbench serve' at a plain host:port, which says so when asked).
+func describeTarget(ctx context.Context, en vectors.Engine) string {
 	t := en.Target()
-	if t.InProcess {
+	if target.Ours(ctx, t) {
 		return t.Addr + " (tairbench's embedded server, not Tair)"
 	}
 	return t.Addr
