@@ -220,9 +220,6 @@ func Compare(ctx context.Context, o CompareOptions) (*Comparison, error) {
 		if err := e.Check(ctx); err != nil {
 			return c, err
 		}
-		if t := e.Target(); target.Ours(ctx, t) {
-			c.Config.Engines[e.Name()] = t.Addr + " (embedded server, not Tair)"
-		}
 	}
 	for _, e := range o.Engines {
 		er := EngineResult{Engine: e.Name()}
@@ -238,6 +235,9 @@ func Compare(ctx context.Context, o CompareOptions) (*Comparison, error) {
 			Version: o.Version, NoServerStats: o.NoServerStats})
 		if err != nil {
 			return c, fmt.Errorf("%s write: %w", e.Name(), err)
+		}
+		if er.Write.Config.Target.NotTair() { // what the write run's identification said
+			c.Config.Engines[e.Name()] += " (embedded server, not Tair)"
 		}
 		if err := e.Refresh(ctx); err != nil {
 			return c, err

@@ -238,20 +238,6 @@ func Identified(spec *run.Spec, t endpoint.Target) {
 	}
 }
 
-// Ours says whether t is tairbench's embedded server, not Tair: started
-// in this process, or a RESP server (a 'tairbench serve' at a plain
-// host:port) that says so when asked. A URL (an HTTP engine) is not.
-func Ours(ctx context.Context, t endpoint.Target) bool {
-	if t.InProcess {
-		return true
-	}
-	if strings.Contains(t.Addr, "://") {
-		return false
-	}
-	id, err := Identify(ctx, t)
-	return err == nil && id.Embedded
-}
-
 // Identify asks a RESP target who it is, as results name it: nil and an
 // error when it will not say.
 func Identify(ctx context.Context, t endpoint.Target) (*result.ServerIdentity, error) {

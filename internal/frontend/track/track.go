@@ -12,6 +12,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -178,8 +179,6 @@ func openEngines(ctx context.Context, o Options, tr *tk.Track, doc *result.Track
 			doc.Engines[name] = o.Tair.Addr
 			if o.Tair.InProcess {
 				doc.Engines[name] = "embedded server, not Tair"
-			} else if target.Ours(ctx, o.Tair) { // tairbench serve, reached over the network
-				doc.Engines[name] = o.Tair.Addr + " (embedded server, not Tair)"
 			}
 		default: // at --es: the track's Elasticsearch mapping, or one proposed from TairSearch's
 			if o.ES == "" {
@@ -269,6 +268,7 @@ func (r *runner) tasks(ctx context.Context) error {
 			te, err := r.runTask(ctx, e, r.feeds[i], t, bound)
 			if te != nil {
 				tt.Engines = append(tt.Engines, *te)
+				r.nameOurs(e.Name(), te.Run)
 			}
 			if err != nil {
 				r.doc.Tasks = append(r.doc.Tasks, tt)
@@ -304,6 +304,17 @@ func (r *runner) bind(t tk.Task) ([]*tk.Bound, error) {
 		out = append(out, b)
 	}
 	return out, nil
+}
+
+// nameOurs labels an engine reached at a plain host:port as tairbench's
+// embedded server once a task run's identification said so: the set-up
+// line and the runs' targets rest on the same answer.
+func (r *runner) nameOurs(engine string, run *result.Run) {
+	where := r.doc.Engines[engine]
+	if run == nil || !run.Config.Target.NotTair() || strings.Contains(where, "not Tair") {
+		return
+	}
+	r.doc.Engines[engine] = where + " (embedded server, not Tair)"
 }
 
 // runTask runs one task on one engine.

@@ -91,7 +91,7 @@ func (o *Options) runEngine(ctx context.Context, e Engine, io harness.IO) (*resu
 	if err := en.Check(ctx); err != nil {
 		return nil, err
 	}
-	er := &result.VectorEngine{Engine: en.Name(), Target: describeTarget(ctx, en), Param: en.Param()}
+	er := &result.VectorEngine{Engine: en.Name(), Target: en.Target().Addr, Param: en.Param()}
 	spec := vectors.IndexSpec{Dims: o.Set.Dims, Metric: o.Set.Metric, Algorithm: o.Algorithm, M: o.M, EfConstruct: o.EfConstruct}
 	if err := en.Create(ctx, spec); err != nil {
 		return nil, err
@@ -99,6 +99,9 @@ func (o *Options) runEngine(ctx context.Context, e Engine, io harness.IO) (*resu
 	start := time.Now()
 	load, err := o.load(ctx, en, io)
 	er.Load = load
+	if load != nil && load.Config.Target.NotTair() { // what its identification said, in process or not
+		er.Target += " (tairbench's embedded server, not Tair)"
+	}
 	if err != nil {
 		return er, err
 	}
@@ -130,17 +133,6 @@ func (o *Options) runEngine(ctx context.Context, e Engine, io harness.IO) (*resu
 	}
 	er.AtRecall = AtRecall(er.Points, []float64{0.9, 0.95, 0.99})
 	return er, nil
-}
-
-// describeTarget names where en was reached, and tairbench's embedded
-// server as not Tair however it was reached (in this process, or a
-// 'tairbench serve' at a plain host:port, which says so when asked).
-func describeTarget(ctx context.Context, en vectors.Engine) string {
-	t := en.Target()
-	if target.Ours(ctx, t) {
-		return t.Addr + " (tairbench's embedded server, not Tair)"
-	}
-	return t.Addr
 }
 
 // load inserts every base vector through the engine.
