@@ -86,6 +86,7 @@ func TestSilentServerEndsAtTheTimeout(t *testing.T) {
 			assert.Contains(t, res.err, "server statistics unavailable (identification: read: timeout: no reply in 500ms)")
 			assertLiveLinesAreTheSeries(t, res.err, run)
 			assert.InDelta(t, 2.0, run.Availability.UnresponsiveS, 0.001, "no reply in the whole run")
+			assert.Contains(t, res.out, "most of them lost with their connection (no reply)", "not called error replies")
 			if sc := run.Totals.Schedule; sc != nil { // 2000/s for 2 s
 				assert.Equal(t, int64(4000), sc.Sent+sc.NotSent, "every scheduled request sent or counted as not sent")
 				assert.Contains(t, res.out, "4000 requests scheduled in the measured time")

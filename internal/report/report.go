@@ -76,8 +76,11 @@ func Warnings(r *result.Run) []string {
 	switch {
 	case t.Ops+t.LostOps == 0:
 		w = append(w, "no command completed: there is nothing to measure")
-	case t.ErrorRate >= FailureThreshold:
+	case t.ErrorRate >= FailureThreshold && t.Errors-t.LostOps > t.LostOps:
 		w = append(w, fmt.Sprintf("%.1f%% of commands failed: the throughput measures error replies, not the command", 100*t.ErrorRate))
+	case t.ErrorRate >= FailureThreshold:
+		// Most failures got no reply: there are few error replies to measure.
+		w = append(w, fmt.Sprintf("%.1f%% of commands failed, most of them lost with their connection (no reply): the throughput counts only the replies that came", 100*t.ErrorRate))
 	case t.Errors > 0:
 		w = append(w, fmt.Sprintf("%d commands failed (%.2f%%): see the errors below", t.Errors, 100*t.ErrorRate))
 	}

@@ -704,23 +704,16 @@ func (e *TimeoutError) Error() string { return fmt.Sprintf("timeout: no reply in
 // Timeout marks the error as a timeout (net.Error's sense).
 func (e *TimeoutError) Timeout() bool { return true }
 
-// describe is err as a request's failure on c reads.
+// describe is err as a request's failure on c reads: a timeout names
+// the connection's, a non-RESP answer the server it came from.
 func (c *Conn) describe(err error) error {
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return &TimeoutError{After: c.timeout}
-	}
-	return describe(err)
-}
-
-func describe(err error) error {
 	var nr *resp.NotRESPError
 	if errors.As(err, &nr) {
 		return &ForeignError{nr}
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		return errors.New("timeout")
+		return &TimeoutError{After: c.timeout}
 	}
 	if errors.Is(err, syscall.ECONNRESET) {
 		return errors.New("connection reset by peer")
