@@ -386,8 +386,11 @@ func (ix *Index) SearchStop(raw []byte, useCache bool, stop func() bool) ([]byte
 	return ix.search(raw, useCache, false, stop)
 }
 
-// ExplainScore runs a request and adds "_explanation" to every hit.
-func (ix *Index) ExplainScore(raw []byte) ([]byte, error) { return ix.search(raw, false, true, nil) }
+// ExplainScore runs a request and adds "_explanation" to every hit;
+// stop, when set, stops it as SearchStop's does.
+func (ix *Index) ExplainScore(raw []byte, stop func() bool) ([]byte, error) {
+	return ix.search(raw, false, true, stop)
+}
 
 func (ix *Index) search(raw []byte, useCache, explain bool, stop func() bool) ([]byte, error) {
 	key := string(raw)
@@ -497,13 +500,15 @@ func (ix *Index) DocJSON(id string) ([]byte, bool) {
 	return b.Bytes(), true
 }
 
-// ExplainCost renders a short cost report for a query.
-func (ix *Index) ExplainCost(raw []byte) ([]byte, error) {
+// ExplainCost renders a short cost report for a query; stop, when set,
+// stops it as SearchStop's does.
+func (ix *Index) ExplainCost(raw []byte, stop func() bool) ([]byte, error) {
 	start := nowFunc()
 	r, err := ParseRequest(raw)
 	if err != nil {
 		return nil, err
 	}
+	r.stop = stop
 	res, err := r.run(ix, 0)
 	if err != nil {
 		return nil, err

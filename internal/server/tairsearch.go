@@ -437,7 +437,7 @@ func tftExplainCost(c *conn, a [][]byte) {
 		return
 	}
 	defer c.s.queries.release(cost)
-	out, err := ix.ExplainCost(a[2])
+	out, err := ix.ExplainCost(a[2], c.gone)
 	if err != nil {
 		c.searchErr(err)
 		return
@@ -455,7 +455,7 @@ func tftExplainScore(c *conn, a [][]byte) {
 		return
 	}
 	defer c.s.queries.release(cost)
-	out, err := ix.ExplainScore(a[2])
+	out, err := ix.ExplainScore(a[2], c.gone)
 	if err != nil {
 		c.searchErr(err)
 		return

@@ -5,8 +5,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tairbench/tairbench/internal/ann"
+	"github.com/tairbench/tairbench/internal/fulltext"
 	"github.com/tairbench/tairbench/internal/vector"
 	"github.com/tairbench/tairbench/pkg/resp"
 )
@@ -159,6 +161,7 @@ func (c *conn) runKnn(q knnQuery) ([][]vecHit, bool) {
 	defer c.s.queries.release(need)
 	out := make([][]vecHit, len(q.vecs))
 	now := nowMs()
+	asked := time.Now()
 	for _, name := range q.names {
 		v, ok := c.vecIdx(name)
 		if !ok {
@@ -168,6 +171,10 @@ func (c *conn) runKnn(q knnQuery) ([][]vecHit, bool) {
 			continue
 		}
 		for i, text := range q.vecs {
+			if err := c.abandoned(&asked); err != nil {
+				c.fail("ERR " + err.Error())
+				return nil, false
+			}
 			vec, ok := c.parseVec(v, text)
 			if !ok {
 				return nil, false
@@ -184,6 +191,22 @@ func (c *conn) runKnn(q knnQuery) ([][]vecHit, bool) {
 		}
 	}
 	return out, true
+}
+
+// abandoned says, between two searches of a multi-search, whether it
+// should stop: the server is closing, or (asked at most every 10 ms, a
+// system call, *asked being when it last was) its client left.
+func (c *conn) abandoned(asked *time.Time) error {
+	if c.s.closing.Load() {
+		return fulltext.ErrCancelled
+	}
+	if now := time.Now(); now.Sub(*asked) >= 10*time.Millisecond {
+		*asked = now
+		if c.gone() {
+			return fulltext.ErrClientGone
+		}
+	}
+	return nil
 }
 
 // knnHitBytes is what one KNN hit kept until the reply is estimated to

@@ -437,6 +437,9 @@ func (c *esClient) Search(ctx context.Context, query []byte, cache bool) (int64,
 	return fts.TotalHits(body), nil
 }
 
+// YieldTo implements engine.Yielder.
+func (c *esClient) YieldTo(yield func(time.Time) time.Time) { c.h.yieldTo(yield) }
+
 func (c *esClient) Close() error {
 	c.stopAbort()
 	c.h.close()

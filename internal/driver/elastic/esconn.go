@@ -11,6 +11,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/tairbench/tairbench/internal/driver/yieldconn"
 	"github.com/tairbench/tairbench/internal/engine"
 )
 
@@ -31,6 +32,9 @@ type esConn struct {
 	// it under a request in flight (fasthttp's Do takes no context).
 	mu sync.Mutex
 	nc net.Conn
+	// y makes the reads of a reply yield at the engine's interval ends
+	// (yieldTo).
+	y yieldconn.Yield
 }
 
 func newESConn(base string, user, password string, timeout time.Duration) (*esConn, error) {
@@ -61,7 +65,7 @@ func newESConn(base string, user, password string, timeout time.Duration) (*esCo
 			c.mu.Lock()
 			c.nc = nc
 			c.mu.Unlock()
-			return nc, nil
+			return c.y.Wrap(nc), nil
 		}}
 	if u.Scheme == "https" {
 		c.hc.IsTLS = true
@@ -92,6 +96,10 @@ func (c *esConn) do(method string, path []byte, contentType string, body []byte)
 	}
 	return c.resp.StatusCode(), c.resp.Body(), nil
 }
+
+// yieldTo makes the waits for replies call yield at the end of each of
+// the engine's intervals (engine.Yielder) and go on.
+func (c *esConn) yieldTo(yield func(time.Time) time.Time) { c.y.Set(yield) }
 
 func (c *esConn) close() { c.hc.CloseIdleConnections() }
 

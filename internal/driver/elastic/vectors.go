@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/elastic/go-elasticsearch/v8/esapi"
 
@@ -150,6 +151,9 @@ type esVecClient struct {
 	stopAbort    func() bool
 	bulk, search []byte
 }
+
+// YieldTo implements engine.Yielder.
+func (c *esVecClient) YieldTo(yield func(time.Time) time.Time) { c.h.yieldTo(yield) }
 
 func (c *esVecClient) Close() error {
 	c.stopAbort()

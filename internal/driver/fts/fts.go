@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"time"
 
 	"github.com/tairbench/tairbench/internal/serverstat"
 
@@ -135,6 +136,9 @@ type Client interface {
 	// Search runs a query and returns the reply's total hits; cache
 	// selects the engine's result cache.
 	Search(ctx context.Context, query []byte, cache bool) (int64, error)
+	// YieldTo makes the waits for replies call yield at the end of each
+	// of the engine's intervals and go on (engine.Yielder).
+	YieldTo(yield func(time.Time) time.Time)
 	Close() error
 }
 

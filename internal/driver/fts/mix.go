@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"sync"
+	"time"
 
 	"github.com/tairbench/tairbench/internal/engine"
 )
@@ -74,6 +75,13 @@ type opWorker struct {
 	op int
 }
 
+// YieldTo implements engine.Yielder for the worker it marks.
+func (w *opWorker) YieldTo(yield func(time.Time) time.Time) {
+	if y, ok := w.Worker.(engine.Yielder); ok {
+		y.YieldTo(yield)
+	}
+}
+
 func (w *opWorker) Exec(ctx context.Context, s *engine.Step) error {
 	s.Op = w.op
 	return w.Worker.Exec(ctx, s)
@@ -114,6 +122,9 @@ func (w *mixWorker) Exec(ctx context.Context, s *engine.Step) error {
 	w.replies[w.op]++
 	return nil
 }
+
+// YieldTo implements engine.Yielder.
+func (w *mixWorker) YieldTo(yield func(time.Time) time.Time) { w.c.YieldTo(yield) }
 
 func (w *mixWorker) Close() error {
 	w.f.mu.Lock()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/wiki"
@@ -148,6 +149,9 @@ func (w *writeWorker) Exec(ctx context.Context, s *engine.Step) error {
 	return nil
 }
 
+// YieldTo implements engine.Yielder.
+func (w *writeWorker) YieldTo(yield func(time.Time) time.Time) { w.c.YieldTo(yield) }
+
 func (w *writeWorker) Close() error { return w.c.Close() }
 
 // SearchFactory makes query workers.
@@ -185,5 +189,8 @@ func (w *searchWorker) Exec(ctx context.Context, s *engine.Step) error {
 	}
 	return nil
 }
+
+// YieldTo implements engine.Yielder.
+func (w *searchWorker) YieldTo(yield func(time.Time) time.Time) { w.c.YieldTo(yield) }
 
 func (w *searchWorker) Close() error { return w.c.Close() }

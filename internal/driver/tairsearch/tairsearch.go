@@ -12,6 +12,7 @@ import (
 
 	"github.com/tairbench/tairbench/internal/driver/catalog"
 	"github.com/tairbench/tairbench/internal/driver/fts"
+	"github.com/tairbench/tairbench/internal/driver/yieldconn"
 
 	"github.com/tairbench/tairbench/internal/serverstat"
 
@@ -112,7 +113,8 @@ func (e *tairSearch) Memory(ctx context.Context) (fts.Memory, error) {
 func (e *tairSearch) Close() error { return e.admin.Close() }
 
 func (e *tairSearch) NewClient(ctx context.Context) (fts.Client, error) {
-	c, err := transport.NewClient(ctx, e.o.Target, 1)
+	tc := &tairClient{index: e.o.Index}
+	c, err := transport.NewYieldingClient(ctx, e.o.Target, &tc.y)
 	if err != nil {
 		return nil, fmt.Errorf("tairsearch %s: %w", e.o.Target.Addr, err)
 	}
@@ -120,14 +122,20 @@ func (e *tairSearch) NewClient(ctx context.Context) (fts.Client, error) {
 		c.Close()
 		return nil, fmt.Errorf("tairsearch %s: %w", e.o.Target.Addr, err)
 	}
-	return &tairClient{c: c, index: e.o.Index}, nil
+	tc.c = c
+	return tc, nil
 }
 
 type tairClient struct {
 	c     *goredis.Client
 	index string
 	args  []any
+	// y makes the connection's reads yield at the engine's interval ends.
+	y yieldconn.Yield
 }
+
+// YieldTo implements engine.Yielder.
+func (c *tairClient) YieldTo(yield func(time.Time) time.Time) { c.y.Set(yield) }
 
 func isReply(err error) bool {
 	var re goredis.Error

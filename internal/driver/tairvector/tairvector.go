@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	goredis "github.com/redis/go-redis/v9"
 
@@ -167,6 +168,9 @@ type client struct {
 }
 
 func (c *client) Close() error { return c.c.Close() }
+
+// YieldTo implements engine.Yielder.
+func (c *client) YieldTo(yield func(time.Time) time.Time) { c.c.YieldTo(yield) }
 
 func (c *client) Insert(_ context.Context, req []byte, n int) (int, string, error) {
 	if err := c.c.Write(req); err != nil {

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/engine"
@@ -71,6 +72,9 @@ type Client interface {
 	// Search sends an encoded search and appends the hits' base vector
 	// numbers, nearest first, to ids.
 	Search(ctx context.Context, req []byte, ids []uint32) ([]uint32, error)
+	// YieldTo makes the waits for replies call yield at the end of each
+	// of the engine's intervals and go on (engine.Yielder).
+	YieldTo(yield func(time.Time) time.Time)
 	Close() error
 }
 
@@ -132,6 +136,9 @@ func (w *insertWorker) Exec(ctx context.Context, s *engine.Step) error {
 	return nil
 }
 
+// YieldTo implements engine.Yielder.
+func (w *insertWorker) YieldTo(yield func(time.Time) time.Time) { w.c.YieldTo(yield) }
+
 func (w *insertWorker) Close() error { return w.c.Close() }
 
 // Searches hands pre-encoded queries to search workers: worker i sends
@@ -177,5 +184,8 @@ func (w *searchWorker) Exec(ctx context.Context, s *engine.Step) error {
 	}
 	return nil
 }
+
+// YieldTo implements engine.Yielder.
+func (w *searchWorker) YieldTo(yield func(time.Time) time.Time) { w.c.YieldTo(yield) }
 
 func (w *searchWorker) Close() error { return w.c.Close() }

@@ -3,11 +3,13 @@ package transport
 import (
 	"context"
 	"errors"
+	"net"
 	"sync"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
 
+	"github.com/tairbench/tairbench/internal/driver/yieldconn"
 	"github.com/tairbench/tairbench/internal/endpoint"
 )
 
@@ -40,6 +42,38 @@ func NewClient(ctx context.Context, t endpoint.Target, pool int) (*goredis.Clien
 		o.TLSConfig = cfg
 	}
 	return goredis.NewClient(o), nil
+}
+
+// NewYieldingClient returns a go-redis client for one worker (a pool of
+// one connection) whose connections' reads yield at the engine's interval
+// ends through y (yieldconn), the first and those made again alike.
+func NewYieldingClient(ctx context.Context, t endpoint.Target, y *yieldconn.Yield) (*goredis.Client, error) {
+	c, err := NewClient(ctx, t, 1)
+	if err != nil {
+		return nil, err
+	}
+	c.AddHook(yieldHook{y})
+	return c, nil
+}
+
+// yieldHook wraps each connection a go-redis client dials (after its TLS)
+// with a yieldconn.Conn.
+type yieldHook struct{ y *yieldconn.Yield }
+
+func (h yieldHook) DialHook(next goredis.DialHook) goredis.DialHook {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		nc, err := next(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return h.y.Wrap(nc), nil
+	}
+}
+
+func (yieldHook) ProcessHook(next goredis.ProcessHook) goredis.ProcessHook { return next }
+
+func (yieldHook) ProcessPipelineHook(next goredis.ProcessPipelineHook) goredis.ProcessPipelineHook {
+	return next
 }
 
 // quietLogger drops go-redis's own log lines (a failed dial is logged by
