@@ -12,6 +12,8 @@ require (
 	github.com/go-ego/gse v0.80.3
 	github.com/klauspost/compress v1.20.3
 	github.com/prometheus/client_golang v1.23.2
+	github.com/prometheus/client_model v0.6.2
+	github.com/prometheus/common v0.66.1
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/rs/zerolog v1.28.0
 	github.com/spf13/cobra v1.10.2
@@ -48,8 +50,6 @@ require (
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/nlpodyssey/gopickle v0.3.0 // indirect
 	github.com/pmezard/go-difflib v1.0.1-0.20181226105442-5d4384ee4fb2 // indirect
-	github.com/prometheus/client_model v0.6.2 // indirect
-	github.com/prometheus/common v0.66.1 // indirect
 	github.com/prometheus/procfs v0.16.1 // indirect
 	github.com/rs/xid v1.4.0 // indirect
 	github.com/valyala/bytebufferpool v1.0.0 // indirect

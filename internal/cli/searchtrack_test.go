@@ -209,7 +209,7 @@ func TestTrackRateTask(t *testing.T) {
 		assert.Positive(t, ts.CorrectedLatency.P99, ts.Name)
 		assert.Positive(t, ts.Requests, ts.Name)
 	}
-	assert.Contains(t, res.out, "p99 ms from intended start")
+	assert.Contains(t, res.out, "p99 ms, latency from the intended start")
 }
 
 // TestTrackNamesANetworkedEmbeddedServer: 'tairbench serve' reached as a

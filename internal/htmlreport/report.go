@@ -148,10 +148,11 @@ func writeRuns(b *strings.Builder, runs []named) {
 	ymin, ymax := math.Inf(1), 0.0
 	for i, r := range runs {
 		if h := decode(r.run.HistogramCorrected); h != nil {
-			lines = append(lines, line{name: r.name + " — from the intended start", color: color(i), pts: percentileLine(h)})
-			lines = append(lines, line{name: r.name + " — service time", color: color(i), dash: true, pts: percentileLine(decode(r.run.Histogram))})
+			lines = append(lines, line{name: r.name + " — " + result.FromIntendedStart.Label(), color: color(i), pts: percentileLine(h)})
+			lines = append(lines, line{name: r.name + " — service time, " + result.FromSend.Label(), color: color(i), dash: true,
+				pts: percentileLine(decode(r.run.Histogram))})
 		} else {
-			lines = append(lines, line{name: r.name, color: color(i), pts: percentileLine(decode(r.run.Histogram))})
+			lines = append(lines, line{name: r.name + " — " + result.FromSend.Label(), color: color(i), pts: percentileLine(decode(r.run.Histogram))})
 		}
 	}
 	for _, l := range lines {
@@ -249,9 +250,18 @@ func writeRuns(b *strings.Builder, runs []named) {
 
 // writeRunsTable is the runs' summary table: target, set-up and figures.
 func writeRunsTable(b *strings.Builder, runs []named) {
-	b.WriteString(`<table><tr><th>run</th><th>target</th><th>command</th><th>mode</th><th>QPS</th><th>p50 ms</th><th>p99 ms</th><th>p99.9 ms</th><th>max ms</th><th>errors</th><th>client µs/cmd</th><th>warnings</th></tr>`)
+	b.WriteString(`<table><tr><th>run</th><th>target</th><th>command</th><th>mode</th><th>QPS</th><th>latency</th><th>p50 ms</th><th>p99 ms</th><th>p99.9 ms</th><th>max ms</th><th>service time p99 ms</th><th>errors</th><th>client µs/cmd</th><th>warnings</th></tr>`)
 	for i, r := range runs {
 		t := r.run.Totals
+		l, m := t.Headline()
+		cpu := fmt.Sprintf("%.2f", r.run.Client.CPUPerOpUS)
+		if r.run.Client.InProcessServer {
+			cpu += " (client and embedded server: one process)"
+		}
+		service := "— (the same)"
+		if m != result.FromSend {
+			service = fmt.Sprintf("%.3f", t.Latency.P99/1000)
+		}
 		target := "(not recorded)"
 		if tg := r.run.Config.Target; tg != nil {
 			target = report.TargetLine(tg)
@@ -260,12 +270,18 @@ func writeRunsTable(b *strings.Builder, runs []named) {
 		if r.run.Config.Connections > 0 {
 			mode = fmt.Sprintf("%s, %d connections, %s, %.0f s", mode, r.run.Config.Connections, report.Loop(r.run), r.run.DurationMS/1000)
 		}
-		fmt.Fprintf(b, `<tr><td><span class="sw" style="background:%s"></span>%s</td><td>%s</td><td><code>%s</code></td><td>%s</td><td>%.0f</td><td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%d</td><td>%.2f</td><td>%s</td></tr>`,
+		fmt.Fprintf(b, `<tr><td><span class="sw" style="background:%s"></span>%s</td><td>%s</td><td><code>%s</code></td><td>%s</td><td>%.0f</td><td>%s</td><td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%s</td><td>%d</td><td>%s</td><td>%s</td></tr>`,
 			color(i), html.EscapeString(r.name), html.EscapeString(target), html.EscapeString(r.run.Command), html.EscapeString(mode), t.OpsPerSec,
-			t.Latency.P50/1000, t.Latency.P99/1000, t.Latency.P999/1000, t.Latency.Max/1000, t.Errors, r.run.Client.CPUPerOpUS,
+			m.Label(), l.P50/1000, l.P99/1000, l.P999/1000, l.Max/1000, service, t.Errors, cpu,
 			html.EscapeString(strings.Join(r.run.Warnings, "; ")))
 	}
 	b.WriteString("</table>")
+}
+
+// headlineP99 is a run's headline p99 in milliseconds.
+func headlineP99(r *result.Run) float64 {
+	l, _ := r.Totals.Headline()
+	return l.P99 / 1000
 }
 
 // ratioBar is the measured-to-published ratio as a bar (1.0 marked),
@@ -348,10 +364,7 @@ func writeCapacity(b *strings.Builder, name string, c *result.CapacitySearch) {
 		if st.Run == nil {
 			continue
 		}
-		l := st.Run.Totals.Latency
-		if st.Run.Totals.CorrectedLatency != nil {
-			l = *st.Run.Totals.CorrectedLatency
-		}
+		l, _ := st.Run.Totals.Headline()
 		p := [2]float64{st.Rate, l.P99 / 1000}
 		all = append(all, p)
 		lo, hi, maxX = math.Min(lo, p[1]), math.Max(hi, p[1]), math.Max(maxX, st.Rate)
@@ -367,10 +380,8 @@ func writeCapacity(b *strings.Builder, name string, c *result.CapacitySearch) {
 	row := func(label string, st result.CapacityStep) {
 		p99 := 0.0
 		if st.Run != nil {
-			p99 = st.Run.Totals.Latency.P99 / 1000
-			if cl := st.Run.Totals.CorrectedLatency; cl != nil {
-				p99 = cl.P99 / 1000
-			}
+			l, _ := st.Run.Totals.Headline()
+			p99 = l.P99 / 1000
 		}
 		fmt.Fprintf(b, "<tr><td>%s</td><td>%.0f</td><td>%v</td><td>%.3f</td><td>%s</td></tr>", label, st.Rate, st.Held, p99, html.EscapeString(strings.Join(st.Why, "; ")))
 	}
@@ -389,7 +400,7 @@ func writeCapacity(b *strings.Builder, name string, c *result.CapacitySearch) {
 func latencyAxis(runs []named) string {
 	open, closed := 0, 0
 	for _, r := range runs {
-		if r.run.HistogramCorrected != "" {
+		if r.run.Totals.Measure() == result.FromIntendedStart {
 			open++
 		} else {
 			closed++
@@ -397,11 +408,11 @@ func latencyAxis(runs []named) string {
 	}
 	switch {
 	case closed == 0:
-		return "ms (from the intended start)"
+		return "ms (" + result.FromIntendedStart.Label() + ")"
 	case open == 0:
-		return "ms (from the send)"
+		return "ms (" + result.FromSend.Label() + ")"
 	}
-	return "ms (open-loop runs from the intended start, closed-loop from the send)"
+	return "ms (open-loop runs: " + result.FromIntendedStart.Label() + "; closed-loop: " + result.FromSend.Label() + ")"
 }
 
 func sortByX(pts [][2]float64) {
@@ -425,7 +436,7 @@ func writeSearch(b *strings.Builder, name string, s *result.SearchComparison) {
 				ratio = ph.run.Totals.OpsPerSec / pub
 			}
 			fmt.Fprintf(b, "<tr><td>%s</td><td>%s</td><td>%.0f</td><td>%.0f</td><td>%s</td><td>%.3f</td><td>%d</td></tr>", html.EscapeString(e.Engine), ph.name,
-				ph.run.Totals.OpsPerSec, pub, ratioBar(ratio, ph.run.Config.Target.NotTair()), ph.run.Totals.Latency.P99/1000, ph.run.Totals.Errors)
+				ph.run.Totals.OpsPerSec, pub, ratioBar(ratio, ph.run.Config.Target.NotTair()), headlineP99(ph.run), ph.run.Totals.Errors)
 		}
 	}
 	b.WriteString("</table>")

@@ -25,12 +25,21 @@ func run(t *testing.T, lat int64, open bool) *result.Run {
 	r := &result.Run{Header: result.Header{Schema: result.SchemaRun, Version: "test", StartedAt: time.Unix(1_800_000_000, 0).UTC()},
 		Command: "SET k v", Config: result.RunConfig{Mode: "one command per round trip"}, DurationMS: 3000, Histogram: string(enc)}
 	r.Totals.OpsPerSec = 1000
+	l := float64(lat)
+	r.Totals.Latency = result.Latency{Min: l, Mean: l + 25, P50: l + 25, P90: l + 45, P99: l + 49, P999: l + 49, Max: l + 49}
+	r.Totals.HeadlineLatency = result.FromSend
 	for s := range 3 {
 		v := float64(lat)
 		r.Series = append(r.Series, result.Interval{Second: s, Ops: 333, Requests: 333, OpsPerSec: 333, P50US: &v, P99US: &v, MeanUS: &v})
+		if open {
+			c := 2 * v
+			r.Series[s].CorrectedP50US, r.Series[s].CorrectedP99US = &c, &c
+		}
 	}
-	if open {
+	if open { // users waited twice the service time
 		r.HistogramCorrected = string(enc)
+		c := result.Latency{Min: 2 * l, Mean: 2*l + 50, P50: 2*l + 50, P90: 2*l + 90, P99: 2*l + 98, P999: 2*l + 98, Max: 2*l + 98}
+		r.Totals.CorrectedLatency, r.Totals.HeadlineLatency = &c, result.FromIntendedStart
 	}
 	return r
 }
@@ -44,9 +53,12 @@ func TestGoldenReport(t *testing.T) {
 	require.NoError(t, Write(&b, []Input{{"closed.json", run(t, 100, false)}, {"open.json", run(t, 200, true)}, {"suite.json", suite}}))
 	page := b.String()
 	assert.Equal(t, 4, strings.Count(page, `class="chart"`), "percentiles, throughput, latency and errors (no server samples)")
-	assert.Contains(t, page, "open.json — from the intended start")
-	assert.Contains(t, page, "open.json — service time")
-	assert.Contains(t, page, "ms (open-loop runs from the intended start, closed-loop from the send)", "the axis follows the runs' modes")
+	assert.Contains(t, page, "open.json — latency from the intended start")
+	assert.Contains(t, page, "open.json — service time, latency from the send")
+	assert.Contains(t, page, "ms (open-loop runs: latency from the intended start; closed-loop: latency from the send)", "the axis follows the runs' modes")
+	assert.Contains(t, page, "<td>latency from the intended start</td><td>0.450</td><td>0.498</td><td>0.498</td><td>0.498</td><td>0.249</td>",
+		"the open-loop run's row leads with its latency from the intended start, its service time beside it")
+	assert.Contains(t, page, "<td>latency from the send</td><td>0.125</td><td>0.149</td><td>0.149</td><td>0.149</td><td>— (the same)</td>")
 	assert.Contains(t, page, `<rect class="bar low" width="25.0"`, "a ratio of 0.5: a sixth of the bar's 3.0 scale, marked low")
 	testenv.Golden(t, "report.html", b.Bytes())
 
@@ -77,7 +89,7 @@ func TestGoldenReport(t *testing.T) {
 	assert.Contains(t, b.String(), "<td>127.0.0.1:6379: redis 7.0.15</td>")
 	b.Reset()
 	require.NoError(t, Write(&b, []Input{{"closed.json", closed}}))
-	assert.Contains(t, b.String(), "ms (from the send)", "a closed-loop run is not drawn from an intended start")
+	assert.Contains(t, b.String(), "ms (latency from the send)", "a closed-loop run is not drawn from an intended start")
 	assert.NotContains(t, b.String(), "intended start")
 	assert.NotContains(t, b.String(), "not Tair")
 	testenv.Golden(t, "report-redis.html", b.Bytes())
@@ -136,7 +148,7 @@ func TestTrackSection(t *testing.T) {
 	require.NoError(t, Write(&b, []Input{{"track.json", d}}))
 	page := b.String()
 	assert.Contains(t, page, "track.json: queries on tairsearch", "each task's run gets the run charts")
-	assert.Contains(t, page, "<td>match-head</td><td>700</td><td>0.90</td><td>0.95</td><td></td><td>0 %</td><td>120.5</td>")
+	assert.Contains(t, page, "<td>match-head</td><td>700</td><td>latency from the send</td><td>0.90</td><td>0.95</td><td></td><td>0 %</td><td>120.5</td>")
 	assert.Contains(t, page, "embedded server, not Tair")
 	testenv.Golden(t, "report-track.html", b.Bytes())
 }

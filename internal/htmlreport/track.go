@@ -58,25 +58,30 @@ func writeTrack(b *strings.Builder, name string, d *result.TrackRun) {
 			}
 			b.WriteString("</table>")
 		}
-		b.WriteString("<table><tr><th>engine</th><th>operation</th><th>ops/s</th><th>p50 ms</th><th>p99 ms</th><th>errors</th><th>zero hits</th><th>mean hits</th></tr>")
+		b.WriteString("<table><tr><th>engine</th><th>operation</th><th>ops/s</th><th>latency</th><th>p50 ms</th><th>p99 ms</th><th>errors</th><th>zero hits</th><th>mean hits</th></tr>")
 		for _, e := range t.Engines {
 			if e.Run == nil {
 				continue
 			}
 			r := e.Run
-			fmt.Fprintf(b, "<tr><td>%s</td><td>all</td><td>%.0f</td><td>%.2f</td><td>%.2f</td><td>%d</td><td></td><td></td></tr>",
-				html.EscapeString(e.Engine), r.Totals.OpsPerSec, r.Totals.Latency.P50/1000, r.Totals.Latency.P99/1000, r.Totals.Errors)
+			l, m := r.Totals.Headline()
+			fmt.Fprintf(b, "<tr><td>%s</td><td>all</td><td>%.0f</td><td>%s</td><td>%.2f</td><td>%.2f</td><td>%d</td><td></td><td></td></tr>",
+				html.EscapeString(e.Engine), r.Totals.OpsPerSec, m.Label(), l.P50/1000, l.P99/1000, r.Totals.Errors)
 			for i, ts := range e.Templates {
 				rate := 0.0
 				if i < len(r.Operations) {
 					rate = r.Operations[i].OpsPerSec
 				}
 				p50, p99 := 0.0, 0.0
-				if ts.Latency != nil {
-					p50, p99 = ts.Latency.P50/1000, ts.Latency.P99/1000
+				tl := ts.Latency
+				if m == result.FromIntendedStart {
+					tl = ts.CorrectedLatency
 				}
-				fmt.Fprintf(b, "<tr><td></td><td>%s</td><td>%.0f</td><td>%.2f</td><td>%.2f</td><td></td><td>%.0f %%</td><td>%.1f</td></tr>",
-					html.EscapeString(ts.Name), rate, p50, p99, 100*ts.ZeroHitShare, ts.MeanHits)
+				if tl != nil {
+					p50, p99 = tl.P50/1000, tl.P99/1000
+				}
+				fmt.Fprintf(b, "<tr><td></td><td>%s</td><td>%.0f</td><td>%s</td><td>%.2f</td><td>%.2f</td><td></td><td>%.0f %%</td><td>%.1f</td></tr>",
+					html.EscapeString(ts.Name), rate, m.Label(), p50, p99, 100*ts.ZeroHitShare, ts.MeanHits)
 			}
 		}
 		b.WriteString("</table>")

@@ -7,6 +7,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/tairbench/tairbench/pkg/result"
 )
 
 // Collect sends every run's figures of its last tick (or of its result).
@@ -56,6 +57,11 @@ func (e *Exporter) collectRun(ch chan<- prometheus.Metric, lb Labels, st state) 
 		counter("notSent", float64(sc.NotSentNoConnection), "no_connection")
 		counter("notSent", float64(sc.NotSent-sc.NotSentNoConnection), "waiting_for_replies")
 	}
+	m := st.headline
+	if m == "" {
+		m = result.FromSend
+	}
+	gauge("headline", 1, measureName(m), m.Label())
 	e.histogram(ch, st.service, with("service", ""))
 	e.histogram(ch, st.corrected, with("corrected", ""))
 	for i, name := range st.opNames {
@@ -65,6 +71,14 @@ func (e *Exporter) collectRun(ch chan<- prometheus.Metric, lb Labels, st state) 
 			e.histogram(ch, st.opHists[i], with("service", name))
 		}
 	}
+}
+
+// measureName is the measure label of the latency histograms timed as m.
+func measureName(m result.LatencyMeasure) string {
+	if m == result.FromIntendedStart {
+		return "corrected"
+	}
+	return "service"
 }
 
 func at(xs []int64, i int) int64 {

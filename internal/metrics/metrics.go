@@ -58,6 +58,8 @@ type state struct {
 	causes   []result.ErrorCount
 	schedule *result.Schedule
 	finished bool
+	// headline is the latency the run leads with (result.Totals.Headline).
+	headline result.LatencyMeasure
 }
 
 // Exporter serves the metrics of every run of one tairbench process.
@@ -136,6 +138,7 @@ func (e *Exporter) describe() {
 		"latency":     d("latency_seconds", "Latency: measure=service from the send, corrected from the intended start (open loop).", "measure", "op"),
 		"native":      d("latency_native_seconds", "Latency as a Prometheus native histogram (schema 5, buckets 2.2% apart), for scrapers that ask for it.", "measure", "op"),
 		"quantiles":   d("latency_quantile_seconds", "Latency quantiles read from the run's HdrHistogram (3 significant digits).", "measure", "op"),
+		"headline":    d("headline_latency_info", "The latency the run leads with in every output: measure=corrected (from the intended start, open loop) or service (from the send, closed loop); label as the outputs name it.", "measure", "label"),
 	}
 }
 
@@ -177,6 +180,9 @@ func (r *Run) Observe(p stats.Progress) {
 	if t := p.Totals; t != nil {
 		r.st.requests, r.st.lost = t.Requests, t.Transport
 		r.st.service, r.st.corrected = t.Service, t.Corrected
+		if t.Corrected != nil {
+			r.st.headline = result.FromIntendedStart
+		}
 		r.st.opNames, r.st.opHists, r.st.opCounts, r.st.opErrors = t.OpNames, t.Ops, t.OpCounts, t.OpErrors
 	}
 }
@@ -188,7 +194,8 @@ func (r *Run) Final(res *result.Run) {
 
 func (e *Exporter) final(rm *Run, r *result.Run) {
 	st := state{ops: r.Totals.Ops, requests: r.Totals.Requests, errors: r.Totals.Errors, lost: r.Totals.TransportErrors,
-		unreachableS: r.Availability.UnreachableMS / 1000, causes: r.Errors, schedule: r.Totals.Schedule, finished: true}
+		unreachableS: r.Availability.UnreachableMS / 1000, causes: r.Errors, schedule: r.Totals.Schedule, finished: true,
+		headline: r.Totals.Measure()}
 	for _, e := range r.Errors {
 		if e.Kind == "connect" {
 			st.connectFailures += e.Count

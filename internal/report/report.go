@@ -255,17 +255,18 @@ func Text(w io.Writer, r *result.Run, hist *hdr.Histogram) error {
 	if t.OpsPerRequest > 1 {
 		unit = fmt.Sprintf("per request of %d commands", t.OpsPerRequest)
 	}
-	l := t.Latency
-	if l.Empty() {
+	c, m := t.Headline()
+	switch l := t.Latency; {
+	case c.Empty():
 		b.WriteString("latency ms   none: no request got a reply\n")
-	} else if c := t.CorrectedLatency; c != nil {
-		fmt.Fprintf(&b, "latency ms   avg %s  p50 %s  p90 %s  p99 %s  p99.9 %s  max %s  (%s, from the intended start: what users waited)\n",
-			ms(c.Mean), ms(c.P50), ms(c.P90), ms(c.P99), ms(c.P999), ms(c.Max), unit)
-		fmt.Fprintf(&b, "service ms   avg %s  p50 %s  p90 %s  p99 %s  p99.9 %s  max %s  (from the actual send)\n",
-			ms(l.Mean), ms(l.P50), ms(l.P90), ms(l.P99), ms(l.P999), ms(l.Max))
-	} else {
-		fmt.Fprintf(&b, "latency ms   avg %s  p50 %s  p90 %s  p99 %s  p99.9 %s  max %s  (%s)\n",
-			ms(l.Mean), ms(l.P50), ms(l.P90), ms(l.P99), ms(l.P999), ms(l.Max), unit)
+	case m == result.FromIntendedStart:
+		fmt.Fprintf(&b, "latency ms   avg %s  p50 %s  p90 %s  p99 %s  p99.9 %s  max %s  (%s, %s: what users waited)\n",
+			ms(c.Mean), ms(c.P50), ms(c.P90), ms(c.P99), ms(c.P999), ms(c.Max), unit, m.Label())
+		fmt.Fprintf(&b, "service ms   avg %s  p50 %s  p90 %s  p99 %s  p99.9 %s  max %s  (service time, %s)\n",
+			ms(l.Mean), ms(l.P50), ms(l.P90), ms(l.P99), ms(l.P999), ms(l.Max), result.FromSend.Label())
+	default:
+		fmt.Fprintf(&b, "latency ms   avg %s  p50 %s  p90 %s  p99 %s  p99.9 %s  max %s  (%s, %s)\n",
+			ms(c.Mean), ms(c.P50), ms(c.P90), ms(c.P99), ms(c.P999), ms(c.Max), unit, m.Label())
 	}
 	if len(r.Operations) > 0 {
 		writeOperations(&b, r.Operations, r.Server)
@@ -311,8 +312,8 @@ func Text(w io.Writer, r *result.Run, hist *hdr.Histogram) error {
 		fmt.Fprintf(&b, "%s %.2f µs CPU per command, %.2f of %d cores\n", who, r.Client.CPUPerOpUS, r.Client.CPUUtil, r.Client.Cores)
 	}
 	if hist != nil && hist.TotalCount() > 0 {
-		if t.CorrectedLatency != nil { // the bars are the service times, not the latency line's
-			b.WriteString("service time histogram (from the actual send)\n")
+		if m == result.FromIntendedStart { // the bars are the service times, not the latency line's
+			b.WriteString("service time histogram (" + result.FromSend.Label() + ")\n")
 		} else {
 			b.WriteString("latency histogram\n")
 		}

@@ -86,7 +86,7 @@ func TestOpenLoopHistogramSaysWhatItShows(t *testing.T) {
 	b.Reset()
 	require.NoError(t, Text(&b, r, h))
 	assert.Contains(t, b.String(), "from the intended start: what users waited")
-	assert.Contains(t, b.String(), "\nservice time histogram (from the actual send)\n")
+	assert.Contains(t, b.String(), "\nservice time histogram (latency from the send)\n")
 	assert.NotContains(t, b.String(), "\nlatency histogram\n")
 }
 

@@ -12,6 +12,9 @@ import (
 
 // Row is one compared figure.
 type Row struct {
+	// Key is what --fail-on names it (qps, p50, p99, p99.9, max, errors,
+	// cpu); Metric how the table does.
+	Key    string
 	Metric string
 	A, B   float64
 	// Change is (B − A) / A.
@@ -24,6 +27,9 @@ type Row struct {
 	Noise float64
 	// Verdict is "significant", "within noise" or why it cannot tell.
 	Verdict string
+	// Incomparable, when set, says why A's and B's figures measure
+	// different things (a gate on the row cannot pass).
+	Incomparable string
 }
 
 // MinSeconds is the fewest whole seconds per run for a test.
@@ -32,27 +38,88 @@ const MinSeconds = 5
 // Compare sets B's figures against A's. A difference is significant when
 // the change is larger than the run-to-run noise of the per-second series
 // and either the series differ (SecondsTest, p < 0.01) or they are Apart.
+// The latency rows compare like with like (CommonMeasure), and say which.
 func Compare(a, b *result.Run) []Row {
+	m := CommonMeasure(a, b)
 	qps := func(r *result.Run) []float64 {
 		return perSecond(r, func(iv result.Interval) (float64, bool) { return float64(iv.Ops), iv.Requests > 0 })
 	}
 	p50 := func(r *result.Run) []float64 {
-		return perSecond(r, func(iv result.Interval) (float64, bool) { return deref(iv.P50US), iv.P50US != nil })
+		return perSecond(r, func(iv result.Interval) (float64, bool) { p := iv.P50Of(m); return deref(p), p != nil })
 	}
 	p99 := func(r *result.Run) []float64 {
-		return perSecond(r, func(iv result.Interval) (float64, bool) { return deref(iv.P99US), iv.P99US != nil })
+		return perSecond(r, func(iv result.Interval) (float64, bool) { p := iv.P99Of(m); return deref(p), p != nil })
 	}
+	la, lb := a.Totals.Of(m), b.Totals.Of(m)
+	lat := func(q string) string { return q + " " + m.Label() + " (µs)" }
 	ta, tb := a.Totals, b.Totals
 	rows := []Row{
-		row("QPS (commands/s)", ta.OpsPerSec, tb.OpsPerSec, qps(a), qps(b)),
-		row("p50 latency (µs)", ta.Latency.P50, tb.Latency.P50, p50(a), p50(b)),
-		row("p99 latency (µs)", ta.Latency.P99, tb.Latency.P99, p99(a), p99(b)),
-		row("p99.9 latency (µs)", ta.Latency.P999, tb.Latency.P999, nil, nil),
-		row("max latency (µs)", ta.Latency.Max, tb.Latency.Max, nil, nil),
-		row("errors", float64(ta.Errors), float64(tb.Errors), nil, nil),
-		row("client CPU per command (µs)", a.Client.CPUPerOpUS, b.Client.CPUPerOpUS, nil, nil),
+		row("qps", "QPS (commands/s)", ta.OpsPerSec, tb.OpsPerSec, qps(a), qps(b)),
+		row("p50", lat("p50"), la.P50, lb.P50, p50(a), p50(b)),
+		row("p99", lat("p99"), la.P99, lb.P99, p99(a), p99(b)),
+		row("p99.9", lat("p99.9"), la.P999, lb.P999, nil, nil),
+		row("max", lat("max"), la.Max, lb.Max, nil, nil),
+		row("errors", "errors", float64(ta.Errors), float64(tb.Errors), nil, nil),
+		cpuRow(a, b),
 	}
 	return rows
+}
+
+// cpuRow compares client CPU per command. Under --embedded the client and
+// the server are one process, whose CPU cannot be split: such a figure is
+// named as both, and is not set against a client's alone.
+func cpuRow(a, b *result.Run) Row {
+	ia, ib := a.Client.InProcessServer, b.Client.InProcessServer
+	name := "client CPU per command (µs)"
+	if ia && ib {
+		name = "client and embedded server CPU per command (µs)"
+	}
+	r := row("cpu", name, a.Client.CPUPerOpUS, b.Client.CPUPerOpUS, nil, nil)
+	if ia != ib {
+		both, alone := "A", "B"
+		if ib {
+			both, alone = "B", "A"
+		}
+		r.Incomparable = fmt.Sprintf("not comparable: %s's figure is the client's and the embedded server's together (one process), %s's the client's alone", both, alone)
+		r.Verdict = r.Incomparable
+	}
+	return r
+}
+
+// CommonMeasure is the latency two runs are compared on: their headline
+// when they share it, and from the send when one is an open loop and the
+// other a closed one (the only latency both have).
+func CommonMeasure(a, b *result.Run) result.LatencyMeasure {
+	if m := a.Totals.Measure(); m == b.Totals.Measure() {
+		return m
+	}
+	return result.FromSend
+}
+
+// MeasureNote says, when one run is an open loop and the other a closed
+// one, that their headline latencies measure different things and what
+// the table compares instead; "" when they share their headline.
+func MeasureNote(a, b *result.Run) string {
+	ma, mb := a.Totals.Measure(), b.Totals.Measure()
+	if ma == mb {
+		return ""
+	}
+	open, name, other := a, "A", "B"
+	if mb == result.FromIntendedStart {
+		open, name, other = b, "B", "A"
+	}
+	l, m := open.Totals.Headline()
+	return fmt.Sprintf("A leads with %s, B with %s: they measure different things. The latency rows compare both %s "+
+		"(%s's service time); %s's %s, p99 %s, has no counterpart in %s.",
+		ma.Label(), mb.Label(), result.FromSend.Label(), name, name, m.Label(), msOrNone(l.P99, l.Empty()), other)
+}
+
+// msOrNone is microseconds as milliseconds, or "none" for no reply.
+func msOrNone(us float64, none bool) string {
+	if none {
+		return "none"
+	}
+	return fmt.Sprintf("%.3f ms", us/1000)
 }
 
 func deref(p *float64) float64 {
@@ -78,8 +145,8 @@ func perSecond(r *result.Run, f func(result.Interval) (float64, bool)) []float64
 	return out
 }
 
-func row(name string, a, b float64, sa, sb []float64) Row {
-	r := Row{Metric: name, A: a, B: b, P: math.NaN()}
+func row(key, name string, a, b float64, sa, sb []float64) Row {
+	r := Row{Key: key, Metric: name, A: a, B: b, P: math.NaN()}
 	if a != 0 {
 		r.Change = (b - a) / a
 	}
@@ -171,17 +238,22 @@ func MannWhitney(a, b []float64) float64 {
 
 // WriteCompare prints both runs' set-ups, marking what differs, and the
 // comparison table.
-func WriteCompare(w io.Writer, nameA, nameB string, setup []SetupRow, rows []Row) error {
+func WriteCompare(w io.Writer, nameA, nameB string, setup []SetupRow, rows []Row, notes ...string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "A: %s\nB: %s\n\n", nameA, nameB)
 	writeSetup(&b, setup)
-	fmt.Fprintf(&b, "%-30s %14s %14s %9s %9s %7s  %s\n", "figure", "A", "B", "B vs A", "p", "noise", "verdict")
+	for _, n := range notes {
+		if n != "" {
+			fmt.Fprintf(&b, "note: %s\n", n)
+		}
+	}
+	fmt.Fprintf(&b, "%-44s %14s %14s %9s %9s %7s  %s\n", "figure", "A", "B", "B vs A", "p", "noise", "verdict")
 	for _, r := range rows {
 		p, noise := "-", "-"
 		if !math.IsNaN(r.P) {
 			p, noise = fmt.Sprintf("%.4f", r.P), fmt.Sprintf("%.1f%%", 100*r.Noise)
 		}
-		fmt.Fprintf(&b, "%-30s %14.2f %14.2f %+8.1f%% %9s %7s  %s\n", r.Metric, r.A, r.B, 100*r.Change, p, noise, r.Verdict)
+		fmt.Fprintf(&b, "%-44s %14.2f %14.2f %+8.1f%% %9s %7s  %s\n", r.Metric, r.A, r.B, 100*r.Change, p, noise, r.Verdict)
 	}
 	b.WriteString("\np: Welch's t on the per-second series' means (whole seconds), each mean's variance inflated by the seconds'\n" +
 		"autocorrelation, so that a run's drift counts as noise; noise: the larger per-second coefficient of variation.\n")

@@ -16,16 +16,12 @@ type FailOn struct {
 	Source string
 	// Metric is the row it reads (qps, p50, p99, p99.9, max, errors, cpu).
 	Metric string
-	row    string
 	// Above: fail when the change is above Percent; else below it.
 	Above   bool
 	Percent float64
 }
 
 var failOnForm = regexp.MustCompile(`^(qps|p50|p99|p99\.9|max|errors|cpu)\s*([<>])\s*([+-]?[0-9.]+)%$`)
-
-var failOnRows = map[string]string{"qps": "QPS (commands/s)", "p50": "p50 latency (µs)", "p99": "p99 latency (µs)",
-	"p99.9": "p99.9 latency (µs)", "max": "max latency (µs)", "errors": "errors", "cpu": "client CPU per command (µs)"}
 
 // ParseFailOn reads one --fail-on condition.
 func ParseFailOn(s string) (FailOn, error) {
@@ -37,7 +33,7 @@ func ParseFailOn(s string) (FailOn, error) {
 	if err != nil {
 		return FailOn{}, fmt.Errorf("--fail-on %q: %q is not a number", s, m[3])
 	}
-	return FailOn{Source: strings.TrimSpace(s), Metric: m[1], row: failOnRows[m[1]], Above: m[2] == ">", Percent: p}, nil
+	return FailOn{Source: strings.TrimSpace(s), Metric: m[1], Above: m[2] == ">", Percent: p}, nil
 }
 
 // Check judges the comparison's rows: the verdict passes unless B's change
@@ -46,8 +42,12 @@ func ParseFailOn(s string) (FailOn, error) {
 func (f FailOn) Check(rows []Row) result.ThresholdVerdict {
 	v := result.ThresholdVerdict{Threshold: f.Source, Unit: "%"}
 	for _, r := range rows {
-		if r.Metric != f.row {
+		if r.Key != f.Metric {
 			continue
+		}
+		if r.Incomparable != "" {
+			v.Note = r.Metric + ": " + r.Incomparable
+			return v
 		}
 		change := 100 * r.Change
 		if r.A == 0 {
@@ -58,9 +58,9 @@ func (f FailOn) Check(rows []Row) result.ThresholdVerdict {
 		}
 		v.Observed = change
 		v.Pass = (f.Above && change <= f.Percent) || (!f.Above && change >= f.Percent)
-		v.Note = fmt.Sprintf("A %.3f, B %.3f; %s", r.A, r.B, r.Verdict)
+		v.Note = fmt.Sprintf("%s: A %.3f, B %.3f; %s", r.Metric, r.A, r.B, r.Verdict)
 		return v
 	}
-	v.Note = "the comparison has no " + f.row + " row"
+	v.Note = "the comparison has no " + f.Metric + " row"
 	return v
 }

@@ -282,6 +282,7 @@ func (m *merger) finish(n int) *result.Run {
 		l := stats.Summary(m.corrected, m.sumCorrUS/float64(m.corrected.TotalCount()))
 		t.CorrectedLatency = &l
 	}
+	t.HeadlineLatency = first.Totals.Measure()
 	out.Histogram = result.EncodeHistogram(m.hist)
 	out.HistogramCorrected = result.EncodeHistogram(m.corrected)
 	for _, k := range m.errOrder {

@@ -215,3 +215,46 @@ func rows2series(r *result.Run) []float64 {
 	}
 	return out
 }
+
+// TestEmbeddedCPUIsNotSetAgainstAClients: a figure of the client and the
+// embedded server together (one process) is named so, and is not compared
+// with a client's alone: the row says why and a gate on it cannot pass.
+func TestEmbeddedCPUIsNotSetAgainstAClients(t *testing.T) {
+	t0 := time.Unix(1_800_000_000, 0)
+	cpu := func(rows []Row) Row {
+		for _, r := range rows {
+			if r.Key == "cpu" {
+				return r
+			}
+		}
+		t.Fatal("no cpu row")
+		return Row{}
+	}
+	for _, tc := range []struct {
+		name           string
+		inA, inB       bool
+		metric, reason string
+	}{
+		{"both clients", false, false, "client CPU per command (µs)", ""},
+		{"both embedded", true, true, "client and embedded server CPU per command (µs)", ""},
+		{"A embedded", true, false, "client CPU per command (µs)",
+			"not comparable: A's figure is the client's and the embedded server's together (one process), B's the client's alone"},
+		{"B embedded", false, true, "client CPU per command (µs)",
+			"not comparable: B's figure is the client's and the embedded server's together (one process), A's the client's alone"},
+	} {
+		a := fakeRun(t, t0, 8, []float64{1000}, 100, "GET k")
+		b := fakeRun(t, t0, 8, []float64{1000}, 100, "GET k")
+		a.Client = result.Client{CPUPerOpUS: 30, InProcessServer: tc.inA}
+		b.Client = result.Client{CPUPerOpUS: 5, InProcessServer: tc.inB}
+		r := cpu(Compare(a, b))
+		assert.Equal(t, tc.metric, r.Metric, tc.name)
+		assert.Equal(t, tc.reason, r.Incomparable, tc.name)
+		gate, err := ParseFailOn("cpu<-50%")
+		require.NoError(t, err)
+		v := gate.Check(Compare(a, b))
+		if tc.reason != "" {
+			assert.False(t, v.Pass, "%s: a gate cannot pass on figures that measure different things", tc.name)
+			assert.Contains(t, v.Note, tc.reason, tc.name)
+		}
+	}
+}

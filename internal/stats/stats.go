@@ -815,7 +815,9 @@ func (a *Aggregator) Snapshot(elapsed time.Duration) Snapshot {
 			t.CorrectedLatency = &l
 		}
 	}
+	t.HeadlineLatency = result.FromSend
 	if a.totalCorrected != nil {
+		t.HeadlineLatency = result.FromIntendedStart
 		t.Schedule = &result.Schedule{Behind: c.behind, BehindDown: c.behindDown, BehindMaxMS: float64(c.behindMaxNS) / 1e6,
 			ClientLags: c.lags, ClientLagMaxMS: float64(c.lagMaxNS) / 1e6,
 			Sent: c.sent, NotSent: c.notSent, NotSentNoConnection: c.notSentDown}

@@ -105,17 +105,15 @@ type figures struct {
 	ops, errors, attempted int64
 	opsPerSec              float64
 	lat                    result.Latency
-	corrected              bool
+	measure                result.LatencyMeasure
 }
 
 // pick finds the figures t applies to; ok is false, with the reason, when
 // the run has no such operation.
 func pick(t Threshold, r *result.Run) (figures, string) {
 	tot := r.Totals
-	f := figures{ops: tot.Ops, errors: tot.Errors, attempted: tot.Ops + tot.LostOps, opsPerSec: tot.OpsPerSec, lat: tot.Latency}
-	if tot.CorrectedLatency != nil {
-		f.lat, f.corrected = *tot.CorrectedLatency, true
-	}
+	f := figures{ops: tot.Ops, errors: tot.Errors, attempted: tot.Ops + tot.LostOps, opsPerSec: tot.OpsPerSec}
+	f.lat, f.measure = tot.Headline()
 	if t.Op == "" {
 		return f, ""
 	}
@@ -123,10 +121,7 @@ func pick(t Threshold, r *result.Run) (figures, string) {
 	for _, op := range r.Operations {
 		names = append(names, op.Name)
 		if strings.EqualFold(op.Name, t.Op) {
-			f = figures{ops: op.Ops, errors: op.Errors, attempted: op.Ops, opsPerSec: op.OpsPerSec, lat: op.Latency}
-			if op.CorrectedLatency != nil {
-				f.lat, f.corrected = *op.CorrectedLatency, true
-			}
+			f = figures{ops: op.Ops, errors: op.Errors, attempted: op.Ops, opsPerSec: op.OpsPerSec, lat: op.Of(f.measure), measure: f.measure}
 			return f, ""
 		}
 	}
@@ -171,8 +166,8 @@ func Evaluate(ts []Threshold, r *result.Run) []result.ThresholdVerdict {
 			v.Pass = f.ops > 0 && t.holds(us)
 			if f.ops == 0 {
 				v.Note = "no command completed: no latency to judge"
-			} else if f.corrected {
-				v.Note = "from the intended start (open loop)"
+			} else {
+				v.Note = f.measure.Label()
 			}
 		}
 		out = append(out, v)

@@ -76,7 +76,7 @@ func TestEvaluate(t *testing.T) {
 	r.Totals.CorrectedLatency = &result.Latency{P99: 5000}
 	v := Evaluate(ts[:1], r)[0]
 	assert.False(t, v.Pass)
-	assert.Equal(t, "from the intended start (open loop)", v.Note)
+	assert.Equal(t, "latency from the intended start", v.Note)
 }
 
 func TestLive(t *testing.T) {
@@ -107,7 +107,7 @@ func TestWriteJUnit(t *testing.T) {
 	assert.Equal(t, 1, s.Failures)
 	assert.Nil(t, s.Cases[0].Failure)
 	require.NotNil(t, s.Cases[1].Failure)
-	assert.Equal(t, "observed 1.500ms", s.Cases[1].Failure.Message)
+	assert.Equal(t, "observed 1.500ms (latency from the send)", s.Cases[1].Failure.Message)
 }
 
 func FuzzParse(f *testing.F) {

@@ -200,6 +200,10 @@ type Totals struct {
 	// waited, corrected for coordinated omission. Latency is then the
 	// service time, from the actual send.
 	CorrectedLatency *Latency `json:"latency_corrected_us,omitempty"`
+	// HeadlineLatency names the latency every surface leads with (Headline):
+	// "intended_start" (CorrectedLatency) in an open loop, "send" (Latency)
+	// otherwise. Results older than the field leave it out.
+	HeadlineLatency LatencyMeasure `json:"headline_latency,omitempty"`
 	// Schedule says how well an open-loop run kept its schedule.
 	Schedule *Schedule `json:"schedule,omitempty"`
 }
@@ -242,6 +246,82 @@ type Schedule struct {
 	// replies read at the next wake and timed by the kernel's arrival
 	// time. 0: every request woken at its own intended start.
 	SendGridUS float64 `json:"send_grid_us,omitempty"`
+}
+
+// LatencyMeasure names what a latency is timed from.
+type LatencyMeasure string
+
+const (
+	// FromIntendedStart is from each request's intended start: an open
+	// loop's latency, what a user arriving on schedule waited.
+	FromIntendedStart LatencyMeasure = "intended_start"
+	// FromSend is from the request's send: a closed loop's latency, an
+	// open loop's service time.
+	FromSend LatencyMeasure = "send"
+)
+
+// Label is how every surface names the measure.
+func (m LatencyMeasure) Label() string {
+	if m == FromIntendedStart {
+		return "latency from the intended start"
+	}
+	return "latency from the send"
+}
+
+// Measure is the measure the totals lead with: HeadlineLatency, or for
+// results older than it, from the intended start when they have a
+// corrected latency.
+func (t Totals) Measure() LatencyMeasure {
+	switch {
+	case t.HeadlineLatency != "":
+		return t.HeadlineLatency
+	case t.CorrectedLatency != nil:
+		return FromIntendedStart
+	}
+	return FromSend
+}
+
+// Headline is the latency every surface (terminal, JSON, HTML, compare,
+// gates, metrics, merge) leads with, and what it is timed from: from the
+// intended start in an open loop, from the send otherwise. An open loop
+// with no reply has an empty one.
+func (t Totals) Headline() (Latency, LatencyMeasure) {
+	m := t.Measure()
+	return t.Of(m), m
+}
+
+// Of is the totals' latency timed as m (empty when the run has none).
+func (t Totals) Of(m LatencyMeasure) Latency { return timedAs(m, t.Latency, t.CorrectedLatency) }
+
+// Of is the operation's latency timed as m (empty when it has none).
+func (o Operation) Of(m LatencyMeasure) Latency { return timedAs(m, o.Latency, o.CorrectedLatency) }
+
+// timedAs is fromSend or fromStart, as m says (empty for a nil fromStart).
+func timedAs(m LatencyMeasure, fromSend Latency, fromStart *Latency) Latency {
+	if m != FromIntendedStart {
+		return fromSend
+	}
+	if fromStart == nil {
+		return Latency{}
+	}
+	return *fromStart
+}
+
+// P50Of and P99Of are the second's percentiles timed as m (nil when no
+// reply came in it).
+func (iv Interval) P50Of(m LatencyMeasure) *float64 {
+	if m == FromIntendedStart {
+		return iv.CorrectedP50US
+	}
+	return iv.P50US
+}
+
+// P99Of is the second's p99 timed as m (nil when no reply came in it).
+func (iv Interval) P99Of(m LatencyMeasure) *float64 {
+	if m == FromIntendedStart {
+		return iv.CorrectedP99US
+	}
+	return iv.P99US
 }
 
 // Latency is a latency summary in microseconds; with no reply at all it

@@ -92,7 +92,7 @@ func compareTracks(w io.Writer, pathA, pathB string, a, b *result.TrackRun) erro
 			}
 			fmt.Fprintf(w, "\ntask %s on %s\n", ta.Name, ea.Engine)
 			rows := resultset.Compare(ea.Run, rb)
-			if err := resultset.WriteCompare(w, pathA, pathB, resultset.Setup(ea.Run, rb), rows); err != nil {
+			if err := resultset.WriteCompare(w, pathA, pathB, resultset.Setup(ea.Run, rb), rows, resultset.MeasureNote(ea.Run, rb)); err != nil {
 				return err
 			}
 			n++
@@ -210,7 +210,7 @@ func Compare(o CompareOptions, io harness.IO) error {
 		fmt.Fprintf(io.Err, "note: A ran %q, B ran %q\n", ra.Command, rb.Command)
 	}
 	rows := resultset.Compare(ra, rb)
-	if err := resultset.WriteCompare(io.Out, o.A, o.B, resultset.Setup(ra, rb), rows); err != nil {
+	if err := resultset.WriteCompare(io.Out, o.A, o.B, resultset.Setup(ra, rb), rows, resultset.MeasureNote(ra, rb)); err != nil {
 		return err
 	}
 	var verdicts []result.ThresholdVerdict

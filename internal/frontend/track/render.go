@@ -60,8 +60,9 @@ func renderTask(w io.Writer, t result.TrackTask) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	open := t.Rate > 0
 	head := "  engine\toperation\treq/s\tp50 ms\tp99 ms\terrors\tzero hits\tmean hits\t"
-	if open {
-		head += "p99 ms from intended start\t"
+	if open { // the headline is from the intended start; the service time is named so
+		head = "  engine\toperation\treq/s\tservice p50 ms\tservice p99 ms\terrors\tzero hits\tmean hits\t" +
+			"p99 ms, " + result.FromIntendedStart.Label() + "\t"
 	}
 	fmt.Fprintln(tw, head)
 	corrected := func(l *result.Latency) string {

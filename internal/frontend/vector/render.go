@@ -35,6 +35,9 @@ func Render(w io.Writer, d *result.VectorBench) {
 		fmt.Fprintf(w, " %14s", "open p99 ms")
 	}
 	fmt.Fprintln(w)
+	if c.Rate > 0 {
+		fmt.Fprintf(w, "  (p50, p99: closed loop, %s; open p99: at %.0f/s, %s)\n", result.FromSend.Label(), c.Rate, result.FromIntendedStart.Label())
+	}
 	for _, e := range d.Engines {
 		for _, p := range e.Points {
 			label := "-"
@@ -44,7 +47,8 @@ func Render(w io.Writer, d *result.VectorBench) {
 			l := p.Closed.Totals.Latency
 			fmt.Fprintf(w, "%-14s %-20s %9.4f %10.0f %8.3f %8.3f", e.Engine, label, p.Recall, p.QPS, l.P50/1000, l.P99/1000)
 			if p.Open != nil {
-				fmt.Fprintf(w, " %14.3f", p.Open.Totals.Latency.P99/1000)
+				l, _ := p.Open.Totals.Headline()
+				fmt.Fprintf(w, " %14.3f", l.P99/1000)
 			}
 			fmt.Fprintln(w)
 		}

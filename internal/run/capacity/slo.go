@@ -82,13 +82,10 @@ func (s SLO) String() string {
 	return strings.Join(parts, ",")
 }
 
-// latencyOf picks a metric from the corrected latency (what users waited),
-// or from the service time of a closed-loop run.
+// latencyOf picks a metric from the run's headline latency: from the
+// intended start (what users waited) in the open-loop steps.
 func latencyOf(r *result.Run, metric string) time.Duration {
-	l := r.Totals.Latency
-	if r.Totals.CorrectedLatency != nil {
-		l = *r.Totals.CorrectedLatency
-	}
+	l, _ := r.Totals.Headline()
 	var us float64
 	switch metric {
 	case "p50":

@@ -20,10 +20,7 @@ func WriteSummary(w io.Writer, c *result.CapacitySearch) error {
 	fmt.Fprintln(tw, "step\trate/s\tsent/s\tp50 ms\tp99 ms\tp99.9 ms\terrors\tclient lags\tSLO\t")
 	row := func(name string, st result.CapacityStep) {
 		t := st.Run.Totals
-		l := t.Latency
-		if t.CorrectedLatency != nil {
-			l = *t.CorrectedLatency
-		}
+		l, _ := t.Headline()
 		lags := int64(0)
 		if t.Schedule != nil {
 			lags = t.Schedule.ClientLags
