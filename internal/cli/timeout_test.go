@@ -119,3 +119,28 @@ func blackHole(t *testing.T) string {
 	_, p, _ := net.SplitHostPort(ln.Addr().String())
 	return p
 }
+
+// TestWorkersGoOnAfterTheirConnectionsAreKilled: after CLIENT KILL takes
+// every connection, each worker dials again and goes on: no request waits
+// out its timeout or is abandoned at the run's end (before, a worker whose
+// request fell due as a second ended dropped it unsent and waited for its
+// reply until --timeout), and the server ran what the client counted.
+func TestWorkersGoOnAfterTheirConnectionsAreKilled(t *testing.T) {
+	r := testenv.StartRedis(t)
+	kill := time.AfterFunc(1500*time.Millisecond, func() { testenv.Do(t, r.Addr, "CLIENT", "KILL", "TYPE", "normal") })
+	defer kill.Stop()
+	js := filepath.Join(t.TempDir(), "r.json")
+	start := time.Now()
+	res := runCLI(context.Background(), "redis", "-port", port(r), "-d", "4", "-p", "8", "-command", "INCR c", "--json", js,
+		"--allow-errors", "-q")
+	took := time.Since(start)
+	require.Equal(t, 0, res.code, res.err)
+	run := readResult(t, js)
+	for _, e := range run.Errors {
+		assert.NotContains(t, e.Message, "timeout", "no request waited out its timeout")
+		assert.NotContains(t, e.Message, "abandoned", "none was left unanswered at the end")
+	}
+	assert.LessOrEqual(t, run.Totals.LostOps, int64(8), "at most the requests in flight at the kill")
+	assert.Less(t, took, 6*time.Second, "no wait for replies that cannot come (4 s, and 2 s for a busy machine)")
+	assertReconciles(t, run, counter(t, r))
+}

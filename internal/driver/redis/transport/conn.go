@@ -221,6 +221,13 @@ func (c *counting) readOnce(p []byte) (int, error) {
 			return c.Read(p)
 		}
 	}
+	if err != nil && c.pending != nil && errors.Is(err, os.ErrDeadlineExceeded) {
+		// The wait ended before the callback ran (the interval's end, or
+		// the deadline, had passed): the request is still to be sent. A
+		// yield goes on and sends it; WriteRead drops it otherwise.
+		c.drained = false
+		return 0, err
+	}
 	c.pending = nil
 	if err == nil && c.rerr == errNotYet {
 		c.drained = false

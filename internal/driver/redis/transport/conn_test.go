@@ -235,3 +235,26 @@ func TestReadStamped(t *testing.T) {
 	require.NoError(t, c.Read(&rep), "5, through a plain Read: 6 comes with it")
 	assert.False(t, read(6).Before(before), "6 is dated after it came, not by 4's read")
 }
+
+// TestWriteReadAcrossYields: a request that WriteRead sends from inside
+// the read's wait is sent even when the engine's interval ended before
+// that wait began (the wait then yields at once): with an interval end
+// every 20 µs, every request of a long loop gets its reply. Before, such
+// a request was dropped unsent and its read waited out the timeout.
+func TestWriteReadAcrossYields(t *testing.T) {
+	r := testenv.StartRedis(t)
+	c, err := Dial(context.Background(), endpoint.Target{Addr: r.Addr, Timeout: 2 * time.Second})
+	require.NoError(t, err)
+	defer c.Close()
+	yields := 0
+	c.YieldTo(func(now time.Time) time.Time { yields++; return now.Add(20 * time.Microsecond) })
+	var rep resp.Reply
+	req := resp.AppendCommand(nil, "INCR", "c")
+	for i := range 20000 {
+		c.Deadline = time.Now().Add(2 * time.Second)
+		require.NoError(t, c.WriteRead(req, &rep), "request %d", i)
+		require.Equal(t, int64(i+1), rep.Int, "request %d's own reply", i)
+	}
+	assert.Positive(t, yields)
+	assert.Equal(t, "20000", testenv.Do(t, r.Addr, "GET", "c"), "each request sent once")
+}
