@@ -79,6 +79,33 @@ func TestSearchCompareCommand(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(raw), `"schema": "`+result.SchemaSearch+`"`)
 	assert.Contains(t, string(raw), `(embedded server, not Tair)"`, "the stored set-up names the embedded server")
+
+	// Elasticsearch is asked who it is (GET /): the set-up, the runs' targets
+	// and the report name its version.
+	doc, err := result.ReadFile(jsonPath)
+	require.NoError(t, err)
+	cmp := doc.(*result.SearchComparison)
+	assert.Regexp(t, `^http://\S+ \(elasticsearch 8\.19\.\d+, build [0-9a-f]+\)$`, cmp.Config.Engines["elasticsearch"])
+	assert.Regexp(t, `vs Elasticsearch at http://\S+ \(elasticsearch 8\.19\.\d+, build [0-9a-f]+\)`, res.out)
+	for _, er := range cmp.Engines {
+		if er.Engine != "elasticsearch" {
+			continue
+		}
+		tg := er.Write.Config.Target
+		require.NotNil(t, tg, "the Elasticsearch write run names its target")
+		require.NotNil(t, tg.Server)
+		assert.Equal(t, "elasticsearch", tg.Server.Name)
+		assert.Regexp(t, `^8\.19\.\d+$`, tg.Server.Version)
+		assert.Equal(t, url, tg.Addr)
+		assert.Zero(t, tg.RESP, "not a RESP target")
+	}
+	html := filepath.Join(t.TempDir(), "r.html")
+	res = runCLI(context.Background(), "report", jsonPath, "-o", html)
+	require.Equal(t, 0, res.code, res.err)
+	page, err := os.ReadFile(html)
+	require.NoError(t, err)
+	assert.NotContains(t, string(page), "(not recorded)", "every run's target is named")
+	assert.Regexp(t, `elasticsearch 8\.19\.\d+`, string(page))
 }
 
 // indexed is the documents Elasticsearch's index "wiki" has indexed so far

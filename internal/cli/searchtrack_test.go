@@ -38,6 +38,7 @@ func TestTrackChineseOnBothEngines(t *testing.T) {
 	tr := readTrack(t, js)
 	assert.Equal(t, "ecommerce-zh", tr.Track)
 	assert.Equal(t, "embedded server, not Tair", tr.Engines["tairsearch"])
+	assert.Regexp(t, `^http://\S+ \(elasticsearch 8\.19\.\d+, build [0-9a-f]+\)$`, tr.Engines["elasticsearch"], "GET / named the version")
 	require.Len(t, tr.Tasks, 3)
 	for _, task := range tr.Tasks {
 		require.Len(t, task.Engines, 2, task.Name)

@@ -107,6 +107,7 @@ func TestVectorAgainstElasticsearch(t *testing.T) {
 		assert.Len(t, e.AtRecall, 3)
 	}
 	assert.Equal(t, "num_candidates", vb.Engines[1].Param)
+	assert.Regexp(t, `^http://\S+ \(elasticsearch 8\.19\.\d+, build [0-9a-f]+\)$`, vb.Engines[1].Target, "GET / named the version")
 	// Both engines' QPS at recall ≥ 0.90 and 0.95 in one table.
 	assert.Regexp(t, `QPS at recall[^\n]*\ntairvector +\d+ +\d+[^\n]*\nelasticsearch +\d+ +\d+`, res.out)
 	assert.Contains(t, res.out, "Compare QPS only at equal recall")

@@ -421,6 +421,18 @@ func sortByX(pts [][2]float64) {
 
 func writeSearch(b *strings.Builder, name string, s *result.SearchComparison) {
 	fmt.Fprintf(b, "<h2>Search comparison — %s</h2><p class=\"meta\">published: the whitepaper's figures (5,000,000 abstracts, 30 connections). The bar shows measured ÷ published; the mark is 1.0.</p>", html.EscapeString(name))
+	if len(s.Config.Engines) > 0 { // where each engine was reached, and who its server said it is
+		names := make([]string, 0, len(s.Config.Engines))
+		for n := range s.Config.Engines {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		b.WriteString(`<ul class="notes">`)
+		for _, n := range names {
+			fmt.Fprintf(b, "<li>%s: %s</li>", html.EscapeString(n), html.EscapeString(s.Config.Engines[n]))
+		}
+		b.WriteString("</ul>")
+	}
 	b.WriteString(`<table><tr><th>engine</th><th>phase</th><th>QPS</th><th>published QPS</th><th>measured ÷ published</th><th>p99 ms</th><th>errors</th></tr>`)
 	for _, e := range s.Engines {
 		for _, ph := range []struct {

@@ -511,10 +511,7 @@ func TargetLine(t *result.Target) string {
 		}
 		s += ": tairbench's embedded server, not Tair (" + where + ")"
 	case id != nil:
-		s += ": " + id.Name
-		if id.Version != "" {
-			s += " " + id.Version
-		}
+		s += ": " + id.String()
 		if len(id.Modules) > 0 {
 			names := make([]string, len(id.Modules))
 			for i, m := range id.Modules {

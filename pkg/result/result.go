@@ -111,13 +111,30 @@ type Target struct {
 type ServerIdentity struct {
 	// Name is INFO's server_name ("tairbench-embedded" for tairbench's
 	// embedded server), or "redis" when it gives none; Version its
-	// redis_version.
-	Name    string         `json:"name"`
-	Version string         `json:"version,omitempty"`
+	// redis_version. For an engine reached over HTTP they are its product
+	// ("elasticsearch") and version number (GET /).
+	Name    string `json:"name"`
+	Version string `json:"version,omitempty"`
+	// Build is the server's build, where it says (Elasticsearch's build
+	// hash, shortened).
+	Build   string         `json:"build,omitempty"`
 	Modules []ServerModule `json:"modules,omitempty"`
 	// Embedded is set for tairbench's embedded server, in this process or
 	// over the network: not Tair.
 	Embedded bool `json:"embedded"`
+}
+
+// String is how outputs name the server: "redis 7.0.15",
+// "elasticsearch 8.19.21, build 1a2b3c4d5e6f".
+func (id *ServerIdentity) String() string {
+	s := id.Name
+	if id.Version != "" {
+		s += " " + id.Version
+	}
+	if id.Build != "" {
+		s += ", build " + id.Build
+	}
+	return s
 }
 
 // ServerModule is one module a target listed.

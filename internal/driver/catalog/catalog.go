@@ -37,3 +37,16 @@ type Engine struct {
 	// (the driver's Param).
 	VectorParam string
 }
+
+// Identity is who an engine's server said it is.
+type Identity struct {
+	// Name is the product ("elasticsearch"); Version its version number;
+	// Build its build (a short hash).
+	Name, Version, Build string
+}
+
+// Identifier is an engine reached by URL that can ask its server who it
+// is before a run (engines at a RESP target are asked through it).
+type Identifier interface {
+	Identify(ctx context.Context) (Identity, error)
+}

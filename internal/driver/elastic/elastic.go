@@ -199,6 +199,73 @@ func (e *elastic) Check(ctx context.Context) error {
 	return nil
 }
 
+// Identify implements catalog.Identifier: GET /, the node's product,
+// version and build; where GET / is refused (a node built without it),
+// the local node's version and build (_nodes/_local).
+func (e *elastic) Identify(ctx context.Context) (catalog.Identity, error) {
+	body, err := do(ctx, e.es, esapi.InfoRequest{})
+	if err == nil {
+		return parseInfo(body)
+	}
+	var he *HTTPError
+	if !errors.As(err, &he) {
+		return catalog.Identity{}, fmt.Errorf("elasticsearch at %s: GET /: %w", e.o.Target.Addr, describeHTTP(err))
+	}
+	body, err = do(ctx, e.es, esapi.NodesInfoRequest{NodeID: []string{"_local"}, FilterPath: []string{"nodes.*.version", "nodes.*.build_hash"}})
+	if err != nil {
+		return catalog.Identity{}, fmt.Errorf("elasticsearch at %s: GET / and _nodes/_local: %w", e.o.Target.Addr, describeHTTP(err))
+	}
+	return parseNodes(body)
+}
+
+// parseNodes reads _nodes/_local's reply, filtered to its version and
+// build: {"nodes":{"ID":{"version":…,"build_hash":…}}}.
+func parseNodes(body []byte) (catalog.Identity, error) {
+	var r struct {
+		Nodes map[string]struct {
+			Version   string `json:"version"`
+			BuildHash string `json:"build_hash"`
+		} `json:"nodes"`
+	}
+	if err := json.Unmarshal(body, &r); err == nil {
+		for _, n := range r.Nodes {
+			if n.Version != "" {
+				return identity("", n.Version, n.BuildHash), nil
+			}
+		}
+	}
+	return catalog.Identity{}, fmt.Errorf("_nodes/_local gave no version: %.80q", body)
+}
+
+// identity names a node: Elasticsearch unless its distribution says
+// otherwise, its build hash shortened.
+func identity(distribution, version, build string) catalog.Identity {
+	id := catalog.Identity{Name: "elasticsearch", Version: version, Build: build}
+	if distribution != "" {
+		id.Name = distribution
+	}
+	if len(id.Build) > 12 {
+		id.Build = id.Build[:12]
+	}
+	return id
+}
+
+// parseInfo reads GET /'s reply: {"version":{"number":…,"build_hash":…,
+// "distribution":…}} (OpenSearch names its distribution).
+func parseInfo(body []byte) (catalog.Identity, error) {
+	var info struct {
+		Version struct {
+			Number       string `json:"number"`
+			BuildHash    string `json:"build_hash"`
+			Distribution string `json:"distribution"`
+		} `json:"version"`
+	}
+	if err := json.Unmarshal(body, &info); err != nil || info.Version.Number == "" {
+		return catalog.Identity{}, fmt.Errorf("GET / gave no version: %.80q", body)
+	}
+	return identity(info.Version.Distribution, info.Version.Number, info.Version.BuildHash), nil
+}
+
 // notHTTP says why err, the first request's, shows a server that is
 // reachable but does not speak HTTP ("" when it does not show that).
 func notHTTP(err error) string {

@@ -2,6 +2,7 @@ package elastic
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -25,4 +26,36 @@ func TestCheckNamesARedisPort(t *testing.T) {
 	assert.Contains(t, err.Error(), "elasticsearch at http://"+r.Addr+" cannot be used: ")
 	assert.Contains(t, err.Error(), "a Redis port?")
 	assert.Less(t, time.Since(start), 2*time.Second, "named before --timeout")
+}
+
+// TestParseInfo: GET /'s reply (or _nodes/_local's) names the product,
+// version and build (a short hash); OpenSearch names its distribution; a
+// reply without a version is refused, quoting it.
+func TestParseInfo(t *testing.T) {
+	for _, tc := range []struct {
+		body, name, version, build, err string
+	}{
+		{`{"name":"n","version":{"number":"8.19.21","build_flavor":"default","build_hash":"0123456789abcdef0123"},"tagline":"You Know, for Search"}`,
+			"elasticsearch", "8.19.21", "0123456789ab", ""},
+		{`{"version":{"distribution":"opensearch","number":"2.11.0","build_hash":"abc"}}`, "opensearch", "2.11.0", "abc", ""},
+		{`{"error":"no"}`, "", "", "", `GET / gave no version: "{\"error\":\"no\"}"`},
+		{`not json`, "", "", "", `GET / gave no version: "not json"`},
+		{`{"nodes":{"OwJ":{"version":"8.19.21","build_hash":"4fe44c255c3d0da06779b921e132cdc555ed9aff"}}}`,
+			"elasticsearch", "8.19.21", "4fe44c255c3d", ""},
+		{`{"nodes":{}}`, "", "", "", `_nodes/_local gave no version: "{\"nodes\":{}}"`},
+	} {
+		parse := parseInfo
+		if strings.Contains(tc.body, `"nodes"`) {
+			parse = parseNodes
+		}
+		id, err := parse([]byte(tc.body))
+		if tc.err != "" {
+			assert.EqualError(t, err, tc.err)
+			continue
+		}
+		require.NoError(t, err)
+		assert.Equal(t, tc.name, id.Name)
+		assert.Equal(t, tc.version, id.Version)
+		assert.Equal(t, tc.build, id.Build)
+	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/elastic/go-elasticsearch/v8/esapi"
 
+	"github.com/tairbench/tairbench/internal/driver/catalog"
 	"github.com/tairbench/tairbench/internal/driver/fts"
 	"github.com/tairbench/tairbench/internal/driver/vectors"
 	"github.com/tairbench/tairbench/internal/endpoint"
@@ -45,7 +46,10 @@ func (v *esVectors) Name() string                    { return "elasticsearch" }
 func (v *esVectors) Target() endpoint.Target         { return v.e.o.Target }
 func (v *esVectors) Param() string                   { return Engine.VectorParam }
 func (v *esVectors) Check(ctx context.Context) error { return v.e.Check(ctx) }
-func (v *esVectors) Close() error                    { return nil }
+
+// Identify implements catalog.Identifier.
+func (v *esVectors) Identify(ctx context.Context) (catalog.Identity, error) { return v.e.Identify(ctx) }
+func (v *esVectors) Close() error                                           { return nil }
 
 // similarity maps a TairVector distance to Elasticsearch's (tairvector.md §8).
 func similarity(m vector.Metric) (string, error) {

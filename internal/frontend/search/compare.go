@@ -88,18 +88,18 @@ func RunWrite(ctx context.Context, e fts.Engine, o WriteOptions) (*result.Run, e
 func runConfig(e fts.Engine, mode string) result.RunConfig {
 	rc := result.RunConfig{Mode: mode, Search: &result.SearchRunConfig{Engine: e.Name()}}
 	if t := e.Target(); strings.Contains(t.Addr, "://") {
-		rc.Search.URL = t.Addr
+		rc.Search.URL, rc.Target = t.Addr, target.ByURL(t)
 	} else {
 		rc.Target = t.Result()
 	}
 	return rc
 }
 
-// identify asks a RESP engine's server who it is (nil for an engine
-// reached over HTTP).
+// identify asks e's server who it is: through its RESP target, or the
+// engine itself when it is reached by URL.
 func identify(rc result.RunConfig, e fts.Engine) func(context.Context) (*result.ServerIdentity, error) {
-	if rc.Target == nil {
-		return nil
+	if rc.Search.URL != "" {
+		return target.IdentifyByURL(e)
 	}
 	t := e.Target()
 	return func(ctx context.Context) (*result.ServerIdentity, error) { return target.Identify(ctx, t) }
@@ -236,8 +236,11 @@ func Compare(ctx context.Context, o CompareOptions) (*Comparison, error) {
 		if err != nil {
 			return c, fmt.Errorf("%s write: %w", e.Name(), err)
 		}
-		if er.Write.Config.Target.NotTair() { // what the write run's identification said
+		switch tg := er.Write.Config.Target; { // what the write run's identification said
+		case tg.NotTair():
 			c.Config.Engines[e.Name()] += " (embedded server, not Tair)"
+		case tg != nil && tg.Server != nil && er.Write.Config.Search.URL != "":
+			c.Config.Engines[e.Name()] += " (" + tg.Server.String() + ")"
 		}
 		if err := e.Refresh(ctx); err != nil {
 			return c, err

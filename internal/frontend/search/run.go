@@ -155,7 +155,14 @@ func RunCompare(ctx context.Context, o RunCompareOptions, io harness.IO) (*Compa
 	co := o.CompareOptions
 	co.Engines, co.Seed, co.Log, co.Version = []fts.Engine{ts, es}, harness.SeedOrNew(co.Seed), io.Err, io.Version
 	cmp, err := Compare(ctx, co)
-	label := fmt.Sprintf("TairSearch (%s) vs Elasticsearch (%s), %s, %d connections", o.Tair.Addr, o.ES, o.File, o.Concurrency)
+	where := func(engine, addr string) string { // as the runs' identification named it
+		if cmp != nil && cmp.Config.Engines[engine] != "" {
+			return cmp.Config.Engines[engine]
+		}
+		return addr
+	}
+	label := fmt.Sprintf("TairSearch at %s vs Elasticsearch at %s, %s, %d connections", where("tairsearch", o.Tair.Addr),
+		where("elasticsearch", o.ES), o.File, o.Concurrency)
 	if o.Tair.InProcess {
 		label += "\nTairSearch here is tairbench's embedded server, not Tair; the whitepaper columns are the published figures."
 	}

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tairbench/tairbench/internal/driver/catalog"
 	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/driver/redis/cluster"
 	"github.com/tairbench/tairbench/internal/driver/redis/transport"
@@ -259,4 +260,30 @@ func Routing(r *cluster.Routing) *result.ClusterRouting {
 		return nil
 	}
 	return &result.ClusterRouting{Nodes: r.Nodes, MapLoads: r.MapLoads, Moved: r.Moved, Asked: r.Asked, TryAgain: r.TryAgain}
+}
+
+// ByURL is an engine reached by URL (Elasticsearch) as results name its
+// target: the URL, TLS for https, no database or RESP version.
+func ByURL(t endpoint.Target) *result.Target {
+	r := t.Result()
+	r.DB, r.RESP, r.Cluster, r.InProcess = 0, 0, false, false
+	r.TLS = strings.HasPrefix(t.Addr, "https://")
+	return r
+}
+
+// IdentifyByURL is the identification of an engine reached by URL: it
+// asks the engine (GET / for Elasticsearch) who its server is. nil when
+// the engine cannot say.
+func IdentifyByURL(e any) func(context.Context) (*result.ServerIdentity, error) {
+	ider, ok := e.(catalog.Identifier)
+	if !ok {
+		return nil
+	}
+	return func(ctx context.Context) (*result.ServerIdentity, error) {
+		id, err := ider.Identify(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &result.ServerIdentity{Name: id.Name, Version: id.Version, Build: id.Build}, nil
+	}
 }

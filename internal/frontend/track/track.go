@@ -307,14 +307,20 @@ func (r *runner) bind(t tk.Task) ([]*tk.Bound, error) {
 }
 
 // nameOurs labels an engine reached at a plain host:port as tairbench's
-// embedded server once a task run's identification said so: the set-up
-// line and the runs' targets rest on the same answer.
+// embedded server once a task run's identification said so, and one
+// reached by URL with the server and version it gave: the set-up line
+// and the runs' targets rest on the same answer.
 func (r *runner) nameOurs(engine string, run *result.Run) {
 	where := r.doc.Engines[engine]
-	if run == nil || !run.Config.Target.NotTair() || strings.Contains(where, "not Tair") {
+	if run == nil || strings.Contains(where, "not Tair") || strings.HasSuffix(where, ")") {
 		return
 	}
-	r.doc.Engines[engine] = where + " (embedded server, not Tair)"
+	switch tg := run.Config.Target; {
+	case tg.NotTair():
+		r.doc.Engines[engine] = where + " (embedded server, not Tair)"
+	case tg != nil && tg.Server != nil && run.Config.Search != nil && run.Config.Search.URL != "":
+		r.doc.Engines[engine] = where + " (" + tg.Server.String() + ")"
+	}
 }
 
 // runTask runs one task on one engine.
@@ -331,14 +337,17 @@ func (r *runner) runTask(ctx context.Context, e fts.Engine, f *feed, t tk.Task, 
 	rc := result.RunConfig{Mode: t.Kind(), Search: &result.SearchRunConfig{Engine: e.Name()}}
 	tg := e.Target()
 	if engines.AtURL(e.Name()) {
-		rc.Search.URL = tg.Addr
+		rc.Search.URL, rc.Target = tg.Addr, target.ByURL(tg)
 	} else {
 		rc.Target = tg.Result()
 	}
 	spec := run.Spec{Name: fmt.Sprintf("%s %s", e.Name(), t.Name), Command: "track " + r.tr.Name + " task " + t.Name,
 		Version: r.io.Version, Config: rc, Log: r.io.Err}
-	if rc.Target != nil { // the result names the server: "embedded server, not Tair" however reached
-		spec.Identify = func(ctx context.Context) (*result.ServerIdentity, error) { return target.Identify(ctx, tg) }
+	// The result names the server: "embedded server, not Tair" however
+	// reached, Elasticsearch's version.
+	spec.Identify = func(ctx context.Context) (*result.ServerIdentity, error) { return target.Identify(ctx, tg) }
+	if rc.Search.URL != "" {
+		spec.Identify = target.IdentifyByURL(e)
 	}
 	if !r.o.NoServerStats {
 		spec.Sampler = e.Sampler()

@@ -99,8 +99,13 @@ func (o *Options) runEngine(ctx context.Context, e Engine, io harness.IO) (*resu
 	start := time.Now()
 	load, err := o.load(ctx, en, io)
 	er.Load = load
-	if load != nil && load.Config.Target.NotTair() { // what its identification said, in process or not
-		er.Target += " (tairbench's embedded server, not Tair)"
+	if load != nil { // what its identification said, in process or not
+		switch tg := load.Config.Target; {
+		case tg.NotTair():
+			er.Target += " (tairbench's embedded server, not Tair)"
+		case tg != nil && tg.Server != nil && load.Config.Search != nil:
+			er.Target += " (" + tg.Server.String() + ")"
+		}
 	}
 	if err != nil {
 		return er, err
@@ -158,6 +163,7 @@ func (o *Options) runConfig(en vectors.Engine, mode string) result.RunConfig {
 	rc := result.RunConfig{Mode: mode}
 	if t := en.Target(); strings.Contains(t.Addr, "://") {
 		rc.Search = &result.SearchRunConfig{Engine: en.Name(), URL: t.Addr}
+		rc.Target = target.ByURL(t)
 	} else {
 		rc.Target = t.Result()
 	}
@@ -170,7 +176,8 @@ func (o *Options) watch(spec *run.Spec, en vectors.Engine) {
 	if o.ServerStats {
 		spec.Sampler = en.Sampler()
 	}
-	if spec.Config.Target == nil {
+	if spec.Config.Search != nil && spec.Config.Search.URL != "" {
+		spec.Identify = target.IdentifyByURL(en)
 		return
 	}
 	target.Identified(spec, en.Target())
