@@ -238,3 +238,37 @@ func TestTrackNamesANetworkedEmbeddedServer(t *testing.T) {
 		assert.True(t, tg.NotTair(), "task %s: the stored target is named as ours", task.Name)
 	}
 }
+
+// TestZeroHitTemplateIsNoEvidence: a template whose every parity sample
+// finds nothing on both engines is "no evidence", not agreement; the track
+// warns that its timing measures empty queries, on both engines.
+func TestZeroHitTemplateIsNoEvidence(t *testing.T) {
+	url := testenv.ElasticsearchURL(t)
+	dir := t.TempDir()
+	tf := filepath.Join(dir, "t.json")
+	require.NoError(t, os.WriteFile(tf, []byte(`{"name":"zero","corpus":{"generator":"products-zh","docs":200},`+
+		`"index":{"name":"zerohits","tairsearch":{"mappings":{"properties":{"title":{"type":"keyword"}}}}},`+
+		`"tasks":[{"name":"w","ingest":{"bulk":100}},{"name":"q","iterations":50,"queries":[`+
+		`{"name":"none","body":{"query":{"term":{"title":"no-such-title"}}}}]}]}`), 0o644))
+	js := filepath.Join(dir, "out.json")
+	res := runCLI(context.Background(), "search", "run", tf, "--embedded", "--es", url, "--quiet", "--json", js)
+	require.Equal(t, 0, res.code, res.err)
+	tr := readTrack(t, js)
+	var q *result.TrackTask
+	for i := range tr.Tasks {
+		if tr.Tasks[i].Name == "q" {
+			q = &tr.Tasks[i]
+		}
+	}
+	require.NotNil(t, q)
+	require.Len(t, q.Parity, 1)
+	p := q.Parity[0]
+	assert.True(t, p.NoEvidence)
+	assert.Equal(t, "no evidence: all 5 samples found nothing on both engines", p.Cause)
+	assert.Contains(t, res.out, "no evidence: all 5 samples found nothing on both engines", "not 'agree'")
+	warned := strings.Join(tr.Warnings, "\n")
+	assert.Contains(t, warned, "task q: template none: every parity sample found nothing on both engines")
+	for _, e := range []string{"tairsearch", "elasticsearch"} {
+		assert.Contains(t, warned, "task q on "+e+": template none: every measured query found nothing")
+	}
+}

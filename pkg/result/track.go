@@ -84,6 +84,9 @@ type TemplateParity struct {
 	Divergence float64 `json:"divergence"`
 	// Cause names why they differ ("" when they agree).
 	Cause string `json:"cause,omitempty"`
+	// NoEvidence is set when every sample found nothing on every engine:
+	// equal totals of zero say nothing of parity (Cause says so).
+	NoEvidence bool `json:"no_evidence,omitempty"`
 	// Example is one sample query and each engine's total.
 	Example string           `json:"example"`
 	Totals  map[string]int64 `json:"totals"`

@@ -20,7 +20,7 @@ func (r *runner) parity(ctx context.Context, t tk.Task, bound []*tk.Bound) []res
 	for i, q := range t.Queries {
 		rng := sampleRand(r.o.Seed, i)
 		p := result.TemplateParity{Template: q.Name, Samples: r.o.Samples, Totals: map[string]int64{}}
-		agree, overlap := 0, 0.0
+		agree, zero, overlap := 0, 0, 0.0
 		var failed string
 		differs := false
 		for s := 0; s < r.o.Samples; s++ {
@@ -44,6 +44,9 @@ func (r *runner) parity(ctx context.Context, t tk.Task, bound []*tk.Bound) []res
 			}
 			if totals[0] == totals[1] {
 				agree++
+				if totals[0] == 0 {
+					zero++
+				}
 			}
 			overlap += o
 		}
@@ -53,6 +56,12 @@ func (r *runner) parity(ctx context.Context, t tk.Task, bound []*tk.Bound) []res
 		switch {
 		case failed != "":
 			p.Divergence, p.Cause = 1, failed
+		case zero == r.o.Samples:
+			p.NoEvidence = true
+			p.Cause = fmt.Sprintf("no evidence: all %d samples found nothing on both engines", r.o.Samples)
+			r.doc.Warnings = append(r.doc.Warnings, fmt.Sprintf("task %s: template %s: every parity sample found nothing on both engines: "+
+				"no evidence that the engines agree, and its timing measures empty queries (a larger corpus, or parameters drawn from it)",
+				t.Name, q.Name))
 		case p.Divergence > 0:
 			p.Cause = r.cause(ctx, q.Body, p)
 		}

@@ -387,8 +387,12 @@ func (r *runner) runTask(ctx context.Context, e fts.Engine, f *feed, t tk.Task, 
 	if mix != nil {
 		te.Templates = templateStats(res, mix)
 		for _, ts := range te.Templates {
-			if ts.Requests == 0 {
+			switch {
+			case ts.Requests == 0:
 				r.doc.Warnings = append(r.doc.Warnings, fmt.Sprintf("task %s on %s: template %s got no measured request, so it has no latency (a longer --duration, or --iterations, times it)",
+					t.Name, e.Name(), ts.Name))
+			case ts.ZeroHitShare == 1:
+				r.doc.Warnings = append(r.doc.Warnings, fmt.Sprintf("task %s on %s: template %s: every measured query found nothing: its QPS and latency are those of empty queries, not to be set against another engine's",
 					t.Name, e.Name(), ts.Name))
 			}
 		}
