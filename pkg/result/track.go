@@ -54,6 +54,25 @@ type TrackEngine struct {
 	Templates []TemplateStats `json:"templates,omitempty"`
 	// Docs is the searchable document count after an ingest.
 	Docs int64 `json:"docs,omitempty"`
+	// Ingest is, for a task that writes while it queries, the writers'
+	// own figures: the documents over the time they were writing.
+	Ingest *IngestFigures `json:"ingest,omitempty"`
+}
+
+// IngestFigures are the writers' figures of a task that writes while it
+// queries. Their run's operation rate is the documents over the whole
+// task; when the corpus ran out before the task ended, that is not the
+// engine's rate, DocsPerSec is.
+type IngestFigures struct {
+	Docs int64 `json:"docs"`
+	// WritingS is how long the writers wrote: the seconds with writes,
+	// the last one counted as the share of a full second's documents it
+	// held.
+	WritingS   float64 `json:"writing_s"`
+	DocsPerSec float64 `json:"docs_per_sec"`
+	// CorpusLimited is set when the writers ran out of documents before
+	// the task ended.
+	CorpusLimited bool `json:"corpus_limited"`
 }
 
 // TemplateStats are one query template's figures in a run (its latency

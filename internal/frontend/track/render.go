@@ -97,7 +97,11 @@ func renderTask(w io.Writer, t result.TrackTask) {
 		}
 		if perOp && len(r.Operations) > len(e.Templates) {
 			op := r.Operations[len(e.Templates)]
-			fmt.Fprintf(tw, "  \t%s\t%.0f docs/s\t%s\t%s\t%d\t\t\t%s\n", op.Name, op.OpsPerSec, ms(op.Latency.P50), ms(op.Latency.P99), op.Errors,
+			rate, unit := op.OpsPerSec, "docs/s"
+			if in := e.Ingest; in != nil && in.CorpusLimited { // the engine's own rate, not the task's
+				rate, unit = in.DocsPerSec, fmt.Sprintf("docs/s while writing (%.1f s; the corpus ran out)", in.WritingS)
+			}
+			fmt.Fprintf(tw, "  \t%s\t%.0f %s\t%s\t%s\t%d\t\t\t%s\n", op.Name, rate, unit, ms(op.Latency.P50), ms(op.Latency.P99), op.Errors,
 				corrected(op.CorrectedLatency))
 		}
 		if e.Docs > 0 {

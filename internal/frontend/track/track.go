@@ -400,6 +400,13 @@ func (r *runner) runTask(ctx context.Context, e fts.Engine, f *feed, t tk.Task, 
 	if ferr := f.err(); ferr != nil {
 		return te, ferr
 	}
+	if t.Ingest != nil && t.Kind() == "mixed" && len(res.Operations) > 0 && res.Operations[len(res.Operations)-1].Ops > 0 {
+		te.Ingest = ingestFigures(res, res.Operations[len(res.Operations)-1].Name)
+		if in := te.Ingest; in.CorpusLimited {
+			r.doc.Warnings = append(r.doc.Warnings, fmt.Sprintf("task %s on %s: the corpus ran out after %.1f s of %.1f s: the writers' rate over the task (%.0f docs/s) is not %s's; while writing it took %.0f docs/s",
+				t.Name, e.Name(), in.WritingS, res.DurationMS/1000, res.Operations[len(res.Operations)-1].OpsPerSec, e.Name(), in.DocsPerSec))
+		}
+	}
 	if t.Ingest != nil && t.Kind() == "mixed" && (len(res.Operations) == 0 || res.Operations[len(res.Operations)-1].Ops == 0) {
 		r.doc.Warnings = append(r.doc.Warnings, fmt.Sprintf("task %s on %s: the corpus was used up before it, so its ingest wrote nothing", t.Name, e.Name()))
 	}
@@ -412,6 +419,49 @@ func (r *runner) runTask(ctx context.Context, e fts.Engine, f *feed, t tk.Task, 
 		}
 	}
 	return te, nil
+}
+
+// ingestFigures are the writers' own figures from the run's per-second
+// series of operation op: the documents over the seconds with writes, the
+// last such second counted as its share of the full seconds' mean.
+func ingestFigures(res *result.Run, op string) *result.IngestFigures {
+	var per []int64 // op's documents in each second
+	for _, iv := range res.Series {
+		n := int64(0)
+		for _, o := range iv.Operations {
+			if o.Name == op {
+				n = o.Ops
+			}
+		}
+		per = append(per, n)
+	}
+	last := len(per) - 1
+	for last >= 0 && per[last] == 0 {
+		last--
+	}
+	in := &result.IngestFigures{}
+	if last < 0 {
+		return in
+	}
+	full, sum := 0, int64(0)
+	for _, n := range per[:last] {
+		if n > 0 {
+			full++
+			sum += n
+		}
+		in.Docs += n
+	}
+	in.Docs += per[last]
+	frac := 1.0
+	if full > 0 {
+		frac = min(1, float64(per[last])/(float64(sum)/float64(full)))
+	}
+	in.WritingS = float64(full) + frac
+	in.DocsPerSec = float64(in.Docs) / in.WritingS
+	// Out of documents before the end: seconds without writes after the
+	// last, or a last whole second with under half a full one's writes.
+	in.CorpusLimited = last < len(per)-1 || frac < 0.5 && res.Series[last].SpanS == 0
+	return in
 }
 
 // templateStats joins the run's per-operation figures with the mix's hits.
