@@ -109,7 +109,7 @@ func MeasureNote(a, b *result.Run) string {
 		open, name, other = b, "B", "A"
 	}
 	l, m := open.Totals.Headline()
-	return fmt.Sprintf("A leads with %s, B with %s: they measure different things. The latency rows compare both %s "+
+	return fmt.Sprintf("A leads with %s, B with %s: they measure different things. The latency rows compare both runs' %s "+
 		"(%s's service time); %s's %s, p99 %s, has no counterpart in %s.",
 		ma.Label(), mb.Label(), result.FromSend.Label(), name, name, m.Label(), msOrNone(l.P99, l.Empty()), other)
 }
