@@ -3,6 +3,7 @@ package bitmap
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -128,28 +129,30 @@ func rateText(v float64) string {
 const tieWithin = 0.15
 
 // fastest is the structure with the lowest closed-loop mean latency, or
-// "≈ a, b" when the next is within tieWithin of it.
+// "≈ a, b, …" listing, fastest first, every structure within tieWithin of
+// it (each is set against the fastest, not only the runner-up).
 func fastest(op result.BitmapOperation) string {
-	best, second := -1, -1
+	var idx []int
 	mean := func(i int) float64 { return op.Results[i].Closed.Totals.Latency.Mean }
 	for i, r := range op.Results {
-		if r.Closed == nil || r.Closed.Totals.Ops == 0 {
-			continue
-		}
-		switch {
-		case best < 0 || mean(i) < mean(best):
-			best, second = i, best
-		case second < 0 || mean(i) < mean(second):
-			second = i
+		if r.Closed != nil && r.Closed.Totals.Ops > 0 {
+			idx = append(idx, i)
 		}
 	}
-	switch {
-	case best < 0:
+	if len(idx) == 0 {
 		return "—"
-	case second >= 0 && mean(second) <= mean(best)*(1+tieWithin):
-		return "≈ " + op.Results[best].Structure + ", " + op.Results[second].Structure
 	}
-	return op.Results[best].Structure
+	sort.SliceStable(idx, func(a, b int) bool { return mean(idx[a]) < mean(idx[b]) })
+	names := []string{op.Results[idx[0]].Structure}
+	for _, i := range idx[1:] {
+		if mean(i) <= mean(idx[0])*(1+tieWithin) {
+			names = append(names, op.Results[i].Structure)
+		}
+	}
+	if len(names) == 1 {
+		return names[0]
+	}
+	return "≈ " + strings.Join(names, ", ")
 }
 
 // smallest is the structure with the least memory.
@@ -185,7 +188,7 @@ func writeSweep(w io.Writer, doc *result.BitmapComparison) {
 	}
 	rows := sweepRows(doc)
 	fmt.Fprintf(w, "\nwhere each structure wins (memory: least MEMORY USAGE; operations: lowest closed-loop mean latency, "+
-		"≈ where the next is within %.0f%%)\n", tieWithin*100)
+		"≈ lists every structure within %.0f%% of the fastest)\n", tieWithin*100)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "cardinality\t")
 	for _, p := range doc.Points {
