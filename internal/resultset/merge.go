@@ -361,6 +361,13 @@ func series(by map[int64]*secondSum, start, end time.Time) []result.Interval {
 		}
 		out = append(out, iv)
 	}
+	// A last, partial second that no run's seconds fell in (the runs'
+	// seconds start where each run did, not on the wall clock's) holds
+	// nothing measured: it is left out rather than drawn as 0 commands/s.
+	if k := len(out) - 1; k > 0 && by[start.Add(time.Duration(k)*time.Second).Unix()] == nil &&
+		end.Sub(start) < time.Duration(k+1)*time.Second {
+		out = out[:k]
+	}
 	return out
 }
 

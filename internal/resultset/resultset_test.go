@@ -258,3 +258,22 @@ func TestEmbeddedCPUIsNotSetAgainstAClients(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeHasNoFalseLastSecond: runs whose seconds start off the wall
+// clock's leave the merged span's last, partial second without any of
+// their seconds; it is left out, not drawn as 0 commands/s.
+func TestMergeHasNoFalseLastSecond(t *testing.T) {
+	t0 := time.Unix(1_800_000_000, 0)
+	a := fakeRun(t, t0, 4, []float64{100}, 200, "SET k v")
+	b := fakeRun(t, t0.Add(600*time.Millisecond), 4, []float64{50}, 400, "SET k v")
+	m, err := Merge([]*result.Run{a, b})
+	require.NoError(t, err)
+	assert.Equal(t, int64(600), m.Totals.Ops)
+	require.Len(t, m.Series, 4, "no trailing second that no run's seconds fell in")
+	var sum int64
+	for _, iv := range m.Series {
+		sum += iv.Ops
+		assert.Positive(t, iv.OpsPerSec, "second %d", iv.Second)
+	}
+	assert.Equal(t, m.Totals.Ops, sum, "the series adds up to the totals")
+}
