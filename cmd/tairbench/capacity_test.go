@@ -41,13 +41,25 @@ func TestCapacitySearchAgreesWithASweep(t *testing.T) {
 	jsonPath := filepath.Join(t.TempDir(), "c.json")
 	out, err := exec.Command(binary(t), append(base, "--slo", slo, "--slo-window", "3", "--slo-warmup", "0.5",
 		"--slo-start", "200", "--slo-precision", "0.05", "--json", jsonPath)...).CombinedOutput()
-	require.NoError(t, err, string(out))
 	c := readCapacity(t, jsonPath)
+	if c.Unstable {
+		// This host's pauses moved the knee more than 10 % between runs:
+		// the search says so and exits 3 rather than answer. That is the
+		// behaviour under test too; the sweep needs an answer.
+		var ee *exec.ExitError
+		require.ErrorAs(t, err, &ee, string(out))
+		assert.Equal(t, 3, ee.ExitCode())
+		assert.Contains(t, string(out), "answer       no stable answer: ")
+		assert.NotEmpty(t, c.UnstableWhy)
+		t.Logf("no stable answer on this host now: %s", c.UnstableWhy)
+		return
+	}
+	require.NoError(t, err, string(out))
 	require.Positive(t, c.HighestHeld, string(out))
 	require.Positive(t, c.BrokeAt)
 	// The bisection's own bracket is within the precision; the answer is
-	// the rate that held again when confirmed (stepped down below the
-	// bracket when a confirming run broke on this shared machine).
+	// the rate that held again when confirmed (stepped down one rung below
+	// the bracket when a confirming run broke on this shared machine).
 	held, broke := bracket(c)
 	assert.LessOrEqual(t, (broke-held)/held, 0.05, "bisected to the precision")
 	require.NotNil(t, c.Confirm)

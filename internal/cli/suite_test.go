@@ -133,11 +133,19 @@ func TestSuiteCapacity(t *testing.T) {
 	assert.Equal(t, int64(2000), s.Cases[0].Run.Totals.Ops)
 	for _, c := range s.Cases[1:] {
 		require.NotNil(t, c.Capacity, c.Name)
-		require.Positive(t, c.Capacity.HighestHeld, "%s: %s", c.Name, res.out)
 		assert.Equal(t, c.Capacity.HighestHeld, c.Measured.QPS, c.Name)
 		assert.Equal(t, 500.0, c.Capacity.Steps[0].Rate, "%s: the search starts at --slo-start", c.Name)
 		assert.LessOrEqual(t, len(c.Capacity.Steps), 4+1, "%s: steps within --slo-max-steps (plus a confirmation)", c.Name)
 		assert.InDelta(t, c.Measured.QPS/c.Reference.QPS, c.Ratio, 1e-9)
+		if c.Capacity.Unstable {
+			// Half-second windows on a loaded machine: a rate held more
+			// than 10 % above one that broke, and the search says so
+			// rather than answer.
+			assertNoStableAnswer(t, c.Capacity)
+			assert.Contains(t, res.out, fmt.Sprintf("ESSD, %s: no stable answer", c.Name))
+			continue
+		}
+		require.Positive(t, c.Capacity.HighestHeld, "%s: %s", c.Name, res.out)
 		assert.Contains(t, res.out, fmt.Sprintf("ESSD, %s: held %.0f/s", c.Name, c.Capacity.HighestHeld))
 	}
 }

@@ -539,6 +539,8 @@ func Loop(r *result.Run) string {
 func CapacityAnswer(c *result.CapacitySearch) string {
 	var s string
 	switch {
+	case c.Unstable && c.UnstableWhy != "":
+		s = "no stable answer: " + c.UnstableWhy
 	case c.Unstable:
 		s = fmt.Sprintf("no stable answer: no rate held %s when run again (%.0f/s broke)", c.SLO, c.BrokeAt)
 	case c.HighestHeld > 0 && c.BrokeAt > 0:

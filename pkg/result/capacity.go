@@ -29,8 +29,12 @@ type CapacitySearch struct {
 	// when it broke, those of the lower rates that held, down to one that
 	// held again.
 	Confirmations []CapacityStep `json:"confirmations,omitempty"`
-	// Unstable is set when no rate held when confirmed: there is no answer.
-	Unstable bool `json:"unstable,omitempty"`
+	// Unstable is set when the runs contradict each other: a rate held
+	// the SLO while a rate no higher broke it (in the search's steps or
+	// when run again). There is then no answer (HighestHeld 0);
+	// UnstableWhy says which rates, and lists every run.
+	Unstable    bool   `json:"unstable,omitempty"`
+	UnstableWhy string `json:"unstable_why,omitempty"`
 	// Noise is how far the confirming run's measured figure moved, as a
 	// fraction of the SLO's bound.
 	Noise    float64  `json:"noise"`

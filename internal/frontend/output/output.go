@@ -361,7 +361,7 @@ func SearchCapacity(ctx context.Context, o harness.IO, opts capacity.Options, js
 		return err
 	}
 	if c.Unstable {
-		return harness.RunFailed(fmt.Errorf("no stable answer for %s: no rate held when run again", c.SLO))
+		return harness.RunFailed(fmt.Errorf("no stable answer for %s: %s", c.SLO, c.UnstableWhy))
 	}
 	if c.HighestHeld == 0 {
 		return harness.RunFailed(fmt.Errorf("no rate tried held %s", c.SLO))

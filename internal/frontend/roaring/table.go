@@ -47,7 +47,7 @@ func errCell(cr CaseResult) string {
 		var parts []string
 		switch {
 		case c.Unstable:
-			parts = append(parts, "!! no stable answer: no rate held when run again")
+			parts = append(parts, "!! no stable answer: the runs contradict each other (see the capacity table)")
 		case c.HighestHeld == 0:
 			parts = append(parts, fmt.Sprintf("!! no rate held (first tried %.0f req/s)", c.Steps[0].Rate))
 		case c.BrokeAt > 0:

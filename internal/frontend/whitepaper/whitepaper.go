@@ -291,7 +291,9 @@ func writeCapacities(b *strings.Builder, s *result.WhitepaperSuite) {
 			name = c.Section + ", " + c.Name
 		}
 		line := fmt.Sprintf("  %s: held %.0f/s", name, cs.HighestHeld)
-		if cs.BrokeAt > 0 {
+		if cs.Unstable {
+			line = fmt.Sprintf("  %s: no stable answer", name)
+		} else if cs.BrokeAt > 0 {
 			line += fmt.Sprintf(", broke at %.0f/s", cs.BrokeAt)
 		}
 		line += fmt.Sprintf(", %d step(s)", len(cs.Steps))

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/tairbench/tairbench/internal/report"
@@ -133,18 +134,76 @@ func Search(ctx context.Context, o Options, run RunAt) (*result.CapacitySearch, 
 			return c, err
 		}
 	}
+	if why := contradiction(c); why != "" {
+		c.Unstable, c.UnstableWhy, c.HighestHeld = true, why, 0
+		c.Warnings = append(c.Warnings, "no stable answer: "+why)
+	} else if n := len(c.Confirmations); n > 1 && c.Confirm != nil {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("the confirming run at %.0f/s broke the SLO: the answer stepped down to %.0f/s, which held when run again; the run-to-run noise is larger than the precision (widen the window)",
+			c.Confirmations[0].Rate, c.HighestHeld))
+	}
 	return c, nil
+}
+
+// contradictBeyond is how far above a rate that broke the SLO a rate
+// may hold before the runs contradict a single capacity: the first rung of
+// the confirmation's step-down (90 %), the run-to-run noise at the knee
+// that an answer absorbs.
+const contradictBeyond = 0.10
+
+// contradiction says how the search's runs (its steps and confirming
+// runs) contradict a single capacity: a rate that held more than
+// contradictBeyond above one that broke. "" when they do not. It names the
+// highest rate held below every break (a lower bound, within the noise)
+// and lists every run.
+func contradiction(c *result.CapacitySearch) string {
+	all := append(slices.Clone(c.Steps), c.Confirmations...)
+	held, broke := 0.0, math.Inf(1)
+	for _, st := range all {
+		if st.Held {
+			held = max(held, st.Rate)
+		} else {
+			broke = min(broke, st.Rate)
+		}
+	}
+	if held <= broke*(1+contradictBeyond) {
+		return ""
+	}
+	why := fmt.Sprintf("%.0f/s held %s but %.0f/s, %.0f%% lower, broke it: the run-to-run noise exceeds the SLO's margin (widen the window)",
+		held, c.SLO, broke, 100*(1-broke/held))
+	below := 0.0
+	for _, st := range all {
+		if st.Held && st.Rate < broke {
+			below = max(below, st.Rate)
+		}
+	}
+	if below > 0 {
+		why += fmt.Sprintf("; below every break, %.0f/s held", below)
+	}
+	runs := func(sts []result.CapacityStep) string {
+		parts := make([]string, len(sts))
+		for i, st := range sts {
+			parts[i] = fmt.Sprintf("%.0f broke", st.Rate)
+			if st.Held {
+				parts[i] = fmt.Sprintf("%.0f held", st.Rate)
+			}
+		}
+		return strings.Join(parts, ", ")
+	}
+	why += "; steps: " + runs(c.Steps)
+	if len(c.Confirmations) > 0 {
+		why += "; run again: " + runs(c.Confirmations)
+	}
+	return why
 }
 
 // confirmFractions are the fractions of the search's answer that the
 // confirmation tries, in turn, until one holds.
 var confirmFractions = []float64{1, 0.9, 0.8, 0.65, 0.5}
 
-// confirm runs the answer again, to show the run-to-run noise and to hold
-// the answer to a rate that held twice. When the confirming run breaks the
-// SLO, the answer steps down (confirmRates), each rate run again, until
-// one holds; when none does, the search has no stable answer
-// (HighestHeld 0, Unstable set, the bracket in the warning).
+// confirm runs the answer again, to show the run-to-run noise. When the
+// confirming run breaks the SLO, the runs contradict each other and the
+// search has no answer (contradiction); the lower rates are still run
+// again (confirmRates) until one holds, to give a lower bound.
 func confirm(ctx context.Context, c *result.CapacitySearch, o Options, step func(float64) (result.CapacityStep, error)) error {
 	for _, rate := range confirmRates(c) {
 		if ctx.Err() != nil {
@@ -163,19 +222,10 @@ func confirm(ctx context.Context, c *result.CapacitySearch, o Options, step func
 		if first := stepAt(c, rate); first.Run != nil {
 			c.Noise = math.Abs(o.SLO.margin(st.Run) - o.SLO.margin(first.Run))
 		}
-		if first := c.HighestHeld; rate < first {
-			c.Warnings = append(c.Warnings, fmt.Sprintf("the confirming run at %.0f/s broke the SLO: the answer stepped down to %.0f/s, which held in its own confirming run; the run-to-run noise is larger than the precision (widen the window)", first, rate))
-		}
 		c.HighestHeld = rate
 		return nil
 	}
-	low := c.HighestHeld
-	if n := len(c.Confirmations); n > 0 {
-		low = c.Confirmations[n-1].Rate
-	}
-	c.Warnings = append(c.Warnings, fmt.Sprintf("no stable answer: the confirming runs broke the SLO at every rate tried from %.0f/s down to %.0f/s; the capacity lies below %.0f/s or the run-to-run noise exceeds the SLO's margin", c.HighestHeld, low, low))
-	c.Unstable, c.HighestHeld = true, 0
-	return nil
+	return nil // every confirming run broke: contradiction says so
 }
 
 // confirmRates are the rates the confirmation tries in turn: the answer,

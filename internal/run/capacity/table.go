@@ -41,7 +41,7 @@ func WriteSummary(w io.Writer, c *result.CapacitySearch) error {
 	_ = tw.Flush()
 	b.WriteString("answer       " + report.CapacityAnswer(c))
 	b.WriteString("\n")
-	if c.Confirm != nil {
+	if c.Confirm != nil && !c.Unstable {
 		fmt.Fprintf(&b, "noise        the confirming run moved the worst SLO figure by %.0f%% of its bound; two searches agree within the %.0f%% precision plus that\n",
 			100*c.Noise, 100*c.Precision)
 	}
