@@ -177,3 +177,27 @@ func TestAnswerWithinTheNoiseStepsDown(t *testing.T) {
 	require.NoError(t, WriteSummary(&b, c))
 	assert.Contains(t, b.String(), fmt.Sprintf("answer       %.0f requests/s held", c.HighestHeld))
 }
+
+// TestContradiction: the rule on its own, over steps and reruns. Runs
+// that are monotone in rate, or within 10 % of it, are no contradiction;
+// a rate held more than 10 % above one that broke is, wherever the two
+// runs were (a step, a rerun).
+func TestContradiction(t *testing.T) {
+	run := func(rate float64, held bool) result.CapacityStep { return result.CapacityStep{Rate: rate, Held: held} }
+	for _, tc := range []struct {
+		name          string
+		steps, reruns []result.CapacityStep
+		want          string
+	}{
+		{"monotone", []result.CapacityStep{run(1000, true), run(2000, false), run(1500, true)}, []result.CapacityStep{run(1500, true)}, ""},
+		{"within the noise", []result.CapacityStep{run(1000, true), run(2000, true), run(4000, false), run(3000, true)}, []result.CapacityStep{run(3000, false), run(2700, true)}, ""},
+		{"a step broke below a held one", []result.CapacityStep{run(1000, true), run(2000, false), run(4000, true)}, nil,
+			"4000/s held p99<2ms but 2000/s, 50% lower, broke it: the run-to-run noise exceeds the SLO's margin (widen the window); below every break, 1000/s held; steps: 1000 held, 2000 broke, 4000 held"},
+		{"a rerun broke far below a held step", []result.CapacityStep{run(2813, false), run(2696, true)}, []result.CapacityStep{run(2696, false), run(2427, false), run(2157, true)},
+			"2696/s held p99<2ms but 2427/s, 10% lower, broke it: the run-to-run noise exceeds the SLO's margin (widen the window); below every break, 2157/s held; steps: 2813 broke, 2696 held; run again: 2696 broke, 2427 broke, 2157 held"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, contradiction(&result.CapacitySearch{SLO: "p99<2ms", Steps: tc.steps, Confirmations: tc.reruns}))
+		})
+	}
+}
