@@ -344,6 +344,7 @@ func cmdConfig(c *conn, a [][]byte) {
 		for i := range c.s.stats {
 			c.s.stats[i].calls.Store(0)
 			c.s.stats[i].failed.Store(0)
+			c.s.stats[i].nanos.Store(0)
 		}
 		c.s.totalCmds.Store(0)
 		c.out = resp.AppendOK(c.out)

@@ -72,7 +72,9 @@ func cmdInfo(c *conn, a [][]byte) {
 		for _, cmd := range c.s.reg.list {
 			st := &s.stats[cmd.id]
 			if n := st.calls.Load(); n > 0 {
-				fmt.Fprintf(&b, "cmdstat_%s:calls=%d,usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls=%d\r\n", cmd.Name, n, st.failed.Load())
+				usec := st.nanos.Load() / 1000
+				fmt.Fprintf(&b, "cmdstat_%s:calls=%d,usec=%d,usec_per_call=%.2f,rejected_calls=0,failed_calls=%d\r\n", cmd.Name, n, usec,
+					float64(usec)/float64(n), st.failed.Load())
 			}
 		}
 		b.WriteString("\r\n")

@@ -94,6 +94,9 @@ type Server struct {
 type cmdStat struct {
 	calls  atomic.Int64
 	failed atomic.Int64
+	// nanos is the time spent in the command's handler (its locks held),
+	// INFO commandstats' usec.
+	nanos atomic.Int64
 }
 
 // Start listens on cfg.Addr and serves in the background.
@@ -447,10 +450,14 @@ func (c *conn) run(cmd *Command, args [][]byte, lock bool) {
 		cmd.keys(args, &c.locks)
 		c.locks.normalize()
 		d.lock(&c.locks)
+		start := time.Now()
 		cmd.Handler(c, args)
+		st.nanos.Add(int64(time.Since(start)))
 		d.unlock(&c.locks)
 	} else {
+		start := time.Now()
 		cmd.Handler(c, args)
+		st.nanos.Add(int64(time.Since(start)))
 	}
 	if len(c.out) > before && c.out[before] == '-' {
 		st.failed.Add(1)
