@@ -117,6 +117,33 @@ func (s *Store) UsedMemory(ctx context.Context) (int64, error) {
 	return 0, fmt.Errorf("%s: INFO memory has no used_memory", s.Target.Addr)
 }
 
+// CommandTime is INFO commandstats' calls and usec of one command (its
+// name as the server lists it, e.g. "bitop" or "tr.bitopcard"); 0, 0 when
+// the server lists no calls of it.
+func (s *Store) CommandTime(ctx context.Context, name string) (calls, usec int64, err error) {
+	info, err := s.c.Info(ctx, "commandstats").Result()
+	if err != nil {
+		return 0, 0, fmt.Errorf("%s: INFO commandstats: %w", s.Target.Addr, err)
+	}
+	prefix := "cmdstat_" + strings.ToLower(name) + ":"
+	for _, l := range strings.Split(info, "\n") {
+		v, ok := strings.CutPrefix(strings.TrimSpace(l), prefix)
+		if !ok {
+			continue
+		}
+		for _, kv := range strings.Split(v, ",") {
+			f, n, _ := strings.Cut(kv, "=")
+			switch f {
+			case "calls":
+				calls, _ = strconv.ParseInt(n, 10, 64)
+			case "usec":
+				usec, _ = strconv.ParseInt(n, 10, 64)
+			}
+		}
+	}
+	return calls, usec, nil
+}
+
 // Memory is MEMORY USAGE of key (SAMPLES 0: every element counted).
 func (s *Store) Memory(ctx context.Context, key string) (uint64, error) {
 	n, err := s.c.Do(ctx, "MEMORY", "USAGE", key, "SAMPLES", "0").Int64()

@@ -104,7 +104,7 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.BitmapCompariso
 		pr, err := o.runPoint(ctx, io, stores, p)
 		pr.Plan = plans[i]
 		doc.Points = append(doc.Points, pr)
-		writePoint(out, i+1, &doc.Points[len(doc.Points)-1])
+		writePoint(out, i+1, &doc.Points[len(doc.Points)-1], o.Connections)
 		if err != nil {
 			runErr = err
 			break

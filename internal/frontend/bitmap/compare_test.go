@@ -3,6 +3,7 @@ package bitmap
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/tairbench/tairbench/internal/driver/bitmaps"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/internal/server"
 	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/pkg/result"
@@ -116,8 +118,8 @@ func TestSweepCrossover(t *testing.T) {
 		Ops: []string{bitmaps.OpMembership, bitmaps.OpCount}, MaxMemory: 1 << 30}
 	doc, out := compare(t, o)
 	require.Len(t, doc.Points, 2)
-	assert.Equal(t, bitmaps.RedisSet, smallest(doc.Points[0]), "100 IDs: an intset is smaller than a 128 KiB string")
-	assert.Equal(t, bitmaps.RedisBitmap, smallest(doc.Points[1]))
+	assert.Equal(t, bitmaps.RedisSet, report.BitmapSmallest(doc.Points[0]), "100 IDs: an intset is smaller than a 128 KiB string")
+	assert.Equal(t, bitmaps.RedisBitmap, report.BitmapSmallest(doc.Points[1]))
 	assert.Contains(t, out, "memory: redis-set up to 100, redis-bitmap from 500000")
 
 	o.MaxMemory = 1 << 20
@@ -125,4 +127,33 @@ func TestSweepCrossover(t *testing.T) {
 	_, err := Run(context.Background(), o, harness.IO{Out: &bytes.Buffer{}, Err: &errb})
 	require.ErrorContains(t, err, "above --max-memory 1.0 MiB: nothing loaded")
 	assert.Equal(t, "0", testenv.Do(t, re.Addr, "DBSIZE"))
+}
+
+// TestQueueingIsNamedWithTheServersTime: a set intersection on a real,
+// single-threaded redis-server at 4 connections waits for the others'
+// calls. Each structure's closed-loop run carries the server's own time
+// per call (INFO commandstats usec_per_call over the run), and the verdict
+// names the latencies that are mostly queueing with that time beside them.
+// At 1 connection nothing is called queueing.
+func TestQueueingIsNamedWithTheServersTime(t *testing.T) {
+	ro, re := targets(t)
+	base := Options{Roaring: ro, Redis: re, Gen: GenSpec{Shape: ShapeUniform, Universe: 1 << 22}, Cardinalities: []uint64{200_000},
+		Keys: 2, Duration: 500 * time.Millisecond, Probes: 2, Seed: 3, Structures: []string{bitmaps.TairRoaring, bitmaps.RedisSet},
+		Ops: []string{bitmaps.OpAndCard2}}
+	four := base
+	four.Connections = 4
+	doc, out := compare(t, four)
+	r := doc.Points[0].Operations[0].Results[1]
+	require.Equal(t, bitmaps.RedisSet, r.Structure)
+	require.Positive(t, r.ServerUsecPerCall, "redis-server's usec_per_call for the run")
+	mean := r.Closed.Totals.Latency.Mean
+	require.Greater(t, mean, report.BitmapQueueingAt*r.ServerUsecPerCall, "4 connections on one thread queue: mean %.0f µs, server %.0f µs", mean, r.ServerUsecPerCall)
+	assert.Contains(t, out, fmt.Sprintf("and-card-2, redis-set: the mean %.3f ms at 4 connections is mostly queueing: the server spent %.3f ms per call",
+		mean/1000, r.ServerUsecPerCall/1000))
+	assert.Positive(t, doc.Points[0].Operations[0].Results[0].ServerUsecPerCall, "the embedded server times its commands too")
+
+	one := base
+	one.Connections = 1
+	_, out = compare(t, one)
+	assert.NotContains(t, out, "queueing")
 }

@@ -3,7 +3,6 @@ package bitmap
 import (
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -22,7 +21,7 @@ func writeTargets(w io.Writer, doc *result.BitmapComparison) {
 }
 
 // writePoint prints one point's memory, cross-check and operation tables.
-func writePoint(w io.Writer, i int, p *result.BitmapPoint) {
+func writePoint(w io.Writer, i int, p *result.BitmapPoint, connections int) {
 	var ids []string
 	for _, k := range p.Keys {
 		ids = append(ids, fmt.Sprint(k.Cardinality))
@@ -56,7 +55,7 @@ func writePoint(w io.Writer, i int, p *result.BitmapPoint) {
 	})
 	_ = tw.Flush()
 	writeCrosscheck(w, p)
-	writeOps(w, p)
+	writeOps(w, p, connections)
 }
 
 func writeCrosscheck(w io.Writer, p *result.BitmapPoint) {
@@ -73,98 +72,26 @@ func writeCrosscheck(w io.Writer, p *result.BitmapPoint) {
 	}
 }
 
-func writeOps(w io.Writer, p *result.BitmapPoint) {
+func writeOps(w io.Writer, p *result.BitmapPoint, connections int) {
 	if len(p.Operations) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "operations, closed loop: mean ms / p99 ms / ops/s (open loop, when run: latency from the intended start)")
+	WriteTable(w, report.BitmapOps(p, connections))
+}
+
+// WriteTable prints a verdict table: its title, its rows aligned, its
+// notes under it.
+func WriteTable(w io.Writer, t report.Table) {
+	fmt.Fprintln(w, t.Title)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprint(tw, "operation\t")
-	for _, s := range p.Structures {
-		fmt.Fprintf(tw, "%s\t", s.Name)
-	}
-	fmt.Fprintln(tw, "fastest\t")
-	var notes []string
-	for _, op := range p.Operations {
-		fmt.Fprintf(tw, "%s\t", op.Name)
-		for _, r := range op.Results {
-			fmt.Fprintf(tw, "%s\t", cell(r))
-			if r.Unsupported != "" {
-				notes = append(notes, fmt.Sprintf("%s, %s: %s", op.Name, r.Structure, r.Unsupported))
-			}
-		}
-		fmt.Fprintf(tw, "%s\t\n", fastest(op))
+	fmt.Fprintf(tw, "%s\t\n", strings.Join(t.Header, "\t"))
+	for _, r := range t.Rows {
+		fmt.Fprintf(tw, "%s\t\n", strings.Join(r, "\t"))
 	}
 	_ = tw.Flush()
-	for _, n := range notes {
+	for _, n := range t.Notes {
 		fmt.Fprintf(w, "  — %s\n", n)
 	}
-}
-
-func cell(r result.BitmapOpResult) string {
-	if r.Closed == nil {
-		return "—"
-	}
-	t := r.Closed.Totals
-	s := fmt.Sprintf("%.3f / %.3f / %s", t.Latency.Mean/1000, t.Latency.P99/1000, rateText(t.OpsPerSec))
-	if r.Open != nil && r.Open.Totals.CorrectedLatency != nil {
-		c := r.Open.Totals.CorrectedLatency
-		s += fmt.Sprintf(" (open %.3f / %.3f)", c.Mean/1000, c.P99/1000)
-	}
-	return s
-}
-
-func rateText(v float64) string {
-	switch {
-	case v >= 1e6:
-		return fmt.Sprintf("%.2f M", v/1e6)
-	case v >= 1e3:
-		return fmt.Sprintf("%.1f K", v/1e3)
-	}
-	return fmt.Sprintf("%.0f", v)
-}
-
-// tieWithin is how close two closed-loop means must be to call neither
-// faster: one run each cannot tell them apart on a shared machine.
-const tieWithin = 0.15
-
-// fastest is the structure with the lowest closed-loop mean latency, or
-// "≈ a, b, …" listing, fastest first, every structure within tieWithin of
-// it (each is set against the fastest, not only the runner-up).
-func fastest(op result.BitmapOperation) string {
-	var idx []int
-	mean := func(i int) float64 { return op.Results[i].Closed.Totals.Latency.Mean }
-	for i, r := range op.Results {
-		if r.Closed != nil && r.Closed.Totals.Ops > 0 {
-			idx = append(idx, i)
-		}
-	}
-	if len(idx) == 0 {
-		return "—"
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return mean(idx[a]) < mean(idx[b]) })
-	names := []string{op.Results[idx[0]].Structure}
-	for _, i := range idx[1:] {
-		if mean(i) <= mean(idx[0])*(1+tieWithin) {
-			names = append(names, op.Results[i].Structure)
-		}
-	}
-	if len(names) == 1 {
-		return names[0]
-	}
-	return "≈ " + strings.Join(names, ", ")
-}
-
-// smallest is the structure with the least memory.
-func smallest(p result.BitmapPoint) string {
-	best := ""
-	var bytes uint64
-	for _, s := range p.Structures {
-		if best == "" || s.MemoryBytes < bytes {
-			best, bytes = s.Name, s.MemoryBytes
-		}
-	}
-	return best
 }
 
 // writeSweep prints, over two or more points, which structure wins each
@@ -186,58 +113,12 @@ func writeSweep(w io.Writer, doc *result.BitmapComparison) {
 	if len(doc.Points) < 2 {
 		return
 	}
-	rows := sweepRows(doc)
-	fmt.Fprintf(w, "\nwhere each structure wins (memory: least MEMORY USAGE; operations: lowest closed-loop mean latency, "+
-		"≈ lists every structure within %.0f%% of the fastest)\n", tieWithin*100)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprint(tw, "cardinality\t")
-	for _, p := range doc.Points {
-		fmt.Fprintf(tw, "%d\t", p.Cardinality)
-	}
-	fmt.Fprintln(tw)
-	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t\n", r.measure, strings.Join(r.winners, "\t"))
-	}
-	_ = tw.Flush()
+	fmt.Fprintln(w)
+	WriteTable(w, *report.BitmapWins(doc))
 	fmt.Fprintln(w, "crossovers:")
-	any := false
-	for _, r := range rows {
-		for i := 1; i < len(r.winners); i++ {
-			if r.winners[i] != r.winners[i-1] && single(r.winners[i]) && single(r.winners[i-1]) {
-				fmt.Fprintf(w, "  %s: %s up to %d, %s from %d\n", r.measure, r.winners[i-1], doc.Points[i-1].Cardinality,
-					r.winners[i], doc.Points[i].Cardinality)
-				any = true
-			}
-		}
+	for _, c := range report.BitmapCrossovers(doc) {
+		fmt.Fprintf(w, "  %s\n", c)
 	}
-	if !any {
-		fmt.Fprintln(w, "  none: each measure has one winner over the whole sweep")
-	}
-}
-
-type sweepRow struct {
-	measure string
-	winners []string
-}
-
-// sweepRows are the winners per measure and point.
-func sweepRows(doc *result.BitmapComparison) []sweepRow {
-	rows := []sweepRow{{measure: "memory"}}
-	for _, p := range doc.Points {
-		rows[0].winners = append(rows[0].winners, smallest(p))
-	}
-	for oi, name := range doc.Config.Operations {
-		r := sweepRow{measure: name}
-		for _, p := range doc.Points {
-			w := "—"
-			if oi < len(p.Operations) {
-				w = fastest(p.Operations[oi])
-			}
-			r.winners = append(r.winners, w)
-		}
-		rows = append(rows, r)
-	}
-	return rows
 }
 
 // warnings say what differs in the set-up and what the figures are not.

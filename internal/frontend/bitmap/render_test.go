@@ -28,7 +28,7 @@ func TestRenderGolden(t *testing.T) {
 	var b bytes.Buffer
 	writeTargets(&b, bc)
 	for i := range bc.Points {
-		writePoint(&b, i+1, &bc.Points[i])
+		writePoint(&b, i+1, &bc.Points[i], bc.Config.Connections)
 	}
 	writeSweep(&b, bc)
 	testenv.Golden(t, "sweep.golden", b.Bytes())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"strings"
 	"time"
 
 	"github.com/tairbench/tairbench/internal/driver/bitmaps"
@@ -45,7 +46,7 @@ func (o *Options) timeOp(ctx context.Context, io harness.IO, stores map[string]*
 		if slowest[name]*time.Duration(4*o.Connections) > o.Duration {
 			count = int64(4 * o.Connections)
 		}
-		r.Closed, err = o.timeRun(ctx, io, s, op, r.Command, p, 0, count)
+		r.Closed, r.ServerUsecPerCall, err = o.timeServed(ctx, io, s, op, r.Command, p, count)
 		if err == nil && o.Rate > 0 {
 			r.Open, err = o.timeRun(ctx, io, s, op, r.Command, p, o.Rate, 0)
 		}
@@ -55,6 +56,24 @@ func (o *Options) timeOp(ctx context.Context, io harness.IO, stores map[string]*
 		}
 	}
 	return res, nil
+}
+
+// timeServed is the closed-loop timeRun with the server's own time per
+// call of the command over it (INFO commandstats before and after; 0 when
+// the server keeps none).
+func (o *Options) timeServed(ctx context.Context, io harness.IO, s *bitmaps.Store, op bitmaps.Op, tmpl string, p point,
+	count int64) (*result.Run, float64, error) {
+	name, _, _ := strings.Cut(strings.TrimSpace(tmpl), " ")
+	calls0, usec0, serr := s.CommandTime(ctx, name)
+	r, err := o.timeRun(ctx, io, s, op, tmpl, p, 0, count)
+	if err != nil || serr != nil {
+		return r, 0, err
+	}
+	calls1, usec1, serr := s.CommandTime(ctx, name)
+	if serr != nil || calls1 <= calls0 || usec1 <= usec0 {
+		return r, 0, nil
+	}
+	return r, float64(usec1-usec0) / float64(calls1-calls0), nil
 }
 
 func (o *Options) timeRun(ctx context.Context, io harness.IO, s *bitmaps.Store, op bitmaps.Op, tmpl string, p point, rate float64,
