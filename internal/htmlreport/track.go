@@ -47,7 +47,7 @@ func writeTrack(b *strings.Builder, name string, d *result.TrackRun) {
 	for _, t := range d.Tasks {
 		fmt.Fprintf(b, "<h3>task %s (%s, %d clients)</h3>", html.EscapeString(t.Name), html.EscapeString(t.Kind), t.Clients)
 		if len(t.Parity) > 0 {
-			b.WriteString("<table><tr><th>template</th><th>totals agree</th><th>top-10 overlap</th><th>cause</th></tr>")
+			b.WriteString("<table><tr><th>template</th><th>totals agree</th><th>top-10 overlap</th><th>causes, each scored by the share of samples it explains</th></tr>")
 			for _, p := range t.Parity {
 				cause := p.Cause
 				if cause == "" {

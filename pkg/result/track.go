@@ -101,12 +101,29 @@ type TemplateParity struct {
 	TopOverlap float64 `json:"top10_overlap"`
 	// Divergence is 1 − min(TotalAgreement, TopOverlap).
 	Divergence float64 `json:"divergence"`
-	// Cause names why they differ ("" when they agree).
+	// Cause names why they differ ("" when they agree): every cause in
+	// Causes, highest score first, as one line.
 	Cause string `json:"cause,omitempty"`
+	// Causes is every cause that applies, each scored by the share of the
+	// samples it explains.
+	Causes []ParityCause `json:"causes,omitempty"`
 	// NoEvidence is set when every sample found nothing on every engine:
 	// equal totals of zero say nothing of parity (Cause says so).
 	NoEvidence bool `json:"no_evidence,omitempty"`
 	// Example is one sample query and each engine's total.
 	Example string           `json:"example"`
 	Totals  map[string]int64 `json:"totals"`
+}
+
+// ParityCause is one reason two engines' hits for a template differ.
+type ParityCause struct {
+	// Kind is "analyzer", "scoring model", "sort ties", "unexplained" or
+	// "engine defaults".
+	Kind string `json:"kind"`
+	// Score is the share of the samples it explains: for a difference in
+	// totals, the samples whose totals differ; for a difference in order,
+	// the top-10 share lost on samples whose totals agree.
+	Score float64 `json:"score"`
+	// Detail says how (the analyzers and an example of their cuts).
+	Detail string `json:"detail,omitempty"`
 }

@@ -1,6 +1,7 @@
 package track
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -21,6 +22,7 @@ func (r *runner) parity(ctx context.Context, t tk.Task, bound []*tk.Bound) []res
 		rng := sampleRand(r.o.Seed, i)
 		p := result.TemplateParity{Template: q.Name, Samples: r.o.Samples, Totals: map[string]int64{}}
 		agree, zero, overlap := 0, 0, 0.0
+		var sc sampleScore
 		var failed string
 		differs := false
 		for s := 0; s < r.o.Samples; s++ {
@@ -47,6 +49,9 @@ func (r *runner) parity(ctx context.Context, t tk.Task, bound []*tk.Bound) []res
 				if totals[0] == 0 {
 					zero++
 				}
+				sc.orderLost += 1 - o
+			} else {
+				sc.totalsDiffer++
 			}
 			overlap += o
 		}
@@ -63,7 +68,9 @@ func (r *runner) parity(ctx context.Context, t tk.Task, bound []*tk.Bound) []res
 				"no evidence that the engines agree, and its timing measures empty queries (a larger corpus, or parameters drawn from it)",
 				t.Name, q.Name))
 		case p.Divergence > 0:
-			p.Cause = r.cause(ctx, q.Body, p)
+			sc.samples = float64(r.o.Samples)
+			p.Causes = r.causes(ctx, q.Body, p, sc)
+			p.Cause = causeLine(p.Causes)
 		}
 		out = append(out, p)
 	}
@@ -95,13 +102,26 @@ func overlapShare(a, b []string) float64 {
 	return float64(n) / float64(max(len(a), len(b)))
 }
 
-// cause names why a template's hits differ: an analyzer that is not the
-// same on both engines, else the scoring model when only the order
-// differs, else what is left.
-func (r *runner) cause(ctx context.Context, body json.RawMessage, p result.TemplateParity) string {
+// sampleScore is what a template's samples differ by: how many differ
+// in their totals, and the top-10 share lost on those whose totals agree.
+type sampleScore struct {
+	samples, totalsDiffer, orderLost float64
+}
+
+// causes lists every reason a template's hits differ, scored by the
+// share of the samples each explains: an analyzer that is not the same on
+// both engines (or nothing known, "unexplained") for the samples whose
+// totals differ; the scoring model, or ties in a sort, for the order of
+// those whose totals agree. Equal totals on every sample leave the
+// analyzer nothing to explain, whatever its cut.
+func (r *runner) causes(ctx context.Context, body json.RawMessage, p result.TemplateParity, sc sampleScore) []result.ParityCause {
+	totals, order := sc.totalsDiffer/sc.samples, sc.orderLost/sc.samples
+	if r.doc.Analyzers == nil {
+		return []result.ParityCause{{Kind: "engine defaults", Score: p.Divergence,
+			Detail: "the engines' own analyzers and scoring (the track gave Elasticsearch's index body)"}}
+	}
 	used := names(body)
 	var diff []string
-	alike := true // the differing analyzers cut the example alike
 	for _, a := range r.doc.Analyzers {
 		field, _, _ := strings.Cut(a.Field, " ")
 		if !a.Exact && used[field] {
@@ -109,29 +129,39 @@ func (r *runner) cause(ctx context.Context, body json.RawMessage, p result.Templ
 			ex, same := r.tokenExample(ctx, field, a.TairSearch, p.Example)
 			if same {
 				d += "; the query's words are cut alike, the documents' text is not"
-			} else {
-				alike = false
-				if ex != "" {
-					d += "; " + ex
-				}
+			} else if ex != "" {
+				d += "; " + ex
 			}
 			diff = append(diff, d)
 		}
 	}
-	if alike && p.TotalAgreement == 1 {
-		diff = nil // the same tokens and totals: the order is the scoring's
-	}
+	var out []result.ParityCause
 	switch {
-	case len(diff) > 0:
-		return "analyzer (" + strings.Join(diff, "; ") + ")"
-	case p.TotalAgreement == 1 && used["sort"]:
-		return "sort ties (equal sort values: TairSearch orders them by id, Elasticsearch by index order)"
-	case p.TotalAgreement == 1:
-		return "scoring model (TF-IDF against BM25: the same hits, ranked differently)"
-	case r.doc.Analyzers == nil:
-		return "the engines' own analyzers and scoring (the track gave Elasticsearch's index body)"
+	case len(diff) > 0 && totals > 0:
+		out = append(out, result.ParityCause{Kind: "analyzer", Score: totals, Detail: strings.Join(diff, "; ")})
+	case totals > 0:
+		out = append(out, result.ParityCause{Kind: "unexplained", Score: totals, Detail: "the same analyzers, different totals"})
 	}
-	return "unexplained: the same analyzers, different totals"
+	if order > 0 {
+		if used["sort"] {
+			out = append(out, result.ParityCause{Kind: "sort ties", Score: order,
+				Detail: "equal sort values: TairSearch orders them by id, Elasticsearch by index order"})
+		} else {
+			out = append(out, result.ParityCause{Kind: "scoring model", Score: order,
+				Detail: "TF-IDF against BM25: the same number of hits, ranked differently"})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b result.ParityCause) int { return cmp.Compare(b.Score, a.Score) })
+	return out
+}
+
+// causeLine is every cause on one line, each with its score.
+func causeLine(cs []result.ParityCause) string {
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = fmt.Sprintf("%s %.2f (%s)", c.Kind, c.Score, c.Detail)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // names collects the object keys and string values of a query body (the

@@ -47,7 +47,7 @@ func renderTask(w io.Writer, t result.TrackTask) {
 	fmt.Fprintln(w, ")")
 	if len(t.Parity) > 0 {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  parity\ttotals agree\ttop-10 overlap\tcause")
+		fmt.Fprintln(tw, "  parity\ttotals agree\ttop-10 overlap\tcauses, each scored by the share of samples it explains")
 		for _, p := range t.Parity {
 			cause := p.Cause
 			if cause == "" {
