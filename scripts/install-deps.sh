@@ -4,7 +4,8 @@
 # proxy), gcc for the race detector and make bench-client's floor client,
 # redis-server and redis-tools, prometheus, for Elasticsearch
 # (scripts/elasticsearch.sh) and YCSB's core JDK 17, Maven and curl,
-# Chromium for the HTML report's browser test, and PyPI's jieba.
+# Chromium and a font with Chinese glyphs (WenQuanYi Micro Hei) for the HTML
+# report's browser test, and PyPI's jieba.
 #
 #   install-deps.sh        everything the tests need
 #   install-deps.sh build  only what building needs (Go)
@@ -23,6 +24,7 @@ command -v bzip2 >/dev/null 2>&1 || need+=(bzip2)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v prometheus >/dev/null 2>&1 || need+=(prometheus)
+[ -e /usr/share/fonts/truetype/wqy/wqy-microhei.ttc ] || need+=(fonts-wqy-microhei) # Chinese text in the report's browser test
 python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
 ls /usr/lib/jvm/java-17-openjdk-*/bin/javac >/dev/null 2>&1 || need+=(openjdk-17-jdk-headless) # javac: the Chinese analysis plugin
 fi

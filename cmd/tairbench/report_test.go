@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"image/png"
 	"os"
 	"os/exec"
@@ -104,4 +105,37 @@ func TestReportInABrowser(t *testing.T) {
 	st, err := os.Stat(big)
 	require.NoError(t, err)
 	assert.Less(t, st.Size(), int64(2<<20), "a report of 10 results under 2 MB")
+}
+
+// TestOnePointBitmapReportInABrowser renders the report of a one-point
+// bitmap comparison and a Chinese search track in headless Chromium: it
+// leads with the operations table, every chart drew (its single point as
+// a marker), none is named empty, and Chinese text draws as text with the
+// page's font stack (data-cjk, from a canvas check against a missing
+// glyph's box; install-deps installs a CJK font).
+func TestOnePointBitmapReportInABrowser(t *testing.T) {
+	dir := t.TempDir()
+	bm := filepath.Join(dir, "bitmap.json")
+	out, err := exec.Command(binary(t), "bitmap", "compare", "--cardinality", "1000", "--universe", "2^20", "--ops", "count,and-card-2",
+		"--duration", "0.3", "-c", "2", "--json", bm).CombinedOutput()
+	require.NoError(t, err, string(out))
+	track := filepath.Join(dir, "track.json")
+	out, err = exec.Command(binary(t), "search", "run", "ecommerce-zh", "--embedded", "--docs", "300", "--duration", "200ms",
+		"--quiet", "--json", track).CombinedOutput()
+	require.NoError(t, err, string(out))
+	page := filepath.Join(dir, "report.html")
+	out, err = exec.Command(binary(t), "report", bm, track, "-o", page).CombinedOutput()
+	require.NoError(t, err, string(out))
+
+	dom, logs := chromium(t, page, "--dump-dom")
+	for _, l := range strings.Split(logs, "\n") {
+		assert.NotRegexp(t, `:CONSOLE[:(]|Uncaught `, l, "a console message")
+	}
+	charts := strings.Count(dom, `class="chart"`)
+	require.Positive(t, charts)
+	assert.Equal(t, charts, strings.Count(dom, `data-rendered="yes"`), "every chart drew data")
+	assert.Contains(t, dom, fmt.Sprintf(`<p id="check" class="meta">charts rendered: %d of %d</p>`, charts, charts), "no chart is named empty")
+	assert.Contains(t, dom, "against cardinality")
+	assert.Contains(t, dom, "operations, closed loop: mean ms / p99 ms / ops/s")
+	assert.Contains(t, dom, `data-cjk="yes"`, "Chinese text draws as text, not boxes (is a CJK font installed? scripts/install-deps.sh installs one)")
 }

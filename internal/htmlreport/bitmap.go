@@ -25,6 +25,19 @@ func writeBitmap(b *strings.Builder, name string, d *result.BitmapComparison) {
 	if len(d.Points) == 0 {
 		return
 	}
+	for i := range d.Points {
+		p := &d.Points[i]
+		fmt.Fprintf(b, "<h3>point %d: %d keys, %d IDs per key, IDs below %d</h3>", i+1, len(p.Keys), p.Cardinality, p.Universe)
+		writeTable(b, report.BitmapOps(p, d.Config.Connections))
+	}
+	if t := report.BitmapWins(d); t != nil {
+		writeTable(b, *t)
+		b.WriteString("<p class=\"meta\">crossovers:</p><ul class=\"notes\">")
+		for _, c := range report.BitmapCrossovers(d) {
+			fmt.Fprintf(b, "<li>%s</li>", html.EscapeString(c))
+		}
+		b.WriteString("</ul>")
+	}
 	mem := func(p result.BitmapPoint, s string) (float64, bool) {
 		for _, st := range p.Structures {
 			if st.Name == s {
@@ -128,4 +141,29 @@ func writeRoaringStat(b *strings.Builder, name string, d *result.RoaringStat) {
 		}
 	}
 	b.WriteString("</table>")
+}
+
+// writeTable draws a verdict table as the terminal prints it: its title,
+// its rows, its notes.
+func writeTable(b *strings.Builder, t report.Table) {
+	fmt.Fprintf(b, "<p class=\"meta\"><b>%s</b></p><table class=\"verdict\"><tr>", html.EscapeString(t.Title))
+	for _, h := range t.Header {
+		fmt.Fprintf(b, "<th>%s</th>", html.EscapeString(h))
+	}
+	b.WriteString("</tr>")
+	for _, r := range t.Rows {
+		b.WriteString("<tr>")
+		for _, c := range r {
+			fmt.Fprintf(b, "<td>%s</td>", html.EscapeString(c))
+		}
+		b.WriteString("</tr>")
+	}
+	b.WriteString("</table>")
+	if len(t.Notes) > 0 {
+		b.WriteString("<ul class=\"notes\">")
+		for _, n := range t.Notes {
+			fmt.Fprintf(b, "<li>%s</li>", html.EscapeString(n))
+		}
+		b.WriteString("</ul>")
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"html"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -143,39 +144,23 @@ func msLabel(v float64) string {
 
 func writeRuns(b *strings.Builder, runs []named) {
 	b.WriteString("<h2>Runs</h2>")
-	// Latency percentiles, nines axis.
-	var lines []line
-	ymin, ymax := math.Inf(1), 0.0
-	for i, r := range runs {
-		if h := decode(r.run.HistogramCorrected); h != nil {
-			lines = append(lines, line{name: r.name + " — " + result.FromIntendedStart.Label(), color: color(i), pts: percentileLine(h)})
-			lines = append(lines, line{name: r.name + " — service time, " + result.FromSend.Label(), color: color(i), dash: true,
-				pts: percentileLine(decode(r.run.Histogram))})
-		} else {
-			lines = append(lines, line{name: r.name + " — " + result.FromSend.Label(), color: color(i), pts: percentileLine(decode(r.run.Histogram))})
-		}
-	}
-	for _, l := range lines {
-		for _, p := range l.pts {
-			if p[1] > 0 {
-				ymin, ymax = math.Min(ymin, p[1]), math.Max(ymax, p[1])
-			}
-		}
-	}
-	if ymax > 0 {
-		x := axis{min: 0, max: 5, ticks: []float64{0, 1, 2, 3, 4, 5}, labels: []string{"0%", "90%", "99%", "99.9%", "99.99%", "99.999%"}}
-		b.WriteString(svgChart("Latency by percentile (per request)", "percentile", "latency", x, niceAxis(ymin, ymax, true, msLabel), lines))
+	for _, g := range byRequest(runs) {
+		writePercentiles(b, g)
 	}
 	// Per second: throughput, p50/p99, errors.
-	perSecond := func(title, yLabel string, logY bool, f func(result.Interval) (float64, bool), second func(result.Interval) (float64, bool)) {
+	all := requestGroup{runs: runs}
+	for i := range runs {
+		all.colors = append(all.colors, color(i))
+	}
+	perSecond := func(grp requestGroup, title, yLabel string, logY bool, f func(result.Interval) (float64, bool), second func(result.Interval) (float64, bool)) {
 		var ls []line
 		maxX, lo, hi := 1.0, math.Inf(1), 0.0
-		for i, r := range runs {
+		for i, r := range grp.runs {
 			for k, g := range []func(result.Interval) (float64, bool){f, second} {
 				if g == nil {
 					continue
 				}
-				l := line{name: r.name, color: color(i), dash: k == 1}
+				l := line{name: r.name, color: grp.colors[i], dash: k == 1}
 				if second != nil {
 					l.name += map[int]string{0: " p99", 1: " p50"}[k]
 				}
@@ -185,6 +170,12 @@ func writeRuns(b *strings.Builder, runs []named) {
 						v = math.NaN()
 					} else {
 						lo, hi = math.Min(lo, v), math.Max(hi, v)
+					}
+					if iv.SpanS > 0 {
+						if l.hollow == nil {
+							l.hollow = map[int]string{}
+						}
+						l.hollow[len(l.pts)] = fmt.Sprintf("a partial second: the run ended %.2f s into it", iv.SpanS)
 					}
 					l.pts = append(l.pts, [2]float64{float64(iv.Second) + 0.5, v})
 					maxX = math.Max(maxX, float64(iv.Second+1))
@@ -203,7 +194,7 @@ func writeRuns(b *strings.Builder, runs []named) {
 		}
 		b.WriteString(svgChart(title, "second of the run", yLabel, niceAxis(0, maxX, false, number), niceAxis(lo, math.Max(hi, lo), logY, number), ls))
 	}
-	perSecond("Throughput per second", "commands/s", false, func(iv result.Interval) (float64, bool) { return iv.OpsPerSec, true }, nil)
+	perSecond(all, "Throughput per second", "commands/s", false, func(iv result.Interval) (float64, bool) { return iv.OpsPerSec, true }, nil)
 	// Open-loop runs show what users waited: latency from the intended start.
 	pick := func(corrected, service *float64) (float64, bool) {
 		if corrected != nil {
@@ -214,10 +205,16 @@ func writeRuns(b *strings.Builder, runs []named) {
 		}
 		return *service / 1000, true
 	}
-	perSecond("Latency per second: p99 (solid) and p50 (dashed)", latencyAxis(runs), true,
-		func(iv result.Interval) (float64, bool) { return pick(iv.CorrectedP99US, iv.P99US) },
-		func(iv result.Interval) (float64, bool) { return pick(iv.CorrectedP50US, iv.P50US) })
-	perSecond("Errors per second (failed commands and connect attempts)", "errors", false, func(iv result.Interval) (float64, bool) {
+	for _, g := range byRequest(runs) {
+		title := "Latency per second: p99 (solid) and p50 (dashed)"
+		if g.commands > 1 {
+			title += fmt.Sprintf(", per request of %d pipelined commands", g.commands)
+		}
+		perSecond(g, title, latencyAxis(g.runs), true,
+			func(iv result.Interval) (float64, bool) { return pick(iv.CorrectedP99US, iv.P99US) },
+			func(iv result.Interval) (float64, bool) { return pick(iv.CorrectedP50US, iv.P50US) })
+	}
+	perSecond(all, "Errors per second (failed commands and connect attempts)", "errors", false, func(iv result.Interval) (float64, bool) {
 		return float64(iv.Errors + iv.ConnectFailures), true
 	}, nil)
 	// The server's own view, where sampled.
@@ -248,6 +245,64 @@ func writeRuns(b *strings.Builder, runs []named) {
 	writeRunsTable(b, runs)
 }
 
+// requestGroup is runs whose latency is per request of the same number
+// of commands (1: one command per round trip; N: a pipeline of N).
+type requestGroup struct {
+	commands int
+	runs     []named
+	colors   []string
+}
+
+// byRequest splits runs by how many commands a request carries, so that a
+// pipelined run's per-request latency never shares an axis with per-command
+// runs unmarked.
+func byRequest(runs []named) []requestGroup {
+	var out []requestGroup
+	for i, r := range runs {
+		n := 1
+		if t := r.run.Config.Template; t != nil {
+			n = max(1, t.Pipeline)
+		}
+		k := slices.IndexFunc(out, func(g requestGroup) bool { return g.commands == n })
+		if k < 0 {
+			out, k = append(out, requestGroup{commands: n}), len(out)
+		}
+		out[k].runs, out[k].colors = append(out[k].runs, r), append(out[k].colors, color(i))
+	}
+	return out
+}
+
+// writePercentiles draws one group's latency by percentile, on the
+// "nines" axis.
+func writePercentiles(b *strings.Builder, g requestGroup) {
+	var lines []line
+	ymin, ymax := math.Inf(1), 0.0
+	for i, r := range g.runs {
+		if h := decode(r.run.HistogramCorrected); h != nil {
+			lines = append(lines, line{name: r.name + " — " + result.FromIntendedStart.Label(), color: g.colors[i], pts: percentileLine(h)})
+			lines = append(lines, line{name: r.name + " — service time, " + result.FromSend.Label(), color: g.colors[i], dash: true,
+				pts: percentileLine(decode(r.run.Histogram))})
+		} else {
+			lines = append(lines, line{name: r.name + " — " + result.FromSend.Label(), color: g.colors[i], pts: percentileLine(decode(r.run.Histogram))})
+		}
+	}
+	for _, l := range lines {
+		for _, p := range l.pts {
+			if p[1] > 0 {
+				ymin, ymax = math.Min(ymin, p[1]), math.Max(ymax, p[1])
+			}
+		}
+	}
+	if ymax > 0 {
+		x := axis{min: 0, max: 5, ticks: []float64{0, 1, 2, 3, 4, 5}, labels: []string{"0%", "90%", "99%", "99.9%", "99.99%", "99.999%"}}
+		title := "Latency by percentile (per request: one command per round trip)"
+		if g.commands > 1 {
+			title = fmt.Sprintf("Latency by percentile (per request: a pipeline of %d commands, not per command)", g.commands)
+		}
+		b.WriteString(svgChart(title, "percentile", "latency", x, niceAxis(ymin, ymax, true, msLabel), lines))
+	}
+}
+
 // writeRunsTable is the runs' summary table: target, set-up and figures.
 func writeRunsTable(b *strings.Builder, runs []named) {
 	b.WriteString(`<table><tr><th>run</th><th>target</th><th>command</th><th>mode</th><th>QPS</th><th>latency</th><th>p50 ms</th><th>p99 ms</th><th>p99.9 ms</th><th>max ms</th><th>service time p99 ms</th><th>errors</th><th>client µs/cmd</th><th>warnings</th></tr>`)
@@ -272,10 +327,18 @@ func writeRunsTable(b *strings.Builder, runs []named) {
 		}
 		fmt.Fprintf(b, `<tr><td><span class="sw" style="background:%s"></span>%s</td><td>%s</td><td><code>%s</code></td><td>%s</td><td>%.0f</td><td>%s</td><td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%s</td><td>%d</td><td>%s</td><td>%s</td></tr>`,
 			color(i), html.EscapeString(r.name), html.EscapeString(target), html.EscapeString(r.run.Command), html.EscapeString(mode), t.OpsPerSec,
-			m.Label(), l.P50/1000, l.P99/1000, l.P999/1000, l.Max/1000, service, t.Errors, cpu,
+			m.Label()+perRequest(r.run), l.P50/1000, l.P99/1000, l.P999/1000, l.Max/1000, service, t.Errors, cpu,
 			html.EscapeString(strings.Join(r.run.Warnings, "; ")))
 	}
 	b.WriteString("</table>")
+}
+
+// perRequest names a pipelined run's latency as per request.
+func perRequest(r *result.Run) string {
+	if t := r.Config.Template; t != nil && t.Pipeline > 1 {
+		return fmt.Sprintf(", per request of %d commands", t.Pipeline)
+	}
+	return ""
 }
 
 // headlineP99 is a run's headline p99 in milliseconds.
@@ -454,7 +517,7 @@ func writeSearch(b *strings.Builder, name string, s *result.SearchComparison) {
 	b.WriteString("</table>")
 }
 
-const css = `body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#222;max-width:1100px}
+const css = `body{font:14px/1.45 ` + FontStack + `;margin:24px;color:#222;max-width:1100px}
 h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #ddd}
 .meta{color:#555}table{border-collapse:collapse;margin:12px 0;font-size:13px}
 td,th{border:1px solid #ddd;padding:3px 8px;text-align:right}td:first-child,th:first-child,td:nth-child(2){text-align:left}
@@ -463,11 +526,24 @@ svg .grid{stroke:#eee}svg .frame{fill:none;stroke:#999}svg .tick,svg .legend{fon
 svg .label{font-size:12px;fill:#333}svg .title{font-size:14px;font-weight:600;fill:#222}
 .barsvg .bar{fill:#2ca02c}.barsvg .low{fill:#d62728}.barsvg .one{stroke:#222}figure{margin:16px 0}`
 
-// checkJS marks each chart that drew data (a polyline with a visible
-// extent), for the browser test and the reader: the line at the page's
-// end says how many of the charts rendered.
-const checkJS = `(function(){var charts=document.querySelectorAll('svg.chart'),ok=0;
-charts.forEach(function(c){var drawn=false;c.querySelectorAll('polyline.data').forEach(function(p){
-var bb=p.getBBox();if(p.getAttribute('points').trim().length>0&&(bb.width>0||bb.height>0))drawn=true;});
-c.setAttribute('data-rendered',drawn?'yes':'no');if(drawn)ok++;});
-document.getElementById('check').textContent='charts rendered: '+ok+' of '+charts.length;})();`
+// FontStack is the report's font: the system's, then fonts with Chinese
+// glyphs (Noto/Source Han, PingFang, YaHei, WenQuanYi), so that CJK text
+// in a track or a corpus draws as text, not boxes.
+const FontStack = `system-ui,"Noto Sans CJK SC","Source Han Sans SC","PingFang SC","Microsoft YaHei","WenQuanYi Micro Hei","WenQuanYi Zen Hei",sans-serif`
+
+// checkJS marks each chart that drew data (a line with a visible extent,
+// or a marker), and says at the page's top and end which did not: an
+// empty chart is named, not counted. It also draws "数据库" in the page's
+// font and a private-use character (no font has it: a missing glyph's
+// box) and says whether they differ, that is whether Chinese text draws
+// as text (data-cjk on the body).
+const checkJS = `(function(){var charts=document.querySelectorAll('svg.chart'),ok=0,empty=[];
+charts.forEach(function(c){var drawn=false;c.querySelectorAll('.data').forEach(function(p){
+var bb=p.getBBox();var pts=p.getAttribute('points');if((pts===null||pts.trim().length>0)&&(bb.width>0||bb.height>0))drawn=true;});
+c.setAttribute('data-rendered',drawn?'yes':'no');if(drawn)ok++;else empty.push(c.getAttribute('aria-label'));});
+var msg='charts rendered: '+ok+' of '+charts.length+(empty.length?'; EMPTY: '+empty.join('; '):'');
+document.getElementById('check').textContent=msg;
+if(empty.length){var p=document.createElement('p');p.className='meta';p.style.color='#a40000';p.textContent='!! '+msg;document.body.insertBefore(p,document.body.children[1]);}
+function ink(t){var cv=document.createElement('canvas');cv.width=60;cv.height=24;var x=cv.getContext('2d');
+x.font='16px '+getComputedStyle(document.body).fontFamily;x.fillText(t,2,18);return cv.toDataURL();}
+document.body.setAttribute('data-cjk',ink('\u6570')!==ink('\ue000')&&ink('\u636e')!==ink('\ue000')?'yes':'no');})();`

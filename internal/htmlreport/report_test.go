@@ -124,6 +124,9 @@ func TestVectorSection(t *testing.T) {
 	page := b.String()
 	assert.Equal(t, 1, strings.Count(page, `class="chart"`))
 	assert.Contains(t, page, "QPS against recall@10")
+	assert.Contains(t, page, "<tr><td>elasticsearch</td><td>num_candidates=10</td><td>0.9300</td><td>1300</td>", "the per-point table")
+	assert.Less(t, strings.Index(page, "the sweep, one row per point"), strings.Index(page, `<svg class="chart"`), "the table leads")
+	assert.Contains(t, page, `class="tick">ef_search=40</text>`, "each marked point names its parameter")
 	assert.Contains(t, page, "<td>elasticsearch</td><td title=\"\">1500</td><td>not reached</td>")
 	assert.Contains(t, page, "not Tair")
 	testenv.Golden(t, "report-vector.html", b.Bytes())
@@ -132,7 +135,8 @@ func TestVectorSection(t *testing.T) {
 func TestTrackSection(t *testing.T) {
 	now = func() time.Time { return time.Unix(1_800_000_100, 0) }
 	q := run(t, 900, false)
-	q.Operations = []result.Operation{{Name: "match-head", OpsPerSec: 700}, {Name: "terms-agg", OpsPerSec: 300}}
+	q.Operations = []result.Operation{{Name: "match-head", OpsPerSec: 700}, {Name: "terms-agg", OpsPerSec: 300},
+		{Name: "ingest", OpsPerSec: 333, Latency: result.Latency{P50: 48_000, P99: 90_000}}}
 	lat := result.Latency{P50: 900, P99: 950}
 	d := &result.TrackRun{Header: result.Header{Schema: result.SchemaTrack, Version: "test"}, Track: "ecommerce-zh",
 		Description: "Chinese e-commerce", Corpus: "generated products-zh, 1000 documents, seed 1", Docs: 1000,
@@ -141,8 +145,9 @@ func TestTrackSection(t *testing.T) {
 		Tasks: []result.TrackTask{{Name: "queries", Kind: "query", Clients: 4,
 			Parity: []result.TemplateParity{{Template: "match-head", Samples: 5, TotalAgreement: 0.4, TopOverlap: 0.6, Divergence: 0.6,
 				Cause: "analyzer (title: jieba on TairSearch, tair_jieba on Elasticsearch)", Example: `{"query":{"match":{"title":"数据"}}}`}},
-			Engines: []result.TrackEngine{{Engine: "tairsearch", Run: q, Templates: []result.TemplateStats{
-				{Name: "match-head", Requests: 700, MeanHits: 120.5, Latency: &lat}, {Name: "terms-agg", Requests: 300, ZeroHitShare: 0.1, Latency: &lat}}}}}},
+			Engines: []result.TrackEngine{{Engine: "tairsearch", Run: q, Docs: 1000,
+				Ingest: &result.IngestFigures{Docs: 1000, WritingS: 0.75, DocsPerSec: 1333, CorpusLimited: true}, Templates: []result.TemplateStats{
+					{Name: "match-head", Requests: 700, MeanHits: 120.5, Latency: &lat}, {Name: "terms-agg", Requests: 300, ZeroHitShare: 0.1, Latency: &lat}}}}}},
 		Warnings: []string{}}
 	var b bytes.Buffer
 	require.NoError(t, Write(&b, []Input{{"track.json", d}}))
@@ -150,5 +155,56 @@ func TestTrackSection(t *testing.T) {
 	assert.Contains(t, page, "track.json: queries on tairsearch", "each task's run gets the run charts")
 	assert.Contains(t, page, "<td>match-head</td><td>700</td><td>latency from the send</td><td>0.90</td><td>0.95</td><td></td><td>0 %</td><td>120.5</td>")
 	assert.Contains(t, page, "embedded server, not Tair")
+	assert.Contains(t, page, "<td>ingest (writers)</td><td>1333 docs/s while writing (0.8 s; the corpus ran out)</td><td>latency from the send</td><td>48.00</td><td>90.00</td>",
+		"the writers' row, as the terminal prints it")
+	assert.Contains(t, page, "<td>searchable</td><td>1000 docs</td>")
 	testenv.Golden(t, "report-track.html", b.Bytes())
+}
+
+// TestReportsAnswer: a one-point bitmap comparison leads with the
+// operations table the terminal prints, and each of its charts marks its
+// single point (no chart without data); a pipelined run's latency gets its
+// own chart, named per request; a partial last second is a hollow marker;
+// the font stack names CJK fonts.
+func TestReportsAnswer(t *testing.T) {
+	now = func() time.Time { return time.Unix(1_800_000_100, 0) }
+	one := func(mean float64) *result.Run {
+		return &result.Run{Totals: result.Totals{Ops: 10, OpsPerSec: 1000, Latency: result.Latency{Mean: mean, P99: 2 * mean}}}
+	}
+	bm := &result.BitmapComparison{Header: result.Header{Schema: result.SchemaBitmap, Version: "test"},
+		Config: result.BitmapConfig{Structures: []string{"tairroaring", "redis-set"}, Operations: []string{"count"}, Connections: 4,
+			Targets: map[string]result.Target{"tairroaring": {Addr: "127.0.0.1:1"}, "redis-set": {Addr: "127.0.0.1:2"}}},
+		Points: []result.BitmapPoint{{Cardinality: 1000, Universe: 1 << 20, Keys: []result.BitmapKey{{Cardinality: 1000}},
+			Structures: []result.BitmapStructure{{Name: "tairroaring", MemoryBytes: 500}, {Name: "redis-set", MemoryBytes: 9000}},
+			Operations: []result.BitmapOperation{{Name: "count", Results: []result.BitmapOpResult{
+				{Structure: "tairroaring", Closed: one(30)}, {Structure: "redis-set", Closed: one(4000), ServerUsecPerCall: 900}}}}}}}
+	piped := run(t, 400, false)
+	piped.Config.Template = &result.TemplateConfig{Pipeline: 16}
+	partial := run(t, 100, false)
+	partial.Series[2].SpanS = 0.4
+	var b bytes.Buffer
+	require.NoError(t, Write(&b, []Input{{"bitmap.json", bm}, {"piped.json", piped}, {"closed.json", partial}}))
+	page := b.String()
+
+	verdict := strings.Index(page, "operations, closed loop: mean ms / p99 ms / ops/s")
+	require.Positive(t, verdict, "the operations table")
+	assert.Less(t, verdict, strings.Index(page, "count: closed-loop mean latency against cardinality"), "the table leads, the charts follow")
+	assert.Contains(t, page, "<td>count</td><td>0.030 / 0.060 / 1.0 K</td><td>4.000 / 8.000 / 1.0 K</td><td>tairroaring</td>")
+	assert.Contains(t, page, "count, redis-set: the mean 4.000 ms at 4 connections is mostly queueing")
+	charts := 0
+	for _, chart := range strings.Split(page, `<svg class="chart"`)[1:] {
+		if strings.Contains(chart, "against cardinality") {
+			charts++
+			assert.True(t, strings.Contains(chart, `class="data mark"`), "a one-point chart marks its point")
+		}
+	}
+	assert.Equal(t, 2, charts, "memory and count")
+	assert.Contains(t, page, "Latency by percentile (per request: a pipeline of 16 commands, not per command)")
+	assert.Contains(t, page, "Latency by percentile (per request: one command per round trip)")
+	assert.Contains(t, page, "Latency per second: p99 (solid) and p50 (dashed), per request of 16 pipelined commands")
+	assert.Contains(t, page, "<td>latency from the send, per request of 16 commands</td>")
+	assert.Contains(t, page, `fill="#fff"`, "the partial second's hollow marker")
+	assert.Contains(t, page, "a partial second: the run ended 0.40 s into it")
+	assert.Contains(t, page, `"Noto Sans CJK SC"`)
+	assert.Contains(t, page, `"WenQuanYi Micro Hei"`)
 }

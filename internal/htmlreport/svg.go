@@ -14,7 +14,19 @@ type line struct {
 	color string
 	dash  bool
 	pts   [][2]float64
+	// marks draws a marker on each point (always drawn for a line of
+	// markAtMost points or fewer, so that a single point shows); labels,
+	// when given, write one beside each marked point.
+	marks  bool
+	labels []string
+	// hollow marks points (by index) drawn as hollow markers: partial
+	// seconds, with hollowWhy as their tooltip.
+	hollow map[int]string
 }
+
+// markAtMost is the most points a line may have for its points to be
+// marked without asking: a line through one point draws nothing.
+const markAtMost = 12
 
 // axis maps values to pixels; log axes take log10 of positive values.
 type axis struct {
@@ -124,6 +136,7 @@ func svgChart(title, xLabel, yLabel string, x, y axis, lines []line) string {
 		}
 		fmt.Fprintf(&b, `<polyline class="data" fill="none" stroke="%s" stroke-width="2"%s points="%s"><title>%s</title></polyline>`,
 			l.color, dash, strings.TrimSpace(pts.String()), html.EscapeString(l.name))
+		writeMarks(&b, l, x, y, w, h)
 	}
 	for i, l := range lines {
 		lx, ly := padL+float64(i%2)*(w/2), chartH+float64(i/2)*18+4
@@ -142,3 +155,27 @@ func svgChart(title, xLabel, yLabel string, x, y axis, lines []line) string {
 var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"}
 
 func color(i int) string { return palette[i%len(palette)] }
+
+// writeMarks draws l's markers (class "data mark": a point the check
+// counts as drawn), their labels, and its hollow markers.
+func writeMarks(b *strings.Builder, l line, x, y axis, w, h float64) {
+	marks := l.marks || len(l.pts) <= markAtMost
+	for i, p := range l.pts {
+		why, hollow := l.hollow[i]
+		if (!marks && !hollow) || math.IsNaN(p[1]) || (y.log && p[1] <= 0) {
+			continue
+		}
+		px, py := padL+x.pos(p[0], w), padT+h-y.pos(p[1], h)
+		px, py = math.Max(padL, math.Min(padL+w, px)), math.Max(padT, math.Min(padT+h, py))
+		title := fmt.Sprintf("%s: %s at %s", l.name, number(p[1]), number(p[0]))
+		fill := l.color
+		if hollow {
+			fill, title = "#fff", title+" — "+why
+		}
+		fmt.Fprintf(b, `<circle class="data mark" cx="%.1f" cy="%.1f" r="4" fill="%s" stroke="%s" stroke-width="2"><title>%s</title></circle>`,
+			px, py, fill, l.color, html.EscapeString(title))
+		if i < len(l.labels) && l.labels[i] != "" {
+			fmt.Fprintf(b, `<text x="%.1f" y="%.1f" class="tick">%s</text>`, px+6, py-6, html.EscapeString(l.labels[i]))
+		}
+	}
+}

@@ -83,7 +83,27 @@ func writeTrack(b *strings.Builder, name string, d *result.TrackRun) {
 				fmt.Fprintf(b, "<tr><td></td><td>%s</td><td>%.0f</td><td>%s</td><td>%.2f</td><td>%.2f</td><td></td><td>%.0f %%</td><td>%.1f</td></tr>",
 					html.EscapeString(ts.Name), rate, m.Label(), p50, p99, 100*ts.ZeroHitShare, ts.MeanHits)
 			}
+			writeWriterRows(b, e)
 		}
 		b.WriteString("</table>")
+	}
+}
+
+// writeWriterRows are, as the terminal prints them, a task's writers (a
+// task that writes while it queries: the writers' own rate when the corpus
+// ran out) and the documents searchable at its end.
+func writeWriterRows(b *strings.Builder, e result.TrackEngine) {
+	r := e.Run
+	if len(r.Operations) > len(e.Templates) && len(r.Operations) > 0 {
+		op := r.Operations[len(e.Templates)]
+		rate := fmt.Sprintf("%.0f docs/s", op.OpsPerSec)
+		if in := e.Ingest; in != nil && in.CorpusLimited {
+			rate = fmt.Sprintf("%.0f docs/s while writing (%.1f s; the corpus ran out)", in.DocsPerSec, in.WritingS)
+		}
+		fmt.Fprintf(b, "<tr><td></td><td>%s (writers)</td><td>%s</td><td>%s</td><td>%.2f</td><td>%.2f</td><td>%d</td><td></td><td></td></tr>",
+			html.EscapeString(op.Name), html.EscapeString(rate), result.FromSend.Label(), op.Latency.P50/1000, op.Latency.P99/1000, op.Errors)
+	}
+	if e.Docs > 0 {
+		fmt.Fprintf(b, "<tr><td></td><td>searchable</td><td>%d docs</td><td></td><td></td><td></td><td></td><td></td><td></td></tr>", e.Docs)
 	}
 }

@@ -2,9 +2,11 @@ package report
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"sort"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/tairbench/tairbench/pkg/result"
 )
@@ -29,6 +31,21 @@ type Table struct {
 	Header []string
 	Rows   [][]string
 	Notes  []string
+}
+
+// WriteTable prints a verdict table: its title, its rows aligned, its
+// notes under it.
+func WriteTable(w io.Writer, t Table) {
+	fmt.Fprintln(w, t.Title)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "%s\t\n", strings.Join(t.Header, "\t"))
+	for _, r := range t.Rows {
+		fmt.Fprintf(tw, "%s\t\n", strings.Join(r, "\t"))
+	}
+	_ = tw.Flush()
+	for _, n := range t.Notes {
+		fmt.Fprintf(w, "  — %s\n", n)
+	}
 }
 
 // BitmapOpsTitle heads a point's operations table.

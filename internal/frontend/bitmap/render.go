@@ -76,22 +76,7 @@ func writeOps(w io.Writer, p *result.BitmapPoint, connections int) {
 	if len(p.Operations) == 0 {
 		return
 	}
-	WriteTable(w, report.BitmapOps(p, connections))
-}
-
-// WriteTable prints a verdict table: its title, its rows aligned, its
-// notes under it.
-func WriteTable(w io.Writer, t report.Table) {
-	fmt.Fprintln(w, t.Title)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "%s\t\n", strings.Join(t.Header, "\t"))
-	for _, r := range t.Rows {
-		fmt.Fprintf(tw, "%s\t\n", strings.Join(r, "\t"))
-	}
-	_ = tw.Flush()
-	for _, n := range t.Notes {
-		fmt.Fprintf(w, "  — %s\n", n)
-	}
+	report.WriteTable(w, report.BitmapOps(p, connections))
 }
 
 // writeSweep prints, over two or more points, which structure wins each
@@ -114,7 +99,7 @@ func writeSweep(w io.Writer, doc *result.BitmapComparison) {
 		return
 	}
 	fmt.Fprintln(w)
-	WriteTable(w, *report.BitmapWins(doc))
+	report.WriteTable(w, *report.BitmapWins(doc))
 	fmt.Fprintln(w, "crossovers:")
 	for _, c := range report.BitmapCrossovers(doc) {
 		fmt.Fprintf(w, "  %s\n", c)

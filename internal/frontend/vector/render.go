@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/tairbench/tairbench/internal/report"
+
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
@@ -30,29 +32,8 @@ func Render(w io.Writer, d *result.VectorBench) {
 		fmt.Fprintf(w, "%-14s %10.0f %9.1f %10s %10s  %s\n", e.Engine, e.InsertPerSec, e.BuildSeconds, mb(e.Memory.Index),
 			mb(e.Memory.Used), e.Target)
 	}
-	fmt.Fprintf(w, "\n%-14s %-20s %9s %10s %8s %8s", "engine", "param", fmt.Sprintf("recall@%d", c.K), "QPS", "p50 ms", "p99 ms")
-	if c.Rate > 0 {
-		fmt.Fprintf(w, " %14s", "open p99 ms")
-	}
 	fmt.Fprintln(w)
-	if c.Rate > 0 {
-		fmt.Fprintf(w, "  (p50, p99: closed loop, %s; open p99: at %.0f/s, %s)\n", result.FromSend.Label(), c.Rate, result.FromIntendedStart.Label())
-	}
-	for _, e := range d.Engines {
-		for _, p := range e.Points {
-			label := "-"
-			if p.Param > 0 {
-				label = fmt.Sprintf("%s=%d", e.Param, p.Param)
-			}
-			l := p.Closed.Totals.Latency
-			fmt.Fprintf(w, "%-14s %-20s %9.4f %10.0f %8.3f %8.3f", e.Engine, label, p.Recall, p.QPS, l.P50/1000, l.P99/1000)
-			if p.Open != nil {
-				l, _ := p.Open.Totals.Headline()
-				fmt.Fprintf(w, " %14.3f", l.P99/1000)
-			}
-			fmt.Fprintln(w)
-		}
-	}
+	report.WriteTable(w, report.VectorPoints(d))
 	renderAtRecall(w, d)
 	if len(d.Warnings) > 0 {
 		fmt.Fprintln(w, "\nnotes:")
