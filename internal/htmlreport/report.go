@@ -387,10 +387,10 @@ func writeRoaring(b *strings.Builder, name string, s *result.RoaringSuite) {
 	}
 	fmt.Fprintf(b, "<h2>TairRoaring suite — %s</h2><p class=\"meta\">target %s; reference: the whitepaper's figures (16 GB standard instance). The bar shows measured ÷ published; the mark is 1.0.%s</p>",
 		html.EscapeString(name), html.EscapeString(report.TargetLine(&s.Config.Target)), note)
-	b.WriteString(`<table><tr><th>case</th><th>command</th><th>measured</th><th>published</th><th>measured ÷ published</th><th>p99 ms</th></tr>`)
+	b.WriteString(`<table><tr><th>case</th><th>command</th><th>measured</th><th>published</th><th>measured ÷ published</th><th>p99 ms</th><th>notes</th></tr>`)
 	for _, c := range s.Cases {
-		fmt.Fprintf(b, "<tr><td>%s</td><td>%s</td><td>%.0f</td><td>%.0f</td><td>%s</td><td>%.3f</td></tr>", html.EscapeString(c.Case.ID),
-			html.EscapeString(c.Case.Command), c.Rate, c.Case.Ref.Rate, roaringRatio(c, forScale), c.P99MS)
+		fmt.Fprintf(b, "<tr><td>%s</td><td>%s</td><td>%.0f</td><td>%.0f</td><td>%s</td><td>%.3f</td><td>%s</td></tr>", html.EscapeString(c.Case.ID),
+			html.EscapeString(c.Case.Command), c.Rate, c.Case.Ref.Rate, roaringRatio(c, forScale), c.P99MS, html.EscapeString(report.RoaringNote(c)))
 	}
 	b.WriteString("</table>")
 }
@@ -406,10 +406,14 @@ func writeWhitepaper(b *strings.Builder, name string, s *result.WhitepaperSuite)
 	}
 	fmt.Fprintf(b, "<h2>%s — %s</h2><p class=\"meta\">%s<br>as run: <code>%s</code><br>%s%s</p>", html.EscapeString(s.Suite), html.EscapeString(name),
 		html.EscapeString(s.Source), html.EscapeString(s.CommandLine), html.EscapeString(s.Scale), target)
-	b.WriteString(`<table><tr><th>table</th><th>case</th><th>QPS measured</th><th>QPS published</th><th>measured ÷ published</th></tr>`)
+	b.WriteString(`<table><tr><th>table</th><th>case</th><th>QPS measured</th><th>QPS published</th><th>measured ÷ published</th><th>capacity search</th></tr>`)
 	for _, c := range s.Cases {
-		fmt.Fprintf(b, "<tr><td>%s</td><td>%s</td><td>%.0f</td><td>%.0f</td><td>%s</td></tr>", html.EscapeString(c.Section), html.EscapeString(c.Name),
-			c.Measured.QPS, c.Reference.QPS, ratioBar(c.Ratio, forScale))
+		search := ""
+		if c.Capacity != nil {
+			search = report.CapacityAnswer(c.Capacity)
+		}
+		fmt.Fprintf(b, "<tr><td>%s</td><td>%s</td><td>%.0f</td><td>%.0f</td><td>%s</td><td>%s</td></tr>", html.EscapeString(c.Section), html.EscapeString(c.Name),
+			c.Measured.QPS, c.Reference.QPS, ratioBar(c.Ratio, forScale), html.EscapeString(search))
 	}
 	b.WriteString("</table>")
 }

@@ -182,8 +182,14 @@ func TestReportsAnswer(t *testing.T) {
 	piped.Config.Template = &result.TemplateConfig{Pipeline: 16}
 	partial := run(t, 100, false)
 	partial.Series[2].SpanS = 0.4
+	unstable := &result.CapacitySearch{SLO: "p99<1ms", Unstable: true, UnstableWhy: "2696/s held p99<1ms but 2427/s, 10% lower, broke it",
+		Steps: []result.CapacityStep{{Rate: 2813}, {Rate: 2696, Held: true}}}
+	suite := &result.RoaringSuite{Header: result.Header{Schema: result.SchemaRoaring, Version: "test"},
+		Cases: []result.RoaringCaseResult{{Case: result.RoaringCase{ID: "single-read/getbit"}, Capacity: unstable, Run: &result.Run{}}}}
+	paper := &result.WhitepaperSuite{Header: result.Header{Schema: result.SchemaWhitepaper, Version: "test"}, Suite: "essd",
+		Cases: []result.WhitepaperCase{{Name: "read", Capacity: unstable}}}
 	var b bytes.Buffer
-	require.NoError(t, Write(&b, []Input{{"bitmap.json", bm}, {"piped.json", piped}, {"closed.json", partial}}))
+	require.NoError(t, Write(&b, []Input{{"bitmap.json", bm}, {"piped.json", piped}, {"closed.json", partial}, {"suite.json", suite}, {"essd.json", paper}}))
 	page := b.String()
 
 	verdict := strings.Index(page, "operations, closed loop: mean ms / p99 ms / ops/s")
@@ -205,6 +211,8 @@ func TestReportsAnswer(t *testing.T) {
 	assert.Contains(t, page, "<td>latency from the send, per request of 16 commands</td>")
 	assert.Contains(t, page, `fill="#fff"`, "the partial second's hollow marker")
 	assert.Contains(t, page, "a partial second: the run ended 0.40 s into it")
+	assert.Contains(t, page, "<td>!! no stable answer: the runs contradict each other (see the capacity table), 2 step(s)</td>", "the suite's note, as the terminal's")
+	assert.Contains(t, page, "<td>no stable answer: 2696/s held p99&lt;1ms but 2427/s, 10% lower, broke it</td>", "the whitepaper case's search")
 	assert.Contains(t, page, `"Noto Sans CJK SC"`)
 	assert.Contains(t, page, `"WenQuanYi Micro Hei"`)
 }

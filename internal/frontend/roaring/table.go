@@ -39,40 +39,6 @@ func ratio(v float64) string {
 	return fmt.Sprintf("%.2f", v)
 }
 
-// errCell flags a row whose commands failed, and says where a capacity
-// search broke.
-func errCell(cr CaseResult) string {
-	t := cr.Run.Totals
-	if c := cr.Capacity; c != nil {
-		var parts []string
-		switch {
-		case c.Unstable:
-			parts = append(parts, "!! no stable answer: the runs contradict each other (see the capacity table)")
-		case c.HighestHeld == 0:
-			parts = append(parts, fmt.Sprintf("!! no rate held (first tried %.0f req/s)", c.Steps[0].Rate))
-		case c.BrokeAt > 0:
-			parts = append(parts, fmt.Sprintf("broke at %.0f req/s", c.BrokeAt))
-		default:
-			parts = append(parts, "never broke")
-		}
-		parts = append(parts, fmt.Sprintf("%d step(s)", len(c.Steps)))
-		if c.ClientBound {
-			parts = append(parts, "!! lower bound: client-limited")
-		}
-		if n := len(c.Confirmations); n > 1 && c.Confirm != nil {
-			parts = append(parts, "!! stepped down: a confirming run broke")
-		}
-		return strings.Join(parts, ", ")
-	}
-	switch {
-	case t.Ops == 0:
-		return "!! no command completed"
-	case t.Errors > 0:
-		return fmt.Sprintf("!! %.1f%% errors", 100*t.ErrorRate)
-	}
-	return ""
-}
-
 // WriteTables prints one table per group, in the whitepaper's shape, with
 // p99, the reference and the ratio measured/reference beside it.
 func WriteTables(w io.Writer, s *Suite, label string) error {
@@ -114,10 +80,10 @@ func WriteTables(w io.Writer, s *Suite, label string) error {
 		}
 		if group == GroupBatch {
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Command, c.Parallel, c.Batching, num(cr.Rate),
-				msf(cr.LatencyMS), msf(cr.P99MS), num(c.Ref.Rate), msf(c.Ref.LatencyMS), ratioCell(cr), errCell(cr))
+				msf(cr.LatencyMS), msf(cr.P99MS), num(c.Ref.Rate), msf(c.Ref.LatencyMS), ratioCell(cr), report.RoaringNote(cr))
 		} else {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Command, c.Keys, c.Items, c.ArgRange, c.Parallel,
-				num(cr.Rate), msf(cr.LatencyMS), msf(cr.P99MS), num(c.Ref.Rate), msf(c.Ref.LatencyMS), ratioCell(cr), errCell(cr))
+				num(cr.Rate), msf(cr.LatencyMS), msf(cr.P99MS), num(c.Ref.Rate), msf(c.Ref.LatencyMS), ratioCell(cr), report.RoaringNote(cr))
 		}
 	}
 	flush()
