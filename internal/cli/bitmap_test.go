@@ -72,9 +72,19 @@ func TestBitmapComparePlanOnly(t *testing.T) {
 	assert.Contains(t, res.err, "GiB")
 	assert.Contains(t, res.err, "plan only")
 
-	res = runCLI(context.Background(), "bitmap", "compare", "--cardinality", "1e5", "--universe", "2^32", "--keys", "4", "--plan")
+	assert.Contains(t, res.err, "generating point 1: 4 keys of up to 100000 IDs below 4294967296 (uniform)")
+	assert.Regexp(t, `estimate: about [0-9.ms]+: 29 timed runs, [0-9.ms]+ with their start-up, the cross-check and the slow calls, and loading and reading back about`, res.err,
+		"11 operations on 3 structures, less the 4 a structure cannot answer: each once, closed loop")
+
+	// Every point is planned, each over the limit says what fits, and the
+	// refusal says what would.
+	res = runCLI(context.Background(), "bitmap", "compare", "--cardinality", "1e3,1e4,1e5", "--universe", "2^32", "--keys", "4", "--plan")
 	require.Equal(t, 1, res.code)
-	assert.Contains(t, res.err, "above --max-memory 2.00 GiB: nothing loaded")
+	for _, want := range []string{"plan, point 1:", "plan, point 2:", "plan, point 3:", "above --max-memory 2.00 GiB, nothing loaded: ",
+		"point 1 (1000 IDs below 4294967296) would take about 2.50 GiB, tairroaring and redis-set fit together; ",
+		"point 3 (100000 IDs below 4294967296) would take about", "give --structures tairroaring,redis-set, raise --max-memory"} {
+		assert.Contains(t, res.err, want)
+	}
 
 	res = runCLI(context.Background(), "bitmap", "compare", "--cardinality", "1e9", "--universe", "1e6", "--plan")
 	require.Equal(t, 1, res.code)

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strings"
@@ -75,7 +76,7 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.BitmapCompariso
 	if err := output.CheckPaths(o.JSON); err != nil {
 		return nil, err
 	}
-	points, err := o.points()
+	points, err := o.points(io.Err)
 	if err != nil {
 		return nil, err
 	}
@@ -84,14 +85,20 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.BitmapCompariso
 	for i, p := range points {
 		plans[i] = plan(p, o.Structures)
 		writePlan(io.Err, i+1, p, plans[i])
-		if total := planTotal(plans[i]); o.MaxMemory > 0 && total > o.MaxMemory {
-			return nil, fmt.Errorf("point %d would take about %s, above --max-memory %s: nothing loaded", i+1, bytesText(total), bytesText(o.MaxMemory))
-		}
+	}
+	est := o.estimateTime(points)
+	fmt.Fprintf(io.Err, "estimate: %s (call times as a 2-core machine measured them)\n", est)
+	if why := o.overLimit(points, plans); why != "" {
+		return nil, errors.New(why)
 	}
 	if o.PlanOnly {
 		fmt.Fprintln(io.Err, "plan only (--plan): nothing loaded")
 		return doc, nil
 	}
+	started := time.Now()
+	defer func() {
+		fmt.Fprintf(io.Err, "took %s, estimated %s\n", round(time.Since(started)), round(est.total()))
+	}()
 	stores, err := o.open(ctx, doc)
 	if err != nil {
 		return nil, err
@@ -172,7 +179,7 @@ func opNames() []string {
 
 // points builds the sweep: the user's sets as one point, or one point per
 // cardinality of generated keys.
-func (o *Options) points() ([]point, error) {
+func (o *Options) points(log io.Writer) ([]point, error) {
 	if len(o.Sets) > 0 {
 		var mx uint64
 		for _, s := range o.Sets {
@@ -186,19 +193,39 @@ func (o *Options) points() ([]point, error) {
 	var pts []point
 	for pi, c := range o.Cardinalities {
 		p := point{card: c, universe: o.Gen.Universe}
-		for k := 0; k < o.Keys; k++ {
-			g := o.Gen
-			g.Cardinality = max(1, uint64(math.Round(float64(c)/math.Pow(float64(k+1), o.SizeSkew))))
-			g.Seed = o.Seed + uint64(pi)*1000 + uint64(k)
-			bm, err := Generate(g)
-			if err != nil {
-				return nil, fmt.Errorf("point %d key %d: %w", pi+1, k, err)
+		err := withProgress(log, fmt.Sprintf("point %d: %d keys of up to %d IDs below %d (%s)", pi+1, o.Keys, c, o.Gen.Universe, o.Gen.Shape), func() error {
+			for k := 0; k < o.Keys; k++ {
+				g := o.Gen
+				g.Cardinality = max(1, uint64(math.Round(float64(c)/math.Pow(float64(k+1), o.SizeSkew))))
+				g.Seed = o.Seed + uint64(pi)*1000 + uint64(k)
+				bm, err := Generate(g)
+				if err != nil {
+					return fmt.Errorf("point %d key %d: %w", pi+1, k, err)
+				}
+				p.sets = append(p.sets, IDSet{Source: fmt.Sprintf("generated: %s, seed %d", g.Describe(), g.Seed), IDs: bm, Read: bm.GetCardinality()})
 			}
-			p.sets = append(p.sets, IDSet{Source: fmt.Sprintf("generated: %s, seed %d", g.Describe(), g.Seed), IDs: bm, Read: bm.GetCardinality()})
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 		pts = append(pts, p)
 	}
 	return pts, nil
+}
+
+// withProgress runs fn, saying what it does at once and how long it has
+// taken at least once a second until it returns.
+func withProgress(w io.Writer, what string, fn func() error) error {
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		generating(w, what, done)
+		close(finished)
+	}()
+	err := fn()
+	close(done)
+	<-finished
+	return err
 }
 
 func (o *Options) maxKeys(points []point) int {

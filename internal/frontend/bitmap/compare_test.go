@@ -125,7 +125,8 @@ func TestSweepCrossover(t *testing.T) {
 	o.MaxMemory = 1 << 20
 	var errb bytes.Buffer
 	_, err := Run(context.Background(), o, harness.IO{Out: &bytes.Buffer{}, Err: &errb})
-	require.ErrorContains(t, err, "above --max-memory 1.0 MiB: nothing loaded")
+	require.ErrorContains(t, err, "above --max-memory 1.0 MiB, nothing loaded: point 2 (500000 IDs below 1048576) would take about")
+	assert.NotContains(t, err.Error(), "point 1 (", "point 1 fits")
 	assert.Equal(t, "0", testenv.Do(t, re.Addr, "DBSIZE"))
 }
 
@@ -156,4 +157,12 @@ func TestQueueingIsNamedWithTheServersTime(t *testing.T) {
 	one.Connections = 1
 	_, out = compare(t, one)
 	assert.NotContains(t, out, "queueing")
+}
+
+// TestProgressEverySecond: what generates the points says so at once, and
+// how long it has taken at least once a second.
+func TestProgressEverySecond(t *testing.T) {
+	var b bytes.Buffer
+	require.NoError(t, withProgress(&b, "point 1", func() error { time.Sleep(1200 * time.Millisecond); return nil }))
+	assert.Equal(t, "generating point 1\n  … 1s so far\n", b.String())
 }

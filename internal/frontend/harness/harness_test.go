@@ -98,7 +98,7 @@ func TestPlanStops(t *testing.T) {
 	p.Close()
 	out := buf.String()
 	for _, want := range []string{"for 3s (1s of warm-up)", "until 500 commands", "closed loop, until interrupted",
-		"closed loop, until its input ends", "until 7 commands", "total: 5 runs, 3s of timed runs plus 507 commands"} {
+		"closed loop, until its input ends", "until 7 commands", "total: no bound: 1 run(s) last until interrupted; the others: about 3s: 5 runs, 3s of timed runs, plus 507 commands bounded by count (about 0s at 100000/s), plus 1 run(s) until their input ends, not counted (their time is the server's)"} {
 		assert.Contains(t, out, want)
 	}
 }

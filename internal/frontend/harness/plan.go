@@ -15,6 +15,13 @@ type Plan struct {
 	runs     int
 	seconds  float64
 	commands int64
+	// searches and searchSeconds are the capacity searches, and the most
+	// time they take together.
+	searches      int
+	searchSeconds float64
+	// unbounded counts the runs that last until interrupted; toEnd those
+	// that last until their input ends, whose time the total cannot know.
+	unbounded, toEnd int
 }
 
 // NewPlan starts a dry run's plan on w.
@@ -32,6 +39,18 @@ func (p *Plan) Run(name, command, target string, cfg engine.Config) {
 // written), unless cfg bounds it.
 func (p *Plan) RunToEnd(name, command, target string, cfg engine.Config) {
 	p.add(name, command, target, cfg, "until its input ends")
+}
+
+// Search adds one capacity search: its first step (cfg: one step's
+// window and warm-up, at the first rate) and the most runs it makes.
+func (p *Plan) Search(name, slo, command, target string, cfg engine.Config, most int) {
+	step := cfg.Duration + cfg.Warmup
+	p.searches++
+	p.searchSeconds += float64(most) * step.Seconds()
+	fmt.Fprintf(p.W, "  %-28s capacity search for %s: open-loop steps of %s from %.0f/s, at most %d runs (steps and confirming runs): at most %s\n",
+		name, slo, step, cfg.Rate, most, time.Duration(most)*step)
+	fmt.Fprintf(p.W, "  %-28s %s\n  %-28s → %s, %d connections, first step open loop at %.0f requests/s\n", "", clip(command, 100), "", target,
+		cfg.Workers, cfg.Rate)
 }
 
 // add adds one run; unbounded says when a run that cfg does not bound stops.
@@ -53,6 +72,11 @@ func (p *Plan) add(name, command, target string, cfg engine.Config, unbounded st
 		p.commands += cfg.OpsPerWorker * int64(max(cfg.Workers, 1))
 	default:
 		stop = unbounded
+		if unbounded == "until interrupted" {
+			p.unbounded++
+		} else {
+			p.toEnd++
+		}
 	}
 	loop := "closed loop"
 	if cfg.Rate > 0 {
@@ -76,18 +100,53 @@ func (p *Plan) Note(format string, a ...any) { fmt.Fprintf(p.W, "  "+format+"\n"
 
 // Close prints the totals: the timed part exactly, the count-bounded part
 // as commands, since its time is the server's.
+//
+// With capacity searches the one total is a bound: how many steps a
+// search takes depends on where the SLO breaks.
 func (p *Plan) Close() {
 	runs := "runs"
 	if p.runs == 1 {
 		runs = "run"
 	}
-	fmt.Fprintf(p.W, "total: %d %s, %s of timed runs", p.runs, runs, time.Duration(p.seconds*float64(time.Second)).Round(time.Second))
+	dur := func(s float64) time.Duration {
+		d := time.Duration(s * float64(time.Second))
+		if d < 10*time.Second {
+			return d.Round(100 * time.Millisecond)
+		}
+		return d.Round(time.Second)
+	}
+	if p.unbounded > 0 {
+		fmt.Fprintf(p.W, "total: no bound: %d run(s) last until interrupted; the others: ", p.unbounded)
+	}
+	if p.unbounded == 0 {
+		fmt.Fprint(p.W, "total: ")
+	}
+	if p.searches > 0 {
+		searches := "capacity searches"
+		if p.searches == 1 {
+			searches = "capacity search"
+		}
+		fmt.Fprintf(p.W, "at most %s: %d %s of at most %s (how many steps each takes depends on where the SLO breaks)",
+			dur(p.seconds+p.searchSeconds), p.searches, searches, dur(p.searchSeconds))
+		if p.runs > 0 {
+			fmt.Fprintf(p.W, ", %d timed %s of %s", p.runs, runs, dur(p.seconds))
+		}
+	} else {
+		fmt.Fprintf(p.W, "about %s: %d %s, %s of timed runs", dur(p.seconds+float64(p.commands)/countedRate), p.runs, runs, dur(p.seconds))
+	}
 	if p.commands > 0 {
-		fmt.Fprintf(p.W, " plus %d commands bounded by count (at 100,000/s about %s)", p.commands,
-			time.Duration(float64(p.commands)/1e5*float64(time.Second)).Round(time.Second))
+		fmt.Fprintf(p.W, ", plus %d commands bounded by count (about %s at %.0f/s)", p.commands, dur(float64(p.commands)/countedRate), countedRate)
+	}
+	if p.toEnd > 0 {
+		fmt.Fprintf(p.W, ", plus %d run(s) until their input ends, not counted (their time is the server's)", p.toEnd)
 	}
 	fmt.Fprintln(p.W)
 }
+
+// countedRate is the rate (commands/s) at which the total counts the
+// commands bounded by count: loads and fixed-count runs, whose time is
+// the server's. The embedded server loads about this fast on 2 cores.
+const countedRate = 100_000.0
 
 func clip(s string, n int) string {
 	if len(s) <= n {

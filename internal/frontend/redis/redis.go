@@ -187,11 +187,8 @@ func (r *runner) dryRun(dur time.Duration) error {
 	r.tg, r.seed = o.Target, o.Shard.Seed(harness.SeedOrNew(o.Seed))
 	dry := target.Dry(o.Target.Addr, o.Embedded)
 	if o.SLO != nil {
-		step := o.SLO.Window + o.SLO.Warmup
-		p.Note("capacity search for %s: open-loop steps of %s from %.0f/s, at most %d steps and up to 4 confirmations: at most %s",
-			o.SLO.SLO, step, o.SLO.Start, o.SLO.MaxSteps, time.Duration(o.SLO.MaxSteps+4)*step)
 		spec := r.spec("", engine.Config{Duration: o.SLO.Window, Warmup: o.SLO.Warmup, Rate: o.SLO.Start})
-		p.Run("first step", spec.Command, dry, spec.Engine)
+		p.Search("run", o.SLO.SLO.String(), spec.Command, dry, spec.Engine, o.SLO.MostRuns())
 	} else {
 		spec := r.spec("", engine.Config{Duration: dur, Ops: o.Count, Warmup: o.Warmup, Rate: o.Rate})
 		spec.Engine.OpsPerRequest = r.w.OpsPerRequest()

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/tairbench/tairbench/internal/driver/redis"
 	"github.com/tairbench/tairbench/internal/engine"
@@ -150,8 +149,9 @@ func dryRun(io harness.IO, o Options, cases []Case) error {
 		}
 		cfg := engine.Config{Workers: c.Parallel, Duration: o.CaseDuration, OpsPerRequest: max(c.Batching, 1)}
 		if o.SLO != nil {
-			cfg.Duration = time.Duration(o.SLO.MaxSteps+4) * (o.SLO.Window + o.SLO.Warmup)
-			p.Note("%s: a capacity search for %s (at most %d steps and 4 confirmations)", c.ID, o.SLO.SLO, o.SLO.MaxSteps)
+			cfg.Duration, cfg.Warmup, cfg.Rate = o.SLO.Window, o.SLO.Warmup, o.SLO.Start
+			p.Search(c.ID, o.SLO.SLO.String(), c.Template, dry, cfg, o.SLO.MostRuns())
+			continue
 		}
 		p.Run(c.ID, c.Template, dry, cfg)
 	}

@@ -127,7 +127,7 @@ func TestDryRun(t *testing.T) {
 	text := out.String()
 	for _, want := range []string{"dry run of tairbench vector: nothing is sent", "clustered: 400 base + 20 query vectors",
 		"tairvector insert", "tairvector ef_search=40", "elasticsearch num_candidates=10", "→ http://127.0.0.1:9",
-		"open loop at 50 requests/s", "not Tair", "total: 8 runs"} {
+		"open loop at 50 requests/s", "not Tair", "total: about 1.8s: 8 runs, 1.8s of timed runs, plus 2 run(s) until their input ends, not counted"} {
 		assert.Contains(t, text, want)
 	}
 	w.ES = ""
@@ -142,7 +142,7 @@ func TestDryRun(t *testing.T) {
 	assert.Contains(t, text, "mnist-784-euclidean: FLAT L2")
 	assert.Contains(t, text, "(absent: named and skipped)")
 	assert.Contains(t, text, "tairvector exact", "FLAT sweeps nothing")
-	assert.Contains(t, text, "total: 2 runs", "the present case's insert and its exact search")
+	assert.Contains(t, text, "total: about 300ms: 2 runs, 300ms of timed runs, plus 1 run(s) until their input ends", "the present case's insert and its exact search")
 }
 
 // TestSuiteRefusesJSON: the suite writes a result per case, so --json

@@ -62,10 +62,11 @@ func (o Options) runCase(ctx context.Context, name string, slo *capacity.Options
 		return nil, nil, err
 	}
 	if slo != nil {
-		spec.Engine.Duration = time.Duration(slo.MaxSteps+4) * (slo.Window + slo.Warmup)
-		o.Plan.Note("%s: a capacity search for %s (at most %d steps and 4 confirmations)", name, slo.SLO, slo.MaxSteps)
+		spec.Engine.Duration, spec.Engine.Warmup, spec.Engine.Rate = slo.Window, slo.Warmup, slo.Start
+		o.Plan.Search(name, slo.SLO.String(), spec.Command, o.PlanTarget, spec.Engine, slo.MostRuns())
+	} else {
+		o.Plan.Run(name, spec.Command, o.PlanTarget, spec.Engine)
 	}
-	o.Plan.Run(name, spec.Command, o.PlanTarget, spec.Engine)
 	return &result.Run{Name: name}, nil, nil
 }
 

@@ -196,6 +196,16 @@ func contradiction(c *result.CapacitySearch) string {
 	return why
 }
 
+// MostRuns is the most runs a search with o makes: its steps and the
+// confirming runs.
+func (o Options) MostRuns() int {
+	steps := o.MaxSteps
+	if steps <= 0 {
+		steps = DefaultMaxSteps
+	}
+	return steps + len(confirmFractions)
+}
+
 // confirmFractions are the fractions of the search's answer that the
 // confirmation tries, in turn, until one holds.
 var confirmFractions = []float64{1, 0.9, 0.8, 0.65, 0.5}
