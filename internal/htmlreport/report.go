@@ -37,8 +37,9 @@ type named struct {
 	run  *result.Run
 }
 
-// runsOf lists the runs a document holds that get charts: a run, each
-// test of a peer tool's command line, a capacity search's confirming run.
+// runsOf lists the runs a document holds that get the runs' charts at the
+// page's top: a run, each test of a peer tool's command line. A track's
+// runs are drawn after its tables (writeTrack).
 func runsOf(in Input) []named {
 	switch d := in.Doc.(type) {
 	case *result.Run:
@@ -55,8 +56,6 @@ func runsOf(in Input) []named {
 			}
 		}
 		return out
-	case *result.TrackRun:
-		return trackRuns(in.Name, d)
 	}
 	return nil
 }
@@ -78,7 +77,7 @@ func Write(w io.Writer, inputs []Input) error {
 		runs = append(runs, runsOf(in)...)
 	}
 	if len(runs) > 0 {
-		writeRuns(&b, runs)
+		writeRuns(&b, "Runs", runs)
 	}
 	for _, in := range inputs {
 		switch d := in.Doc.(type) {
@@ -142,8 +141,8 @@ func msLabel(v float64) string {
 	return number(v) + " ms"
 }
 
-func writeRuns(b *strings.Builder, runs []named) {
-	b.WriteString("<h2>Runs</h2>")
+func writeRuns(b *strings.Builder, heading string, runs []named) {
+	fmt.Fprintf(b, "<h2>%s</h2>", html.EscapeString(heading))
 	for _, g := range byRequest(runs) {
 		writePercentiles(b, g)
 	}

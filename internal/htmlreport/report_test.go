@@ -158,6 +158,7 @@ func TestTrackSection(t *testing.T) {
 	assert.Contains(t, page, "<td>ingest (writers)</td><td>1333 docs/s while writing (0.8 s; the corpus ran out)</td><td>latency from the send</td><td>48.00</td><td>90.00</td>",
 		"the writers' row, as the terminal prints it")
 	assert.Contains(t, page, "<td>searchable</td><td>1000 docs</td>")
+	assert.Less(t, strings.Index(page, "<th>totals agree</th>"), strings.Index(page, `<svg class="chart"`), "the tables lead, the task's charts follow")
 	testenv.Golden(t, "report-track.html", b.Bytes())
 }
 

@@ -25,7 +25,8 @@ func trackRuns(name string, d *result.TrackRun) []named {
 
 // writeTrack prints a track result per task: what ran where and what
 // differs, the parity of each template, and each engine's per-template
-// throughput, latency, hits and zero-hit share.
+// throughput, latency, hits and zero-hit share; then each task's runs'
+// charts.
 func writeTrack(b *strings.Builder, name string, d *result.TrackRun) {
 	fmt.Fprintf(b, "<h2>Search track %s — %s</h2><p class=\"meta\">%s. Corpus: %s (%d documents).</p><ul class=\"notes\">",
 		html.EscapeString(d.Track), html.EscapeString(name), html.EscapeString(d.Description), html.EscapeString(d.Corpus), d.Docs)
@@ -86,6 +87,9 @@ func writeTrack(b *strings.Builder, name string, d *result.TrackRun) {
 			writeWriterRows(b, e)
 		}
 		b.WriteString("</table>")
+	}
+	if runs := trackRuns(name, d); len(runs) > 0 {
+		writeRuns(b, "Search track "+d.Track+" — each task's runs", runs)
 	}
 }
 
