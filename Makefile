@@ -127,7 +127,7 @@ bench-roaring: build
 # on the embedded server and a redis-server started on a free port; the
 # full report in $(RESULTS), the sweep summary (who wins, crossovers) in
 # the README. About four minutes on 2 cores.
-BITMAP_ARGS ?= --cardinality 1e3,1e5,1e6 --universe 2^24 --keys 2 -d 1 -c 4
+BITMAP_ARGS ?= --cardinality 1e3,1e5,1e6 --universe 2^24 --keys 2 -d 2 -c 4
 bench-bitmap: deps build
 	@mkdir -p $(RESULTS)
 	@$(call stamp,bench-bitmap)

@@ -100,8 +100,10 @@ func RateText(v float64) string {
 
 // BitmapQueueing names each closed-loop latency that is mostly queueing:
 // with more than one connection, a mean at least BitmapQueueingAt times
-// the server's own time per call (INFO commandstats usec_per_call) is
-// time spent waiting for the other connections' calls.
+// the server's own time per call (INFO commandstats usec_per_call), where
+// the connections' calls (connections × that time) make up at least a
+// quarter of it: time spent waiting for the others' calls, not on the
+// network (a 60 µs round trip around a 1 µs call is not queueing).
 func BitmapQueueing(p *result.BitmapPoint, connections int) []string {
 	if connections < 2 {
 		return nil
@@ -113,7 +115,7 @@ func BitmapQueueing(p *result.BitmapPoint, connections int) []string {
 				continue
 			}
 			mean := r.Closed.Totals.Latency.Mean
-			if mean < BitmapQueueingAt*r.ServerUsecPerCall {
+			if mean < BitmapQueueingAt*r.ServerUsecPerCall || float64(connections)*r.ServerUsecPerCall < mean/4 {
 				continue
 			}
 			out = append(out, fmt.Sprintf("%s, %s: the mean %.3f ms at %d connections is mostly queueing: the server spent %.3f ms per call "+

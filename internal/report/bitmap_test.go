@@ -63,14 +63,17 @@ func TestFastestNeedsALeadBeyondTheNoise(t *testing.T) {
 }
 
 // TestQueueingNamesTheServersTime: with more than one connection, a mean
-// at least twice the server's time per call is named queueing, with that
-// time and connections × it beside; not at one connection, nor when the
-// server keeps no time.
+// at least twice the server's time per call, that connections × it
+// makes up a quarter of at least, is named queueing, with that time and
+// connections × it beside; not at one connection, nor when the server
+// keeps no time, nor when the mean is the round trip (60 µs against a
+// 1 µs call).
 func TestQueueingNamesTheServersTime(t *testing.T) {
 	p := &result.BitmapPoint{Operations: []result.BitmapOperation{{Name: "and-card-2", Results: []result.BitmapOpResult{
 		{Structure: "redis-set", Closed: run(437_000), ServerUsecPerCall: 41_800},
 		{Structure: "redis-bitmap", Closed: run(2_000), ServerUsecPerCall: 1_900},
 		{Structure: "tairroaring", Closed: run(800)},
+		{Structure: "redis-set", Closed: run(60), ServerUsecPerCall: 1}, // a round trip, not a queue
 	}}}}
 	assert.Equal(t, []string{"and-card-2, redis-set: the mean 437.000 ms at 4 connections is mostly queueing: the server spent 41.800 ms per call " +
 		"(INFO commandstats usec_per_call); 4 connections × 41.800 ms = 167.200 ms, so each call waited for the others' (run with -c 1 for the service time)"},
