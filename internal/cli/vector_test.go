@@ -36,7 +36,8 @@ func TestVectorEmbedded(t *testing.T) {
 	js := filepath.Join(dir, "flat.json")
 	res := runCLI(context.Background(), append(small, "--algorithm", "FLAT", "--json", js)...)
 	require.Equal(t, 0, res.code, res.err)
-	assert.Contains(t, res.out, "tairbench's embedded server, not Tair")
+	assert.Contains(t, res.out, "tairbench's embedded server, not Tair, in this process")
+	assert.Contains(t, res.out, "tairvector's figures come from tairbench's embedded server (Go, in this process), not Tair.")
 	flat := readVector(t, js)
 	require.Len(t, flat.Engines[0].Points, 1)
 	assert.Equal(t, 1.0, flat.Engines[0].Points[0].Recall)
@@ -183,4 +184,6 @@ func TestVectorNamesANetworkedEmbeddedServer(t *testing.T) {
 	want := srv.Addr() + " (tairbench's embedded server, not Tair)"
 	assert.Contains(t, res.out, want)
 	assert.Equal(t, want, readVector(t, js).Engines[0].Target)
+	assert.Contains(t, res.out, "tairvector's figures come from tairbench's embedded server (Go, reached over the network), not Tair.")
+	assert.NotContains(t, res.out, "in this process")
 }

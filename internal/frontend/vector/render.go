@@ -76,8 +76,11 @@ func mb(b int64) string {
 func warnings(d *result.VectorBench) []string {
 	var out []string
 	for _, e := range d.Engines {
-		if strings.Contains(e.Target, "embedded server") {
+		switch {
+		case strings.Contains(e.Target, "embedded server, not Tair, in this process"):
 			out = append(out, e.Engine+"'s figures come from tairbench's embedded server (Go, in this process), not Tair.")
+		case strings.Contains(e.Target, "embedded server"):
+			out = append(out, e.Engine+"'s figures come from tairbench's embedded server (Go, reached over the network), not Tair.")
 		}
 	}
 	if len(d.Engines) > 1 {

@@ -101,6 +101,8 @@ func (o *Options) runEngine(ctx context.Context, e Engine, io harness.IO) (*resu
 	er.Load = load
 	if load != nil { // what its identification said, in process or not
 		switch tg := load.Config.Target; {
+		case tg.NotTair() && tg.InProcess:
+			er.Target += " (tairbench's embedded server, not Tair, in this process)"
 		case tg.NotTair():
 			er.Target += " (tairbench's embedded server, not Tair)"
 		case tg != nil && tg.Server != nil && load.Config.Search != nil:
