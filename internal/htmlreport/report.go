@@ -141,8 +141,11 @@ func msLabel(v float64) string {
 	return number(v) + " ms"
 }
 
+// writeRuns leads with the runs' summary table (the terminal's figures,
+// each run's headline named), then draws their charts.
 func writeRuns(b *strings.Builder, heading string, runs []named) {
 	fmt.Fprintf(b, "<h2>%s</h2>", html.EscapeString(heading))
+	writeRunsTable(b, runs)
 	for _, g := range byRequest(runs) {
 		writePercentiles(b, g)
 	}
@@ -241,7 +244,6 @@ func writeRuns(b *strings.Builder, heading string, runs []named) {
 		}
 		b.WriteString(svgChart("The server's own count per second", "second of the run", "commands/s (all clients)", niceAxis(0, maxX, false, number), niceAxis(0, hi, false, number), sl))
 	}
-	writeRunsTable(b, runs)
 }
 
 // requestGroup is runs whose latency is per request of the same number

@@ -193,6 +193,7 @@ func TestReportsAnswer(t *testing.T) {
 	require.NoError(t, Write(&b, []Input{{"bitmap.json", bm}, {"piped.json", piped}, {"closed.json", partial}, {"suite.json", suite}, {"essd.json", paper}}))
 	page := b.String()
 
+	assert.Less(t, strings.Index(page, "<th>service time p99 ms</th>"), strings.Index(page, `<svg class="chart"`), "the runs' table leads")
 	verdict := strings.Index(page, "operations, closed loop: mean ms / p99 ms / ops/s")
 	require.Positive(t, verdict, "the operations table")
 	assert.Less(t, verdict, strings.Index(page, "count: closed-loop mean latency against cardinality"), "the table leads, the charts follow")
