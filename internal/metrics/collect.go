@@ -70,6 +70,9 @@ func (e *Exporter) collectRun(ch chan<- prometheus.Metric, lb Labels, st state) 
 		if i < len(st.opHists) {
 			e.histogram(ch, st.opHists[i], with("service", name))
 		}
+		if i < len(st.opCorrected) {
+			e.histogram(ch, st.opCorrected[i], with("corrected", name))
+		}
 	}
 }
 

@@ -50,7 +50,7 @@ type state struct {
 	unreachableS                float64
 	service, corrected          *hdr.Histogram
 	opNames                     []string
-	opHists                     []*hdr.Histogram
+	opHists, opCorrected        []*hdr.Histogram
 	opCounts, opErrors          []int64
 	connectFailures             int64
 	// causes are the result's error groups; schedule its open-loop
@@ -184,6 +184,7 @@ func (r *Run) Observe(p stats.Progress) {
 			r.st.headline = result.FromIntendedStart
 		}
 		r.st.opNames, r.st.opHists, r.st.opCounts, r.st.opErrors = t.OpNames, t.Ops, t.OpCounts, t.OpErrors
+		r.st.opCorrected = t.OpsCorrected
 	}
 }
 
@@ -206,6 +207,7 @@ func (e *Exporter) final(rm *Run, r *result.Run) {
 	for _, op := range r.Operations {
 		st.opNames = append(st.opNames, op.Name)
 		st.opHists = append(st.opHists, decode(op.Histogram))
+		st.opCorrected = append(st.opCorrected, decode(op.HistogramCorrected))
 		st.opCounts = append(st.opCounts, op.Ops)
 		st.opErrors = append(st.opErrors, op.Errors)
 	}

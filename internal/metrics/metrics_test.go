@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -109,4 +110,33 @@ func TestNativeHistogram(t *testing.T) {
 		return
 	}
 	t.Fatal("no native histogram gathered")
+}
+
+// TestEachOperationsLatencyFromTheIntendedStart: an open-loop run with
+// two operation types serves each one's latency from the intended start
+// (measure="corrected") beside its service time, live and after Final.
+func TestEachOperationsLatencyFromTheIntendedStart(t *testing.T) {
+	e, err := Start("127.0.0.1:0", Labels{RunID: "r2", Version: "test"})
+	require.NoError(t, err)
+	defer func() { _ = e.Close(t.Context(), 0, io.Discard) }()
+	run := e.Begin(Labels{Workload: "mix", Target: "127.0.0.1:6379", Connections: 4})
+	service, corrected := stats.NewHistogram(), stats.NewHistogram()
+	for v := int64(1); v <= 100; v++ {
+		require.NoError(t, service.RecordValue(v))
+		require.NoError(t, corrected.RecordValue(10*v))
+	}
+	run.Observe(stats.Progress{TotalOps: 200, Totals: &stats.Totals{Service: service, Corrected: corrected, Requests: 200,
+		OpNames: []string{"get", "set"}, Ops: []*hdr.Histogram{service, service}, OpsCorrected: []*hdr.Histogram{corrected, corrected},
+		OpCounts: []int64{100, 100}, OpErrors: []int64{0, 0}}})
+	live := scrape(t, e)
+	assert.Regexp(t, `tairbench_latency_quantile_seconds\{measure="corrected",op="get",.*quantile="0.99"\} 0.00099`, live)
+	assert.Regexp(t, `tairbench_latency_quantile_seconds\{measure="service",op="get",.*quantile="0.99"\} 9.9e-05`, live)
+
+	c := result.Latency{Mean: 505, P99: 990}
+	run.Final(&result.Run{Totals: result.Totals{Ops: 200, CorrectedLatency: &c, HeadlineLatency: result.FromIntendedStart},
+		Histogram: result.EncodeHistogram(service), HistogramCorrected: result.EncodeHistogram(corrected),
+		Operations: []result.Operation{{Name: "set", Ops: 100, Histogram: result.EncodeHistogram(service), HistogramCorrected: result.EncodeHistogram(corrected)}}})
+	final := scrape(t, e)
+	assert.Regexp(t, `tairbench_latency_quantile_seconds\{measure="corrected",op="set",.*quantile="0.99"\} 0.00099`, final)
+	assert.Regexp(t, `tairbench_headline_latency_info\{label="latency from the intended start",measure="corrected"`, final)
 }

@@ -243,13 +243,17 @@ func (m *merger) addOperations(ops []result.Operation) {
 	for _, o := range ops {
 		sum, ok := m.ops[o.Name]
 		if !ok {
-			sum = &opSum{op: result.Operation{Name: o.Name, Command: o.Command, Weight: o.Weight}, hist: stats.NewHistogram()}
+			sum = &opSum{op: result.Operation{Name: o.Name, Command: o.Command, Weight: o.Weight}, hist: stats.NewHistogram(), corrected: stats.NewHistogram()}
 			m.ops[o.Name] = sum
 			m.opOrder = append(m.opOrder, o.Name)
 		}
 		if oh, err := decode(o.Histogram); err == nil {
 			sum.hist.Merge(oh)
 			sum.sumUS += o.Latency.Mean * float64(oh.TotalCount())
+		}
+		if oh, err := decode(o.HistogramCorrected); err == nil && o.CorrectedLatency != nil {
+			sum.corrected.Merge(oh)
+			sum.sumCorr += o.CorrectedLatency.Mean * float64(oh.TotalCount())
 		}
 		sum.op.Ops += o.Ops
 		sum.op.Requests += o.Requests
@@ -298,6 +302,10 @@ func (m *merger) finish(n int) *result.Run {
 			s.op.Latency = stats.Summary(s.hist, s.sumUS/float64(c))
 			s.op.Histogram = result.EncodeHistogram(s.hist)
 		}
+		if c := s.corrected.TotalCount(); c > 0 {
+			l := stats.Summary(s.corrected, s.sumCorr/float64(c))
+			s.op.CorrectedLatency, s.op.HistogramCorrected = &l, result.EncodeHistogram(s.corrected)
+		}
 		out.Operations = append(out.Operations, s.op)
 	}
 	out.Series = series(m.bySecond, m.start, m.end)
@@ -314,9 +322,9 @@ func (m *merger) finish(n int) *result.Run {
 }
 
 type opSum struct {
-	op    result.Operation
-	hist  *hdr.Histogram
-	sumUS float64
+	op              result.Operation
+	hist, corrected *hdr.Histogram
+	sumUS, sumCorr  float64
 }
 
 type secondSum struct {

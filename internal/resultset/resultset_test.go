@@ -277,3 +277,33 @@ func TestMergeHasNoFalseLastSecond(t *testing.T) {
 	}
 	assert.Equal(t, m.Totals.Ops, sum, "the series adds up to the totals")
 }
+
+// TestMergeKeepsEachOperationsLatencyFromTheIntendedStart: two open-loop
+// shards of a mixed run merge each operation's histogram from the
+// intended start too, so the merged operation still leads with it.
+func TestMergeKeepsEachOperationsLatencyFromTheIntendedStart(t *testing.T) {
+	t0 := time.Unix(1_800_000_000, 0)
+	shard := func(start time.Time, corr int64) *result.Run {
+		r := fakeRun(t, start, 3, []float64{100}, 200, "GET k")
+		h := stats.NewHistogram()
+		for range 300 {
+			require.NoError(t, h.RecordValue(corr))
+		}
+		c := result.Latency{Mean: float64(corr), P99: float64(corr)}
+		r.Totals.CorrectedLatency, r.HistogramCorrected = &c, result.EncodeHistogram(h)
+		r.Operations = []result.Operation{{Name: "get", Ops: 300, Latency: r.Totals.Latency, Histogram: r.Histogram,
+			CorrectedLatency: &c, HistogramCorrected: result.EncodeHistogram(h)}}
+		return r
+	}
+	m, err := Merge([]*result.Run{shard(t0, 1000), shard(t0.Add(time.Millisecond), 3000)})
+	require.NoError(t, err)
+	require.Len(t, m.Operations, 1)
+	op := m.Operations[0]
+	require.NotNil(t, op.CorrectedLatency, "the merged operation keeps its latency from the intended start")
+	assert.InDelta(t, 2000, op.CorrectedLatency.Mean, 1e-9)
+	assert.InDelta(t, 3000, op.CorrectedLatency.P99, 3000*0.001)
+	assert.NotEmpty(t, op.HistogramCorrected)
+	l, measure := m.Totals.Headline()
+	assert.Equal(t, result.FromIntendedStart, measure)
+	assert.Equal(t, l.P99, m.Totals.CorrectedLatency.P99)
+}

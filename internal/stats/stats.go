@@ -483,9 +483,11 @@ type Totals struct {
 	// Service is latency from the send; Corrected from the intended start
 	// (nil for closed-loop runs).
 	Service, Corrected *hdr.Histogram
-	// Ops are the operation types' service histograms, named by OpNames.
-	Ops     []*hdr.Histogram
-	OpNames []string
+	// Ops are the operation types' service histograms, named by OpNames;
+	// OpsCorrected their histograms from the intended start (nil entries
+	// for closed-loop runs).
+	Ops, OpsCorrected []*hdr.Histogram
+	OpNames           []string
 	// OpCounts and OpErrors are the operation types' commands and errors.
 	OpCounts, OpErrors []int64
 	// Requests counts round trips; Transport lost requests.
@@ -504,6 +506,7 @@ func (a *Aggregator) totalsLocked() *Totals {
 		Requests: a.totals.requests, Transport: a.totals.transport}
 	for i := range a.ops {
 		t.Ops = append(t.Ops, copyHist(a.ops[i].hist))
+		t.OpsCorrected = append(t.OpsCorrected, copyHist(a.ops[i].corrected))
 		t.OpCounts = append(t.OpCounts, a.ops[i].c.ops)
 		t.OpErrors = append(t.OpErrors, a.ops[i].c.errors)
 	}
@@ -781,6 +784,9 @@ type Snapshot struct {
 	// reply), for the run layer to encode with the others.
 	Operations   []result.Operation
 	OpHistograms []*hdr.Histogram
+	// OpCorrected holds each one's histogram from the intended start
+	// (open-loop runs; nil otherwise).
+	OpCorrected []*hdr.Histogram
 	// Silent lists the whole intervals of the measured time in which no
 	// request got a reply.
 	Silent []int
@@ -849,6 +855,11 @@ func (a *Aggregator) Snapshot(elapsed time.Duration) Snapshot {
 			h = copyHist(p.hist)
 		}
 		s.OpHistograms = append(s.OpHistograms, h)
+		var hc *hdr.Histogram
+		if p.corrected != nil && p.corrected.TotalCount() > 0 {
+			hc = copyHist(p.corrected)
+		}
+		s.OpCorrected = append(s.OpCorrected, hc)
 	}
 	for _, key := range a.errOrder {
 		s.Errors = append(s.Errors, *a.errs[key])

@@ -83,6 +83,9 @@ type Operation struct {
 	CorrectedLatency *Latency `json:"latency_corrected_us,omitempty"`
 	// Histogram is the operation's HdrHistogram, encoded as Run.Histogram.
 	Histogram string `json:"histogram_hdr"`
+	// HistogramCorrected is its latency from the intended start (open-loop
+	// runs only), encoded the same way.
+	HistogramCorrected string `json:"histogram_corrected_hdr,omitempty"`
 }
 
 // IntervalOperation is one operation type's part of one second.
