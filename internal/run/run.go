@@ -155,7 +155,9 @@ func assemble(s Spec, res *engine.Result, server *result.ServerTimeline) *result
 			o.Command, o.Weight, o.MissesHidden = s.Operations[i].Command, s.Operations[i].Weight, s.Operations[i].MissesHidden
 		}
 		o.Histogram = result.EncodeHistogram(snap.OpHistograms[i])
-		o.HistogramCorrected = result.EncodeHistogram(snap.OpCorrected[i])
+		if i < len(snap.OpCorrected) {
+			o.HistogramCorrected = result.EncodeHistogram(snap.OpCorrected[i])
+		}
 		r.Operations = append(r.Operations, o)
 	}
 	r.Availability = result.Availability(res.Availability)
