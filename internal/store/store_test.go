@@ -1,0 +1,152 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+func run(started time.Time, cmd string, p99 float64) *result.Run {
+	r := &result.Run{Header: result.Header{Schema: result.SchemaRun, Version: "test", StartedAt: started}, Command: cmd,
+		Config: result.RunConfig{Target: &result.Target{Addr: "127.0.0.1:6379", Server: &result.ServerIdentity{Name: "redis", Version: "7.0.15"}}}}
+	r.Totals = result.Totals{Ops: 100, OpsPerSec: 50, Latency: result.Latency{P50: p99 / 2, P99: p99}, HeadlineLatency: result.FromSend}
+	r.Operations = []result.Operation{{Name: "GET", Ops: 100, Histogram: "h"}}
+	mean := p99 / 2
+	r.Series = []result.Interval{{Second: 0, Ops: 50, MeanUS: &mean}, {Second: 1, Ops: 50, MeanUS: &mean}}
+	return r
+}
+
+// TestPutListGet: documents stored with tags come back filtered by tag,
+// time, kind and workload, oldest first, with their headline named; Get
+// returns the document as it was written; a run's operations and seconds
+// have rows of their own.
+func TestPutListGet(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "r.db")
+	s, err := Open(ctx, path)
+	require.NoError(t, err)
+	defer s.Close()
+	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	a, err := s.Put(ctx, run(t0, "GET k", 200), map[string]string{"branch": "main"})
+	require.NoError(t, err)
+	_, err = s.Put(ctx, run(t0.Add(48*time.Hour), "SET k v", 300), map[string]string{"branch": "dev"})
+	require.NoError(t, err)
+	_, err = s.Put(ctx, &result.BitmapComparison{Header: result.Header{Schema: result.SchemaBitmap, StartedAt: t0.Add(time.Hour)}}, nil)
+	require.NoError(t, err)
+
+	all, err := s.List(ctx, Filter{})
+	require.NoError(t, err)
+	require.Len(t, all, 3)
+	assert.Equal(t, a, all[0].ID, "oldest first")
+	assert.Equal(t, "redis 7.0.15", all[0].Server)
+	assert.Equal(t, "latency from the send", all[0].Measure)
+	assert.Equal(t, 200.0, all[0].P99US)
+	assert.Equal(t, result.SchemaBitmap, all[1].Kind)
+
+	main, err := s.List(ctx, Filter{Tags: map[string]string{"branch": "main"}})
+	require.NoError(t, err)
+	require.Len(t, main, 1)
+	assert.Equal(t, "GET k", main[0].Workload)
+	recent, err := s.List(ctx, Filter{Since: t0.Add(24 * time.Hour)})
+	require.NoError(t, err)
+	require.Len(t, recent, 1)
+	assert.Equal(t, "SET k v", recent[0].Workload)
+	last, err := s.List(ctx, Filter{Limit: 1, Workload: "k"})
+	require.NoError(t, err)
+	require.Len(t, last, 1)
+	assert.Equal(t, "SET k v", last[0].Workload, "the most recent")
+
+	doc, err := s.Get(ctx, a)
+	require.NoError(t, err)
+	assert.Equal(t, "GET k", doc.(*result.Run).Command)
+	_, err = s.Get(ctx, 99)
+	assert.ErrorContains(t, err, "no run 99")
+
+	var ops, seconds int
+	require.NoError(t, s.db.QueryRow(`SELECT count(*) FROM operations`).Scan(&ops))
+	require.NoError(t, s.db.QueryRow(`SELECT count(*) FROM series`).Scan(&seconds))
+	assert.Equal(t, 2, ops)
+	assert.Equal(t, 4, seconds)
+}
+
+// TestRefusals: each bad store is one error naming it, nothing written.
+func TestRefusals(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.db")
+	require.NoError(t, os.WriteFile(bad, []byte("not a database at all"), 0o644))
+	_, err := Open(ctx, bad)
+	assert.EqualError(t, err, "store "+bad+": not an SQLite database (nothing written)")
+	b, _ := os.ReadFile(bad)
+	assert.Equal(t, "not a database at all", string(b), "untouched")
+
+	_, err = Open(ctx, "postgres://u@127.0.0.1/db")
+	assert.ErrorContains(t, err, "a PostgreSQL store is not built")
+
+	newer := filepath.Join(dir, "newer.db")
+	s, err := Open(ctx, newer)
+	require.NoError(t, err)
+	_, err = s.db.Exec(`UPDATE meta SET value = '99' WHERE key = 'schema_version'`)
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+	_, err = Open(ctx, newer)
+	assert.EqualError(t, err, "store "+newer+" has schema version 99, written by a newer tairbench; this one reads up to 1")
+
+	_, err = ParseTags([]string{"a=b", "nokv"})
+	assert.EqualError(t, err, `tag "nokv": want key=value`)
+}
+
+// TestReopenKeepsTheSchema: opening a store again applies no migration
+// twice and keeps what it holds.
+func TestReopenKeepsTheSchema(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "r.db")
+	for i := range 3 {
+		s, err := Open(ctx, path)
+		require.NoError(t, err)
+		_, err = s.Put(ctx, run(time.Unix(int64(1_800_000_000+i), 0), "GET k", 100), nil)
+		require.NoError(t, err)
+		require.NoError(t, s.Close())
+	}
+	db, err := sql.Open("sqlite", path)
+	require.NoError(t, err)
+	defer db.Close()
+	var n int
+	require.NoError(t, db.QueryRow(`SELECT count(*) FROM runs`).Scan(&n))
+	assert.Equal(t, 3, n)
+}
+
+// BenchmarkPutOneHourRun stores a run of an hour: 3,600 per-second rows
+// and 10 operations with their histograms (#56's bar: under 1 s).
+func BenchmarkPutOneHourRun(b *testing.B) {
+	b.ReportAllocs()
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(b.TempDir(), "r.db"))
+	require.NoError(b, err)
+	defer s.Close()
+	r := run(time.Unix(1_800_000_000, 0), "GET k", 100)
+	r.Series = nil
+	for i := range 3600 {
+		v := float64(i)
+		r.Series = append(r.Series, result.Interval{Second: i, Ops: 1000, OpsPerSec: 1000, MeanUS: &v, P50US: &v, P99US: &v})
+	}
+	r.Operations = nil
+	for i := range 10 {
+		r.Operations = append(r.Operations, result.Operation{Name: fmt.Sprint("op", i), Ops: 360000, Histogram: strings.Repeat("H", 4000)})
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		_, err := s.Put(ctx, r, map[string]string{"branch": "main"})
+		require.NoError(b, err)
+	}
+}
