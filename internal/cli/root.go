@@ -70,6 +70,8 @@ var commands = []func(*app) *cobra.Command{
 	newResultCompareCmd,
 	newK8sCmd,
 	newReportCmd,
+	newHistoryCmd,
+	newStoreCmd,
 	newRoaringCmd,
 	newBitmapCmd,
 	newSearchCmd,

@@ -6,6 +6,7 @@ package common
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -43,7 +44,7 @@ func (o Options) Target(t target.Options) target.Options {
 
 // Defaults are the options before any is given.
 func Defaults() Options {
-	return Options{Timeout: 10 * time.Second, Sinks: output.Sinks{MetricsLinger: 30 * time.Second}}
+	return Options{Timeout: 10 * time.Second, Sinks: output.Sinks{MetricsLinger: 30 * time.Second, Store: os.Getenv("TAIRBENCH_STORE")}}
 }
 
 // Register declares the options on fs, each help line after prefix
@@ -57,6 +58,8 @@ func (o *Options) Register(fs *pflag.FlagSet, prefix string) {
 	fs.DurationVar(&o.Timeout, "timeout", o.Timeout, prefix+"connect and per-request timeout")
 	fs.StringVar(&o.MetricsAddr, "metrics-addr", o.MetricsAddr, prefix+"serve the runs' metrics (Prometheus) on HOST:PORT while they run")
 	fs.Var(flagval.Seconds{D: &o.MetricsLinger}, "metrics-linger", prefix+"after the runs, wait at most this long for a last scrape of --metrics-addr")
+	fs.StringVar(&o.Store, "store", o.Store, prefix+"keep the result in this results store (an SQLite file; default $TAIRBENCH_STORE)")
+	fs.StringArrayVar(&o.Tags, "tag", o.Tags, prefix+"a key=value tag stored with the result (repeatable)")
 }
 
 // Take reads one of the options at args[i] (--name, --name=value, or

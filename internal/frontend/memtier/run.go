@@ -42,7 +42,7 @@ func dryRun(o Options, io harness.IO) error {
 // line, the .hgrm files and tairbench's own document; with --slo, a
 // capacity search instead; with MetricsAddr, live metrics too.
 func Run(ctx context.Context, o Options, args []string, io harness.IO) (*result.Compat, error) {
-	return output.Around(ctx, io, output.Sinks{MetricsAddr: o.MetricsAddr, MetricsLinger: o.MetricsLinger}, func(ctx context.Context) (*result.Compat, error) {
+	return output.Around(ctx, io, o.Sinks, func(ctx context.Context) (*result.Compat, error) {
 		return run1(ctx, o, args, io)
 	})
 }

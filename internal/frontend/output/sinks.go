@@ -27,6 +27,10 @@ type Sinks struct {
 	// scrape (0: 30 s).
 	MetricsAddr   string
 	MetricsLinger time.Duration
+	// Store keeps every result document the command publishes in this
+	// results store ("" none); Tags (k=v) are stored with each.
+	Store string
+	Tags  []string
 }
 
 // opener opens one sink when the options ask for it (nil otherwise) and
@@ -51,6 +55,13 @@ func (s Sinks) Open(ctx context.Context, io harness.IO) (context.Context, func()
 			}
 		}
 		return first
+	}
+	if s.Store != "" {
+		sink, err := openStore(ctx, io, s)
+		if err != nil {
+			return ctx, nil, err
+		}
+		ctx = WithDocumentSinks(ctx, sink)
 	}
 	for _, open := range sinkList {
 		sink, closer, err := open(ctx, io, s)

@@ -133,10 +133,13 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 			return nil, err
 		}
 	}
-	if o.SLO != nil {
-		return nil, output.SearchCapacity(ctx, io, *o.SLO, o.Out.JSON, func() (run.Spec, error) {
-			return r.spec("", engine.Config{}), nil
+	if o.SLO != nil { // the steps log their own lines; the metrics and the store are open
+		_, err := output.Around(ctx, io, o.Sinks, func(ctx context.Context) (struct{}, error) {
+			return struct{}{}, output.SearchCapacity(ctx, io, *o.SLO, o.Out.JSON, func() (run.Spec, error) {
+				return r.spec("", engine.Config{}), nil
+			})
 		})
+		return nil, err
 	}
 	spec := r.spec("", engine.Config{Duration: dur, Ops: o.Count, Warmup: o.Warmup, Rate: o.Rate})
 	sinks := o.Sinks

@@ -25,7 +25,7 @@ import (
 // document to -json. A test whose run failed makes the error exit status 3,
 // after every test has run.
 func Run(ctx context.Context, o Options, args []string, io harness.IO) (*result.Compat, error) {
-	return output.Around(ctx, io, output.Sinks{MetricsAddr: o.MetricsAddr, MetricsLinger: o.MetricsLinger}, func(ctx context.Context) (*result.Compat, error) {
+	return output.Around(ctx, io, o.Sinks, func(ctx context.Context) (*result.Compat, error) {
 		return run1(ctx, o, args, io)
 	})
 }

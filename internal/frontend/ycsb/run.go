@@ -36,7 +36,7 @@ func dryRun(c *Command, wl *Workload, args []string, io harness.IO) error {
 // redis.password hidden): YCSB's report, tairbench's line and its document;
 // with --slo, a capacity search of the run phase instead.
 func Run(ctx context.Context, c *Command, args []string, io harness.IO) (*result.Compat, error) {
-	return output.Around(ctx, io, output.Sinks{MetricsAddr: c.MetricsAddr, MetricsLinger: c.MetricsLinger}, func(ctx context.Context) (*result.Compat, error) {
+	return output.Around(ctx, io, c.Sinks, func(ctx context.Context) (*result.Compat, error) {
 		return run1(ctx, c, args, io)
 	})
 }
