@@ -1,0 +1,108 @@
+package main
+
+import (
+	"database/sql"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	_ "modernc.org/sqlite"
+
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+// storeRun writes a run of n seconds (its series, n rows) to path.
+func storeRun(t *testing.T, path string, start time.Time, n int) {
+	t.Helper()
+	r := &result.Run{Header: result.Header{Schema: result.SchemaRun, Version: "test", StartedAt: start}, Command: "GET k"}
+	for i := range n {
+		v := float64(i)
+		r.Series = append(r.Series, result.Interval{Second: i, Ops: 10, OpsPerSec: 10, MeanUS: &v, P50US: &v, P99US: &v})
+	}
+	r.Totals.Ops = int64(10 * n)
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	require.NoError(t, result.EncodeJSON(f, r))
+	require.NoError(t, f.Close())
+}
+
+// seriesPerRun is each stored run's count of per-second rows.
+func seriesPerRun(t *testing.T, db string) map[int64]int {
+	t.Helper()
+	d, err := sql.Open("sqlite", db)
+	require.NoError(t, err)
+	defer d.Close()
+	rows, err := d.Query(`SELECT runs.id, count(series.second) FROM runs LEFT JOIN series ON series.run_id = runs.id GROUP BY runs.id`)
+	require.NoError(t, err)
+	defer rows.Close()
+	out := map[int64]int{}
+	for rows.Next() {
+		var id int64
+		var n int
+		require.NoError(t, rows.Scan(&id, &n))
+		out[id] = n
+	}
+	require.NoError(t, rows.Err())
+	return out
+}
+
+// TestStoreWritersAtOnce: 16 processes storing a result each into one
+// store at the same time lose none, and each result has all its rows.
+func TestStoreWritersAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "results.db")
+	var wg sync.WaitGroup
+	errs := make([]error, 16)
+	for i := range 16 {
+		p := filepath.Join(dir, fmt.Sprintf("shard-%d.json", i))
+		storeRun(t, p, time.Unix(1_800_000_000+int64(i), 0), 600)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out, err := exec.Command(binary(t), "store", "import", p, "--store", db, "--tag", fmt.Sprintf("shard=%d", i)).CombinedOutput()
+			if err != nil {
+				errs[i] = fmt.Errorf("%w: %s", err, out)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		require.NoError(t, err)
+	}
+	got := seriesPerRun(t, db)
+	require.Len(t, got, 16, "no result lost")
+	for id, n := range got {
+		assert.Equal(t, 600, n, "run %d has all its seconds", id)
+	}
+}
+
+// TestKilledWriterLeavesNoPartialResult: a writer killed while it stores
+// a large result leaves either the whole result or none of it, and the
+// store opens and takes the next result.
+func TestKilledWriterLeavesNoPartialResult(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "results.db")
+	small, big := filepath.Join(dir, "small.json"), filepath.Join(dir, "big.json")
+	storeRun(t, small, time.Unix(1_800_000_000, 0), 10)
+	storeRun(t, big, time.Unix(1_800_000_100, 0), 200_000)
+	out, err := exec.Command(binary(t), "store", "import", small, "--store", db).CombinedOutput()
+	require.NoError(t, err, string(out))
+	for _, after := range []time.Duration{300 * time.Millisecond, 700 * time.Millisecond, 1500 * time.Millisecond} {
+		cmd := exec.Command(binary(t), "store", "import", big, "--store", db)
+		require.NoError(t, cmd.Start())
+		time.Sleep(after)
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		for id, n := range seriesPerRun(t, db) {
+			assert.Contains(t, []int{10, 200_000}, n, "run %d after a kill at %s: all its seconds or none of it", id, after)
+		}
+	}
+	out, err = exec.Command(binary(t), "store", "import", small, "--store", db).CombinedOutput()
+	require.NoError(t, err, "the store takes the next result: %s", out)
+}
