@@ -27,16 +27,17 @@ func writeBitmap(b *strings.Builder, name string, d *result.BitmapComparison) {
 	}
 	for i := range d.Points {
 		p := &d.Points[i]
-		fmt.Fprintf(b, "<h3>point %d: %d keys, %d IDs per key, IDs below %d</h3>", i+1, len(p.Keys), p.Cardinality, p.Universe)
+		ids := make([]string, len(p.Keys))
+		for k, key := range p.Keys {
+			ids[k] = fmt.Sprint(key.Cardinality)
+		}
+		fmt.Fprintf(b, "<h3>point %d: %d keys of %s IDs, IDs below %d</h3>", i+1, len(p.Keys), strings.Join(ids, ", "), p.Universe)
 		writeTable(b, report.BitmapOps(p, d.Config.Connections))
 	}
 	if t := report.BitmapWins(d); t != nil {
 		writeTable(b, *t)
-		b.WriteString("<p class=\"meta\">crossovers:</p><ul class=\"notes\">")
-		for _, c := range report.BitmapCrossovers(d) {
-			fmt.Fprintf(b, "<li>%s</li>", html.EscapeString(c))
-		}
-		b.WriteString("</ul>")
+		b.WriteString("<p class=\"meta\">crossovers:</p>")
+		writeNotes(b, report.BitmapCrossovers(d))
 	}
 	mem := func(p result.BitmapPoint, s string) (float64, bool) {
 		for _, st := range p.Structures {
@@ -141,29 +142,4 @@ func writeRoaringStat(b *strings.Builder, name string, d *result.RoaringStat) {
 		}
 	}
 	b.WriteString("</table>")
-}
-
-// writeTable draws a verdict table as the terminal prints it: its title,
-// its rows, its notes.
-func writeTable(b *strings.Builder, t report.Table) {
-	fmt.Fprintf(b, "<p class=\"meta\"><b>%s</b></p><table class=\"verdict\"><tr>", html.EscapeString(t.Title))
-	for _, h := range t.Header {
-		fmt.Fprintf(b, "<th>%s</th>", html.EscapeString(h))
-	}
-	b.WriteString("</tr>")
-	for _, r := range t.Rows {
-		b.WriteString("<tr>")
-		for _, c := range r {
-			fmt.Fprintf(b, "<td>%s</td>", html.EscapeString(c))
-		}
-		b.WriteString("</tr>")
-	}
-	b.WriteString("</table>")
-	if len(t.Notes) > 0 {
-		b.WriteString("<ul class=\"notes\">")
-		for _, n := range t.Notes {
-			fmt.Fprintf(b, "<li>%s</li>", html.EscapeString(n))
-		}
-		b.WriteString("</ul>")
-	}
 }

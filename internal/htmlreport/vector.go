@@ -61,13 +61,7 @@ func writeVector(b *strings.Builder, name string, d *result.VectorBench) {
 		fmt.Fprintf(b, "<td>%.0f</td><td>%.1f</td></tr>", e.InsertPerSec, e.BuildSeconds)
 	}
 	b.WriteString("</table>")
-	if len(d.Warnings) > 0 {
-		b.WriteString("<ul class=\"notes\">")
-		for _, w := range d.Warnings {
-			fmt.Fprintf(b, "<li>%s</li>", html.EscapeString(w))
-		}
-		b.WriteString("</ul>")
-	}
+	writeNotes(b, d.Warnings)
 	if len(lines) > 0 {
 		pct := func(v float64) string { return fmt.Sprintf("%.2f", v) }
 		b.WriteString(svgChart(fmt.Sprintf("QPS against recall@%d (up and right is better)", c.K), fmt.Sprintf("recall@%d", c.K),

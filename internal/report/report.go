@@ -296,7 +296,7 @@ func Text(w io.Writer, r *result.Run, hist *hdr.Histogram) error {
 			}
 			fmt.Fprintf(&b, "  %10d  %-10s  %s\n", e.Count, e.Kind, e.Message)
 			if e.Example != "" && e.Example != e.Message {
-				fmt.Fprintf(&b, "  %10s  %-10s  e.g. %s\n", "", "", clip(e.Example, 160))
+				fmt.Fprintf(&b, "  %10s  %-10s  e.g. %s\n", "", "", Clip(e.Example, 160))
 			}
 		}
 	}
@@ -340,7 +340,7 @@ func writeOperations(b *strings.Builder, ops []result.Operation, sv *result.Serv
 			hidden = append(hidden, o.Name)
 		}
 		fmt.Fprintf(b, "  %-12s %6d %12d %10.0f %8d %10s %8s %8s %8s %8s %8s\n",
-			clip(o.Name, 12), o.Weight, o.Ops, o.OpsPerSec, o.Errors, misses, ms(l.Mean), ms(l.P50), ms(l.P99), ms(l.P999), ms(l.Max))
+			Clip(o.Name, 12), o.Weight, o.Ops, o.OpsPerSec, o.Errors, misses, ms(l.Mean), ms(l.P50), ms(l.P99), ms(l.P999), ms(l.Max))
 	}
 	if len(hidden) > 0 {
 		fmt.Fprintf(b, "  —: %s replies do not tell a missing key from an empty one", strings.Join(hidden, ", "))
@@ -406,11 +406,12 @@ func mean(xs []float64) float64 {
 	return s / float64(len(xs))
 }
 
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
+// Clip is s cut to n characters, "…" marking a cut.
+func Clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
 	}
-	return s[:n] + "…"
+	return s
 }
 
 // bounds are the upper edges (µs) of the text histogram's rows.
@@ -593,7 +594,7 @@ func reconcileLines(b *strings.Builder, rc *result.Reconciliation) {
 				end = "ended after its last reading: later commands unknown"
 			}
 			fmt.Fprintf(b, "             life %d (run_id %s): %d calls, %d rejected, read %.1f s to %.1f s, %s\n",
-				i+1, clip(l.RunID, 8), l.Calls, l.Rejected, l.FirstS, l.LastS, end)
+				i+1, Clip(l.RunID, 8), l.Calls, l.Rejected, l.FirstS, l.LastS, end)
 		}
 	}
 	for _, c := range rc.Causes {

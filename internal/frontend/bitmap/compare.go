@@ -97,7 +97,7 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.BitmapCompariso
 	}
 	started := time.Now()
 	defer func() {
-		fmt.Fprintf(io.Err, "took %s, estimated %s\n", round(time.Since(started)), round(est.total()))
+		fmt.Fprintf(io.Err, "took %s, estimated %s\n", harness.Round(time.Since(started)), harness.Round(est.total()))
 	}()
 	stores, err := o.open(ctx, doc)
 	if err != nil {

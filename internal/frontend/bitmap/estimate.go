@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tairbench/tairbench/internal/driver/bitmaps"
+	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
@@ -115,14 +116,7 @@ func (e timeEstimate) total() time.Duration { return e.timed + e.load }
 
 func (e timeEstimate) String() string {
 	return fmt.Sprintf("about %s: %d timed runs, %s with their start-up, the cross-check and the slow calls, and loading and reading back about %s",
-		round(e.total()), e.runs, round(e.timed), round(e.load))
-}
-
-func round(d time.Duration) time.Duration {
-	if d < 10*time.Second {
-		return d.Round(100 * time.Millisecond)
-	}
-	return d.Round(time.Second)
+		harness.Round(e.total()), e.runs, harness.Round(e.timed), harness.Round(e.load))
 }
 
 // overLimit says which points a plan puts above --max-memory, each with

@@ -108,13 +108,7 @@ func (p *Plan) Close() {
 	if p.runs == 1 {
 		runs = "run"
 	}
-	dur := func(s float64) time.Duration {
-		d := time.Duration(s * float64(time.Second))
-		if d < 10*time.Second {
-			return d.Round(100 * time.Millisecond)
-		}
-		return d.Round(time.Second)
-	}
+	dur := func(s float64) time.Duration { return Round(time.Duration(s * float64(time.Second))) }
 	if p.unbounded > 0 {
 		fmt.Fprintf(p.W, "total: no bound: %d run(s) last until interrupted; the others: ", p.unbounded)
 	}
@@ -141,6 +135,15 @@ func (p *Plan) Close() {
 		fmt.Fprintf(p.W, ", plus %d run(s) until their input ends, not counted (their time is the server's)", p.toEnd)
 	}
 	fmt.Fprintln(p.W)
+}
+
+// Round is d as a plan or an estimate gives it: to 100 ms under 10 s, to
+// the second above.
+func Round(d time.Duration) time.Duration {
+	if d < 10*time.Second {
+		return d.Round(100 * time.Millisecond)
+	}
+	return d.Round(time.Second)
 }
 
 // countedRate is the rate (commands/s) at which the total counts the

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/frontend/output"
+	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/internal/store"
 	"github.com/tairbench/tairbench/pkg/result"
 )
@@ -110,7 +111,7 @@ func History(ctx context.Context, o Options, io harness.IO) error {
 			target += " (" + r.Server + ")"
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.ID, r.StartedAt.UTC().Format("2006-01-02 15:04:05"), short(r.Kind),
-			dash(target), dash(clip(r.Workload, 40)), dash(store.TagsText(r.Tags)), num(r.OpsPerSec, "%.0f"), num(r.P50US/1000, "%.3f"),
+			dash(target), dash(report.Clip(r.Workload, 39)), dash(store.TagsText(r.Tags)), num(r.OpsPerSec, "%.0f"), num(r.P50US/1000, "%.3f"),
 			num(r.P99US/1000, "%.3f"), dash(r.Measure), num(float64(r.Errors), "%.0f"))
 	}
 	return tw.Flush()
@@ -182,11 +183,4 @@ func num(v float64, format string) string {
 		return "-"
 	}
 	return fmt.Sprintf(format, v)
-}
-
-func clip(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }
