@@ -34,6 +34,7 @@ a run its rate and headline latency, named.`,
 	fs := cmd.Flags()
 	registerStore(fs, &o)
 	fs.StringVar(&o.Since, "since", "", "only runs started since: a span back from now (30d, 12h) or a date (2026-11-01)")
+	fs.StringArrayVar(&o.Where, "where", nil, "only runs where KEY=VALUE (tag.NAME, target.kind, target.version, target, kind, workload, tool_version; repeatable)")
 	fs.StringVar(&o.Kind, "kind", "", "only results of this kind (run, bitmap, roaring, track, vector, ...)")
 	fs.StringVar(&o.Workload, "workload", "", "only runs whose command contains this")
 	fs.IntVar(&o.Limit, "limit", 0, "only the most recent N (0: all)")

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -22,8 +23,12 @@ type Row struct {
 	Server      string
 	Embedded    bool
 	Workload    string
-	Tags        map[string]string
-	OpsPerSec   float64
+	// WorkloadHash identifies the workload (kind and command);
+	// TargetKind is "embedded" or the name the server gave ("redis");
+	// TargetVersion the version it gave.
+	WorkloadHash, TargetKind, TargetVersion string
+	Tags                                    map[string]string
+	OpsPerSec                               float64
 	// Measure names the latency P50US and P99US are ("latency from the
 	// intended start" or "latency from the send"); "" when the document
 	// has no single headline.
@@ -32,22 +37,122 @@ type Row struct {
 	Errors       int64
 }
 
-// Filter selects stored documents: all of Tags, started at or after Since,
-// whose schema starts with Kind and whose workload contains Workload (each
-// when set); the most recent Limit (0: all).
+// TargetName names the row's target as every surface does: its address,
+// with "embedded server, not Tair" when it was tairbench's own server, or
+// else the server and version it gave.
+func (r Row) TargetName() string {
+	switch {
+	case r.Embedded:
+		return r.Target + " (embedded server, not Tair)"
+	case r.Server != "":
+		return r.Target + " (" + r.Server + ")"
+	}
+	return r.Target
+}
+
+// StartedAtText is when the row's run started, in UTC, to the second.
+func (r Row) StartedAtText() string { return r.StartedAt.UTC().Format("2006-01-02 15:04:05") }
+
+// Filter selects stored documents: all of Tags and Where, started at or
+// after Since, whose schema starts with Kind and whose workload contains
+// Workload (each when set); the most recent Limit (0: all).
 type Filter struct {
 	Tags     map[string]string
+	Where    []Cond
 	Since    time.Time
 	Kind     string
 	Workload string
 	Limit    int
+	// ID, when set, selects that one document.
+	ID int64
+	// Like, when set, keeps only the runs of its workload (schema and
+	// workload hash) and target kind that started before it (not it).
+	Like *Row
+}
+
+// Cond is one condition of a selection: Key (see WhereKeys) equals Value.
+type Cond struct{ Key, Value string }
+
+// WhereKeys are the keys a condition may name; "tag.NAME" names a tag.
+var WhereKeys = map[string]string{
+	"kind":           "kind",
+	"workload":       "workload",
+	"target":         "target",
+	"target.kind":    "target_kind",
+	"target.version": "target_version",
+	"tool_version":   "tool_version",
+}
+
+// ParseWhere reads conditions joined by "and" ("tag.branch=main and
+// target.version=7.0.15"); an unknown key or a condition without "=" is
+// refused.
+func ParseWhere(s string) ([]Cond, error) {
+	var out []Cond
+	for _, part := range splitAnd(s) {
+		k, v, ok := strings.Cut(part, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return nil, fmt.Errorf("condition %q: want key=value (%s, or tag.NAME)", part, whereKeyList())
+		}
+		if _, known := WhereKeys[k]; !known && !(strings.HasPrefix(k, "tag.") && len(k) > 4) {
+			return nil, fmt.Errorf("condition %q: unknown key %q; want %s, or tag.NAME", part, k, whereKeyList())
+		}
+		out = append(out, Cond{Key: k, Value: strings.TrimSpace(v)})
+	}
+	return out, nil
+}
+
+// splitAnd splits s at the word "and" (any case) between conditions.
+func splitAnd(s string) []string {
+	var out, cur []string
+	for _, w := range strings.Fields(s) {
+		if strings.EqualFold(w, "and") {
+			out, cur = append(out, strings.Join(cur, " ")), nil
+			continue
+		}
+		cur = append(cur, w)
+	}
+	return append(out, strings.Join(cur, " "))
+}
+
+func whereKeyList() string {
+	ks := make([]string, 0, len(WhereKeys))
+	for k := range WhereKeys {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return strings.Join(ks, ", ")
+}
+
+// condSQL is c as an SQL condition and its arguments.
+func condSQL(c Cond) (string, []any) {
+	if name, ok := strings.CutPrefix(c.Key, "tag."); ok {
+		return ` AND json_extract(tags, ?) = ?`, []any{"$." + jsonKey(name), c.Value}
+	}
+	if c.Key == "kind" {
+		return ` AND kind LIKE ?`, []any{"tairbench." + c.Value + "/%"}
+	}
+	return ` AND ` + WhereKeys[c.Key] + ` = ?`, []any{c.Value}
 }
 
 // List returns the stored documents f selects, oldest first.
 func (s *Store) List(ctx context.Context, f Filter) ([]Row, error) {
-	q := `SELECT id, kind, started_at, tool_version, target, server, embedded, workload, tags, ops_per_sec, latency_measure,
-		p50_us, p99_us, errors FROM runs WHERE 1=1`
+	q := `SELECT id, kind, started_at, tool_version, target, server, embedded, workload, tags, coalesce(ops_per_sec, 0),
+		latency_measure, coalesce(p50_us, 0), coalesce(p99_us, 0), coalesce(errors, 0), workload_hash, target_kind, target_version FROM runs WHERE 1=1`
 	var args []any
+	if f.ID != 0 {
+		q += ` AND id = ?`
+		args = append(args, f.ID)
+	}
+	for _, c := range f.Where {
+		cq, ca := condSQL(c)
+		q, args = q+cq, append(args, ca...)
+	}
+	if l := f.Like; l != nil {
+		q += ` AND kind = ? AND workload_hash = ? AND target_kind = ? AND (started_at < ? OR started_at = ? AND id < ?)`
+		at := l.StartedAt.UTC().Format(time.RFC3339Nano)
+		args = append(args, l.Kind, l.WorkloadHash, l.TargetKind, at, at, l.ID)
+	}
 	if !f.Since.IsZero() {
 		q += ` AND started_at >= ?`
 		args = append(args, f.Since.UTC().Format(time.RFC3339Nano))
@@ -78,7 +183,7 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Row, error) {
 		var r Row
 		var started, tags string
 		if err := rows.Scan(&r.ID, &r.Kind, &started, &r.ToolVersion, &r.Target, &r.Server, &r.Embedded, &r.Workload, &tags,
-			&r.OpsPerSec, &r.Measure, &r.P50US, &r.P99US, &r.Errors); err != nil {
+			&r.OpsPerSec, &r.Measure, &r.P50US, &r.P99US, &r.Errors, &r.WorkloadHash, &r.TargetKind, &r.TargetVersion); err != nil {
 			return nil, fmt.Errorf("store %s: %w", s.path, err)
 		}
 		r.StartedAt, _ = time.Parse(time.RFC3339Nano, started)
@@ -115,6 +220,7 @@ func (s *Store) Get(ctx context.Context, id int64) (result.Document, error) {
 // summary is what a document's row holds besides the document.
 type summary struct {
 	Kind, ToolVersion, Target, Server, Workload, Measure string
+	TargetKind, TargetVersion                            string
 	StartedAt                                            time.Time
 	Embedded                                             bool
 	OpsPerSec, P50US, P99US                              float64
@@ -134,6 +240,10 @@ func summarize(doc result.Document) summary {
 		s.Target, s.Embedded = t.Addr, t.NotTair()
 		if t.Server != nil {
 			s.Server = strings.TrimSpace(t.Server.Name + " " + t.Server.Version)
+			s.TargetKind, s.TargetVersion = t.Server.Name, t.Server.Version
+		}
+		if s.Embedded {
+			s.TargetKind = "embedded"
 		}
 	}
 	s.Workload = r.Command

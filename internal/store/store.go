@@ -29,7 +29,7 @@ import (
 
 // SchemaVersion is the store schema this tairbench writes and reads; a
 // store of a newer one is refused with its version named.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // migrations bring a store from version i to i+1 (migrations[i]).
 var migrations = []string{
@@ -74,6 +74,16 @@ var migrations = []string{
 		p50_us REAL,
 		p99_us REAL
 	);`,
+	// 2: the target's kind ("embedded", or the name its server gave) and
+	// version get columns, for a history or gate to select on.
+	`ALTER TABLE runs ADD COLUMN target_kind TEXT NOT NULL DEFAULT '';
+	ALTER TABLE runs ADD COLUMN target_version TEXT NOT NULL DEFAULT '';
+	UPDATE runs SET
+		target_kind = CASE
+			WHEN json_extract(document, '$.config.target.in_process') OR json_extract(document, '$.config.target.server.embedded') THEN 'embedded'
+			ELSE coalesce(json_extract(document, '$.config.target.server.name'), '') END,
+		target_version = coalesce(json_extract(document, '$.config.target.server.version'), '');
+	CREATE INDEX runs_kind_workload ON runs(kind, workload_hash, target_kind, started_at);`,
 }
 
 // Store is an open results store.
@@ -106,6 +116,20 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// OpenExisting opens the store at path, which must exist: for reading
+// back, where a mistyped path must not make an empty store.
+func OpenExisting(ctx context.Context, path string) (*Store, error) {
+	if path == "" {
+		return nil, errors.New("no store: give --store FILE or set TAIRBENCH_STORE")
+	}
+	if !strings.Contains(path, "://") {
+		if _, err := os.Stat(path); err != nil {
+			return nil, fmt.Errorf("store %s: %w", path, err)
+		}
+	}
+	return Open(ctx, path)
 }
 
 // looksLikeSQLite refuses a file that exists, is not empty and does not
@@ -181,10 +205,11 @@ func (s *Store) Put(ctx context.Context, doc result.Document, tags map[string]st
 	}
 	defer func() { _ = tx.Rollback() }()
 	res, err := tx.ExecContext(ctx, `INSERT INTO runs(kind, started_at, stored_at, tool_version, target, server, embedded, workload,
-		workload_hash, tags, ops_per_sec, latency_measure, p50_us, p99_us, errors, document) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		workload_hash, tags, ops_per_sec, latency_measure, p50_us, p99_us, errors, document, target_kind, target_version)
+		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		row.Kind, row.StartedAt.UTC().Format(time.RFC3339Nano), time.Now().UTC().Format(time.RFC3339Nano), row.ToolVersion, row.Target,
 		row.Server, row.Embedded, row.Workload, hash(row.Kind+"\x00"+row.Workload), string(tagText), row.OpsPerSec, row.Measure,
-		row.P50US, row.P99US, row.Errors, string(body))
+		row.P50US, row.P99US, row.Errors, string(body), row.TargetKind, row.TargetVersion)
 	if err != nil {
 		return 0, fmt.Errorf("store %s: %w", s.path, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -100,7 +101,7 @@ func TestRefusals(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, s.Close())
 	_, err = Open(ctx, newer)
-	assert.EqualError(t, err, "store "+newer+" has schema version 99, written by a newer tairbench; this one reads up to 1")
+	assert.EqualError(t, err, "store "+newer+" has schema version 99, written by a newer tairbench; this one reads up to "+strconv.Itoa(SchemaVersion))
 
 	_, err = ParseTags([]string{"a=b", "nokv"})
 	assert.EqualError(t, err, `tag "nokv": want key=value`)
@@ -149,4 +150,85 @@ func BenchmarkPutOneHourRun(b *testing.B) {
 		_, err := s.Put(ctx, r, map[string]string{"branch": "main"})
 		require.NoError(b, err)
 	}
+}
+
+// TestWhereAndLike: conditions select on tags, the target's kind and
+// version and the kind; Like keeps the earlier runs of the same workload
+// and target kind; a bad condition is refused with the keys it may name.
+func TestWhereAndLike(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "r.db"))
+	require.NoError(t, err)
+	defer s.Close()
+	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	for i := 0; i < 4; i++ {
+		_, err := s.Put(ctx, run(t0.Add(time.Duration(i)*time.Hour), "GET k", 200), map[string]string{"branch": "main"})
+		require.NoError(t, err)
+	}
+	other := run(t0.Add(time.Hour), "GET k", 200)
+	other.Config.Target.Server = &result.ServerIdentity{Name: "tairbench-embedded", Embedded: true}
+	_, err = s.Put(ctx, other, map[string]string{"branch": "main"})
+	require.NoError(t, err)
+	_, err = s.Put(ctx, run(t0.Add(time.Hour), "SET k v", 200), map[string]string{"branch": "main"})
+	require.NoError(t, err)
+
+	where, err := ParseWhere("tag.branch=main AND target.kind=redis and target.version=7.0.15 and kind=run")
+	require.NoError(t, err)
+	rows, err := s.List(ctx, Filter{Where: where})
+	require.NoError(t, err)
+	assert.Len(t, rows, 5)
+	emb, err := s.List(ctx, Filter{Where: []Cond{{Key: "target.kind", Value: "embedded"}}})
+	require.NoError(t, err)
+	require.Len(t, emb, 1)
+
+	last, err := s.List(ctx, Filter{ID: 4})
+	require.NoError(t, err)
+	require.Len(t, last, 1)
+	like, err := s.List(ctx, Filter{Like: &last[0]})
+	require.NoError(t, err)
+	require.Len(t, like, 3, "the three earlier GET runs against redis, not the embedded one, the SET one or itself")
+	for _, r := range like {
+		assert.Equal(t, "GET k", r.Workload)
+		assert.Equal(t, "redis", r.TargetKind)
+	}
+
+	for _, bad := range []string{"branch", "tag.=x", "version=1", "tag.branch=main and"} {
+		_, err := ParseWhere(bad)
+		assert.Error(t, err, bad)
+	}
+}
+
+// TestMigrationFromVersion1: a store written at schema version 1 gets the
+// target's kind and version from each stored document.
+func TestMigrationFromVersion1(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "v1.db")
+	db, err := sql.Open("sqlite", "file:"+path)
+	require.NoError(t, err)
+	_, err = db.Exec(migrations[0])
+	require.NoError(t, err)
+	_, err = db.Exec(`CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO meta VALUES('schema_version', '1')`)
+	require.NoError(t, err)
+	for _, doc := range []string{
+		`{"schema":"tairbench.run/v1","config":{"target":{"addr":"a","in_process":true}}}`,
+		`{"schema":"tairbench.run/v1","config":{"target":{"addr":"b","server":{"name":"redis","version":"7.0.15"}}}}`,
+		`{"schema":"tairbench.bitmap/v1"}`,
+	} {
+		_, err = db.Exec(`INSERT INTO runs(kind, started_at, stored_at, tool_version, target, server, embedded, workload, workload_hash, tags,
+			latency_measure, document) VALUES('k', '2026-11-01T00:00:00Z', '', '', '', '', 0, '', '', '{}', '', ?)`, doc)
+		require.NoError(t, err)
+	}
+	require.NoError(t, db.Close())
+
+	s, err := Open(ctx, path)
+	require.NoError(t, err)
+	defer s.Close()
+	rows, err := s.List(ctx, Filter{})
+	require.NoError(t, err)
+	require.Len(t, rows, 3)
+	got := [][2]string{}
+	for _, r := range rows {
+		got = append(got, [2]string{r.TargetKind, r.TargetVersion})
+	}
+	assert.Equal(t, [][2]string{{"embedded", ""}, {"redis", "7.0.15"}, {"", ""}}, got)
 }

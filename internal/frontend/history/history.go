@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -28,6 +27,7 @@ type Options struct {
 	// date); Kind a schema's short name ("run", "bitmap", ...); Workload a
 	// part of the command; Limit the most recent runs to list.
 	Tags     []string
+	Where    []string
 	Since    string
 	Kind     string
 	Workload string
@@ -35,13 +35,7 @@ type Options struct {
 }
 
 func (o Options) open(ctx context.Context) (*store.Store, error) {
-	if o.Store == "" {
-		return nil, errors.New("no store: give --store FILE or set TAIRBENCH_STORE")
-	}
-	if _, err := os.Stat(o.Store); err != nil {
-		return nil, fmt.Errorf("store %s: %w", o.Store, err)
-	}
-	return store.Open(ctx, o.Store)
+	return store.OpenExisting(ctx, o.Store)
 }
 
 // filter is the store's filter for o.
@@ -51,6 +45,13 @@ func (o Options) filter(now time.Time) (store.Filter, error) {
 		return store.Filter{}, err
 	}
 	f := store.Filter{Tags: tags, Workload: o.Workload, Limit: o.Limit}
+	for _, w := range o.Where {
+		conds, err := store.ParseWhere(w)
+		if err != nil {
+			return f, fmt.Errorf("--where: %w", err)
+		}
+		f.Where = append(f.Where, conds...)
+	}
 	if o.Kind != "" {
 		f.Kind = "tairbench." + o.Kind + "/"
 	}
@@ -104,13 +105,8 @@ func History(ctx context.Context, o Options, io harness.IO) error {
 	tw := tabwriter.NewWriter(io.Out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "id\tstarted (UTC)\tkind\ttarget\tworkload\ttags\tops/s\tp50 ms\tp99 ms\tlatency\terrors\t")
 	for _, r := range rows {
-		target := r.Target
-		if r.Embedded {
-			target += " (embedded server, not Tair)"
-		} else if r.Server != "" {
-			target += " (" + r.Server + ")"
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.ID, r.StartedAt.UTC().Format("2006-01-02 15:04:05"), short(r.Kind),
+		target := r.TargetName()
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.ID, r.StartedAtText(), short(r.Kind),
 			dash(target), dash(report.Clip(r.Workload, 39)), dash(store.TagsText(r.Tags)), num(r.OpsPerSec, "%.0f"), num(r.P50US/1000, "%.3f"),
 			num(r.P99US/1000, "%.3f"), dash(r.Measure), num(float64(r.Errors), "%.0f"))
 	}
