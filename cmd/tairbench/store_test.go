@@ -32,6 +32,33 @@ func storeRun(t *testing.T, path string, start time.Time, n int) {
 	require.NoError(t, f.Close())
 }
 
+// atOnce runs f(0) … f(n-1) at once and requires that none failed.
+func atOnce(t *testing.T, n int, f func(i int) error) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = f(i)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		require.NoError(t, err)
+	}
+}
+
+// tairbench runs the binary with args; its output is in the error.
+func tairbench(t *testing.T, args ...string) error {
+	out, err := exec.Command(binary(t), args...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("tairbench %v: %w: %s", args, err, out)
+	}
+	return nil
+}
+
 // seriesPerRun is each stored run's count of per-second rows.
 func seriesPerRun(t *testing.T, db string) map[int64]int {
 	t.Helper()
@@ -57,24 +84,14 @@ func seriesPerRun(t *testing.T, db string) map[int64]int {
 func TestStoreWritersAtOnce(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "results.db")
-	var wg sync.WaitGroup
-	errs := make([]error, 16)
-	for i := range 16 {
-		p := filepath.Join(dir, fmt.Sprintf("shard-%d.json", i))
-		storeRun(t, p, time.Unix(1_800_000_000+int64(i), 0), 600)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			out, err := exec.Command(binary(t), "store", "import", p, "--store", db, "--tag", fmt.Sprintf("shard=%d", i)).CombinedOutput()
-			if err != nil {
-				errs[i] = fmt.Errorf("%w: %s", err, out)
-			}
-		}()
+	paths := make([]string, 16)
+	for i := range paths {
+		paths[i] = filepath.Join(dir, fmt.Sprintf("shard-%d.json", i))
+		storeRun(t, paths[i], time.Unix(1_800_000_000+int64(i), 0), 600)
 	}
-	wg.Wait()
-	for _, err := range errs {
-		require.NoError(t, err)
-	}
+	atOnce(t, 16, func(i int) error {
+		return tairbench(t, "store", "import", paths[i], "--store", db, "--tag", fmt.Sprintf("shard=%d", i))
+	})
 	got := seriesPerRun(t, db)
 	require.Len(t, got, 16, "no result lost")
 	for id, n := range got {

@@ -32,6 +32,7 @@ var examples = map[string]string{
 	"tairbench store":           "tairbench store import results/*.json --store results.db --tag source=nightly",
 	"tairbench store import":    "tairbench store import results/*.json --store results.db --tag source=nightly",
 	"tairbench store export":    "tairbench store export 42 --store results.db -o run42.json",
+	"tairbench gate":            "tairbench gate --store results.db --run latest --baseline 'last 7 where tag.branch=main' --markdown gate.md",
 	"tairbench roaring":         "tairbench roaring --embedded --duration-per-case 2",
 	"tairbench roaring stat":    "tairbench roaring stat --embedded --stat-max-card 1000000 --json stat.json",
 	"tairbench bitmap":          "tairbench bitmap compare --cardinality 1e3,1e5,1e6 --universe 2^24",

@@ -72,6 +72,7 @@ var commands = []func(*app) *cobra.Command{
 	newReportCmd,
 	newHistoryCmd,
 	newStoreCmd,
+	newGateCmd,
 	newRoaringCmd,
 	newBitmapCmd,
 	newSearchCmd,

@@ -42,13 +42,13 @@ const MinSeconds = 5
 func Compare(a, b *result.Run) []Row {
 	m := CommonMeasure(a, b)
 	qps := func(r *result.Run) []float64 {
-		return perSecond(r, func(iv result.Interval) (float64, bool) { return float64(iv.Ops), iv.Requests > 0 })
+		return PerSecond(r, func(iv result.Interval) (float64, bool) { return float64(iv.Ops), iv.Requests > 0 })
 	}
 	p50 := func(r *result.Run) []float64 {
-		return perSecond(r, func(iv result.Interval) (float64, bool) { p := iv.P50Of(m); return deref(p), p != nil })
+		return PerSecond(r, func(iv result.Interval) (float64, bool) { p := iv.P50Of(m); return deref(p), p != nil })
 	}
 	p99 := func(r *result.Run) []float64 {
-		return perSecond(r, func(iv result.Interval) (float64, bool) { p := iv.P99Of(m); return deref(p), p != nil })
+		return PerSecond(r, func(iv result.Interval) (float64, bool) { p := iv.P99Of(m); return deref(p), p != nil })
 	}
 	la, lb := a.Totals.Of(m), b.Totals.Of(m)
 	lat := func(q string) string { return q + " " + m.Label() + " (µs)" }
@@ -129,9 +129,9 @@ func deref(p *float64) float64 {
 	return *p
 }
 
-// perSecond is a figure of every whole second of the run (the last,
+// PerSecond is a figure of every whole second of the run (the last,
 // partial one left out) that has it.
-func perSecond(r *result.Run, f func(result.Interval) (float64, bool)) []float64 {
+func PerSecond(r *result.Run, f func(result.Interval) (float64, bool)) []float64 {
 	var out []float64
 	whole := int(r.DurationMS / 1000)
 	for _, iv := range r.Series {
@@ -157,7 +157,7 @@ func row(key, name string, a, b float64, sa, sb []float64) Row {
 		r.Verdict = fmt.Sprintf("too few seconds to tell (%d and %d; %d needed)", len(sa), len(sb), MinSeconds)
 	default:
 		r.P = SecondsTest(sa, sb)
-		r.Noise = math.Max(cv(sa), cv(sb))
+		r.Noise = math.Max(CV(sa), CV(sb))
 		switch {
 		case r.P < 0.01 && math.Abs(r.Change) > r.Noise:
 			r.Verdict = "significant"
@@ -174,8 +174,8 @@ func row(key, name string, a, b float64, sa, sb []float64) Row {
 	return r
 }
 
-// cv is the coefficient of variation (standard deviation over mean).
-func cv(xs []float64) float64 {
+// CV is the coefficient of variation (standard deviation over mean).
+func CV(xs []float64) float64 {
 	var sum, sq float64
 	for _, x := range xs {
 		sum += x

@@ -31,3 +31,13 @@ func Golden(t testing.TB, name string, got []byte) {
 		t.Errorf("%s differs from the output (run with -update after checking the change):\n--- want\n%s\n--- got\n%s", path, want, got)
 	}
 }
+
+// GoldenFile compares the file at path with testdata/NAME, as Golden.
+func GoldenFile(t testing.TB, name, path string) {
+	t.Helper()
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	Golden(t, name, got)
+}
