@@ -1,0 +1,74 @@
+package history
+
+import (
+	"context"
+	"io"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/store"
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+// nightlyRun is a run of day d: ten whole seconds of GET or SET against
+// redis, its throughput drifting with the day.
+func nightlyRun(d int, cmd string) *result.Run {
+	r := &result.Run{Header: result.Header{Schema: result.SchemaRun, Version: "v1", StartedAt: time.Now().UTC().Add(-time.Duration(d) * time.Hour)},
+		Command: cmd, DurationMS: 10_000, Config: result.RunConfig{Connections: 50, Target: &result.Target{Addr: "10.0.0.5:6379",
+			Server: &result.ServerIdentity{Name: "redis", Version: "7.0.15"}}}}
+	n := int64(100_000 + d%13)
+	for i := range 10 {
+		p := 200.0 + float64(d%7)
+		r.Series = append(r.Series, result.Interval{Second: i, Ops: n, Requests: n, P50US: &p, P99US: &p})
+	}
+	r.Totals = result.Totals{Ops: 10 * n, OpsPerSec: float64(n), Latency: result.Latency{P50: 100, P99: 200 + float64(d%7)},
+		HeadlineLatency: result.FromSend}
+	r.Operations = []result.Operation{{Name: "GET", Ops: 10 * n, Histogram: "HISTFAAAA"}}
+	return r
+}
+
+// bigStore writes a store of 10,000 runs (two workloads, two branches)
+// in dir.
+func bigStore(b *testing.B, dir string) string {
+	path := filepath.Join(dir, "results.db")
+	ctx := context.Background()
+	st, err := store.Open(ctx, path)
+	require.NoError(b, err)
+	defer st.Close()
+	for i := range 10_000 {
+		cmd, branch := "GET k-__RAND__", "main"
+		if i%2 == 1 {
+			cmd = "SET k-__RAND__ v"
+		}
+		if i%5 == 0 {
+			branch = "dev"
+		}
+		_, err := st.Put(ctx, nightlyRun(i, cmd), map[string]string{"branch": branch})
+		require.NoError(b, err)
+	}
+	return path
+}
+
+// BenchmarkHistoryOver10000Runs lists a store of 10,000 runs: all of them,
+// and those of one branch in the last 30 days (#56's bar: under 200 ms).
+func BenchmarkHistoryOver10000Runs(b *testing.B) {
+	path := bigStore(b, b.TempDir())
+	for _, c := range []struct {
+		name string
+		o    Options
+	}{
+		{"all", Options{Store: path}},
+		{"main-30d", Options{Store: path, Tags: []string{"branch=main"}, Since: "30d"}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				require.NoError(b, History(context.Background(), c.o, harness.IO{Out: io.Discard, Err: io.Discard}))
+			}
+		})
+	}
+}
