@@ -5,7 +5,8 @@
 # redis-server and redis-tools, prometheus, for Elasticsearch
 # (scripts/elasticsearch.sh) and YCSB's core JDK 17, Maven and curl,
 # Chromium and a font with Chinese glyphs (WenQuanYi Micro Hei) for the HTML
-# report's browser test, and PyPI's jieba.
+# report's browser test, PostgreSQL for the results store's tests, and
+# PyPI's jieba.
 #
 #   install-deps.sh        everything the tests need
 #   install-deps.sh build  only what building needs (Go)
@@ -24,6 +25,7 @@ command -v bzip2 >/dev/null 2>&1 || need+=(bzip2)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v prometheus >/dev/null 2>&1 || need+=(prometheus)
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql) # the results store's PostgreSQL tests
 [ -e /usr/share/fonts/truetype/wqy/wqy-microhei.ttc ] || need+=(fonts-wqy-microhei) # Chinese text in the report's browser test
 python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
 ls /usr/lib/jvm/java-17-openjdk-*/bin/javac >/dev/null 2>&1 || need+=(openjdk-17-jdk-headless) # javac: the Chinese analysis plugin
@@ -39,8 +41,9 @@ if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq
   apt-get install -y -qq "${need[@]}" >/dev/null
 fi
-# Debian enables and starts the packaged redis-server; the tests start their
-# own instances on free ports and do not use it.
+# Debian enables and starts the packaged redis-server (and PostgreSQL's
+# main cluster, where it can); the tests start their own instances on free
+# ports and do not use them.
 
 # PyPI's jieba, the reference the embedded server's jieba analyzer is tested
 # against, into an ignored folder of the checkout (not the system's Python).

@@ -125,9 +125,10 @@ func whereKeyList() string {
 }
 
 // condSQL is c as an SQL condition and its arguments.
-func condSQL(c Cond) (string, []any) {
+func (d dialect) condSQL(c Cond) (string, []any) {
 	if name, ok := strings.CutPrefix(c.Key, "tag."); ok {
-		return ` AND json_extract(tags, ?) = ?`, []any{"$." + jsonKey(name), c.Value}
+		cond, key := d.tagCond(name)
+		return ` AND ` + cond, []any{key, c.Value}
 	}
 	if c.Key == "kind" {
 		return ` AND kind LIKE ?`, []any{"tairbench." + c.Value + "/%"}
@@ -145,35 +146,35 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Row, error) {
 		args = append(args, f.ID)
 	}
 	for _, c := range f.Where {
-		cq, ca := condSQL(c)
+		cq, ca := s.d.condSQL(c)
 		q, args = q+cq, append(args, ca...)
 	}
 	if l := f.Like; l != nil {
 		q += ` AND kind = ? AND workload_hash = ? AND target_kind = ? AND (started_at < ? OR started_at = ? AND id < ?)`
-		at := l.StartedAt.UTC().Format(time.RFC3339Nano)
+		at := timeText(l.StartedAt)
 		args = append(args, l.Kind, l.WorkloadHash, l.TargetKind, at, at, l.ID)
 	}
 	if !f.Since.IsZero() {
 		q += ` AND started_at >= ?`
-		args = append(args, f.Since.UTC().Format(time.RFC3339Nano))
+		args = append(args, timeText(f.Since))
 	}
 	if f.Kind != "" {
-		q += ` AND substr(kind, 1, length(?)) = ?`
-		args = append(args, f.Kind, f.Kind)
+		q += ` AND kind LIKE ?`
+		args = append(args, f.Kind+"%")
 	}
 	if f.Workload != "" {
-		q += ` AND instr(workload, ?) > 0`
+		q += ` AND ` + s.d.contains("workload")
 		args = append(args, f.Workload)
 	}
 	for k, v := range f.Tags {
-		q += ` AND json_extract(tags, ?) = ?`
-		args = append(args, "$."+jsonKey(k), v)
+		cq, ca := s.d.condSQL(Cond{Key: "tag." + k, Value: v})
+		q, args = q+cq, append(args, ca...)
 	}
 	q += ` ORDER BY started_at DESC, id DESC`
 	if f.Limit > 0 {
 		q += fmt.Sprintf(` LIMIT %d`, f.Limit)
 	}
-	rows, err := s.db.QueryContext(ctx, q, args...)
+	rows, err := s.db.QueryContext(ctx, s.d.bind(q), args...)
 	if err != nil {
 		return nil, fmt.Errorf("store %s: %w", s.path, err)
 	}
@@ -207,7 +208,7 @@ func jsonKey(k string) string {
 // Get returns the document stored as id, as it was written.
 func (s *Store) Get(ctx context.Context, id int64) (result.Document, error) {
 	var body string
-	err := s.db.QueryRowContext(ctx, `SELECT document FROM runs WHERE id = ?`, id).Scan(&body)
+	err := s.db.QueryRowContext(ctx, s.d.bind(`SELECT document FROM runs WHERE id = ?`), id).Scan(&body)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("store %s: no run %d", s.path, id)
 	}

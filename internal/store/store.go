@@ -22,8 +22,6 @@ import (
 	"strings"
 	"time"
 
-	_ "modernc.org/sqlite" // the "sqlite" driver, pure Go
-
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
@@ -31,92 +29,50 @@ import (
 // store of a newer one is refused with its version named.
 const SchemaVersion = 2
 
-// migrations bring a store from version i to i+1 (migrations[i]).
-var migrations = []string{
-	`CREATE TABLE runs (
-		id INTEGER PRIMARY KEY AUTOINCREMENT,
-		kind TEXT NOT NULL,
-		started_at TEXT NOT NULL,
-		stored_at TEXT NOT NULL,
-		tool_version TEXT NOT NULL,
-		target TEXT NOT NULL,
-		server TEXT NOT NULL,
-		embedded INTEGER NOT NULL,
-		workload TEXT NOT NULL,
-		workload_hash TEXT NOT NULL,
-		tags TEXT NOT NULL,
-		ops_per_sec REAL,
-		latency_measure TEXT NOT NULL,
-		p50_us REAL,
-		p99_us REAL,
-		errors INTEGER,
-		document TEXT NOT NULL
-	);
-	CREATE INDEX runs_started ON runs(started_at);
-	CREATE INDEX runs_workload ON runs(workload_hash);
-	CREATE TABLE operations (
-		run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-		name TEXT NOT NULL,
-		ops INTEGER NOT NULL,
-		errors INTEGER NOT NULL,
-		ops_per_sec REAL,
-		p50_us REAL,
-		p99_us REAL,
-		histogram TEXT NOT NULL,
-		histogram_corrected TEXT NOT NULL
-	);
-	CREATE TABLE series (
-		run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-		second INTEGER NOT NULL,
-		ops INTEGER NOT NULL,
-		errors INTEGER NOT NULL,
-		ops_per_sec REAL,
-		p50_us REAL,
-		p99_us REAL
-	);`,
-	// 2: the target's kind ("embedded", or the name its server gave) and
-	// version get columns, for a history or gate to select on.
-	`ALTER TABLE runs ADD COLUMN target_kind TEXT NOT NULL DEFAULT '';
-	ALTER TABLE runs ADD COLUMN target_version TEXT NOT NULL DEFAULT '';
-	UPDATE runs SET
-		target_kind = CASE
-			WHEN json_extract(document, '$.config.target.in_process') OR json_extract(document, '$.config.target.server.embedded') THEN 'embedded'
-			ELSE coalesce(json_extract(document, '$.config.target.server.name'), '') END,
-		target_version = coalesce(json_extract(document, '$.config.target.server.version'), '');
-	CREATE INDEX runs_kind_workload ON runs(kind, workload_hash, target_kind, started_at);`,
-}
-
 // Store is an open results store.
 type Store struct {
-	db   *sql.DB
+	db *sql.DB
+	// path names the store in messages (a URL without its password).
 	path string
+	d    dialect
 }
 
-// Open opens (creating it if need be) the store at path and brings its
-// schema to SchemaVersion. A file that is not an SQLite database, a store
-// of a newer schema, or a PostgreSQL address (not built yet) is refused.
-func Open(ctx context.Context, path string) (*Store, error) {
-	switch {
-	case path == "":
+// Open opens (creating it if need be) the store at addr, an SQLite file
+// or a postgres:// URL, and brings its schema to SchemaVersion. A file
+// that is not an SQLite database, a database that cannot be reached, or a
+// store of a newer schema is refused.
+func Open(ctx context.Context, addr string) (*Store, error) {
+	if addr == "" {
 		return nil, errors.New("store: no path")
-	case strings.Contains(path, "://"):
-		return nil, fmt.Errorf("store %s: only an SQLite file is supported yet (a PostgreSQL store is not built)", path)
 	}
-	if err := looksLikeSQLite(path); err != nil {
+	db, d, name, err := openDB(addr)
+	if err != nil {
 		return nil, err
 	}
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_txlock=immediate")
-	if err != nil {
-		return nil, fmt.Errorf("store %s: %w", path, err)
-	}
 	db.SetMaxOpenConns(1)
-	s := &Store{db: db, path: path}
+	if d.name == "postgres" {
+		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err := db.PingContext(pctx)
+		cancel()
+		if err != nil {
+			_ = db.Close()
+			return nil, fmt.Errorf("store %s: cannot reach PostgreSQL: %s", name, oneLine(err))
+		}
+	}
+	s := &Store{db: db, path: name, d: d}
 	if err := s.migrate(ctx); err != nil {
 		_ = db.Close()
 		return nil, err
 	}
 	return s, nil
 }
+
+// Name is how messages name the store: its path, or its URL without
+// the password.
+func (s *Store) Name() string { return s.path }
+
+// oneLine is err's message on one line.
+func oneLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
 
 // OpenExisting opens the store at path, which must exist: for reading
 // back, where a mistyped path must not make an empty store.
@@ -161,8 +117,13 @@ func (s *Store) migrate(ctx context.Context) error {
 		return fmt.Errorf("store %s: %w", s.path, err)
 	}
 	defer func() { _ = tx.Rollback() }()
+	if s.d.lock != "" {
+		if _, err := tx.ExecContext(ctx, s.d.lock); err != nil {
+			return fmt.Errorf("store %s: %w", s.path, err)
+		}
+	}
 	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`); err != nil {
-		return fmt.Errorf("store %s: not a usable SQLite database: %w", s.path, err)
+		return fmt.Errorf("store %s: not a usable %s database: %w", s.path, s.d.name, err)
 	}
 	version := 0
 	var v string
@@ -179,12 +140,17 @@ func (s *Store) migrate(ctx context.Context) error {
 		return fmt.Errorf("store %s has schema version %d, written by a newer tairbench; this one reads up to %d", s.path, version, SchemaVersion)
 	}
 	for i := version; i < SchemaVersion; i++ {
-		if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
+		if _, err := tx.ExecContext(ctx, s.d.migrations[i]); err != nil {
 			return fmt.Errorf("store %s: migration to version %d: %w", s.path, i+1, err)
 		}
+		if i+1 == 2 {
+			if err := normalizeTimes(ctx, tx, s.d); err != nil {
+				return fmt.Errorf("store %s: migration to version 2: %w", s.path, err)
+			}
+		}
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES('schema_version', ?)
-		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, strconv.Itoa(SchemaVersion)); err != nil {
+	if _, err := tx.ExecContext(ctx, s.d.bind(`INSERT INTO meta(key, value) VALUES('schema_version', ?)
+		ON CONFLICT(key) DO UPDATE SET value = excluded.value`), strconv.Itoa(SchemaVersion)); err != nil {
 		return fmt.Errorf("store %s: %w", s.path, err)
 	}
 	return tx.Commit()
@@ -204,18 +170,18 @@ func (s *Store) Put(ctx context.Context, doc result.Document, tags map[string]st
 		return 0, fmt.Errorf("store %s: %w", s.path, err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	res, err := tx.ExecContext(ctx, `INSERT INTO runs(kind, started_at, stored_at, tool_version, target, server, embedded, workload,
-		workload_hash, tags, ops_per_sec, latency_measure, p50_us, p99_us, errors, document, target_kind, target_version)
-		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-		row.Kind, row.StartedAt.UTC().Format(time.RFC3339Nano), time.Now().UTC().Format(time.RFC3339Nano), row.ToolVersion, row.Target,
-		row.Server, row.Embedded, row.Workload, hash(row.Kind+"\x00"+row.Workload), string(tagText), row.OpsPerSec, row.Measure,
-		row.P50US, row.P99US, row.Errors, string(body), row.TargetKind, row.TargetVersion)
+	var id int64
+	err = tx.QueryRowContext(ctx, s.d.bind(`INSERT INTO runs(kind, started_at, stored_at, tool_version, target, server, embedded,
+		workload, workload_hash, tags, ops_per_sec, latency_measure, p50_us, p99_us, errors, document, target_kind, target_version)
+		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id`),
+		row.Kind, timeText(row.StartedAt), timeText(time.Now()), row.ToolVersion, row.Target, row.Server, row.Embedded, row.Workload,
+		hash(row.Kind+"\x00"+row.Workload), string(tagText), row.OpsPerSec, row.Measure, row.P50US, row.P99US, row.Errors, string(body),
+		row.TargetKind, row.TargetVersion).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("store %s: %w", s.path, err)
 	}
-	id, _ := res.LastInsertId()
 	if r, ok := doc.(*result.Run); ok {
-		if err := putRunRows(ctx, tx, id, r); err != nil {
+		if err := s.putRunRows(ctx, tx, id, r); err != nil {
 			return 0, fmt.Errorf("store %s: %w", s.path, err)
 		}
 	}
@@ -225,20 +191,37 @@ func (s *Store) Put(ctx context.Context, doc result.Document, tags map[string]st
 	return id, nil
 }
 
-// putRunRows writes a run's operations and per-second series.
-func putRunRows(ctx context.Context, tx *sql.Tx, id int64, r *result.Run) error {
-	for _, o := range r.Operations {
-		l := o.Latency
-		if _, err := tx.ExecContext(ctx, `INSERT INTO operations VALUES(?,?,?,?,?,?,?,?,?)`, id, o.Name, o.Ops, o.Errors, o.OpsPerSec,
-			l.P50, l.P99, o.Histogram, o.HistogramCorrected); err != nil {
-			return err
-		}
+// putRunRows writes a run's operations and per-second series, many rows
+// to a statement.
+func (s *Store) putRunRows(ctx context.Context, tx *sql.Tx, id int64, r *result.Run) error {
+	ops := make([][]any, len(r.Operations))
+	for i, o := range r.Operations {
+		ops[i] = []any{id, o.Name, o.Ops, o.Errors, o.OpsPerSec, o.Latency.P50, o.Latency.P99, o.Histogram, o.HistogramCorrected}
 	}
-	for _, iv := range r.Series {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO series VALUES(?,?,?,?,?,?,?)`, id, iv.Second, iv.Ops, iv.Errors, iv.OpsPerSec,
-			iv.P50US, iv.P99US); err != nil {
+	if err := s.insertRows(ctx, tx, "operations", ops); err != nil {
+		return err
+	}
+	secs := make([][]any, len(r.Series))
+	for i, iv := range r.Series {
+		secs[i] = []any{id, iv.Second, iv.Ops, iv.Errors, iv.OpsPerSec, iv.P50US, iv.P99US}
+	}
+	return s.insertRows(ctx, tx, "series", secs)
+}
+
+// insertRows inserts rows into table, up to 100 rows a statement.
+func (s *Store) insertRows(ctx context.Context, tx *sql.Tx, table string, rows [][]any) error {
+	for len(rows) > 0 {
+		n := min(len(rows), 100)
+		one := "(" + strings.TrimSuffix(strings.Repeat("?,", len(rows[0])), ",") + ")"
+		q := "INSERT INTO " + table + " VALUES " + strings.TrimSuffix(strings.Repeat(one+",", n), ",")
+		args := make([]any, 0, n*len(rows[0]))
+		for _, r := range rows[:n] {
+			args = append(args, r...)
+		}
+		if _, err := tx.ExecContext(ctx, s.d.bind(q), args...); err != nil {
 			return err
 		}
+		rows = rows[n:]
 	}
 	return nil
 }

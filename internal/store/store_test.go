@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
@@ -31,10 +32,11 @@ func run(started time.Time, cmd string, p99 float64) *result.Run {
 // time, kind and workload, oldest first, with their headline named; Get
 // returns the document as it was written; a run's operations and seconds
 // have rows of their own.
-func TestPutListGet(t *testing.T) {
+func TestPutListGet(t *testing.T) { testPutListGet(t, filepath.Join(t.TempDir(), "r.db")) }
+
+func testPutListGet(t *testing.T, addr string) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "r.db")
-	s, err := Open(ctx, path)
+	s, err := Open(ctx, addr)
 	require.NoError(t, err)
 	defer s.Close()
 	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
@@ -91,8 +93,14 @@ func TestRefusals(t *testing.T) {
 	b, _ := os.ReadFile(bad)
 	assert.Equal(t, "not a database at all", string(b), "untouched")
 
-	_, err = Open(ctx, "postgres://u@127.0.0.1/db")
-	assert.ErrorContains(t, err, "a PostgreSQL store is not built")
+	port := testenv.FreePort(t)
+	_, err = Open(ctx, fmt.Sprintf("postgres://u:secret@127.0.0.1:%d/db", port))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), fmt.Sprintf("store postgres://u:xxxxx@127.0.0.1:%d/db: cannot reach PostgreSQL: ", port))
+	assert.NotContains(t, err.Error(), "secret")
+	assert.NotContains(t, err.Error(), "\n", "one line")
+	_, err = Open(ctx, "mysql://u@127.0.0.1/db")
+	assert.EqualError(t, err, "store mysql://u@127.0.0.1/db: want an SQLite file or a postgres:// URL")
 
 	newer := filepath.Join(dir, "newer.db")
 	s, err := Open(ctx, newer)
@@ -155,9 +163,11 @@ func BenchmarkPutOneHourRun(b *testing.B) {
 // TestWhereAndLike: conditions select on tags, the target's kind and
 // version and the kind; Like keeps the earlier runs of the same workload
 // and target kind; a bad condition is refused with the keys it may name.
-func TestWhereAndLike(t *testing.T) {
+func TestWhereAndLike(t *testing.T) { testWhereAndLike(t, filepath.Join(t.TempDir(), "r.db")) }
+
+func testWhereAndLike(t *testing.T, addr string) {
 	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "r.db"))
+	s, err := Open(ctx, addr)
 	require.NoError(t, err)
 	defer s.Close()
 	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
@@ -199,23 +209,26 @@ func TestWhereAndLike(t *testing.T) {
 }
 
 // TestMigrationFromVersion1: a store written at schema version 1 gets the
-// target's kind and version from each stored document.
+// target's kind and version from each stored document, and its times
+// rewritten so that they sort.
 func TestMigrationFromVersion1(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "v1.db")
 	db, err := sql.Open("sqlite", "file:"+path)
 	require.NoError(t, err)
-	_, err = db.Exec(migrations[0])
+	_, err = db.Exec(sqliteMigrations[0])
 	require.NoError(t, err)
 	_, err = db.Exec(`CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO meta VALUES('schema_version', '1')`)
 	require.NoError(t, err)
-	for _, doc := range []string{
+	for i, doc := range []string{
 		`{"schema":"tairbench.run/v1","config":{"target":{"addr":"a","in_process":true}}}`,
 		`{"schema":"tairbench.run/v1","config":{"target":{"addr":"b","server":{"name":"redis","version":"7.0.15"}}}}`,
 		`{"schema":"tairbench.bitmap/v1"}`,
 	} {
+		// Version 1's times: as text, "00.5Z" sorts before "00Z".
+		at := []string{"2026-11-01T00:00:00Z", "2026-11-01T00:00:00.5Z", "2026-11-01T00:00:01Z"}[i]
 		_, err = db.Exec(`INSERT INTO runs(kind, started_at, stored_at, tool_version, target, server, embedded, workload, workload_hash, tags,
-			latency_measure, document) VALUES('k', '2026-11-01T00:00:00Z', '', '', '', '', 0, '', '', '{}', '', ?)`, doc)
+			latency_measure, document) VALUES('k', ?, ?, '', '', '', 0, '', '', '{}', '', ?)`, at, at, doc)
 		require.NoError(t, err)
 	}
 	require.NoError(t, db.Close())
@@ -230,5 +243,39 @@ func TestMigrationFromVersion1(t *testing.T) {
 	for _, r := range rows {
 		got = append(got, [2]string{r.TargetKind, r.TargetVersion})
 	}
-	assert.Equal(t, [][2]string{{"embedded", ""}, {"redis", "7.0.15"}, {"", ""}}, got)
+	assert.Equal(t, [][2]string{{"embedded", ""}, {"redis", "7.0.15"}, {"", ""}}, got, "in the order they started")
+	assert.Equal(t, 500*time.Millisecond, rows[1].StartedAt.Sub(rows[0].StartedAt))
+}
+
+// TestPostgres: the same tests on a real PostgreSQL server (Debian's,
+// started on a loopback port), each in a database of its own; a second
+// Open of a store applies no migration twice.
+func TestPostgres(t *testing.T) {
+	url := testenv.StartPostgres(t)
+	admin, err := sql.Open("pgx", url)
+	require.NoError(t, err)
+	defer admin.Close()
+	database := func(t *testing.T, name string) string {
+		_, err := admin.Exec("CREATE DATABASE " + name)
+		require.NoError(t, err)
+		return strings.Replace(url, "/postgres?", "/"+name+"?", 1)
+	}
+	t.Run("PutListGet", func(t *testing.T) { testPutListGet(t, database(t, "putlistget")) })
+	t.Run("WhereAndLike", func(t *testing.T) { testWhereAndLike(t, database(t, "whereandlike")) })
+	t.Run("Reopen", func(t *testing.T) {
+		addr := database(t, "reopen")
+		for i := range 3 {
+			s, err := Open(context.Background(), addr)
+			require.NoError(t, err)
+			_, err = s.Put(context.Background(), run(time.Unix(int64(1_800_000_000+i), 0), "GET k", 100), nil)
+			require.NoError(t, err)
+			require.NoError(t, s.Close())
+		}
+		s, err := Open(context.Background(), addr)
+		require.NoError(t, err)
+		defer s.Close()
+		rows, err := s.List(context.Background(), Filter{})
+		require.NoError(t, err)
+		assert.Len(t, rows, 3)
+	})
 }

@@ -128,7 +128,7 @@ func Gate(ctx context.Context, o Options, io harness.IO) error {
 		return err
 	}
 	defer st.Close()
-	v, err := gather(ctx, st, o.Store, p)
+	v, err := gather(ctx, st, st.Name(), p)
 	if err != nil {
 		return err
 	}

@@ -99,7 +99,7 @@ func History(ctx context.Context, o Options, io harness.IO) error {
 		return err
 	}
 	if len(rows) == 0 {
-		fmt.Fprintf(io.Err, "no stored run matches in %s\n", o.Store)
+		fmt.Fprintf(io.Err, "no stored run matches in %s\n", st.Name())
 		return nil
 	}
 	tw := tabwriter.NewWriter(io.Out, 0, 0, 2, ' ', 0)

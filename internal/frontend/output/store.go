@@ -48,12 +48,13 @@ func (s *storeSink) Document(doc any) error {
 		return err
 	}
 	id, err := st.Put(s.ctx, d, s.tags)
+	name := st.Name()
 	if cerr := st.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(s.log, "stored as %d in %s\n", id, s.path)
+	fmt.Fprintf(s.log, "stored as %d in %s\n", id, name)
 	return nil
 }
