@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -14,6 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 	_ "modernc.org/sqlite"
 
+	"github.com/tairbench/tairbench/internal/store"
+	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
@@ -122,4 +126,50 @@ func TestKilledWriterLeavesNoPartialResult(t *testing.T) {
 	}
 	out, err = exec.Command(binary(t), "store", "import", small, "--store", db).CombinedOutput()
 	require.NoError(t, err, "the store takes the next result: %s", out)
+}
+
+// TestShardsMergeInTheStore: 16 shards of one run (--shard i/16, one
+// --start-at) write into an SQLite store at once, and the same 16 files
+// into a PostgreSQL store from 16 processes at once. In each, the last
+// shard in stores the merged run, whose counts and percentiles are those
+// of 'tairbench merge' of the same files.
+func TestShardsMergeInTheStore(t *testing.T) {
+	r := testenv.StartRedis(t)
+	pg := testenv.StartPostgres(t)
+	dir := t.TempDir()
+	sqlite := filepath.Join(dir, "results.db")
+	paths := runShards(t, 16, "redis", "-port", strconv.Itoa(r.Port), "-p", "1", "--rate", "100", "-d", "2",
+		"-command", "GET k-__RAND__", "--no-server-stats", "--store", sqlite, "--tag", "job=nightly")
+	atOnce(t, 16, func(i int) error {
+		return tairbench(t, "store", "import", paths[i], "--store", pg, "--tag", "job=nightly")
+	})
+	mergedPath := filepath.Join(dir, "merged.json")
+	require.NoError(t, tairbench(t, append(append([]string{"merge"}, paths...), "-o", mergedPath)...))
+	want := runFile(t, mergedPath)
+
+	for _, addr := range []string{sqlite, pg} {
+		st, err := store.Open(context.Background(), addr)
+		require.NoError(t, err)
+		rows, err := st.List(context.Background(), store.Filter{})
+		require.NoError(t, err)
+		require.Len(t, rows, 17, "16 shards and the run they merged into, in %s", st.Name())
+		var merged []store.Row
+		for _, row := range rows {
+			if row.Shard == "" {
+				merged = append(merged, row)
+			}
+		}
+		require.Len(t, merged, 1)
+		doc, err := st.Get(context.Background(), merged[0].ID)
+		require.NoError(t, err)
+		got := doc.(*result.Run)
+		assert.Equal(t, want.Totals.Ops, got.Totals.Ops)
+		assert.Equal(t, want.Totals.Latency, got.Totals.Latency)
+		assert.Equal(t, want.Totals.CorrectedLatency, got.Totals.CorrectedLatency)
+		assert.Equal(t, want.Histogram, got.Histogram)
+		assert.Equal(t, want.HistogramCorrected, got.HistogramCorrected)
+		assert.Equal(t, want.Series, got.Series)
+		assert.Equal(t, map[string]string{"job": "nightly"}, merged[0].Tags)
+		require.NoError(t, st.Close())
+	}
 }

@@ -27,6 +27,9 @@ type dialect struct {
 	// processes from migrating at once ("" when the transaction's own
 	// lock does).
 	lock string
+	// forUpdate locks the rows a SELECT reads until the transaction ends
+	// ("" when the transaction holds the whole database).
+	forUpdate string
 }
 
 var sqlite = dialect{
@@ -44,8 +47,9 @@ var postgres = dialect{
 	tagCond: func(k string) (string, any) {
 		return `(tags::jsonb ->> ?) = ?`, k
 	},
-	contains: func(column string) string { return `strpos(` + column + `, ?) > 0` },
-	lock:     `SELECT pg_advisory_xact_lock(562756)`,
+	contains:  func(column string) string { return `strpos(` + column + `, ?) > 0` },
+	lock:      `SELECT pg_advisory_xact_lock(562756)`,
+	forUpdate: ` FOR UPDATE`,
 }
 
 // sqliteMigrations bring an SQLite store from version i to i+1.
@@ -92,7 +96,8 @@ var sqliteMigrations = []string{
 		p99_us REAL
 	);`,
 	// 2: the target's kind ("embedded", or the name its server gave) and
-	// version get columns; times are written to the nanosecond, fixed
+	// version get columns, and a shard its "i/N" and the key of its group
+	// (shard_groups: the shards of one run, merged when all are in); times are written to the nanosecond, fixed
 	// width, so that they sort as text (normalizeTimes).
 	`ALTER TABLE runs ADD COLUMN target_kind TEXT NOT NULL DEFAULT '';
 	ALTER TABLE runs ADD COLUMN target_version TEXT NOT NULL DEFAULT '';
@@ -101,6 +106,11 @@ var sqliteMigrations = []string{
 			WHEN json_extract(document, '$.config.target.in_process') OR json_extract(document, '$.config.target.server.embedded') THEN 'embedded'
 			ELSE coalesce(json_extract(document, '$.config.target.server.name'), '') END,
 		target_version = coalesce(json_extract(document, '$.config.target.server.version'), '');
+	ALTER TABLE runs ADD COLUMN shard TEXT NOT NULL DEFAULT '';
+	ALTER TABLE runs ADD COLUMN shard_group TEXT NOT NULL DEFAULT '';
+	CREATE INDEX runs_shard_group ON runs(shard_group);
+	CREATE TABLE shard_groups (key TEXT PRIMARY KEY, shards INTEGER NOT NULL, merged_id BIGINT);
+	UPDATE runs SET shard = coalesce(json_extract(document, '$.config.shard'), '');
 	CREATE INDEX runs_kind_workload ON runs(kind, workload_hash, target_kind, started_at);`,
 }
 
@@ -117,6 +127,11 @@ var postgresMigrations = []string{
 				OR coalesce((document::jsonb #>> '{config,target,server,embedded}')::boolean, false) THEN 'embedded'
 			ELSE coalesce(document::jsonb #>> '{config,target,server,name}', '') END,
 		target_version = coalesce(document::jsonb #>> '{config,target,server,version}', '');
+	ALTER TABLE runs ADD COLUMN shard TEXT NOT NULL DEFAULT '';
+	ALTER TABLE runs ADD COLUMN shard_group TEXT NOT NULL DEFAULT '';
+	CREATE INDEX runs_shard_group ON runs(shard_group);
+	CREATE TABLE shard_groups (key TEXT PRIMARY KEY, shards INTEGER NOT NULL, merged_id BIGINT);
+	UPDATE runs SET shard = coalesce(document::jsonb #>> '{config,shard}', '');
 	CREATE INDEX runs_kind_workload ON runs(kind, workload_hash, target_kind, started_at);`,
 }
 

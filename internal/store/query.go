@@ -27,8 +27,11 @@ type Row struct {
 	// TargetKind is "embedded" or the name the server gave ("redis");
 	// TargetVersion the version it gave.
 	WorkloadHash, TargetKind, TargetVersion string
-	Tags                                    map[string]string
-	OpsPerSec                               float64
+	// Shard is a shard's "i/N"; Group the key of its shards' group (also
+	// on the run they merged into).
+	Shard, Group string
+	Tags         map[string]string
+	OpsPerSec    float64
 	// Measure names the latency P50US and P99US are ("latency from the
 	// intended start" or "latency from the send"); "" when the document
 	// has no single headline.
@@ -65,8 +68,9 @@ type Filter struct {
 	Limit    int
 	// ID, when set, selects that one document.
 	ID int64
-	// Like, when set, keeps only the runs of its workload (schema and
-	// workload hash) and target kind that started before it (not it).
+	// Like, when set, keeps only the whole runs (not shards) of its
+	// workload (schema and workload hash) and target kind that started
+	// before it (not it).
 	Like *Row
 }
 
@@ -139,7 +143,7 @@ func (d dialect) condSQL(c Cond) (string, []any) {
 // List returns the stored documents f selects, oldest first.
 func (s *Store) List(ctx context.Context, f Filter) ([]Row, error) {
 	q := `SELECT id, kind, started_at, tool_version, target, server, embedded, workload, tags, coalesce(ops_per_sec, 0),
-		latency_measure, coalesce(p50_us, 0), coalesce(p99_us, 0), coalesce(errors, 0), workload_hash, target_kind, target_version FROM runs WHERE 1=1`
+		latency_measure, coalesce(p50_us, 0), coalesce(p99_us, 0), coalesce(errors, 0), workload_hash, target_kind, target_version, shard, shard_group FROM runs WHERE 1=1`
 	var args []any
 	if f.ID != 0 {
 		q += ` AND id = ?`
@@ -150,7 +154,7 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Row, error) {
 		q, args = q+cq, append(args, ca...)
 	}
 	if l := f.Like; l != nil {
-		q += ` AND kind = ? AND workload_hash = ? AND target_kind = ? AND (started_at < ? OR started_at = ? AND id < ?)`
+		q += ` AND kind = ? AND workload_hash = ? AND target_kind = ? AND shard = '' AND (started_at < ? OR started_at = ? AND id < ?)`
 		at := timeText(l.StartedAt)
 		args = append(args, l.Kind, l.WorkloadHash, l.TargetKind, at, at, l.ID)
 	}
@@ -184,7 +188,7 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Row, error) {
 		var r Row
 		var started, tags string
 		if err := rows.Scan(&r.ID, &r.Kind, &started, &r.ToolVersion, &r.Target, &r.Server, &r.Embedded, &r.Workload, &tags,
-			&r.OpsPerSec, &r.Measure, &r.P50US, &r.P99US, &r.Errors, &r.WorkloadHash, &r.TargetKind, &r.TargetVersion); err != nil {
+			&r.OpsPerSec, &r.Measure, &r.P50US, &r.P99US, &r.Errors, &r.WorkloadHash, &r.TargetKind, &r.TargetVersion, &r.Shard, &r.Group); err != nil {
 			return nil, fmt.Errorf("store %s: %w", s.path, err)
 		}
 		r.StartedAt, _ = time.Parse(time.RFC3339Nano, started)
@@ -222,10 +226,13 @@ func (s *Store) Get(ctx context.Context, id int64) (result.Document, error) {
 type summary struct {
 	Kind, ToolVersion, Target, Server, Workload, Measure string
 	TargetKind, TargetVersion                            string
-	StartedAt                                            time.Time
-	Embedded                                             bool
-	OpsPerSec, P50US, P99US                              float64
-	Errors                                               int64
+	// Shard is a shard's "i/N"; Group the key of its shards' group (also
+	// on the run they merged into).
+	Shard, Group            string
+	StartedAt               time.Time
+	Embedded                bool
+	OpsPerSec, P50US, P99US float64
+	Errors                  int64
 }
 
 // summarize reads the row's columns from doc: a run's target, workload
@@ -248,6 +255,7 @@ func summarize(doc result.Document) summary {
 		}
 	}
 	s.Workload = r.Command
+	s.Shard = r.Config.Shard
 	l, m := r.Totals.Headline()
 	s.Measure, s.P50US, s.P99US = m.Label(), l.P50, l.P99
 	s.OpsPerSec, s.Errors = r.Totals.OpsPerSec, r.Totals.Errors

@@ -156,39 +156,94 @@ func (s *Store) migrate(ctx context.Context) error {
 	return tx.Commit()
 }
 
-// Put stores doc with tags (the user's k=v) in one transaction and
-// returns its id.
-func (s *Store) Put(ctx context.Context, doc result.Document, tags map[string]string) (int64, error) {
+// Stored is where Put kept a document.
+type Stored struct {
+	// ID is the document's id.
+	ID int64
+	// Shard is the run's shard ("1/3"), when it is one.
+	Shard string
+	// Merged is the id of the run its shards made, once the last shard is
+	// in (0 before).
+	Merged int64
+	// Note says why a shard is not merged, when it will not be.
+	Note string
+}
+
+// String says where the document went: "12", "12 (shard 2/3; all 3 shards
+// in: merged as 13)".
+func (st Stored) String() string {
+	s := strconv.FormatInt(st.ID, 10)
+	switch {
+	case st.Shard == "":
+	case st.Merged != 0:
+		_, n, _ := strings.Cut(st.Shard, "/")
+		s += fmt.Sprintf(" (shard %s; all %s shards in: merged as %d)", st.Shard, n, st.Merged)
+	case st.Note != "":
+		s += fmt.Sprintf(" (shard %s; %s)", st.Shard, st.Note)
+	default:
+		s += fmt.Sprintf(" (shard %s; merged when all its shards are in)", st.Shard)
+	}
+	return s
+}
+
+// Put stores doc with tags (the user's k=v) in one transaction. A run
+// that is a shard of a load from several clients joins its group (the
+// shards that share its workload, shard count, --start-at and tags); the
+// last shard in also stores the merged run (resultset.Merge), in the same
+// transaction.
+func (s *Store) Put(ctx context.Context, doc result.Document, tags map[string]string) (Stored, error) {
+	st, err := s.put(ctx, doc, tags)
+	if err != nil {
+		return Stored{}, fmt.Errorf("store %s: %w", s.path, err)
+	}
+	return st, nil
+}
+
+func (s *Store) put(ctx context.Context, doc result.Document, tags map[string]string) (Stored, error) {
 	body, err := json.Marshal(doc)
 	if err != nil {
-		return 0, fmt.Errorf("store: encode: %w", err)
+		return Stored{}, fmt.Errorf("encode: %w", err)
 	}
 	row := summarize(doc)
 	tagText, _ := json.Marshal(sortedTags(tags))
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return 0, fmt.Errorf("store %s: %w", s.path, err)
+		return Stored{}, err
 	}
 	defer func() { _ = tx.Rollback() }()
-	var id int64
-	err = tx.QueryRowContext(ctx, s.d.bind(`INSERT INTO runs(kind, started_at, stored_at, tool_version, target, server, embedded,
-		workload, workload_hash, tags, ops_per_sec, latency_measure, p50_us, p99_us, errors, document, target_kind, target_version)
-		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id`),
-		row.Kind, timeText(row.StartedAt), timeText(time.Now()), row.ToolVersion, row.Target, row.Server, row.Embedded, row.Workload,
-		hash(row.Kind+"\x00"+row.Workload), string(tagText), row.OpsPerSec, row.Measure, row.P50US, row.P99US, row.Errors, string(body),
-		row.TargetKind, row.TargetVersion).Scan(&id)
-	if err != nil {
-		return 0, fmt.Errorf("store %s: %w", s.path, err)
-	}
-	if r, ok := doc.(*result.Run); ok {
-		if err := s.putRunRows(ctx, tx, id, r); err != nil {
-			return 0, fmt.Errorf("store %s: %w", s.path, err)
+	st := Stored{Shard: row.Shard}
+	r, isRun := doc.(*result.Run)
+	if isRun && row.Shard != "" {
+		if row.Group, st.Note, err = s.joinGroup(ctx, tx, r, row, string(tagText)); err != nil {
+			return st, err
 		}
 	}
-	if err := tx.Commit(); err != nil {
-		return 0, fmt.Errorf("store %s: %w", s.path, err)
+	if st.ID, err = s.insertRun(ctx, tx, row, string(tagText), string(body)); err != nil {
+		return st, err
 	}
-	return id, nil
+	if isRun {
+		if err := s.putRunRows(ctx, tx, st.ID, r); err != nil {
+			return st, err
+		}
+	}
+	if row.Group != "" {
+		if st.Merged, st.Note, err = s.mergeGroup(ctx, tx, row.Group, string(tagText)); err != nil {
+			return st, err
+		}
+	}
+	return st, tx.Commit()
+}
+
+// insertRun inserts a document's row and returns its id.
+func (s *Store) insertRun(ctx context.Context, tx *sql.Tx, row summary, tags, body string) (int64, error) {
+	var id int64
+	err := tx.QueryRowContext(ctx, s.d.bind(`INSERT INTO runs(kind, started_at, stored_at, tool_version, target, server, embedded,
+		workload, workload_hash, tags, ops_per_sec, latency_measure, p50_us, p99_us, errors, document, target_kind, target_version,
+		shard, shard_group) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id`),
+		row.Kind, timeText(row.StartedAt), timeText(time.Now()), row.ToolVersion, row.Target, row.Server, row.Embedded, row.Workload,
+		hash(row.Kind+"\x00"+row.Workload), tags, row.OpsPerSec, row.Measure, row.P50US, row.P99US, row.Errors, body,
+		row.TargetKind, row.TargetVersion, row.Shard, row.Group).Scan(&id)
+	return id, err
 }
 
 // putRunRows writes a run's operations and per-second series, many rows

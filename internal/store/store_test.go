@@ -50,7 +50,7 @@ func testPutListGet(t *testing.T, addr string) {
 	all, err := s.List(ctx, Filter{})
 	require.NoError(t, err)
 	require.Len(t, all, 3)
-	assert.Equal(t, a, all[0].ID, "oldest first")
+	assert.Equal(t, a.ID, all[0].ID, "oldest first")
 	assert.Equal(t, "redis 7.0.15", all[0].Server)
 	assert.Equal(t, "latency from the send", all[0].Measure)
 	assert.Equal(t, 200.0, all[0].P99US)
@@ -69,7 +69,7 @@ func testPutListGet(t *testing.T, addr string) {
 	require.Len(t, last, 1)
 	assert.Equal(t, "SET k v", last[0].Workload, "the most recent")
 
-	doc, err := s.Get(ctx, a)
+	doc, err := s.Get(ctx, a.ID)
 	require.NoError(t, err)
 	assert.Equal(t, "GET k", doc.(*result.Run).Command)
 	_, err = s.Get(ctx, 99)
@@ -278,4 +278,55 @@ func TestPostgres(t *testing.T) {
 		require.NoError(t, err)
 		assert.Len(t, rows, 3)
 	})
+}
+
+// shard is shard i of n of a run that started at t0, waiting for at.
+func shard(i, n int, t0 time.Time, at *time.Time) *result.Run {
+	r := run(t0, "GET k", 100)
+	r.DurationMS, r.Seeds.Base = 2000, uint64(i+1)
+	r.Config.Shard, r.Config.StartAt = fmt.Sprintf("%d/%d", i, n), at
+	return r
+}
+
+// TestShards: shards of one run wait for their group; the last one in
+// stores the merged run; a shard stored twice, one after its run merged,
+// and one without --start-at (never merged) are each said.
+func TestShards(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "r.db"))
+	require.NoError(t, err)
+	defer s.Close()
+	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	at := t0
+	tags := map[string]string{"job": "a"}
+
+	first, err := s.Put(ctx, shard(2, 3, t0, &at), tags)
+	require.NoError(t, err)
+	assert.Equal(t, "1 (shard 2/3; merged when all its shards are in)", first.String())
+	_, err = s.Put(ctx, shard(2, 3, t0, &at), tags)
+	assert.ErrorContains(t, err, "shard 2/3 of this run is already stored, as 1")
+	other, err := s.Put(ctx, shard(0, 3, t0, &at), map[string]string{"job": "b"})
+	require.NoError(t, err)
+	assert.Zero(t, other.Merged, "other tags: another run")
+	_, err = s.Put(ctx, shard(0, 3, t0, &at), tags)
+	require.NoError(t, err)
+	last, err := s.Put(ctx, shard(1, 3, t0, &at), tags)
+	require.NoError(t, err)
+	assert.Equal(t, "4 (shard 1/3; all 3 shards in: merged as 5)", last.String())
+	_, err = s.Put(ctx, shard(1, 3, t0, &at), tags)
+	assert.ErrorContains(t, err, "shard 1/3: its run's 3 shards are already in, merged as 5")
+
+	doc, err := s.Get(ctx, 5)
+	require.NoError(t, err)
+	merged := doc.(*result.Run)
+	assert.Equal(t, int64(300), merged.Totals.Ops)
+	assert.Len(t, merged.Sources, 3)
+	rows, err := s.List(ctx, Filter{ID: 5})
+	require.NoError(t, err)
+	assert.Equal(t, "", rows[0].Shard)
+	assert.NotEmpty(t, rows[0].Group)
+
+	alone, err := s.Put(ctx, shard(0, 2, t0, nil), nil)
+	require.NoError(t, err)
+	assert.Equal(t, "6 (shard 0/2; not merged in the store: the shards of one run share a --start-at, and this one has none)", alone.String())
 }

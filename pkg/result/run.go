@@ -119,6 +119,9 @@ type RunConfig struct {
 	Search *SearchRunConfig `json:"search,omitempty"`
 	// Shard is this client's part of a load from several clients ("1/3").
 	Shard string `json:"shard,omitempty"`
+	// StartAt is the wall-clock start every client of such a load waited
+	// for (--start-at): the shards of one run share it.
+	StartAt *time.Time `json:"start_at,omitempty"`
 }
 
 // TemplateConfig is a command-template run's template settings.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
+	"github.com/tairbench/tairbench/pkg/result"
 )
 
 // IO is where a front-end reads and writes, and the tool version its
@@ -112,6 +113,16 @@ func (s Shard) Label() string {
 		return ""
 	}
 	return fmt.Sprintf("%d/%d", s.I, s.N)
+}
+
+// Record writes the shard into a run's configuration: its label and the
+// start every shard waited for.
+func (s Shard) Record(c *result.RunConfig) {
+	c.Shard = s.Label()
+	if !s.StartAt.IsZero() {
+		at := s.StartAt.UTC()
+		c.StartAt = &at
+	}
 }
 
 // Seed is the shard's base seed: a stream of its own, derived from base.

@@ -106,7 +106,7 @@ func History(ctx context.Context, o Options, io harness.IO) error {
 	fmt.Fprintln(tw, "id\tstarted (UTC)\tkind\ttarget\tworkload\ttags\tops/s\tp50 ms\tp99 ms\tlatency\terrors\t")
 	for _, r := range rows {
 		target := r.TargetName()
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.ID, r.StartedAtText(), short(r.Kind),
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.ID, r.StartedAtText(), kindOf(r),
 			dash(target), dash(report.Clip(r.Workload, 39)), dash(store.TagsText(r.Tags)), num(r.OpsPerSec, "%.0f"), num(r.P50US/1000, "%.3f"),
 			num(r.P99US/1000, "%.3f"), dash(r.Measure), num(float64(r.Errors), "%.0f"))
 	}
@@ -137,11 +137,11 @@ func Import(ctx context.Context, o Options, files []string, io harness.IO) error
 	}
 	defer st.Close()
 	for i, d := range docs {
-		id, err := st.Put(ctx, d, tags)
+		stored, err := st.Put(ctx, d, tags)
 		if err != nil {
 			return fmt.Errorf("%s: %w", files[i], err)
 		}
-		fmt.Fprintf(io.Err, "%s: stored as %d\n", files[i], id)
+		fmt.Fprintf(io.Err, "%s: stored as %s\n", files[i], stored)
 	}
 	return nil
 }
@@ -159,6 +159,18 @@ func Export(ctx context.Context, o Options, id int64, path string, io harness.IO
 		return err
 	}
 	return output.WriteDocument(io, path, doc)
+}
+
+// kindOf is a row's kind, with a shard's "i/N" or "merged shards" for the
+// run its shards made.
+func kindOf(r store.Row) string {
+	switch {
+	case r.Shard != "":
+		return short(r.Kind) + " (shard " + r.Shard + ")"
+	case r.Group != "":
+		return short(r.Kind) + " (merged shards)"
+	}
+	return short(r.Kind)
 }
 
 func short(schema string) string {

@@ -47,7 +47,7 @@ func (s *storeSink) Document(doc any) error {
 	if err != nil {
 		return err
 	}
-	id, err := st.Put(s.ctx, d, s.tags)
+	stored, err := st.Put(s.ctx, d, s.tags)
 	name := st.Name()
 	if cerr := st.Close(); err == nil {
 		err = cerr
@@ -55,6 +55,6 @@ func (s *storeSink) Document(doc any) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(s.log, "stored as %d in %s\n", id, name)
+	fmt.Fprintf(s.log, "stored as %s in %s\n", stored, name)
 	return nil
 }

@@ -320,7 +320,7 @@ func (r *runner) spec(name string, cfg engine.Config) run.Spec {
 	cfg.SendGrid = r.o.SendGrid
 	cfg.StartAt = r.o.Shard.StartAt
 	spec := tmplrun.FromTemplate(r.ts, name, r.io.Version, r.tg, r.w, cfg)
-	spec.Config.Shard = r.o.Shard.Label()
+	r.o.Shard.Record(&spec.Config)
 	spec.Log = r.io.Err
 	return spec
 }

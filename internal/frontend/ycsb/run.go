@@ -72,7 +72,7 @@ func run1(ctx context.Context, c *Command, args []string, io harness.IO) (*resul
 	build := func(f *Factory) run.Spec {
 		spec := RunSpec(c, wl, f, tg, seed, io.Version, progress)
 		spec.Engine.StartAt = shard.StartAt
-		spec.Config.Shard = shard.Label()
+		shard.Record(&spec.Config)
 		spec.Command = "ycsb " + strings.Join(workloadArgs(redactYCSB(args)), " ")
 		spec.Log = io.Err
 		return spec
