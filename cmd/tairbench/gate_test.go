@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -30,11 +31,13 @@ func gateExit(t *testing.T, db string, junit string) (string, int) {
 	return string(out), 0
 }
 
-// TestGateOverSevenRuns: over seven stored runs of one build, a run made
-// 20 % slower by a --rate cap fails the gate (exit 99), and another run
-// of the same build passes it (exit 0). Each run is real: tairbench
-// against its embedded server, stored by --store.
-func TestGateOverSevenRuns(t *testing.T) {
+// TestGateAndTrendOverSevenRuns: over seven stored runs of one build, a
+// run made 20 % slower by a --rate cap fails the gate (exit 99), and
+// another run of the same build passes it (exit 0). Each run is real:
+// tairbench against its embedded server, stored by --store. The trend of
+// those nine runs marks the slower one as its change point, in the
+// terminal and in the HTML report, whose chart headless Chromium draws.
+func TestGateAndTrendOverSevenRuns(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "results.db")
 	atOnce(t, 7, func(int) error { return gateRun(t, db, 1000, "branch=main") })
@@ -50,4 +53,18 @@ func TestGateOverSevenRuns(t *testing.T) {
 	assert.Equal(t, 0, code, out)
 	assert.Contains(t, out, "within noise")
 	assert.Contains(t, out, "gate: passed (exit 0)")
+
+	trend, err := exec.Command(binary(t), "history", "--store", db, "--trend", "ops/s").CombinedOutput()
+	require.NoError(t, err, string(trend))
+	assert.Regexp(t, `(?m)^8 .* 800 .*-20\.0 %\s+◆ change point, regression`, string(trend))
+	assert.Contains(t, string(trend), "1 change point(s)")
+
+	page := filepath.Join(dir, "trend.html")
+	require.NoError(t, tairbench(t, "report", "--store", db, "--trend", "ops/s", "-o", page))
+	dom, logs := chromium(t, page, "--dump-dom")
+	for _, l := range strings.Split(logs, "\n") {
+		assert.NotRegexp(t, `:CONSOLE[:(]|Uncaught `, l, "a console message")
+	}
+	assert.Equal(t, 1, strings.Count(dom, `data-rendered="yes"`), "the trend's chart drew data")
+	assert.Contains(t, dom, "◆ change point: run 8, -20.0 %")
 }

@@ -62,9 +62,10 @@ run.json#queries/tairsearch run.json#queries/elasticsearch).`,
 }
 
 func newReportCmd(a *app) *cobra.Command {
-	var out string
+	var o results.ReportOptions
+	o.Trend.Window = 7
 	cmd := &cobra.Command{
-		Use:   "report RESULT.json... -o report.html",
+		Use:   "report [RESULT.json...] -o report.html",
 		Short: "Render results as one self-contained HTML page of charts and tables",
 		Long: `Renders any tairbench results (runs, peer tools' runs, suites, capacity
 searches, search comparisons) side by side in one HTML file with everything
@@ -72,10 +73,23 @@ inline: latency percentiles on a "nines" axis (from the intended start and
 service time for open-loop runs), throughput, p50/p99 and errors per second,
 the server's own count, a summary table, the suites' published and measured
 figures with their ratio as a bar, and a capacity search's latency against
-offered rate.`,
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(c *cobra.Command, args []string) error { return results.Report(args, out, a.io()) },
+offered rate.
+
+With --store and --trend, it adds a figure's trend over the stored runs, one
+per workload and kind of target: each run with the spread of its seconds, and
+the change points 'tairbench gate' would find.`,
+		RunE: func(c *cobra.Command, args []string) error {
+			o.Paths = args
+			return results.Report(c.Context(), o, a.io())
+		},
 	}
-	cmd.Flags().StringVarP(&out, "output", "o", "", "the HTML file to write (- for stdout)")
+	fs := cmd.Flags()
+	fs.StringVarP(&o.Out, "output", "o", "", "the HTML file to write (- for stdout)")
+	registerStore(fs, &o.Store)
+	fs.StringVar(&o.Trend.Metric, "trend", "", "add this figure's trend (ops/s, p50, p99) from the results store")
+	fs.IntVar(&o.Trend.Window, "window", o.Trend.Window, "with --trend: judge each run against this many runs before it")
+	fs.StringArrayVar(&o.Store.Where, "where", nil, "with --trend: only runs where KEY=VALUE (tag.NAME, target.kind, target.version, ...)")
+	fs.StringVar(&o.Store.Since, "since", "", "with --trend: only runs started since (30d, 12h, or a date)")
+	fs.StringVar(&o.Store.Workload, "workload", "", "with --trend: only runs whose command contains this")
 	return cmd
 }

@@ -19,6 +19,7 @@ func registerStore(fs *pflag.FlagSet, o *history.Options) {
 
 func newHistoryCmd(a *app) *cobra.Command {
 	var o history.Options
+	t := history.TrendOptions{Window: 7}
 	cmd := &cobra.Command{
 		Use:   "history",
 		Short: "List the results kept in a results store (--store), filtered",
@@ -28,6 +29,9 @@ func newHistoryCmd(a *app) *cobra.Command {
 a run its rate and headline latency, named.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			if t.Metric != "" {
+				return history.WriteTrends(c.Context(), o, t, a.io())
+			}
 			return history.History(c.Context(), o, a.io())
 		},
 	}
@@ -38,6 +42,8 @@ a run its rate and headline latency, named.`,
 	fs.StringVar(&o.Kind, "kind", "", "only results of this kind (run, bitmap, roaring, track, vector, ...)")
 	fs.StringVar(&o.Workload, "workload", "", "only runs whose command contains this")
 	fs.IntVar(&o.Limit, "limit", 0, "only the most recent N (0: all)")
+	fs.StringVar(&t.Metric, "trend", "", "instead of the list, follow a figure (ops/s, p50, p99) per workload, change points marked")
+	fs.IntVar(&t.Window, "window", t.Window, "with --trend: judge each run against this many runs before it")
 	return cmd
 }
 

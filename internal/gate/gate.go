@@ -62,8 +62,8 @@ var Metrics = []Metric{
 	{Key: "p99", quantile: 99},
 }
 
-// ParseMetrics reads a comma-separated list of metric keys.
-func ParseMetrics(s string) ([]Metric, error) {
+// ParseMetrics reads a comma-separated list of metric keys given as flag.
+func ParseMetrics(flag, s string) ([]Metric, error) {
 	var out []Metric
 	for _, k := range strings.Split(s, ",") {
 		k = strings.TrimSpace(k)
@@ -74,7 +74,7 @@ func ParseMetrics(s string) ([]Metric, error) {
 			}
 		}
 		if !found {
-			return nil, fmt.Errorf("--metric %q: want one or more of %s", k, keys())
+			return nil, fmt.Errorf("%s %q: want one or more of %s", flag, k, keys())
 		}
 	}
 	return out, nil
@@ -163,17 +163,65 @@ type Verdict struct {
 // each metric. Latency is judged as all the runs measured it alike
 // (resultset.CommonMeasure), or from the send when they did not.
 func Judge(run *result.Run, baseline []*result.Run, metrics []Metric, p Policy) []Verdict {
-	measure := run.Totals.Measure()
-	for _, b := range baseline {
-		if b.Totals.Measure() != measure {
-			measure = result.FromSend
-		}
-	}
+	measure := commonMeasure(append([]*result.Run{run}, baseline...))
 	out := make([]Verdict, 0, len(metrics))
 	for _, m := range metrics {
 		out = append(out, judgeOne(run, baseline, m, measure, p))
 	}
 	return out
+}
+
+// commonMeasure is the latency all runs measured alike: their headline
+// when they share it, else from the send (which every run has).
+func commonMeasure(runs []*result.Run) result.LatencyMeasure {
+	m := runs[0].Totals.Measure()
+	for _, r := range runs[1:] {
+		if r.Totals.Measure() != m {
+			return result.FromSend
+		}
+	}
+	return m
+}
+
+// Point is one run of a trend: its figure, the spread of its whole
+// seconds, and its verdict against the runs before it (nil for the
+// first).
+type Point struct {
+	Value, Lo, Hi float64
+	Verdict       *Verdict
+}
+
+// ChangePoint says the run moved from the runs before it: beyond the
+// regression line either way, established by the per-second test, on
+// sides steady enough to tell.
+func (v *Verdict) ChangePoint(p Policy) bool {
+	return v != nil && v.Outcome != Unstable && math.Abs(v.Change) > p.Regression && v.P < p.Significance
+}
+
+// Trend follows one metric over runs of one workload, oldest first: each
+// run judged against up to window runs before it. Latency is read as all
+// the runs measured it (commonMeasure); the label says which.
+func Trend(runs []*result.Run, m Metric, p Policy, window int) (string, []Point) {
+	if len(runs) == 0 {
+		return m.Label(result.FromSend), nil
+	}
+	measure := commonMeasure(runs)
+	out := make([]Point, len(runs))
+	for i, r := range runs {
+		pt := Point{Value: m.value(r, measure)}
+		if secs := m.seconds(r, measure); len(secs) > 0 {
+			pt.Lo, pt.Hi = secs[0], secs[0]
+			for _, v := range secs[1:] {
+				pt.Lo, pt.Hi = math.Min(pt.Lo, v), math.Max(pt.Hi, v)
+			}
+		}
+		if i > 0 {
+			v := judgeOne(r, runs[max(0, i-window):i], m, measure, p)
+			pt.Verdict = &v
+		}
+		out[i] = pt
+	}
+	return m.Label(measure), out
 }
 
 func judgeOne(run *result.Run, baseline []*result.Run, m Metric, measure result.LatencyMeasure, p Policy) Verdict {

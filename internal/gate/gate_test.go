@@ -91,10 +91,40 @@ func TestPolicyAndMetrics(t *testing.T) {
 		{Regression: 0, Noise: 0, Unstable: 0.1, Significance: 0.01}, {Regression: 0.05, Noise: 0.03, Unstable: 0.1, Significance: 1}} {
 		assert.Error(t, bad.Check(), "%+v", bad)
 	}
-	ms, err := ParseMetrics("ops/s, p99")
+	ms, err := ParseMetrics("--metric", "ops/s, p99")
 	require.NoError(t, err)
 	assert.Equal(t, []string{"ops/s", "p99"}, []string{ms[0].Key, ms[1].Key})
-	_, err = ParseMetrics("p98")
+	_, err = ParseMetrics("--metric", "p98")
 	assert.EqualError(t, err, `--metric "p98": want one or more of ops/s, p50, p99`)
 	assert.True(t, math.IsNaN(Judge(mk(1, 1), []*result.Run{mk(1, 1)}, Metrics[:1], Defaults)[0].P))
+}
+
+// TestTrendMarksTheChange: nightly runs steady at 1,000 commands/s, then
+// at 800: the first slower night is the change point; the next ones are
+// judged against windows that mix both levels (unstable), then against
+// slower nights only (no change).
+func TestTrendMarksTheChange(t *testing.T) {
+	var runs []*result.Run
+	for i := 0; i < 6; i++ {
+		runs = append(runs, mk(100, steady(1000+int64(i%2))...))
+	}
+	for i := 0; i < 6; i++ {
+		runs = append(runs, mk(100, steady(800+int64(i%2))...))
+	}
+	label, pts := Trend(runs, Metrics[0], Defaults, 3)
+	assert.Equal(t, "throughput (commands/s)", label)
+	require.Len(t, pts, 12)
+	assert.Nil(t, pts[0].Verdict)
+	assert.InDelta(t, 998, pts[0].Lo, 1)
+	assert.InDelta(t, 1002, pts[0].Hi, 1)
+	var changes []int
+	for i, p := range pts {
+		if p.Verdict.ChangePoint(Defaults) {
+			changes = append(changes, i)
+		}
+	}
+	assert.Equal(t, []int{6}, changes, "the first slower night only")
+	assert.Equal(t, Regression, pts[6].Verdict.Outcome)
+	assert.Equal(t, Unstable, pts[7].Verdict.Outcome, "a window of both levels varies beyond the unstable line")
+	assert.Equal(t, NoChange, pts[9].Verdict.Outcome, "a window of slower nights only")
 }

@@ -60,12 +60,12 @@ func runsOf(in Input) []named {
 	return nil
 }
 
-// Write renders the inputs.
-func Write(w io.Writer, inputs []Input) error {
+// Write renders the inputs, and trends from the results store.
+func Write(w io.Writer, inputs []Input, trends ...report.Trend) error {
 	var b strings.Builder
 	b.WriteString(`<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>tairbench report</title><style>` + css + `</style></head><body>`)
-	fmt.Fprintf(&b, "<h1>tairbench report</h1><p class=\"meta\">%d result file(s), rendered %s. Every figure comes from the files below; nothing is loaded from the network.</p><ul class=\"files\">",
-		len(inputs), now().UTC().Format(time.RFC3339))
+	fmt.Fprintf(&b, "<h1>tairbench report</h1><p class=\"meta\">%d result file(s)%s, rendered %s. Every figure comes from the files below; nothing is loaded from the network.</p><ul class=\"files\">",
+		len(inputs), trendCount(trends), now().UTC().Format(time.RFC3339))
 	for _, in := range inputs {
 		h := in.Doc.Head()
 		fmt.Fprintf(&b, "<li><b>%s</b> — %s, tairbench %s, started %s</li>", html.EscapeString(in.Name), html.EscapeString(h.Schema),
@@ -99,12 +99,23 @@ func Write(w io.Writer, inputs []Input) error {
 			writeTrack(&b, in.Name, d)
 		}
 	}
+	for _, t := range trends {
+		writeTrend(&b, t)
+	}
 	b.WriteString(`<p id="check" class="meta">charts: not checked (scripts off)</p><script>` + checkJS + `</script></body></html>`)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
 // nines maps a percentile to the "nines" axis: 90% → 1, 99% → 2, 99.9% → 3.
+// trendCount says how many trends from the results store the page draws.
+func trendCount(trends []report.Trend) string {
+	if len(trends) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" and %d trend(s) from the results store", len(trends))
+}
+
 func nines(p float64) float64 { return -math.Log10(1 - p/100) }
 
 // percentileLine samples a histogram along the nines axis, up to what its

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/internal/stats"
 	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/pkg/result"
@@ -126,7 +127,7 @@ func TestVectorSection(t *testing.T) {
 	assert.Contains(t, page, "QPS against recall@10")
 	assert.Contains(t, page, "<tr><td>elasticsearch</td><td>num_candidates=10</td><td>0.9300</td><td>1300</td>", "the per-point table")
 	assert.Less(t, strings.Index(page, "the sweep, one row per point"), strings.Index(page, `<svg class="chart"`), "the table leads")
-	assert.Contains(t, page, `class="tick">ef_search=40</text>`, "each marked point names its parameter")
+	assert.Regexp(t, `class="tick" text-anchor="(start|end)">ef_search=40</text>`, page, "each marked point names its parameter")
 	assert.Contains(t, page, "<td>elasticsearch</td><td title=\"\">1500</td><td>not reached</td>")
 	assert.Contains(t, page, "not Tair")
 	testenv.Golden(t, "report-vector.html", b.Bytes())
@@ -217,4 +218,33 @@ func TestReportsAnswer(t *testing.T) {
 	assert.Contains(t, page, "<td>no stable answer: 2696/s held p99&lt;1ms but 2427/s, 10% lower, broke it</td>", "the whitepaper case's search")
 	assert.Contains(t, page, `"Noto Sans CJK SC"`)
 	assert.Contains(t, page, `"WenQuanYi Micro Hei"`)
+}
+
+// TestTrendSection: a trend from the results store draws its table first,
+// then one chart with the spread under the figure and the change point
+// labelled.
+func TestTrendSection(t *testing.T) {
+	now = func() time.Time { return time.Unix(1_800_000_100, 0) }
+	t0 := time.Date(2026, 11, 20, 2, 0, 0, 0, time.UTC)
+	tr := report.Trend{Title: `"GET k-__RAND__" against redis`, Label: "throughput (commands/s)", Window: 7}
+	for i := range 5 {
+		p := report.TrendPoint{ID: int64(i + 1), Started: t0.AddDate(0, 0, i), Tags: "branch=main", Value: 1000, Lo: 990, Hi: 1010}
+		if i > 0 {
+			p.Judged, p.Outcome, p.Reason = true, "within noise", "+0.0 % from the baseline's median, within the 3.0 % noise line"
+		}
+		if i == 4 {
+			p.Value, p.Lo, p.Hi, p.Change, p.ChangePoint = 800, 790, 810, -0.2, true
+			p.Outcome, p.Reason = "regression", "20.0 % worse than the baseline's median, beyond the 5.0 % line (p = 1e-06)"
+		}
+		tr.Points = append(tr.Points, p)
+	}
+	var b bytes.Buffer
+	require.NoError(t, Write(&b, nil, tr))
+	page := b.String()
+	assert.Contains(t, page, "0 result file(s) and 1 trend(s) from the results store")
+	assert.Equal(t, 1, strings.Count(page, `class="chart"`))
+	assert.Less(t, strings.Index(page, "change from the last 7"), strings.Index(page, `<svg class="chart"`), "the table leads")
+	assert.Contains(t, page, "◆ change point: run 5, -20.0 %")
+	assert.Contains(t, page, "<td>◆ change point, regression: 20.0 % worse")
+	testenv.Golden(t, "report-trend.html", b.Bytes())
 }

@@ -19,6 +19,9 @@ type line struct {
 	// when given, write one beside each marked point.
 	marks  bool
 	labels []string
+	// plain draws no markers at all (a spread's edges, drawn under the
+	// figure they surround).
+	plain bool
 	// hollow marks points (by index) drawn as hollow markers: partial
 	// seconds, with hollowWhy as their tooltip.
 	hollow map[int]string
@@ -159,7 +162,7 @@ func color(i int) string { return palette[i%len(palette)] }
 // writeMarks draws l's markers (class "data mark": a point the check
 // counts as drawn), their labels, and its hollow markers.
 func writeMarks(b *strings.Builder, l line, x, y axis, w, h float64) {
-	marks := l.marks || len(l.pts) <= markAtMost
+	marks := !l.plain && (l.marks || len(l.pts) <= markAtMost)
 	for i, p := range l.pts {
 		why, hollow := l.hollow[i]
 		if (!marks && !hollow) || math.IsNaN(p[1]) || (y.log && p[1] <= 0) {
@@ -175,7 +178,12 @@ func writeMarks(b *strings.Builder, l line, x, y axis, w, h float64) {
 		fmt.Fprintf(b, `<circle class="data mark" cx="%.1f" cy="%.1f" r="4" fill="%s" stroke="%s" stroke-width="2"><title>%s</title></circle>`,
 			px, py, fill, l.color, html.EscapeString(title))
 		if i < len(l.labels) && l.labels[i] != "" {
-			fmt.Fprintf(b, `<text x="%.1f" y="%.1f" class="tick">%s</text>`, px+6, py-6, html.EscapeString(l.labels[i]))
+			// Right of the point, or left of it in the chart's last third.
+			tx, anchor := px+6, "start"
+			if px > padL+w*2/3 {
+				tx, anchor = px-6, "end"
+			}
+			fmt.Fprintf(b, `<text x="%.1f" y="%.1f" class="tick" text-anchor="%s">%s</text>`, tx, py-6, anchor, html.EscapeString(l.labels[i]))
 		}
 	}
 }

@@ -53,6 +53,18 @@ func (r Row) TargetName() string {
 	return r.Target
 }
 
+// TargetKindName names the row's kind of target in a sentence:
+// "tairbench's embedded server (not Tair)", "redis", "an unnamed target".
+func (r Row) TargetKindName() string {
+	switch r.TargetKind {
+	case "":
+		return "an unnamed target"
+	case "embedded":
+		return "tairbench's embedded server (not Tair)"
+	}
+	return r.TargetKind
+}
+
 // StartedAtText is when the row's run started, in UTC, to the second.
 func (r Row) StartedAtText() string { return r.StartedAt.UTC().Format("2006-01-02 15:04:05") }
 

@@ -75,7 +75,7 @@ func (o Options) plan() (plan, error) {
 			return p, fmt.Errorf("--run %q: want latest or a run id from 'tairbench history'", o.Run)
 		}
 	}
-	if p.metrics, err = judge.ParseMetrics(o.Metrics); err != nil {
+	if p.metrics, err = judge.ParseMetrics("--metric", o.Metrics); err != nil {
 		return p, err
 	}
 	p.policy = judge.Policy{Regression: o.Regression / 100, Noise: o.Noise / 100, Unstable: o.Unstable / 100,
@@ -244,7 +244,7 @@ func noBaseline(ctx context.Context, st *store.Store, path string, p plan, row s
 	}
 	if later > 0 {
 		return fmt.Errorf("baseline %q matches %d runs of run %d's workload against %s, all started after it: a baseline is made of earlier runs",
-			p.baseline, later, row.ID, kindName(row.TargetKind))
+			p.baseline, later, row.ID, row.TargetKindName())
 	}
 	var other []string
 	for _, m := range matching {
@@ -255,28 +255,17 @@ func noBaseline(ctx context.Context, st *store.Store, path string, p plan, row s
 			other = append(other, "…")
 			break
 		}
-		other = append(other, fmt.Sprintf("%d: %s %q against %s", m.ID, short(m.Kind), m.Workload, kindName(m.TargetKind)))
+		other = append(other, fmt.Sprintf("%d: %s %q against %s", m.ID, short(m.Kind), m.Workload, m.TargetKindName()))
 	}
 	if len(other) == 0 {
 		return fmt.Errorf("baseline %q matches only run %d itself: nothing to judge it against", p.baseline, row.ID)
 	}
 	return fmt.Errorf("baseline %q matches %d runs, none an earlier run of run %d's workload (%q) against the same kind of target (%s): %s",
-		p.baseline, len(matching), row.ID, row.Workload, kindName(row.TargetKind), strings.Join(other, "; "))
+		p.baseline, len(matching), row.ID, row.Workload, row.TargetKindName(), strings.Join(other, "; "))
 }
 
 func short(schema string) string {
 	s := strings.TrimPrefix(schema, "tairbench.")
 	s, _, _ = strings.Cut(s, "/")
 	return s
-}
-
-// kindName names a target kind in a sentence.
-func kindName(kind string) string {
-	switch kind {
-	case "":
-		return "an unnamed target"
-	case "embedded":
-		return "tairbench's embedded server (not Tair)"
-	}
-	return kind
 }

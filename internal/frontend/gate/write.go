@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	judge "github.com/tairbench/tairbench/internal/gate"
+	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/internal/store"
 	"github.com/tairbench/tairbench/pkg/result"
 )
@@ -18,7 +19,7 @@ func (v *verdict) head() []string {
 	lines := []string{
 		fmt.Sprintf("run %d, started %s: %q against %s", r.ID, stamp(r), r.Workload, r.TargetName()),
 		fmt.Sprintf("baseline %q: %d earlier runs of that workload against %s (%s)", v.BaselineSpec, len(v.Baseline),
-			kindName(r.TargetKind), v.baselineIDs()),
+			r.TargetKindName(), v.baselineIDs()),
 	}
 	if len(v.SetupDiffers) > 0 {
 		lines = append(lines, "set-up differs from the baseline (the changes measure that too): "+strings.Join(v.SetupDiffers, "; "))
@@ -57,7 +58,7 @@ func writeText(w io.Writer, v *verdict) error {
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "metric\trun\tbaseline median\tchange\tbaseline CV\trun CV\tp\tverdict\t")
 	for _, x := range v.Verdicts {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%+.1f %%\t%.1f %%\t%.1f %%\t%s\t%s: %s\t\n", x.Label, figure(x.Value), figure(x.Median), 100*x.Change,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%+.1f %%\t%.1f %%\t%.1f %%\t%s\t%s: %s\t\n", x.Label, report.Figure(x.Value), report.Figure(x.Median), 100*x.Change,
 			100*x.BaselineCV, 100*x.RunCV, pValue(x.P), x.Outcome, x.Reason)
 	}
 	_ = tw.Flush()
@@ -75,8 +76,8 @@ func writeMarkdown(w io.Writer, v *verdict) error {
 	b.WriteString("\n| metric | run | baseline median | change | baseline CV | run CV | p | verdict |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, x := range v.Verdicts {
-		fmt.Fprintf(&b, "| %s | %s | %s | %+.1f %% | %.1f %% | %.1f %% | %s | **%s**: %s |\n", mdEscape(x.Label), figure(x.Value),
-			figure(x.Median), 100*x.Change, 100*x.BaselineCV, 100*x.RunCV, pValue(x.P), x.Outcome, mdEscape(x.Reason))
+		fmt.Fprintf(&b, "| %s | %s | %s | %+.1f %% | %.1f %% | %.1f %% | %s | **%s**: %s |\n", mdEscape(x.Label), report.Figure(x.Value),
+			report.Figure(x.Median), 100*x.Change, 100*x.BaselineCV, 100*x.RunCV, pValue(x.P), x.Outcome, mdEscape(x.Reason))
 	}
 	b.WriteString("\n**" + v.outcomeLine() + "**\n")
 	_, err := io.WriteString(w, b.String())
@@ -92,16 +93,6 @@ func (v *verdict) junit() []result.ThresholdVerdict {
 			Pass: x.Outcome != judge.Regression && x.Outcome != judge.Unstable, Note: string(x.Outcome) + ": " + x.Reason}
 	}
 	return out
-}
-
-func figure(x float64) string {
-	switch {
-	case x == 0:
-		return "-"
-	case x >= 100:
-		return fmt.Sprintf("%.0f", x)
-	}
-	return fmt.Sprintf("%.3g", x)
 }
 
 func pValue(p float64) string {

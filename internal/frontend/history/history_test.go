@@ -1,16 +1,19 @@
 package history
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/store"
+	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
@@ -70,5 +73,60 @@ func BenchmarkHistoryOver10000Runs(b *testing.B) {
 				require.NoError(b, History(context.Background(), c.o, harness.IO{Out: io.Discard, Err: io.Discard}))
 			}
 		})
+	}
+}
+
+// TestTrends: one trend per workload and target kind, oldest first,
+// shards left out; the terminal's table is golden; bad input is refused.
+func TestTrends(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "results.db")
+	st, err := store.Open(ctx, path)
+	require.NoError(t, err)
+	t0 := time.Date(2026, 11, 20, 2, 0, 0, 0, time.UTC)
+	for day := range 9 {
+		for _, cmd := range []string{"GET k-__RAND__", "SET k-__RAND__ v"} {
+			r := nightlyRun(0, cmd)
+			r.StartedAt = t0.AddDate(0, 0, day)
+			if day == 8 && cmd == "GET k-__RAND__" {
+				for i := range r.Series {
+					r.Series[i].Ops = 80_000 + int64(i%2)
+				}
+				r.Totals.OpsPerSec = 80_000
+			}
+			_, err := st.Put(ctx, r, map[string]string{"branch": "main"})
+			require.NoError(t, err)
+		}
+	}
+	part := nightlyRun(0, "GET k-__RAND__")
+	part.Config.Shard = "0/2"
+	_, err = st.Put(ctx, part, nil)
+	require.NoError(t, err)
+	require.NoError(t, st.Close())
+
+	trends, err := Trends(ctx, Options{Store: path, Tags: []string{"branch=main"}}, TrendOptions{Metric: "ops/s", Window: 7})
+	require.NoError(t, err)
+	require.Len(t, trends, 2)
+	assert.Equal(t, `"GET k-__RAND__" against redis`, trends[0].Title)
+	assert.Len(t, trends[0].Points, 9)
+	assert.True(t, trends[0].Points[8].ChangePoint)
+	var out bytes.Buffer
+	require.NoError(t, WriteTrends(ctx, Options{Store: path, Workload: "GET"}, TrendOptions{Metric: "ops/s", Window: 7},
+		harness.IO{Out: &out, Err: io.Discard}))
+	testenv.Golden(t, "trend.txt", out.Bytes())
+
+	for _, c := range []struct {
+		o    Options
+		t    TrendOptions
+		want string
+	}{
+		{Options{Store: path}, TrendOptions{Metric: "p98", Window: 7}, `--trend "p98": want one or more of ops/s, p50, p99`},
+		{Options{Store: path}, TrendOptions{Metric: "ops/s,p99", Window: 7}, `--trend "ops/s,p99": want one figure (ops/s, p50 or p99)`},
+		{Options{Store: path}, TrendOptions{Metric: "ops/s"}, "--window 0: want 1 or more earlier runs"},
+		{Options{Store: path, Kind: "bitmap"}, TrendOptions{Metric: "ops/s", Window: 7}, "--kind bitmap: a trend follows benchmark runs (kind run)"},
+		{Options{Store: path, Tags: []string{"branch=nope"}}, TrendOptions{Metric: "ops/s", Window: 7}, "no stored run matches in " + path},
+	} {
+		_, err := Trends(ctx, c.o, c.t)
+		assert.EqualError(t, err, c.want)
 	}
 }

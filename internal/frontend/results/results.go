@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/frontend/history"
 	"github.com/tairbench/tairbench/internal/frontend/output"
 	"github.com/tairbench/tairbench/internal/htmlreport"
 	"github.com/tairbench/tairbench/internal/report"
@@ -224,9 +225,25 @@ func Compare(o CompareOptions, io harness.IO) error {
 	return output.ThresholdsFailed(verdicts)
 }
 
+// ReportOptions are a report's result files and output, and the trends
+// from the results store it adds when Trend.Metric is set.
+type ReportOptions struct {
+	Paths []string
+	Out   string
+	Store history.Options
+	Trend history.TrendOptions
+}
+
 // Report renders the result files as one HTML page to out ("-" standard
 // output).
-func Report(paths []string, out string, hio harness.IO) error {
+func Report(ctx context.Context, o ReportOptions, hio harness.IO) error {
+	paths, out := o.Paths, o.Out
+	switch {
+	case len(paths) == 0 && o.Trend.Metric == "":
+		return errors.New("give result files, or --store with --trend, to report on")
+	case out == "":
+		return errors.New("give the output file with -o report.html (- for stdout)")
+	}
 	var inputs []htmlreport.Input
 	for _, p := range paths {
 		f, err := os.Open(p)
@@ -240,10 +257,14 @@ func Report(paths []string, out string, hio harness.IO) error {
 		}
 		inputs = append(inputs, htmlreport.Input{Name: filepath.Base(p), Doc: doc})
 	}
-	if out == "" {
-		return errors.New("give the output file with -o report.html (- for stdout)")
+	var trends []report.Trend
+	if o.Trend.Metric != "" {
+		var err error
+		if trends, err = history.Trends(ctx, o.Store, o.Trend); err != nil {
+			return err
+		}
 	}
-	if err := output.WriteFile(hio, out, func(w io.Writer) error { return htmlreport.Write(w, inputs) }); err != nil {
+	if err := output.WriteFile(hio, out, func(w io.Writer) error { return htmlreport.Write(w, inputs, trends...) }); err != nil {
 		return err
 	}
 	if out != "-" {

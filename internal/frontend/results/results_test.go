@@ -100,11 +100,11 @@ func TestMergeAndGate(t *testing.T) {
 func TestReport(t *testing.T) {
 	io, _, errb := harness.Captured("test")
 	out := filepath.Join(t.TempDir(), "report.html")
-	require.NoError(t, Report([]string{golden(t, "run.json"), golden(t, "roaring.json")}, out, io))
+	require.NoError(t, Report(context.Background(), ReportOptions{Paths: []string{golden(t, "run.json"), golden(t, "roaring.json")}, Out: out}, io))
 	b, err := os.ReadFile(out)
 	require.NoError(t, err)
 	assert.Contains(t, string(b), "<html")
 	assert.Contains(t, errb.String(), "report written to "+out)
 	io, _, _ = harness.Captured("test")
-	assert.ErrorContains(t, Report([]string{golden(t, "run.json")}, "", io), "give the output file with -o")
+	assert.ErrorContains(t, Report(context.Background(), ReportOptions{Paths: []string{golden(t, "run.json")}}, io), "give the output file with -o")
 }
