@@ -8,10 +8,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	_ "github.com/jackc/pgx/v5/stdlib"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	_ "modernc.org/sqlite"
@@ -66,7 +68,11 @@ func tairbench(t *testing.T, args ...string) error {
 // seriesPerRun is each stored run's count of per-second rows.
 func seriesPerRun(t *testing.T, db string) map[int64]int {
 	t.Helper()
-	d, err := sql.Open("sqlite", db)
+	driver := "sqlite"
+	if strings.HasPrefix(db, "postgres://") {
+		driver = "pgx"
+	}
+	d, err := sql.Open(driver, db)
 	require.NoError(t, err)
 	defer d.Close()
 	rows, err := d.Query(`SELECT runs.id, count(series.second) FROM runs LEFT JOIN series ON series.run_id = runs.id GROUP BY runs.id`)
@@ -105,27 +111,28 @@ func TestStoreWritersAtOnce(t *testing.T) {
 
 // TestKilledWriterLeavesNoPartialResult: a writer killed while it stores
 // a large result leaves either the whole result or none of it, and the
-// store opens and takes the next result.
+// store opens and takes the next result: in SQLite and in PostgreSQL.
 func TestKilledWriterLeavesNoPartialResult(t *testing.T) {
 	dir := t.TempDir()
-	db := filepath.Join(dir, "results.db")
 	small, big := filepath.Join(dir, "small.json"), filepath.Join(dir, "big.json")
 	storeRun(t, small, time.Unix(1_800_000_000, 0), 10)
 	storeRun(t, big, time.Unix(1_800_000_100, 0), 200_000)
-	out, err := exec.Command(binary(t), "store", "import", small, "--store", db).CombinedOutput()
-	require.NoError(t, err, string(out))
-	for _, after := range []time.Duration{300 * time.Millisecond, 700 * time.Millisecond, 1500 * time.Millisecond} {
-		cmd := exec.Command(binary(t), "store", "import", big, "--store", db)
-		require.NoError(t, cmd.Start())
-		time.Sleep(after)
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		for id, n := range seriesPerRun(t, db) {
-			assert.Contains(t, []int{10, 200_000}, n, "run %d after a kill at %s: all its seconds or none of it", id, after)
+	for _, db := range []string{filepath.Join(dir, "results.db"), testenv.StartPostgres(t)} {
+		out, err := exec.Command(binary(t), "store", "import", small, "--store", db).CombinedOutput()
+		require.NoError(t, err, string(out))
+		for _, after := range []time.Duration{300 * time.Millisecond, 700 * time.Millisecond, 1500 * time.Millisecond} {
+			cmd := exec.Command(binary(t), "store", "import", big, "--store", db)
+			require.NoError(t, cmd.Start())
+			time.Sleep(after)
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			for id, n := range seriesPerRun(t, db) {
+				assert.Contains(t, []int{10, 200_000}, n, "run %d after a kill at %s: all its seconds or none of it", id, after)
+			}
 		}
+		out, err = exec.Command(binary(t), "store", "import", small, "--store", db).CombinedOutput()
+		require.NoError(t, err, "the store takes the next result: %s", out)
 	}
-	out, err = exec.Command(binary(t), "store", "import", small, "--store", db).CombinedOutput()
-	require.NoError(t, err, "the store takes the next result: %s", out)
 }
 
 // TestShardsMergeInTheStore: 16 shards of one run (--shard i/16, one

@@ -135,6 +135,9 @@ var postgresMigrations = []string{
 	CREATE INDEX runs_kind_workload ON runs(kind, workload_hash, target_kind, started_at);`,
 }
 
+// busyTimeout is how long an SQLite writer waits for another's lock.
+var busyTimeout = 10 * time.Second
+
 // timeFormat writes times in UTC to the nanosecond, fixed width: as text
 // they sort as the times do.
 const timeFormat = "2006-01-02T15:04:05.000000000Z"
@@ -221,7 +224,7 @@ func openDB(addr string) (*sql.DB, dialect, string, error) {
 	if err := looksLikeSQLite(addr); err != nil {
 		return nil, dialect{}, addr, err
 	}
-	db, err := sql.Open("sqlite", "file:"+addr+"?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_txlock=immediate")
+	db, err := sql.Open("sqlite", fmt.Sprintf("file:%s?_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_txlock=immediate", addr, busyTimeout.Milliseconds()))
 	if err != nil {
 		return nil, dialect{}, addr, fmt.Errorf("store %s: %w", addr, err)
 	}

@@ -193,6 +193,9 @@ func (st Stored) String() string {
 // transaction.
 func (s *Store) Put(ctx context.Context, doc result.Document, tags map[string]string) (Stored, error) {
 	st, err := s.put(ctx, doc, tags)
+	if err != nil && strings.Contains(err.Error(), "SQLITE_BUSY") {
+		return Stored{}, fmt.Errorf("store %s: another writer held it locked for more than %s; nothing written (%w)", s.path, busyTimeout, err)
+	}
 	if err != nil {
 		return Stored{}, fmt.Errorf("store %s: %w", s.path, err)
 	}

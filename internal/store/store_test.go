@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
@@ -92,6 +93,11 @@ func TestRefusals(t *testing.T) {
 	assert.EqualError(t, err, "store "+bad+": not an SQLite database (nothing written)")
 	b, _ := os.ReadFile(bad)
 	assert.Equal(t, "not a database at all", string(b), "untouched")
+
+	corrupt := filepath.Join(dir, "corrupt.db")
+	require.NoError(t, os.WriteFile(corrupt, append([]byte("SQLite format 3\x00"), bytes.Repeat([]byte{0xAB}, 4096)...), 0o644))
+	_, err = Open(ctx, corrupt)
+	assert.EqualError(t, err, "store "+corrupt+": file is not a database (26)")
 
 	port := testenv.FreePort(t)
 	_, err = Open(ctx, fmt.Sprintf("postgres://u:secret@127.0.0.1:%d/db", port))
@@ -329,4 +335,33 @@ func TestShards(t *testing.T) {
 	alone, err := s.Put(ctx, shard(0, 2, t0, nil), nil)
 	require.NoError(t, err)
 	assert.Equal(t, "6 (shard 0/2; not merged in the store: the shards of one run share a --start-at, and this one has none)", alone.String())
+}
+
+// TestLockedStore: a store another process holds locked longer than the
+// wait is refused in one line, and nothing is written.
+func TestLockedStore(t *testing.T) {
+	defer func(d time.Duration) { busyTimeout = d }(busyTimeout)
+	busyTimeout = 200 * time.Millisecond
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "r.db")
+	s, err := Open(ctx, path)
+	require.NoError(t, err)
+	defer s.Close()
+	other, err := sql.Open("sqlite", path)
+	require.NoError(t, err)
+	defer other.Close()
+	conn, err := other.Conn(ctx)
+	require.NoError(t, err)
+	defer conn.Close()
+	_, err = conn.ExecContext(ctx, "BEGIN EXCLUSIVE")
+	require.NoError(t, err)
+	_, err = s.Put(ctx, run(time.Unix(1_800_000_000, 0), "GET k", 100), nil)
+	require.Error(t, err)
+	assert.Regexp(t, `^store .*r\.db: another writer held it locked for more than 200ms; nothing written \(database is locked`, err.Error())
+	assert.NotContains(t, err.Error(), "\n")
+	_, err = conn.ExecContext(ctx, "ROLLBACK")
+	require.NoError(t, err)
+	rows, err := s.List(ctx, Filter{})
+	require.NoError(t, err)
+	assert.Empty(t, rows)
 }
