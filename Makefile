@@ -93,6 +93,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s ./internal/frontend/ycsb
 	$(GO) test -run '^$$' -fuzz 'FuzzParse$$' -fuzztime 20s ./internal/vector
 	$(GO) test -run '^$$' -fuzz FuzzParseFilter -fuzztime 20s ./internal/vector
+	$(GO) test -run '^$$' -fuzz FuzzParseQrels -fuzztime 20s ./internal/relevance
+	$(GO) test -run '^$$' -fuzz FuzzParseQueries -fuzztime 20s ./internal/relevance
 	$(GO) test -run '^$$' -fuzz FuzzParseVecs -fuzztime 20s ./internal/vecdata
 	$(GO) test -run '^$$' -fuzz FuzzEncodeHistogram -fuzztime 20s ./pkg/result
 
