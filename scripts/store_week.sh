@@ -11,7 +11,7 @@ set -euo pipefail
 bin=$1 dir=$2
 rm -rf "$dir" && mkdir -p "$dir"
 say() { echo "\$ $*"; }
-run="redis --embedded -p 2 -d 3 -q -command GET k-__RAND__"
+run="redis --embedded -p 2 -d 3 -q -command 'GET k-__RAND__'"
 for night in 1 2 3 4 5 6 7 8; do
   rate=1000
   [ "$night" = 8 ] && rate=800
