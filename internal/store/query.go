@@ -80,6 +80,8 @@ type Filter struct {
 	Limit    int
 	// ID, when set, selects that one document.
 	ID int64
+	// Whole leaves out shards (the runs they merged into stay).
+	Whole bool
 	// Like, when set, keeps only the whole runs (not shards) of its
 	// workload (schema and workload hash) and target kind that started
 	// before it (not it).
@@ -160,6 +162,9 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Row, error) {
 	if f.ID != 0 {
 		q += ` AND id = ?`
 		args = append(args, f.ID)
+	}
+	if f.Whole {
+		q += ` AND shard = ''`
 	}
 	for _, c := range f.Where {
 		cq, ca := s.d.condSQL(c)

@@ -168,7 +168,7 @@ type verdict struct {
 
 // gather finds the run and its baseline and reads their documents.
 func gather(ctx context.Context, st *store.Store, path string, p plan) (*verdict, error) {
-	f := store.Filter{Kind: result.SchemaRun[:strings.Index(result.SchemaRun, "/")+1], Limit: 1}
+	f := store.Filter{Kind: result.SchemaRun[:strings.Index(result.SchemaRun, "/")+1], Limit: 1, Whole: true}
 	if p.runID != 0 {
 		f = store.Filter{ID: p.runID}
 	}
@@ -179,7 +179,10 @@ func gather(ctx context.Context, st *store.Store, path string, p plan) (*verdict
 	case len(rows) == 0 && p.runID != 0:
 		return nil, fmt.Errorf("store %s: no run %d", path, p.runID)
 	case len(rows) == 0:
-		return nil, fmt.Errorf("store %s holds no run to judge", path)
+		return nil, fmt.Errorf("store %s holds no whole run to judge", path)
+	}
+	if rows[0].Shard != "" {
+		return nil, fmt.Errorf("run %d is shard %s of a run: gate the run its shards merged into (tairbench history lists it)", rows[0].ID, rows[0].Shard)
 	}
 	v := &verdict{Row: rows[0], BaselineSpec: p.baseline}
 	if v.run, err = readRun(ctx, st, v.Row); err != nil {

@@ -54,6 +54,10 @@ func nightly(t *testing.T, perSecond int64) string {
 	require.NoError(t, err)
 	_, err = st.Put(ctx, stored(7, perSecond, "GET k-__RAND__"), map[string]string{"branch": "pr-1"})
 	require.NoError(t, err)
+	part := stored(8, perSecond, "GET k-__RAND__")
+	part.Config.Shard = "1/2"
+	_, err = st.Put(ctx, part, nil) // a shard, the newest: not the latest whole run
+	require.NoError(t, err)
 	return path
 }
 
@@ -108,6 +112,7 @@ func TestGateRefusals(t *testing.T) {
 		{func(o *Options) { o.Run = "8" }, `baseline "last 7 where tag.branch=main" matches 8 runs, none an earlier run of run 8's workload ("SET k-__RAND__ v") against the same kind of target (redis): 1: run "GET k-__RAND__" against redis; 2: run "GET k-__RAND__" against redis; 3: run "GET k-__RAND__" against redis; …`},
 		{func(o *Options) { o.Run = "9" }, `run 9 is a bitmap result: a gate judges benchmark runs (tairbench.run)`},
 		{func(o *Options) { o.Run = "42" }, "store " + path + ": no run 42"},
+		{func(o *Options) { o.Run = "11" }, "run 11 is shard 1/2 of a run: gate the run its shards merged into (tairbench history lists it)"},
 		{func(o *Options) { o.Run = "newest" }, `--run "newest": want latest or a run id from 'tairbench history'`},
 		{func(o *Options) { o.Metrics = "p98" }, `--metric "p98": want one or more of ops/s, p50, p99`},
 		{func(o *Options) { o.Noise = 8 }, "gate: the noise line (8 %) is above the regression line (5 %)"},
