@@ -49,6 +49,9 @@ func (p Policy) Check() error {
 type Metric struct {
 	// Key is how --metric names it (ops/s, p50, p99).
 	Key string
+	// Op, when set, is the operation of a mixed run whose own figure is
+	// judged ("GET" of "GET:p99"); "" judges the whole run.
+	Op string
 	// HigherIsBetter: throughput; latency is better lower.
 	HigherIsBetter bool
 	// latency quantile (0 for throughput).
@@ -62,19 +65,25 @@ var Metrics = []Metric{
 	{Key: "p99", quantile: 99},
 }
 
-// ParseMetrics reads a comma-separated list of metric keys given as flag.
+// ParseMetrics reads a comma-separated list of metric keys given as flag;
+// "OP:KEY" (GET:p99) names one operation of a mixed run.
 func ParseMetrics(flag, s string) ([]Metric, error) {
 	var out []Metric
 	for _, k := range strings.Split(s, ",") {
 		k = strings.TrimSpace(k)
+		op, key, hasOp := strings.Cut(k, ":")
+		if !hasOp {
+			op, key = "", k
+		}
 		found := false
 		for _, m := range Metrics {
-			if m.Key == k {
+			if m.Key == key && (!hasOp || strings.TrimSpace(op) != "") {
+				m.Op = strings.TrimSpace(op)
 				out, found = append(out, m), true
 			}
 		}
 		if !found {
-			return nil, fmt.Errorf("%s %q: want one or more of %s", flag, k, keys())
+			return nil, fmt.Errorf("%s %q: want one or more of %s, each alone or after an operation's name (GET:p99)", flag, k, keys())
 		}
 	}
 	return out, nil
@@ -88,21 +97,43 @@ func keys() string {
 	return strings.Join(ks, ", ")
 }
 
-// Label names the metric as every surface does: throughput in commands
-// per second, a latency with what it measures.
-func (m Metric) Label(measure result.LatencyMeasure) string {
-	if m.quantile == 0 {
-		return "throughput (commands/s)"
+// measure is the latency the metric reads, given the one its runs share:
+// an operation's seconds are timed from the send only, so its latency is
+// read from the send.
+func (m Metric) measure(common result.LatencyMeasure) result.LatencyMeasure {
+	if m.Op != "" {
+		return result.FromSend
 	}
-	return fmt.Sprintf("%s %s (µs)", m.Key, measure.Label())
+	return common
 }
 
-// value is the run's whole-run figure.
+// Label names the metric as every surface does: throughput in commands
+// per second, a latency with what it measures, an operation's own figure
+// with its name.
+func (m Metric) Label(measure result.LatencyMeasure) string {
+	s := fmt.Sprintf("%s %s (µs)", m.Key, m.measure(measure).Label())
+	if m.quantile == 0 {
+		s = "throughput (commands/s)"
+	}
+	if m.Op != "" {
+		s = m.Op + " " + s
+	}
+	return s
+}
+
+// value is the run's whole-run figure (0 when it has none).
 func (m Metric) value(r *result.Run, measure result.LatencyMeasure) float64 {
-	l := r.Totals.Of(measure)
+	ops, l := r.Totals.OpsPerSec, r.Totals.Of(m.measure(measure))
+	if m.Op != "" {
+		o, ok := operation(r, m.Op)
+		if !ok {
+			return 0
+		}
+		ops, l = o.OpsPerSec, o.Latency
+	}
 	switch m.quantile {
 	case 0:
-		return r.Totals.OpsPerSec
+		return ops
 	case 50:
 		return l.P50
 	default:
@@ -110,17 +141,37 @@ func (m Metric) value(r *result.Run, measure result.LatencyMeasure) float64 {
 	}
 }
 
+func operation(r *result.Run, name string) (result.Operation, bool) {
+	for _, o := range r.Operations {
+		if strings.EqualFold(o.Name, name) {
+			return o, true
+		}
+	}
+	return result.Operation{}, false
+}
+
 // seconds is the run's figure in each whole second.
 func (m Metric) seconds(r *result.Run, measure result.LatencyMeasure) []float64 {
+	measure = m.measure(measure)
 	return resultset.PerSecond(r, func(iv result.Interval) (float64, bool) {
-		var p *float64
+		ops, p50, p99 := float64(iv.Ops), iv.P50Of(measure), iv.P99Of(measure)
+		if iv.Requests == 0 {
+			ops = math.NaN()
+		}
+		if m.Op != "" {
+			ops, p50, p99 = math.NaN(), nil, nil
+			for _, o := range iv.Operations {
+				if strings.EqualFold(o.Name, m.Op) {
+					ops, p50, p99 = float64(o.Ops), o.P50US, o.P99US
+				}
+			}
+		}
+		p := p99
 		switch m.quantile {
 		case 0:
-			return float64(iv.Ops), iv.Requests > 0
+			return ops, !math.IsNaN(ops)
 		case 50:
-			p = iv.P50Of(measure)
-		default:
-			p = iv.P99Of(measure)
+			p = p50
 		}
 		if p == nil {
 			return 0, false
@@ -249,6 +300,9 @@ func judgeOne(run *result.Run, baseline []*result.Run, m Metric, measure result.
 	switch {
 	case v.Median == 0 || v.Value == 0:
 		v.Outcome, v.Reason = Unstable, "no figure to compare: a side measured none"
+		if m.Op != "" {
+			v.Reason = fmt.Sprintf("no figure to compare: a side has no operation %s", m.Op)
+		}
 	case len(baseline) >= 2 && v.BaselineCV > p.Unstable:
 		v.Outcome, v.Reason = Unstable, fmt.Sprintf("the baseline's runs vary by %s (CV), beyond the %s line", pct(v.BaselineCV), pct(p.Unstable))
 	case v.RunCV > p.Unstable:

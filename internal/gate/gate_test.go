@@ -95,7 +95,7 @@ func TestPolicyAndMetrics(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"ops/s", "p99"}, []string{ms[0].Key, ms[1].Key})
 	_, err = ParseMetrics("--metric", "p98")
-	assert.EqualError(t, err, `--metric "p98": want one or more of ops/s, p50, p99`)
+	assert.EqualError(t, err, `--metric "p98": want one or more of ops/s, p50, p99, each alone or after an operation's name (GET:p99)`)
 	assert.True(t, math.IsNaN(Judge(mk(1, 1), []*result.Run{mk(1, 1)}, Metrics[:1], Defaults)[0].P))
 }
 
@@ -127,4 +127,46 @@ func TestTrendMarksTheChange(t *testing.T) {
 	assert.Equal(t, Regression, pts[6].Verdict.Outcome)
 	assert.Equal(t, Unstable, pts[7].Verdict.Outcome, "a window of both levels varies beyond the unstable line")
 	assert.Equal(t, NoChange, pts[9].Verdict.Outcome, "a window of slower nights only")
+}
+
+// mixed is mk with two operations: GET doing getPerSecond commands a
+// second at getP99, SET the rest at 100 µs.
+func mixed(getPerSecond int64, getP99 float64, perSecond ...int64) *result.Run {
+	r := mk(100, perSecond...)
+	var total int64
+	for i := range r.Series {
+		g, s, set := getP99, 100.0, r.Series[i].Ops-getPerSecond
+		r.Series[i].Operations = []result.IntervalOperation{{Name: "GET", Ops: getPerSecond, P50US: &g, P99US: &g},
+			{Name: "SET", Ops: set, P50US: &s, P99US: &s}}
+		total += getPerSecond
+	}
+	secs := float64(len(perSecond))
+	r.Operations = []result.Operation{{Name: "GET", Ops: total, OpsPerSec: float64(total) / secs, Latency: result.Latency{P50: getP99, P99: getP99}},
+		{Name: "SET", OpsPerSec: r.Totals.OpsPerSec - float64(total)/secs, Latency: result.Latency{P50: 100, P99: 100}}}
+	return r
+}
+
+// TestJudgeAnOperation: GET:p99 judges the GET commands of a mixed run
+// alone (from the send: an operation's seconds are timed so), while the
+// whole run's p99 hides their change; an operation the runs lack cannot
+// be judged.
+func TestJudgeAnOperation(t *testing.T) {
+	var base []*result.Run
+	for i := 0; i < 5; i++ {
+		base = append(base, mixed(100, 200, steady(1000+int64(i%2))...))
+	}
+	run := mixed(100, 300, steady(1000)...)
+	ms, err := ParseMetrics("--metric", "GET:p99,p99,HSET:ops/s")
+	require.NoError(t, err)
+	vs := Judge(run, base, ms, Defaults)
+	require.Len(t, vs, 3)
+	assert.Equal(t, "GET p99 latency from the send (µs)", vs[0].Label)
+	assert.Equal(t, Regression, vs[0].Outcome, vs[0].Reason)
+	assert.InDelta(t, 0.5, vs[0].Change, 1e-9)
+	assert.Equal(t, NoChange, vs[1].Outcome, "the whole run's p99 (mk's 100 µs) does not move")
+	assert.Equal(t, "HSET throughput (commands/s)", vs[2].Label)
+	assert.Equal(t, Unstable, vs[2].Outcome)
+	assert.Equal(t, "no figure to compare: a side has no operation HSET", vs[2].Reason)
+	_, err = ParseMetrics("--metric", ":p99")
+	assert.Error(t, err)
 }

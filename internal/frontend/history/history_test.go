@@ -120,7 +120,7 @@ func TestTrends(t *testing.T) {
 		t    TrendOptions
 		want string
 	}{
-		{Options{Store: path}, TrendOptions{Metric: "p98", Window: 7}, `--trend "p98": want one or more of ops/s, p50, p99`},
+		{Options{Store: path}, TrendOptions{Metric: "p98", Window: 7}, `--trend "p98": want one or more of ops/s, p50, p99, each alone or after an operation's name (GET:p99)`},
 		{Options{Store: path}, TrendOptions{Metric: "ops/s,p99", Window: 7}, `--trend "ops/s,p99": want one figure (ops/s, p50 or p99)`},
 		{Options{Store: path}, TrendOptions{Metric: "ops/s"}, "--window 0: want 1 or more earlier runs"},
 		{Options{Store: path, Kind: "bitmap"}, TrendOptions{Metric: "ops/s", Window: 7}, "--kind bitmap: a trend follows benchmark runs (kind run)"},
