@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
@@ -45,6 +46,9 @@ func writeTrack(b *strings.Builder, name string, d *result.TrackRun) {
 		fmt.Fprintf(b, "<li>warning: %s</li>", html.EscapeString(s))
 	}
 	b.WriteString("</ul>")
+	if d.Relevance != nil {
+		writeTable(b, report.RelevanceTable(d.Relevance))
+	}
 	for _, t := range d.Tasks {
 		fmt.Fprintf(b, "<h3>task %s (%s, %d clients)</h3>", html.EscapeString(t.Name), html.EscapeString(t.Kind), t.Clients)
 		if len(t.Parity) > 0 {

@@ -31,6 +31,9 @@ type Track struct {
 	// Params are the parameter sources templates name as {{name}}.
 	Params map[string]Param `json:"params,omitempty"`
 	Tasks  []Task           `json:"tasks"`
+	// Relevance, when set, judges the engines' answers against labels
+	// after the schedule.
+	Relevance *Relevance `json:"relevance,omitempty"`
 	// dir is the track file's folder: relative paths are read from it.
 	dir string
 }

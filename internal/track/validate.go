@@ -54,6 +54,11 @@ func (t *Track) validate() error {
 	if len(t.Tasks) == 0 {
 		return fmt.Errorf("tasks: the schedule is empty")
 	}
+	if t.Relevance != nil {
+		if err := t.Relevance.check(m); err != nil {
+			return err
+		}
+	}
 	seen := map[string]bool{}
 	for i := range t.Tasks {
 		if err := t.checkTask(&t.Tasks[i], seen); err != nil {

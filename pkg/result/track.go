@@ -22,7 +22,36 @@ type TrackRun struct {
 	// Differences lists what differs in set-up between the engines.
 	Differences []string    `json:"differences,omitempty"`
 	Tasks       []TrackTask `json:"tasks"`
-	Warnings    []string    `json:"warnings"`
+	// Relevance is how well each engine's answers matched the track's
+	// relevance labels (absent when the track has none).
+	Relevance *TrackRelevance `json:"relevance,omitempty"`
+	Warnings  []string        `json:"warnings"`
+}
+
+// TrackRelevance is each engine's answers judged against labels, after
+// the schedule ran.
+type TrackRelevance struct {
+	// Labels says where the labels came from; Template is the query each
+	// label's text was put in; K recall's cut-off.
+	Labels   string            `json:"labels"`
+	Template string            `json:"template"`
+	K        int               `json:"k"`
+	Engines  []RelevanceScores `json:"engines"`
+}
+
+// RelevanceScores are one engine's means over the judged queries.
+type RelevanceScores struct {
+	Engine string `json:"engine"`
+	// Judged counts the queries with a relevant document; Unjudged those
+	// without (left out of the means); Failed the queries the engine
+	// refused (each counted as finding nothing).
+	Judged   int `json:"judged"`
+	Unjudged int `json:"unjudged"`
+	Failed   int `json:"failed"`
+	// Recall is recall@K; MRR and NDCG are at 10.
+	Recall float64 `json:"recall_at_k"`
+	MRR    float64 `json:"mrr_at_10"`
+	NDCG   float64 `json:"ndcg_at_10"`
 }
 
 // AnalyzerTranslation is one field's analyzer on each engine.

@@ -18,6 +18,13 @@ func DryRun(o Options, targets map[string]string, io harness.IO) error {
 	}
 	p := harness.NewPlan(io.Out, "tairbench search run "+tr.Name)
 	p.Note("corpus: %s, index %s; every engine's index is dropped and created first", corpusName(tr), tr.Index.Name)
+	if r := tr.Relevance; r != nil {
+		labels := "the track's qrels (" + r.Qrels + ") and queries (" + r.Queries + ")"
+		if k := r.KnownItems; k != nil {
+			labels = fmt.Sprintf("known items (%d documents' %s)", k.Count(), k.Field)
+		}
+		p.Note("relevance after the schedule: each labelled query once on each engine, from %s; recall@%d, MRR@10, NDCG@10", labels, r.CutOff())
+	}
 	for _, en := range o.Engines {
 		for _, t := range tr.Tasks {
 			cfg := engine.Config{Workers: t.Clients, Warmup: time.Duration(t.Warmup), Rate: t.Rate}

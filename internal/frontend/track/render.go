@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
@@ -33,6 +34,10 @@ func Render(w io.Writer, d *result.TrackRun) {
 	}
 	for _, t := range d.Tasks {
 		renderTask(w, t)
+	}
+	if d.Relevance != nil {
+		fmt.Fprintln(w)
+		report.WriteTable(w, report.RelevanceTable(d.Relevance))
 	}
 	for _, s := range d.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", s)

@@ -99,6 +99,9 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.TrackRun, error
 	}
 	r := &runner{o: o, tr: tr, scan: scan, doc: doc, engines: engines, io: io}
 	runErr := r.tasks(ctx)
+	if runErr == nil && tr.Relevance != nil {
+		runErr = r.relevance(ctx)
+	}
 	summary := output.SummaryTo(io, o.JSON)
 	Render(summary, doc)
 	if werr := output.Publish(ctx, io, o.JSON, doc); werr != nil {

@@ -210,3 +210,37 @@ func TestUnreachableEngineFirst(t *testing.T) {
 	assert.Contains(t, err.Error(), "elasticsearch at http://127.0.0.1:1 cannot be used")
 	assert.NotContains(t, errs.String(), "reading the corpus")
 }
+
+// TestKnownItemMRRByHand: five known items of the committed Wikipedia
+// sample (the documents at lines 1, 74, 147, 220 and 293), each title
+// searched in the abstracts on the embedded server. Found by hand with
+// TFT.SEARCH through redis-cli against 'tairbench serve':
+//
+//	Anarchism                rank 1
+//	Aruba                    rank 1
+//	American Film Institute  not in the top 10 (its abstract is an infobox line, "| location = Los Angeles…")
+//	Allen Ginsberg           no hit at all (abstract "| birth_place = Newark…")
+//	Athena                   not in the top 10 (abstract "}}"; the first hit is "Athene (disambiguation)")
+//
+// so MRR@10 = (1 + 1 + 0 + 0 + 0) / 5 = 0.4, and recall@10 and NDCG@10
+// (one relevant document each, found first or not at all) are 0.4 too.
+func TestKnownItemMRRByHand(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "track.json")
+	io, out, errs := quiet()
+	w := Words{Options: own(), Run: Options{Track: "testdata/wiki-known-items.json", MaxDivergence: -1, Samples: 1, Quiet: true}, Server: embedded}
+	w.Seed, w.JSON = 1, path
+	require.NoError(t, Main(context.Background(), w, io), errs.String())
+	doc, err := result.ReadFile(path)
+	require.NoError(t, err)
+	rel := doc.(*result.TrackRun).Relevance
+	require.NotNil(t, rel)
+	assert.Equal(t, "known items: 5 documents, each found by its title (the document is the one relevant answer)", rel.Labels)
+	require.Len(t, rel.Engines, 1)
+	e := rel.Engines[0]
+	assert.Equal(t, 5, e.Judged)
+	assert.InDelta(t, 0.4, e.MRR, 1e-12)
+	assert.InDelta(t, 0.4, e.Recall, 1e-12)
+	assert.InDelta(t, 0.4, e.NDCG, 1e-12)
+	assert.Contains(t, out.String(), "relevance: known items: 5 documents")
+	assert.Regexp(t, `tairsearch\s+5\s+0\.400\s+0\.400\s+0\.400\s+0`, out.String())
+}

@@ -1,0 +1,60 @@
+package track
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tairbench/tairbench/internal/relevance"
+	"github.com/tairbench/tairbench/pkg/result"
+)
+
+// relevance judges each engine's answers against the track's labels,
+// once the schedule has run: every labelled query once per engine, its
+// ranked ids scored (recall@k, MRR@10, NDCG@10). A query an engine
+// refuses counts as finding nothing, and is counted.
+func (r *runner) relevance(ctx context.Context) error {
+	rel := r.tr.Relevance
+	qs, labels, from, err := r.tr.Labels(r.scan.Docs)
+	if err != nil {
+		return err
+	}
+	if err := r.refresh(ctx); err != nil {
+		return err
+	}
+	k := rel.CutOff()
+	out := &result.TrackRelevance{Labels: from, Template: string(rel.Template), K: k}
+	for _, e := range r.engines {
+		fmt.Fprintf(r.io.Err, "relevance on %s: %d queries\n", e.Name(), len(labels))
+		answers := map[string][]string{}
+		failed := 0
+		var firstErr error
+		for _, q := range qs {
+			if labels[q.ID] == nil {
+				continue
+			}
+			h, err := e.Probe(ctx, rel.Expand(q.Text))
+			if err != nil {
+				failed++
+				firstErr = cmpOr(firstErr, err)
+				continue
+			}
+			answers[q.ID] = h.IDs
+		}
+		s := relevance.Score(k, answers, labels)
+		out.Engines = append(out.Engines, result.RelevanceScores{Engine: e.Name(), Judged: s.Judged, Unjudged: s.Unjudged, Failed: failed,
+			Recall: s.Recall, MRR: s.MRR, NDCG: s.NDCG})
+		if failed > 0 {
+			r.doc.Warnings = append(r.doc.Warnings, fmt.Sprintf("relevance on %s: %d of %d queries refused (counted as finding nothing), the first: %v",
+				e.Name(), failed, len(labels), firstErr))
+		}
+	}
+	r.doc.Relevance = out
+	return nil
+}
+
+func cmpOr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,181 @@
+package track
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/tairbench/tairbench/internal/fulltext"
+	"github.com/tairbench/tairbench/internal/relevance"
+)
+
+// Relevance is how a track judges the engines' answers: a query template
+// whose {{query}} is each query's text, and the labels (known items made
+// from the corpus, or the user's TREC qrels and queries).
+type Relevance struct {
+	// Template is a query body with the placeholder {{query}}; its size
+	// should be at least K.
+	Template json.RawMessage `json:"template"`
+	// KnownItems makes the labels from the corpus.
+	KnownItems *KnownItems `json:"known_items,omitempty"`
+	// Qrels (TREC qrels) and Queries (ID<TAB>TEXT lines or BEIR JSON
+	// lines) are the user's labels, paths relative to the track.
+	Qrels   string `json:"qrels,omitempty"`
+	Queries string `json:"queries,omitempty"`
+	// K is recall's cut-off (default 10).
+	K int `json:"k,omitempty"`
+}
+
+// KnownItems are labels made from the corpus: a document's Field (its
+// title) is a query whose one relevant answer is that document.
+type KnownItems struct {
+	Field string `json:"field"`
+	// Queries is how many documents, spread evenly over the corpus
+	// (default 100).
+	Queries int `json:"queries,omitempty"`
+}
+
+// Count is how many known items to make (Queries, or 100).
+func (k KnownItems) Count() int {
+	if k.Queries == 0 {
+		return 100
+	}
+	return k.Queries
+}
+
+// placeholder is the template's one placeholder.
+const placeholder = "{{query}}"
+
+// check refuses a relevance section that cannot run.
+func (r *Relevance) check(m *fulltext.Mapping) error {
+	switch {
+	case !json.Valid(r.Template):
+		return errors.New("relevance: template is not JSON")
+	case !bytes.Contains(r.Template, []byte(placeholder)):
+		return fmt.Errorf("relevance: template has no %s", placeholder)
+	case bytes.Count(r.Template, []byte("{{")) != bytes.Count(r.Template, []byte(placeholder)):
+		return fmt.Errorf("relevance: template may hold only %s", placeholder)
+	case r.K < 0:
+		return errors.New("relevance: k must be 1 or more")
+	case (r.KnownItems != nil) == (r.Qrels != "" || r.Queries != ""):
+		return errors.New("relevance: give known_items, or qrels and queries")
+	case r.KnownItems == nil && (r.Qrels == "" || r.Queries == ""):
+		return errors.New("relevance: qrels and queries go together")
+	}
+	if k := r.KnownItems; k != nil {
+		f, ok := m.Fields[k.Field]
+		switch {
+		case !ok:
+			return fmt.Errorf("relevance: known_items field %q is not in the tairsearch mapping", k.Field)
+		case f.Type != "text" && f.Type != "keyword":
+			return fmt.Errorf("relevance: known_items field %s is %s, not text or keyword", k.Field, f.Type)
+		case k.Queries < 0:
+			return errors.New("relevance: known_items queries must be 1 or more")
+		}
+	}
+	return nil
+}
+
+// CutOff is recall's k.
+func (r *Relevance) CutOff() int {
+	if r.K == 0 {
+		return 10
+	}
+	return r.K
+}
+
+// Expand is the template with text in place of {{query}}: a JSON string
+// that is only the placeholder becomes the text, quoted; inside a longer
+// string, the text escaped.
+func (r *Relevance) Expand(text string) []byte {
+	quoted, _ := json.Marshal(text)
+	out := bytes.ReplaceAll(r.Template, []byte(`"`+placeholder+`"`), quoted)
+	return bytes.ReplaceAll(out, []byte(placeholder), quoted[1:len(quoted)-1])
+}
+
+// Labels are the queries to judge and their labels, and a line saying
+// where they come from. docs is the corpus's document count (known items
+// are spread over it).
+func (t *Track) Labels(docs int64) ([]relevance.Query, map[string]relevance.Labels, string, error) {
+	r := t.Relevance
+	if r.KnownItems == nil {
+		return t.userLabels()
+	}
+	k := *r.KnownItems
+	n := k.Count()
+	step := max(1, docs/int64(n))
+	rd, err := t.Open()
+	if err != nil {
+		return nil, nil, "", err
+	}
+	defer rd.Close()
+	var qs []relevance.Query
+	labels := map[string]relevance.Labels{}
+	var d Doc
+	for len(qs) < n {
+		err := rd.Next(&d)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, nil, "", err
+		}
+		text, _ := d.Fields[k.Field].(string)
+		text = strings.TrimSpace(text)
+		if (d.Line-1)%step != 0 || text == "" || labels[d.ID] != nil {
+			continue
+		}
+		qs = append(qs, relevance.Query{ID: d.ID, Text: text})
+		labels[d.ID] = relevance.Labels{d.ID: 1}
+	}
+	if len(qs) == 0 {
+		return nil, nil, "", fmt.Errorf("relevance: no document has a %s to make a known item of", k.Field)
+	}
+	return qs, labels, fmt.Sprintf("known items: %d documents, each found by its %s (the document is the one relevant answer)", len(qs), k.Field), nil
+}
+
+// userLabels reads the track's qrels and queries; a query without a
+// judgment is kept (it counts as unjudged), a judged query without a text
+// is refused.
+func (t *Track) userLabels() ([]relevance.Query, map[string]relevance.Labels, string, error) {
+	r := t.Relevance
+	open := func(p string) (*os.File, error) {
+		f, err := os.Open(t.Path(p))
+		if err != nil {
+			return nil, fmt.Errorf("relevance: %w", err)
+		}
+		return f, nil
+	}
+	qf, err := open(r.Queries)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	defer qf.Close()
+	qs, err := relevance.ParseQueries(qf)
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("relevance: %s: %w", r.Queries, err)
+	}
+	lf, err := open(r.Qrels)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	defer lf.Close()
+	labels, err := relevance.ParseQrels(lf)
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("relevance: %s: %w", r.Qrels, err)
+	}
+	have := map[string]bool{}
+	for _, q := range qs {
+		have[q.ID] = true
+	}
+	for qid := range labels {
+		if !have[qid] {
+			return nil, nil, "", fmt.Errorf("relevance: %s judges query %s, which %s does not give", r.Qrels, qid, r.Queries)
+		}
+	}
+	return qs, labels, fmt.Sprintf("the track's labels: %d queries (%s), judged in %s", len(qs), r.Queries, r.Qrels), nil
+}
