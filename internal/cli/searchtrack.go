@@ -58,6 +58,7 @@ and why. Built-in tracks: ` + strings.Join(ftrack.Builtin(), ", ") + `.`,
 	fs.Int64Var(&o.Run.Iterations, "iterations", 0, "measured queries of every query task, instead of a time (after its warm-up; writers beside it not counted)")
 	fs.Float64Var(&o.Run.MaxDivergence, "max-divergence", -1, "stop before timing a task whose templates diverge more than this (0 to 1; -1: never)")
 	fs.IntVar(&o.Run.Samples, "samples", 5, "parameter samples per template for the parity check")
+	fs.StringArrayVar(&o.Run.Thresholds, "threshold", nil, "a bar on the track's relevance, [ENGINE:]METRIC@K>VALUE (recall@K, mrr@10, ndcg@10), e.g. ndcg@10>0.5; exit 99 when missed (repeatable)")
 	fs.BoolVar(&o.Run.Quiet, "quiet", false, "no per-second progress lines")
 	fs.BoolVar(&o.Run.AllowErrors, "allow-errors", false, "exit 0 even when requests failed")
 	fs.BoolVar(&o.list, "list", false, "list the built-in tracks")

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tairbench/tairbench/pkg/result"
 )
 
 // The example: d1 (grade 1), d2 (grade 2) and d9 (grade 1) are relevant,
@@ -123,4 +125,42 @@ func FuzzParseQueries(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestThresholds(t *testing.T) {
+	rel := &result.TrackRelevance{K: 10, Engines: []result.RelevanceScores{{Engine: "tairsearch", Judged: 5, Recall: 0.4, MRR: 0.4, NDCG: 0.4},
+		{Engine: "elasticsearch", Judged: 5, Recall: 0.6, MRR: 0.5, NDCG: 0.55}}}
+	cases := []struct {
+		in   string
+		pass []bool
+	}{
+		{"ndcg@10>0.5", []bool{false, true}},
+		{"NDCG@10 >= 0.4", []bool{true, true}},
+		{"tairsearch:mrr@10<0.5", []bool{true}},
+		{"elasticsearch:recall@10>0.6", []bool{false}},
+	}
+	for _, c := range cases {
+		th, err := ParseThreshold(c.in)
+		require.NoError(t, err, c.in)
+		require.NoError(t, th.Fits(10))
+		var got []bool
+		for _, v := range th.Check(rel) {
+			got = append(got, v.Pass)
+		}
+		assert.Equal(t, c.pass, got, c.in)
+	}
+	for _, c := range []struct{ in, want string }{
+		{"ndcg>0.5", "want [ENGINE:]METRIC@K>VALUE"},
+		{"ndcg@10>5", "is not a share"},
+		{"mrr@5>0.5", "mrr is measured at 10 (mrr@10)"},
+		{"p99<2ms", "want [ENGINE:]METRIC@K>VALUE"},
+	} {
+		_, err := ParseThreshold(c.in)
+		assert.ErrorContains(t, err, c.want, c.in)
+	}
+	th, _ := ParseThreshold("recall@100>0.9")
+	assert.EqualError(t, th.Fits(10), `threshold "recall@100>0.9": the track measures recall@10`)
+	th, _ = ParseThreshold("solr:ndcg@10>0.5")
+	assert.Equal(t, "no engine solr ran", th.Check(rel)[0].Note)
+	assert.False(t, th.Check(rel)[0].Pass)
 }

@@ -25,7 +25,9 @@ type TrackRun struct {
 	// Relevance is how well each engine's answers matched the track's
 	// relevance labels (absent when the track has none).
 	Relevance *TrackRelevance `json:"relevance,omitempty"`
-	Warnings  []string        `json:"warnings"`
+	// Thresholds are the verdicts of the run's relevance thresholds.
+	Thresholds []ThresholdVerdict `json:"thresholds,omitempty"`
+	Warnings   []string           `json:"warnings"`
 }
 
 // TrackRelevance is each engine's answers judged against labels, after

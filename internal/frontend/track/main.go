@@ -61,7 +61,11 @@ func Main(ctx context.Context, w Words, io harness.IO) error {
 	if ro.Engines, err = engines.ChooseSearch(w.Engines, ro.ES); err != nil {
 		return err
 	}
-	if _, err := tk.Load(ro.Track); err != nil { // refused before any server starts
+	tr, err := tk.Load(ro.Track) // refused before any server starts
+	if err != nil {
+		return err
+	}
+	if _, err := qualityThresholds(ro.Thresholds, tr); err != nil {
 		return err
 	}
 	resp := slices.ContainsFunc(ro.Engines, func(n string) bool { e, _ := engines.Search(n); return e.Reach == catalog.RESP })

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/tairbench/tairbench/internal/relevance"
+	tk "github.com/tairbench/tairbench/internal/track"
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
@@ -50,6 +51,26 @@ func (r *runner) relevance(ctx context.Context) error {
 	}
 	r.doc.Relevance = out
 	return nil
+}
+
+// qualityThresholds reads --threshold against the track: it must judge
+// relevance, and measure the figure named.
+func qualityThresholds(in []string, tr *tk.Track) ([]relevance.Threshold, error) {
+	var out []relevance.Threshold
+	for _, s := range in {
+		th, err := relevance.ParseThreshold(s)
+		if err != nil {
+			return nil, err
+		}
+		if tr.Relevance == nil {
+			return nil, fmt.Errorf("threshold %q: track %s has no relevance section to judge", s, tr.Name)
+		}
+		if err := th.Fits(tr.Relevance.CutOff()); err != nil {
+			return nil, err
+		}
+		out = append(out, th)
+	}
+	return out, nil
 }
 
 func cmpOr(a, b error) error {

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/tairbench/tairbench/internal/report"
+	"github.com/tairbench/tairbench/internal/threshold"
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
@@ -38,6 +39,7 @@ func Render(w io.Writer, d *result.TrackRun) {
 	if d.Relevance != nil {
 		fmt.Fprintln(w)
 		report.WriteTable(w, report.RelevanceTable(d.Relevance))
+		threshold.Write(w, d.Thresholds)
 	}
 	for _, s := range d.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", s)

@@ -57,6 +57,9 @@ type Options struct {
 	AllowErrors bool
 	// NoServerStats turns off the engines' own timelines.
 	NoServerStats bool
+	// Thresholds are bars on the relevance figures ("ndcg@10>0.5"); a
+	// failed one exits 99.
+	Thresholds []string
 }
 
 // ErrDiverged is the run stopped by --max-divergence.
@@ -68,6 +71,10 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.TrackRun, error
 		return nil, err
 	}
 	tr, err := load(o)
+	if err != nil {
+		return nil, err
+	}
+	ths, err := qualityThresholds(o.Thresholds, tr)
 	if err != nil {
 		return nil, err
 	}
@@ -102,6 +109,11 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.TrackRun, error
 	if runErr == nil && tr.Relevance != nil {
 		runErr = r.relevance(ctx)
 	}
+	for _, th := range ths {
+		if doc.Relevance != nil {
+			doc.Thresholds = append(doc.Thresholds, th.Check(doc.Relevance)...)
+		}
+	}
 	summary := output.SummaryTo(io, o.JSON)
 	Render(summary, doc)
 	if werr := output.Publish(ctx, io, o.JSON, doc); werr != nil {
@@ -109,6 +121,9 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.TrackRun, error
 	}
 	if runErr != nil {
 		return doc, runErr
+	}
+	if err := output.ThresholdsFailed(doc.Thresholds); err != nil {
+		return doc, err
 	}
 	if !o.AllowErrors {
 		if why := failures(doc); why != "" {

@@ -53,6 +53,12 @@ func TestMainRefuses(t *testing.T) {
 		{"an engine by URL without one", func(w *Words) { w.Engines = "elasticsearch" }, "give --es URL"},
 		{"no TairSearch address", func(w *Words) { w.Embedded = false }, "--tair ADDR"},
 		{"an unknown track", func(w *Words) { w.Run.Track = "no-such-track" }, "no-such-track"},
+		{"a threshold on a track without relevance", func(w *Words) { w.Run.Thresholds = []string{"ndcg@10>0.5"} },
+			`threshold "ndcg@10>0.5": track whitepaper has no relevance section to judge`},
+		{"a threshold the track does not measure", func(w *Words) {
+			w.Run.Track, w.Run.Thresholds = "testdata/wiki-known-items.json", []string{"recall@5>0.5"}
+		}, `threshold "recall@5>0.5": the track measures recall@10`},
+		{"a bad threshold", func(w *Words) { w.Run.Thresholds = []string{"p99<2ms"} }, "want [ENGINE:]METRIC@K>VALUE"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -243,4 +249,17 @@ func TestKnownItemMRRByHand(t *testing.T) {
 	assert.InDelta(t, 0.4, e.NDCG, 1e-12)
 	assert.Contains(t, out.String(), "relevance: known items: 5 documents")
 	assert.Regexp(t, `tairsearch\s+5\s+0\.400\s+0\.400\s+0\.400\s+0`, out.String())
+
+	// A missed relevance threshold exits 99, after the result is written.
+	w.Run.Thresholds = []string{"ndcg@10>0.5", "tairsearch:mrr@10>=0.4"}
+	io, out, errs = quiet()
+	err = Main(context.Background(), w, io)
+	var ee *harness.ExitError
+	require.ErrorAs(t, err, &ee, errs.String())
+	assert.Equal(t, harness.ExitThreshold, ee.Code)
+	assert.Contains(t, out.String(), "threshold ndcg@10>0.5            FAIL: observed 0.400 (tairsearch, 5 judged queries)")
+	assert.Contains(t, out.String(), "threshold tairsearch:mrr@10>=0.4 PASS: observed 0.400")
+	doc, err = result.ReadFile(path)
+	require.NoError(t, err)
+	assert.Len(t, doc.(*result.TrackRun).Thresholds, 2)
 }
