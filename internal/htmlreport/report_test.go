@@ -151,12 +151,12 @@ func TestTrackSection(t *testing.T) {
 					{Name: "match-head", Requests: 700, MeanHits: 120.5, Latency: &lat}, {Name: "terms-agg", Requests: 300, ZeroHitShare: 0.1, Latency: &lat}}}}}},
 		Warnings: []string{},
 		Relevance: &result.TrackRelevance{Labels: "known items: 5 documents, each found by its title (the document is the one relevant answer)",
-			Template: `{"query":{"match":{"abstract":"{{query}}"}}}`, K: 10,
-			Engines: []result.RelevanceScores{{Engine: "tairsearch", Judged: 5, Recall: 0.4, MRR: 0.4, NDCG: 0.4}}}}
+			Templates: map[string]string{"query": `{"query":{"match":{"abstract":"{{query}}"}}}`}, K: 10,
+			Engines: []result.RelevanceScores{{Template: "query", Engine: "tairsearch", Judged: 5, Recall: 0.4, MRR: 0.4, NDCG: 0.4}}}}
 	var b bytes.Buffer
 	require.NoError(t, Write(&b, []Input{{"track.json", d}}))
 	page := b.String()
-	assert.Contains(t, page, "<tr><td>tairsearch</td><td>5</td><td>0.400</td><td>0.400</td><td>0.400</td><td>0</td></tr>", "relevance, as the terminal prints it")
+	assert.Contains(t, page, "<tr><td>query</td><td>tairsearch</td><td>5</td><td>0.400</td><td>0.400</td><td>0.400</td><td>0</td></tr>", "relevance, as the terminal prints it")
 	assert.Less(t, strings.Index(page, "NDCG@10"), strings.Index(page, "<h3>task queries"), "quality leads, beside the tasks")
 	assert.Contains(t, page, "track.json: queries on tairsearch", "each task's run gets the run charts")
 	assert.Contains(t, page, "<td>match-head</td><td>700</td><td>latency from the send</td><td>0.90</td><td>0.95</td><td></td><td>0 %</td><td>120.5</td>")

@@ -128,8 +128,8 @@ func FuzzParseQueries(f *testing.F) {
 }
 
 func TestThresholds(t *testing.T) {
-	rel := &result.TrackRelevance{K: 10, Engines: []result.RelevanceScores{{Engine: "tairsearch", Judged: 5, Recall: 0.4, MRR: 0.4, NDCG: 0.4},
-		{Engine: "elasticsearch", Judged: 5, Recall: 0.6, MRR: 0.5, NDCG: 0.55}}}
+	rel := &result.TrackRelevance{K: 10, Engines: []result.RelevanceScores{{Template: "q", Engine: "tairsearch", Judged: 5, Recall: 0.4, MRR: 0.4, NDCG: 0.4},
+		{Template: "q", Engine: "elasticsearch", Judged: 5, Recall: 0.6, MRR: 0.5, NDCG: 0.55}}}
 	cases := []struct {
 		in   string
 		pass []bool

@@ -53,7 +53,7 @@ func (t Threshold) Fits(k int) error {
 	return nil
 }
 
-// Check judges the threshold on each engine it names.
+// Check judges the threshold on each engine it names, for each template.
 func (t Threshold) Check(r *result.TrackRelevance) []result.ThresholdVerdict {
 	var out []result.ThresholdVerdict
 	for _, e := range r.Engines {
@@ -66,7 +66,7 @@ func (t Threshold) Check(r *result.TrackRelevance) []result.ThresholdVerdict {
 			pass = v > t.Value || t.Equal && v == t.Value
 		}
 		out = append(out, result.ThresholdVerdict{Threshold: t.Source, Observed: v, Pass: pass,
-			Note: fmt.Sprintf("%s, %d judged queries", e.Engine, e.Judged)})
+			Note: fmt.Sprintf("%s on %s, %d judged queries", e.Template, e.Engine, e.Judged)})
 	}
 	if len(out) == 0 {
 		out = append(out, result.ThresholdVerdict{Threshold: t.Source, Note: fmt.Sprintf("no engine %s ran", t.Engine)})

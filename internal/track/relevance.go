@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strings"
 
 	"github.com/tairbench/tairbench/internal/fulltext"
@@ -18,8 +19,10 @@ import (
 // from the corpus, or the user's TREC qrels and queries).
 type Relevance struct {
 	// Template is a query body with the placeholder {{query}}; its size
-	// should be at least K.
-	Template json.RawMessage `json:"template"`
+	// should be at least K. Templates names several, each judged apart
+	// (Template alone is named "query").
+	Template  json.RawMessage            `json:"template,omitempty"`
+	Templates map[string]json.RawMessage `json:"templates,omitempty"`
 	// KnownItems makes the labels from the corpus.
 	KnownItems *KnownItems `json:"known_items,omitempty"`
 	// Qrels (TREC qrels) and Queries (ID<TAB>TEXT lines or BEIR JSON
@@ -50,15 +53,45 @@ func (k KnownItems) Count() int {
 // placeholder is the template's one placeholder.
 const placeholder = "{{query}}"
 
+// NamedTemplate is one relevance query.
+type NamedTemplate struct {
+	Name string
+	Body json.RawMessage
+}
+
+// Bodies are the relevance templates by name, in name order.
+func (r *Relevance) Bodies() []NamedTemplate {
+	if len(r.Template) > 0 {
+		return []NamedTemplate{{Name: "query", Body: r.Template}}
+	}
+	names := make([]string, 0, len(r.Templates))
+	for n := range r.Templates {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := make([]NamedTemplate, len(names))
+	for i, n := range names {
+		out[i] = NamedTemplate{Name: n, Body: r.Templates[n]}
+	}
+	return out
+}
+
 // check refuses a relevance section that cannot run.
 func (r *Relevance) check(m *fulltext.Mapping) error {
+	if (len(r.Template) > 0) == (len(r.Templates) > 0) {
+		return errors.New("relevance: give template, or templates by name")
+	}
+	for _, q := range r.Bodies() {
+		switch {
+		case !json.Valid(q.Body):
+			return fmt.Errorf("relevance: template %s is not JSON", q.Name)
+		case !bytes.Contains(q.Body, []byte(placeholder)):
+			return fmt.Errorf("relevance: template %s has no %s", q.Name, placeholder)
+		case bytes.Count(q.Body, []byte("{{")) != bytes.Count(q.Body, []byte(placeholder)):
+			return fmt.Errorf("relevance: template %s may hold only %s", q.Name, placeholder)
+		}
+	}
 	switch {
-	case !json.Valid(r.Template):
-		return errors.New("relevance: template is not JSON")
-	case !bytes.Contains(r.Template, []byte(placeholder)):
-		return fmt.Errorf("relevance: template has no %s", placeholder)
-	case bytes.Count(r.Template, []byte("{{")) != bytes.Count(r.Template, []byte(placeholder)):
-		return fmt.Errorf("relevance: template may hold only %s", placeholder)
 	case r.K < 0:
 		return errors.New("relevance: k must be 1 or more")
 	case (r.KnownItems != nil) == (r.Qrels != "" || r.Queries != ""):
@@ -91,9 +124,9 @@ func (r *Relevance) CutOff() int {
 // Expand is the template with text in place of {{query}}: a JSON string
 // that is only the placeholder becomes the text, quoted; inside a longer
 // string, the text escaped.
-func (r *Relevance) Expand(text string) []byte {
+func (q NamedTemplate) Expand(text string) []byte {
 	quoted, _ := json.Marshal(text)
-	out := bytes.ReplaceAll(r.Template, []byte(`"`+placeholder+`"`), quoted)
+	out := bytes.ReplaceAll(q.Body, []byte(`"`+placeholder+`"`), quoted)
 	return bytes.ReplaceAll(out, []byte(placeholder), quoted[1:len(quoted)-1])
 }
 

@@ -1,6 +1,7 @@
 package track
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,8 +23,11 @@ const genCorpus = `{"generator":"products-zh","docs":10,"seed":1}`
 
 func TestRelevanceRefusals(t *testing.T) {
 	for _, c := range []struct{ rel, want string }{
-		{`{"template":{"query":{"match":{"title":"x"}}},"known_items":{"field":"title"}}`, "relevance: template has no {{query}}"},
-		{`{"template":{"query":{"match":{"title":"{{query}} {{other}}"}}},"known_items":{"field":"title"}}`, "relevance: template may hold only {{query}}"},
+		{`{"template":{"query":{"match":{"title":"x"}}},"known_items":{"field":"title"}}`, "relevance: template query has no {{query}}"},
+		{`{"template":{"query":{"match":{"title":"{{query}} {{other}}"}}},"known_items":{"field":"title"}}`, "relevance: template query may hold only {{query}}"},
+		{`{"known_items":{"field":"title"}}`, "relevance: give template, or templates by name"},
+		{`{"template":{"q":"{{query}}"},"templates":{"a":{"q":"{{query}}"}},"known_items":{"field":"title"}}`, "relevance: give template, or templates by name"},
+		{`{"templates":{"a":{"q":"x"}},"known_items":{"field":"title"}}`, "relevance: template a has no {{query}}"},
 		{`{"template":{"query":{"match":{"title":"{{query}}"}}}}`, "relevance: give known_items, or qrels and queries"},
 		{`{"template":{"query":{"match":{"title":"{{query}}"}}},"known_items":{"field":"title"},"qrels":"q.txt"}`, "relevance: give known_items, or qrels and queries"},
 		{`{"template":{"query":{"match":{"title":"{{query}}"}}},"qrels":"q.txt"}`, "relevance: qrels and queries go together"},
@@ -40,9 +44,16 @@ func TestRelevanceRefusals(t *testing.T) {
 // placeholder is a whole string, escaped inside a longer one.
 func TestRelevanceExpand(t *testing.T) {
 	r := Relevance{Template: []byte(`{"query":{"bool":{"must":[{"match":{"title":"{{query}}"}},{"match":{"title":"in {{query}}"}}]}}}`)}
+	q := r.Bodies()
+	require.Len(t, q, 1)
+	assert.Equal(t, "query", q[0].Name)
 	assert.Equal(t, `{"query":{"bool":{"must":[{"match":{"title":"say \"hi\"\\n"}},{"match":{"title":"in say \"hi\"\\n"}}]}}}`,
-		string(r.Expand("say \"hi\"\\n")))
+		string(q[0].Expand("say \"hi\"\\n")))
 	assert.Equal(t, 10, r.CutOff())
+
+	r = Relevance{Templates: map[string]json.RawMessage{"title": []byte(`{"q":"{{query}}"}`), "abstract": []byte(`{"a":"{{query}}"}`)}}
+	q = r.Bodies()
+	assert.Equal(t, []string{"abstract", "title"}, []string{q[0].Name, q[1].Name}, "in name order")
 }
 
 // TestKnownItemsSpreadOverTheCorpus: known items are every step-th

@@ -33,17 +33,20 @@ type TrackRun struct {
 // TrackRelevance is each engine's answers judged against labels, after
 // the schedule ran.
 type TrackRelevance struct {
-	// Labels says where the labels came from; Template is the query each
-	// label's text was put in; K recall's cut-off.
-	Labels   string            `json:"labels"`
-	Template string            `json:"template"`
-	K        int               `json:"k"`
-	Engines  []RelevanceScores `json:"engines"`
+	// Labels says where the labels came from; Templates are the queries
+	// each label's text was put in, by name; K recall's cut-off.
+	Labels    string            `json:"labels"`
+	Templates map[string]string `json:"templates"`
+	K         int               `json:"k"`
+	// Engines are the scores per template and engine.
+	Engines []RelevanceScores `json:"engines"`
 }
 
-// RelevanceScores are one engine's means over the judged queries.
+// RelevanceScores are one engine's means over the judged queries of one
+// template.
 type RelevanceScores struct {
-	Engine string `json:"engine"`
+	Template string `json:"template_name"`
+	Engine   string `json:"engine"`
 	// Judged counts the queries with a relevant document; Unjudged those
 	// without (left out of the means); Failed the queries the engine
 	// refused (each counted as finding nothing).

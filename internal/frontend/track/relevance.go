@@ -23,30 +23,33 @@ func (r *runner) relevance(ctx context.Context) error {
 		return err
 	}
 	k := rel.CutOff()
-	out := &result.TrackRelevance{Labels: from, Template: string(rel.Template), K: k}
-	for _, e := range r.engines {
-		fmt.Fprintf(r.io.Err, "relevance on %s: %d queries\n", e.Name(), len(labels))
-		answers := map[string][]string{}
-		failed := 0
-		var firstErr error
-		for _, q := range qs {
-			if labels[q.ID] == nil {
-				continue
+	out := &result.TrackRelevance{Labels: from, Templates: map[string]string{}, K: k}
+	for _, tpl := range rel.Bodies() {
+		out.Templates[tpl.Name] = string(tpl.Body)
+		for _, e := range r.engines {
+			fmt.Fprintf(r.io.Err, "relevance %s on %s: %d queries\n", tpl.Name, e.Name(), len(labels))
+			answers := map[string][]string{}
+			failed := 0
+			var firstErr error
+			for _, q := range qs {
+				if labels[q.ID] == nil {
+					continue
+				}
+				h, err := e.Probe(ctx, tpl.Expand(q.Text))
+				if err != nil {
+					failed++
+					firstErr = cmpOr(firstErr, err)
+					continue
+				}
+				answers[q.ID] = h.IDs
 			}
-			h, err := e.Probe(ctx, rel.Expand(q.Text))
-			if err != nil {
-				failed++
-				firstErr = cmpOr(firstErr, err)
-				continue
+			s := relevance.Score(k, answers, labels)
+			out.Engines = append(out.Engines, result.RelevanceScores{Template: tpl.Name, Engine: e.Name(), Judged: s.Judged, Unjudged: s.Unjudged,
+				Failed: failed, Recall: s.Recall, MRR: s.MRR, NDCG: s.NDCG})
+			if failed > 0 {
+				r.doc.Warnings = append(r.doc.Warnings, fmt.Sprintf("relevance %s on %s: %d of %d queries refused (counted as finding nothing), the first: %v",
+					tpl.Name, e.Name(), failed, len(labels), firstErr))
 			}
-			answers[q.ID] = h.IDs
-		}
-		s := relevance.Score(k, answers, labels)
-		out.Engines = append(out.Engines, result.RelevanceScores{Engine: e.Name(), Judged: s.Judged, Unjudged: s.Unjudged, Failed: failed,
-			Recall: s.Recall, MRR: s.MRR, NDCG: s.NDCG})
-		if failed > 0 {
-			r.doc.Warnings = append(r.doc.Warnings, fmt.Sprintf("relevance on %s: %d of %d queries refused (counted as finding nothing), the first: %v",
-				e.Name(), failed, len(labels), firstErr))
 		}
 	}
 	r.doc.Relevance = out

@@ -248,7 +248,7 @@ func TestKnownItemMRRByHand(t *testing.T) {
 	assert.InDelta(t, 0.4, e.Recall, 1e-12)
 	assert.InDelta(t, 0.4, e.NDCG, 1e-12)
 	assert.Contains(t, out.String(), "relevance: known items: 5 documents")
-	assert.Regexp(t, `tairsearch\s+5\s+0\.400\s+0\.400\s+0\.400\s+0`, out.String())
+	assert.Regexp(t, `query\s+tairsearch\s+5\s+0\.400\s+0\.400\s+0\.400\s+0`, out.String())
 
 	// A missed relevance threshold exits 99, after the result is written.
 	w.Run.Thresholds = []string{"ndcg@10>0.5", "tairsearch:mrr@10>=0.4"}
@@ -257,7 +257,7 @@ func TestKnownItemMRRByHand(t *testing.T) {
 	var ee *harness.ExitError
 	require.ErrorAs(t, err, &ee, errs.String())
 	assert.Equal(t, harness.ExitThreshold, ee.Code)
-	assert.Contains(t, out.String(), "threshold ndcg@10>0.5            FAIL: observed 0.400 (tairsearch, 5 judged queries)")
+	assert.Contains(t, out.String(), "threshold ndcg@10>0.5            FAIL: observed 0.400 (query on tairsearch, 5 judged queries)")
 	assert.Contains(t, out.String(), "threshold tairsearch:mrr@10>=0.4 PASS: observed 0.400")
 	doc, err = result.ReadFile(path)
 	require.NoError(t, err)
