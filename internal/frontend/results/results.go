@@ -99,6 +99,11 @@ func compareTracks(w io.Writer, pathA, pathB string, a, b *result.TrackRun) erro
 			n++
 		}
 	}
+	if a.Relevance != nil && b.Relevance != nil {
+		fmt.Fprintln(w)
+		report.WriteTable(w, report.RelevanceCompare(a.Relevance, b.Relevance))
+		n++
+	}
 	if n == 0 {
 		return errors.New("the two track results share no task run on the same engine")
 	}
