@@ -52,9 +52,13 @@ func TestEveryEngineHandsOverItsSecondsThroughAStall(t *testing.T) {
 				f := stallFactory(t, e, kind, o)
 				var mu sync.Mutex
 				var live []result.Interval
+				// The toxic holds each request 1.2 s and stays 1.5 s: removing
+				// it sooner releases what it holds at once, so that a request
+				// sent a few ms after it came could wait under 1 s (997 ms
+				// on a busy machine, when it stayed 1 s).
 				time.AfterFunc(1400*time.Millisecond, func() {
 					name := x.Add(t, "latency", `"latency":1200`)
-					time.AfterFunc(time.Second, func() { x.Remove(t, name) })
+					time.AfterFunc(1500*time.Millisecond, func() { x.Remove(t, name) })
 				})
 				res, err := engine.Run(context.Background(), engine.Config{Workers: 2, Duration: 4 * time.Second,
 					RequestTimeout: 5 * time.Second, Progress: func(p stats.Progress) {
