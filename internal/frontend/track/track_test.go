@@ -229,7 +229,8 @@ func TestUnreachableEngineFirst(t *testing.T) {
 //	Athena                   not in the top 10 (abstract "}}"; the first hit is "Athene (disambiguation)")
 //
 // so MRR@10 = (1 + 1 + 0 + 0 + 0) / 5 = 0.4, and recall@10 and NDCG@10
-// (one relevant document each, found first or not at all) are 0.4 too.
+// (one relevant document each, found first or not at all) are 0.4 too; on
+// the embedded server, then on both it and the real Elasticsearch.
 func TestKnownItemMRRByHand(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "track.json")
 	io, out, errs := quiet()
@@ -262,4 +263,17 @@ func TestKnownItemMRRByHand(t *testing.T) {
 	doc, err = result.ReadFile(path)
 	require.NoError(t, err)
 	assert.Len(t, doc.(*result.TrackRun).Thresholds, 2)
+
+	// The real Elasticsearch ranks the same five alike (checked by hand
+	// with _search): Anarchism and Aruba first, the other three not in
+	// its top 10.
+	w.Run.Thresholds, w.Engines, w.Run.ES = nil, "tairsearch,elasticsearch", testenv.ElasticsearchURL(t)
+	io, _, errs = quiet()
+	require.NoError(t, Main(context.Background(), w, io), errs.String())
+	doc, err = result.ReadFile(path)
+	require.NoError(t, err)
+	rel = doc.(*result.TrackRun).Relevance
+	require.Len(t, rel.Engines, 2)
+	assert.Equal(t, "elasticsearch", rel.Engines[1].Engine)
+	assert.InDelta(t, 0.4, rel.Engines[1].MRR, 1e-12)
 }
