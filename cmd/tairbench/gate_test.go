@@ -54,13 +54,13 @@ func TestGateAndTrendOverSevenRuns(t *testing.T) {
 	assert.Contains(t, out, "within noise")
 	assert.Contains(t, out, "gate: passed (exit 0)")
 
-	trend, err := exec.Command(binary(t), "history", "--store", db, "--trend", "ops/s").CombinedOutput()
+	trend, err := exec.Command(binary(t), "history", "--store", db, "--trend", "qps").CombinedOutput()
 	require.NoError(t, err, string(trend))
 	assert.Regexp(t, `(?m)^8 .* 800 .*-20\.0 %\s+◆ change point, regression`, string(trend))
 	assert.Contains(t, string(trend), "1 change point(s)")
 
 	page := filepath.Join(dir, "trend.html")
-	require.NoError(t, tairbench(t, "report", "--store", db, "--trend", "ops/s", "-o", page))
+	require.NoError(t, tairbench(t, "report", "--store", db, "--trend", "qps", "-o", page))
 	dom, logs := chromium(t, page, "--dump-dom")
 	for _, l := range strings.Split(logs, "\n") {
 		assert.NotRegexp(t, `:CONSOLE[:(]|Uncaught `, l, "a console message")

@@ -86,7 +86,7 @@ the change points 'tairbench gate' would find.`,
 	fs := cmd.Flags()
 	fs.StringVarP(&o.Out, "output", "o", "", "the HTML file to write (- for stdout)")
 	registerStore(fs, &o.Store)
-	fs.StringVar(&o.Trend.Metric, "trend", "", "add this figure's trend (ops/s, p50, p99) from the results store")
+	fs.StringVar(&o.Trend.Metric, "trend", "", "add this figure's trend (qps, p50, p99, or OP:p99) from the results store")
 	fs.IntVar(&o.Trend.Window, "window", o.Trend.Window, "with --trend: judge each run against this many runs before it")
 	fs.StringArrayVar(&o.Store.Where, "where", nil, "with --trend: only runs where KEY=VALUE (tag.NAME, target.kind, target.version, ...)")
 	fs.StringVar(&o.Store.Since, "since", "", "with --trend: only runs started since (30d, 12h, or a date)")

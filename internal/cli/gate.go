@@ -33,7 +33,7 @@ Exit status: 0 passed, 99 a regression, 4 unstable (cannot tell), 1 bad input.`,
 	fs.StringVar(&o.Store, "store", os.Getenv("TAIRBENCH_STORE"), "the results store (an SQLite file; default $TAIRBENCH_STORE)")
 	fs.StringVar(&o.Run, "run", d.Run, "the run to judge: latest, or an id from 'tairbench history'")
 	fs.StringVar(&o.Baseline, "baseline", d.Baseline, "the runs to judge it against: 'last N [where KEY=VALUE and ...]' (keys: tag.NAME, target.kind, target.version, ...)")
-	fs.StringVar(&o.Metrics, "metric", d.Metrics, "the figures to judge: ops/s, p50, p99 (comma-separated); OP:p99 judges one operation of a mixed run (GET:p99)")
+	fs.StringVar(&o.Metrics, "metric", d.Metrics, "the figures to judge: qps, p50, p99 (comma-separated); OP:p99 judges one operation of a mixed run (GET:p99)")
 	fs.Float64Var(&o.Regression, "regression", d.Regression, "a change worse than this many percent of the baseline's median is a regression")
 	fs.Float64Var(&o.Noise, "noise", d.Noise, "a change within this many percent is noise")
 	fs.Float64Var(&o.Unstable, "unstable", d.Unstable, "a side whose coefficient of variation passes this many percent cannot tell")

@@ -42,7 +42,7 @@ a run its rate and headline latency, named.`,
 	fs.StringVar(&o.Kind, "kind", "", "only results of this kind (run, bitmap, roaring, track, vector, ...)")
 	fs.StringVar(&o.Workload, "workload", "", "only runs whose command contains this")
 	fs.IntVar(&o.Limit, "limit", 0, "only the most recent N (0: all)")
-	fs.StringVar(&t.Metric, "trend", "", "instead of the list, follow a figure (ops/s, p50, p99, or one operation's: GET:p99) per workload, change points marked")
+	fs.StringVar(&t.Metric, "trend", "", "instead of the list, follow a figure (qps, p50, p99, or one operation's: GET:p99) per workload, change points marked")
 	fs.IntVar(&t.Window, "window", t.Window, "with --trend: judge each run against this many runs before it")
 	return cmd
 }

@@ -10,6 +10,7 @@ package gate
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -47,7 +48,8 @@ func (p Policy) Check() error {
 
 // Metric is one figure a gate judges.
 type Metric struct {
-	// Key is how --metric names it (ops/s, p50, p99).
+	// Key is how --metric names it, as compare's --fail-on and the
+	// thresholds do (qps, p50, p99).
 	Key string
 	// Op, when set, is the operation of a mixed run whose own figure is
 	// judged ("GET" of "GET:p99"); "" judges the whole run.
@@ -60,7 +62,7 @@ type Metric struct {
 
 // Metrics are the figures a gate can judge, in the order it prints them.
 var Metrics = []Metric{
-	{Key: "ops/s", HigherIsBetter: true},
+	{Key: "qps", HigherIsBetter: true},
 	{Key: "p50", quantile: 50},
 	{Key: "p99", quantile: 99},
 }
@@ -107,14 +109,10 @@ func (m Metric) measure(common result.LatencyMeasure) result.LatencyMeasure {
 	return common
 }
 
-// Label names the metric as every surface does: throughput in commands
-// per second, a latency with what it measures, an operation's own figure
-// with its name.
+// Label names the metric as every surface does (resultset.MetricLabel),
+// an operation's own figure with its name.
 func (m Metric) Label(measure result.LatencyMeasure) string {
-	s := fmt.Sprintf("%s %s (µs)", m.Key, m.measure(measure).Label())
-	if m.quantile == 0 {
-		s = "throughput (commands/s)"
-	}
+	s := resultset.MetricLabel(m.Key, m.measure(measure))
 	if m.Op != "" {
 		s = m.Op + " " + s
 	}
@@ -210,28 +208,34 @@ type Verdict struct {
 	Reason string
 }
 
-// Judge judges run against baseline (the past runs of its workload) on
-// each metric. Latency is judged as all the runs measured it alike
-// (resultset.CommonMeasure), or from the send when they did not.
-func Judge(run *result.Run, baseline []*result.Run, metrics []Metric, p Policy) []Verdict {
-	measure := commonMeasure(append([]*result.Run{run}, baseline...))
-	out := make([]Verdict, 0, len(metrics))
-	for _, m := range metrics {
-		out = append(out, judgeOne(run, baseline, m, measure, p))
+// sample is one run's figure and its whole seconds' figures, read once.
+type sample struct {
+	value float64
+	secs  []float64
+}
+
+func (m Metric) sample(r *result.Run, measure result.LatencyMeasure) sample {
+	return sample{value: m.value(r, measure), secs: m.seconds(r, measure)}
+}
+
+func (m Metric) samples(runs []*result.Run, measure result.LatencyMeasure) []sample {
+	out := make([]sample, len(runs))
+	for i, r := range runs {
+		out[i] = m.sample(r, measure)
 	}
 	return out
 }
 
-// commonMeasure is the latency all runs measured alike: their headline
-// when they share it, else from the send (which every run has).
-func commonMeasure(runs []*result.Run) result.LatencyMeasure {
-	m := runs[0].Totals.Measure()
-	for _, r := range runs[1:] {
-		if r.Totals.Measure() != m {
-			return result.FromSend
-		}
+// Judge judges run against baseline (the past runs of its workload) on
+// each metric. Latency is judged as all the runs measured it alike
+// (resultset.CommonMeasure), or from the send when they did not.
+func Judge(run *result.Run, baseline []*result.Run, metrics []Metric, p Policy) []Verdict {
+	measure := resultset.CommonMeasure(append([]*result.Run{run}, baseline...)...)
+	out := make([]Verdict, 0, len(metrics))
+	for _, m := range metrics {
+		out = append(out, m.judge(m.sample(run, measure), m.samples(baseline, measure), measure, p))
 	}
-	return m
+	return out
 }
 
 // Point is one run of a trend: its figure, the spread of its whole
@@ -251,23 +255,21 @@ func (v *Verdict) ChangePoint(p Policy) bool {
 
 // Trend follows one metric over runs of one workload, oldest first: each
 // run judged against up to window runs before it. Latency is read as all
-// the runs measured it (commonMeasure); the label says which.
+// the runs measured it (resultset.CommonMeasure); the label says which.
 func Trend(runs []*result.Run, m Metric, p Policy, window int) (string, []Point) {
 	if len(runs) == 0 {
 		return m.Label(result.FromSend), nil
 	}
-	measure := commonMeasure(runs)
+	measure := resultset.CommonMeasure(runs...)
+	all := m.samples(runs, measure)
 	out := make([]Point, len(runs))
-	for i, r := range runs {
-		pt := Point{Value: m.value(r, measure)}
-		if secs := m.seconds(r, measure); len(secs) > 0 {
-			pt.Lo, pt.Hi = secs[0], secs[0]
-			for _, v := range secs[1:] {
-				pt.Lo, pt.Hi = math.Min(pt.Lo, v), math.Max(pt.Hi, v)
-			}
+	for i, s := range all {
+		pt := Point{Value: s.value}
+		if len(s.secs) > 0 {
+			pt.Lo, pt.Hi = slices.Min(s.secs), slices.Max(s.secs)
 		}
 		if i > 0 {
-			v := judgeOne(r, runs[max(0, i-window):i], m, measure, p)
+			v := m.judge(s, all[max(0, i-window):i], measure, p)
 			pt.Verdict = &v
 		}
 		out[i] = pt
@@ -275,16 +277,17 @@ func Trend(runs []*result.Run, m Metric, p Policy, window int) (string, []Point)
 	return m.Label(measure), out
 }
 
-func judgeOne(run *result.Run, baseline []*result.Run, m Metric, measure result.LatencyMeasure, p Policy) Verdict {
-	v := Verdict{Metric: m, Label: m.Label(measure), Value: m.value(run, measure), P: math.NaN()}
+// judge is run's verdict against baseline on m.
+func (m Metric) judge(run sample, baseline []sample, measure result.LatencyMeasure, p Policy) Verdict {
+	v := Verdict{Metric: m, Label: m.Label(measure), Value: run.value, P: math.NaN()}
 	values := make([]float64, len(baseline))
 	var pooled []float64
 	for i, b := range baseline {
-		values[i] = m.value(b, measure)
-		pooled = append(pooled, m.seconds(b, measure)...)
+		values[i] = b.value
+		pooled = append(pooled, b.secs...)
 	}
 	v.Median, v.BaselineCV = median(values), resultset.CV(values)
-	secs := m.seconds(run, measure)
+	secs := run.secs
 	v.RunCV = resultset.CV(secs)
 	if v.Median != 0 {
 		v.Change = (v.Value - v.Median) / v.Median

@@ -91,11 +91,11 @@ func TestPolicyAndMetrics(t *testing.T) {
 		{Regression: 0, Noise: 0, Unstable: 0.1, Significance: 0.01}, {Regression: 0.05, Noise: 0.03, Unstable: 0.1, Significance: 1}} {
 		assert.Error(t, bad.Check(), "%+v", bad)
 	}
-	ms, err := ParseMetrics("--metric", "ops/s, p99")
+	ms, err := ParseMetrics("--metric", "qps, p99")
 	require.NoError(t, err)
-	assert.Equal(t, []string{"ops/s", "p99"}, []string{ms[0].Key, ms[1].Key})
+	assert.Equal(t, []string{"qps", "p99"}, []string{ms[0].Key, ms[1].Key})
 	_, err = ParseMetrics("--metric", "p98")
-	assert.EqualError(t, err, `--metric "p98": want one or more of ops/s, p50, p99, each alone or after an operation's name (GET:p99)`)
+	assert.EqualError(t, err, `--metric "p98": want one or more of qps, p50, p99, each alone or after an operation's name (GET:p99)`)
 	assert.True(t, math.IsNaN(Judge(mk(1, 1), []*result.Run{mk(1, 1)}, Metrics[:1], Defaults)[0].P))
 }
 
@@ -112,7 +112,7 @@ func TestTrendMarksTheChange(t *testing.T) {
 		runs = append(runs, mk(100, steady(800+int64(i%2))...))
 	}
 	label, pts := Trend(runs, Metrics[0], Defaults, 3)
-	assert.Equal(t, "throughput (commands/s)", label)
+	assert.Equal(t, "QPS (commands/s)", label)
 	require.Len(t, pts, 12)
 	assert.Nil(t, pts[0].Verdict)
 	assert.InDelta(t, 998, pts[0].Lo, 1)
@@ -156,7 +156,7 @@ func TestJudgeAnOperation(t *testing.T) {
 		base = append(base, mixed(100, 200, steady(1000+int64(i%2))...))
 	}
 	run := mixed(100, 300, steady(1000)...)
-	ms, err := ParseMetrics("--metric", "GET:p99,p99,HSET:ops/s")
+	ms, err := ParseMetrics("--metric", "GET:p99,p99,HSET:qps")
 	require.NoError(t, err)
 	vs := Judge(run, base, ms, Defaults)
 	require.Len(t, vs, 3)
@@ -164,7 +164,7 @@ func TestJudgeAnOperation(t *testing.T) {
 	assert.Equal(t, Regression, vs[0].Outcome, vs[0].Reason)
 	assert.InDelta(t, 0.5, vs[0].Change, 1e-9)
 	assert.Equal(t, NoChange, vs[1].Outcome, "the whole run's p99 (mk's 100 µs) does not move")
-	assert.Equal(t, "HSET throughput (commands/s)", vs[2].Label)
+	assert.Equal(t, "HSET QPS (commands/s)", vs[2].Label)
 	assert.Equal(t, Unstable, vs[2].Outcome)
 	assert.Equal(t, "no figure to compare: a side has no operation HSET", vs[2].Reason)
 	_, err = ParseMetrics("--metric", ":p99")

@@ -231,7 +231,7 @@ func TestReportsAnswer(t *testing.T) {
 func TestTrendSection(t *testing.T) {
 	now = func() time.Time { return time.Unix(1_800_000_100, 0) }
 	t0 := time.Date(2026, 11, 20, 2, 0, 0, 0, time.UTC)
-	tr := report.Trend{Title: `"GET k-__RAND__" against redis`, Label: "throughput (commands/s)", Window: 7}
+	tr := report.Trend{Title: `"GET k-__RAND__" against redis`, Label: "QPS (commands/s)", Window: 7}
 	for i := range 5 {
 		p := report.TrendPoint{ID: int64(i + 1), Started: t0.AddDate(0, 0, i), Tags: "branch=main", Value: 1000, Lo: 990, Hi: 1010}
 		if i > 0 {
@@ -248,7 +248,7 @@ func TestTrendSection(t *testing.T) {
 	page := b.String()
 	assert.Contains(t, page, "0 result file(s) and 1 trend(s) from the results store")
 	assert.Equal(t, 1, strings.Count(page, `class="chart"`))
-	assert.Less(t, strings.Index(page, "change from the last 7"), strings.Index(page, `<svg class="chart"`), "the table leads")
+	assert.Less(t, strings.Index(page, "change from the median of up to 7 before"), strings.Index(page, `<svg class="chart"`), "the table leads")
 	assert.Contains(t, page, "◆ change point: run 5, -20.0 %")
 	assert.Contains(t, page, "<td>◆ change point, regression: 20.0 % worse")
 	testenv.Golden(t, "report-trend.html", b.Bytes())

@@ -41,7 +41,7 @@ const ChangeMark = "◆ change point"
 func TrendTable(t Trend) Table {
 	tb := Table{
 		Title:  fmt.Sprintf("%s: %s, %d runs", t.Title, t.Label, len(t.Points)),
-		Header: []string{"id", "started (UTC)", "tags", "figure", "whole seconds (lowest – highest)", fmt.Sprintf("change from the last %d", t.Window), "verdict"},
+		Header: []string{"id", "started (UTC)", "tags", "figure", "whole seconds (lowest – highest)", fmt.Sprintf("change from the median of up to %d before", t.Window), "verdict"},
 	}
 	changes := 0
 	for _, p := range t.Points {
@@ -60,7 +60,7 @@ func TrendTable(t Trend) Table {
 		tb.Rows = append(tb.Rows, []string{fmt.Sprint(p.ID), p.Started.UTC().Format("2006-01-02 15:04:05"), orDash(p.Tags), Figure(p.Value),
 			spread, change, verdict})
 	}
-	tb.Notes = append(tb.Notes, fmt.Sprintf("Each run is judged against the median of the %d runs before it, as 'tairbench gate' judges: %d change point(s).",
+	tb.Notes = append(tb.Notes, fmt.Sprintf("Each run is judged against the median of up to %d runs before it, as 'tairbench gate' judges: %d change point(s).",
 		t.Window, changes))
 	return tb
 }

@@ -51,10 +51,10 @@ func Compare(a, b *result.Run) []Row {
 		return PerSecond(r, func(iv result.Interval) (float64, bool) { p := iv.P99Of(m); return deref(p), p != nil })
 	}
 	la, lb := a.Totals.Of(m), b.Totals.Of(m)
-	lat := func(q string) string { return q + " " + m.Label() + " (µs)" }
+	lat := func(q string) string { return MetricLabel(q, m) }
 	ta, tb := a.Totals, b.Totals
 	rows := []Row{
-		row("qps", "QPS (commands/s)", ta.OpsPerSec, tb.OpsPerSec, qps(a), qps(b)),
+		row("qps", MetricLabel("qps", m), ta.OpsPerSec, tb.OpsPerSec, qps(a), qps(b)),
 		row("p50", lat("p50"), la.P50, lb.P50, p50(a), p50(b)),
 		row("p99", lat("p99"), la.P99, lb.P99, p99(a), p99(b)),
 		row("p99.9", lat("p99.9"), la.P999, lb.P999, nil, nil),
@@ -86,14 +86,27 @@ func cpuRow(a, b *result.Run) Row {
 	return r
 }
 
-// CommonMeasure is the latency two runs are compared on: their headline
-// when they share it, and from the send when one is an open loop and the
-// other a closed one (the only latency both have).
-func CommonMeasure(a, b *result.Run) result.LatencyMeasure {
-	if m := a.Totals.Measure(); m == b.Totals.Measure() {
-		return m
+// CommonMeasure is the latency runs are compared on: their headline when
+// they all share it, and from the send when some are open loops and some
+// closed (the only latency all have).
+func CommonMeasure(runs ...*result.Run) result.LatencyMeasure {
+	m := runs[0].Totals.Measure()
+	for _, r := range runs[1:] {
+		if r.Totals.Measure() != m {
+			return result.FromSend
+		}
 	}
-	return result.FromSend
+	return m
+}
+
+// MetricLabel is how every comparison names a figure (compare, gate,
+// trend): "QPS (commands/s)" for qps, "p99 latency from the send (µs)" for
+// a latency key read as m.
+func MetricLabel(key string, m result.LatencyMeasure) string {
+	if key == "qps" {
+		return "QPS (commands/s)"
+	}
+	return key + " " + m.Label() + " (µs)"
 }
 
 // MeasureNote says, when one run is an open loop and the other a closed

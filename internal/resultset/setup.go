@@ -38,17 +38,20 @@ func Setup(a, b *result.Run) []SetupRow {
 	return out
 }
 
+// targetOf names a run's target. An embedded server in the benchmarking
+// process listens on a port of its own each run: its address is left
+// out, so that two such runs have the same target.
 func targetOf(r *result.Run) string {
 	t := r.Config.Target
 	if t == nil {
 		return "(not recorded)"
 	}
+	if t.InProcess {
+		return "tairbench's embedded server, not Tair (in this process)"
+	}
 	s := t.Addr
 	if t.Cluster {
 		s += " (cluster)"
-	}
-	if t.InProcess {
-		s += " (embedded server, not Tair)"
 	}
 	return s
 }

@@ -30,6 +30,9 @@ type dialect struct {
 	// forUpdate locks the rows a SELECT reads until the transaction ends
 	// ("" when the transaction holds the whole database).
 	forUpdate string
+	// explain says what a failed write means, where the driver's message
+	// does not (nil: the error as it is).
+	explain func(error) error
 }
 
 var sqlite = dialect{
@@ -39,6 +42,12 @@ var sqlite = dialect{
 		return `json_extract(tags, ?) = ?`, "$." + jsonKey(k)
 	},
 	contains: func(column string) string { return `instr(` + column + `, ?) > 0` },
+	explain: func(err error) error {
+		if strings.Contains(err.Error(), "SQLITE_BUSY") {
+			return fmt.Errorf("another writer held it locked for more than %s; nothing written (%w)", busyTimeout, err)
+		}
+		return err
+	},
 }
 
 var postgres = dialect{
@@ -49,6 +58,7 @@ var postgres = dialect{
 	},
 	contains:  func(column string) string { return `strpos(` + column + `, ?) > 0` },
 	lock:      `SELECT pg_advisory_xact_lock(562756)`,
+	explain:   func(err error) error { return err },
 	forUpdate: ` FOR UPDATE`,
 }
 
@@ -137,6 +147,12 @@ var postgresMigrations = []string{
 
 // busyTimeout is how long an SQLite writer waits for another's lock.
 var busyTimeout = 10 * time.Second
+
+// migrationSteps are the Go steps a migration runs after its SQL, by the
+// version it brings the store to.
+var migrationSteps = map[int]func(context.Context, *sql.Tx, dialect) error{
+	2: normalizeTimes,
+}
 
 // timeFormat writes times in UTC to the nanosecond, fixed width: as text
 // they sort as the times do.

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -40,17 +42,24 @@ type Row struct {
 	Errors       int64
 }
 
-// TargetName names the row's target as every surface does: its address,
-// with "embedded server, not Tair" when it was tairbench's own server, or
-// else the server and version it gave.
+// TargetName names the row's target in report.TargetLine's words: its
+// address, then "tairbench's embedded server, not Tair" when it was
+// ours, or else the server and version it gave.
 func (r Row) TargetName() string {
 	switch {
 	case r.Embedded:
-		return r.Target + " (embedded server, not Tair)"
+		return r.Target + ": tairbench's embedded server, not Tair"
 	case r.Server != "":
-		return r.Target + " (" + r.Server + ")"
+		return r.Target + ": " + r.Server
 	}
 	return r.Target
+}
+
+// ShortKind is the row's kind as commands name it: "run", "bitmap", …
+func (r Row) ShortKind() string {
+	k := strings.TrimPrefix(r.Kind, "tairbench.")
+	k, _, _ = strings.Cut(k, "/")
+	return k
 }
 
 // TargetKindName names the row's kind of target in a sentence:
@@ -68,14 +77,12 @@ func (r Row) TargetKindName() string {
 // StartedAtText is when the row's run started, in UTC, to the second.
 func (r Row) StartedAtText() string { return r.StartedAt.UTC().Format("2006-01-02 15:04:05") }
 
-// Filter selects stored documents: all of Tags and Where, started at or
-// after Since, whose schema starts with Kind and whose workload contains
-// Workload (each when set); the most recent Limit (0: all).
+// Filter selects stored documents: all of Where, started at or after
+// Since, whose workload contains Workload (each when set); the most
+// recent Limit (0: all).
 type Filter struct {
-	Tags     map[string]string
 	Where    []Cond
 	Since    time.Time
-	Kind     string
 	Workload string
 	Limit    int
 	// ID, when set, selects that one document.
@@ -88,8 +95,22 @@ type Filter struct {
 	Like *Row
 }
 
-// Cond is one condition of a selection: Key (see WhereKeys) equals Value.
+// Cond is one condition of a selection: Key (see WhereKeys) equals Value
+// ("kind" takes a schema's short name: run, bitmap, …).
 type Cond struct{ Key, Value string }
+
+// TagConds are conditions on tags, one per key, in key order.
+func TagConds(tags map[string]string) []Cond {
+	keys := slices.Sorted(maps.Keys(tags))
+	out := make([]Cond, len(keys))
+	for i, k := range keys {
+		out[i] = Cond{Key: "tag." + k, Value: tags[k]}
+	}
+	return out
+}
+
+// Runs is the condition that keeps benchmark runs (tairbench.run).
+var Runs = Cond{Key: "kind", Value: "run"}
 
 // WhereKeys are the keys a condition may name; "tag.NAME" names a tag.
 var WhereKeys = map[string]string{
@@ -179,17 +200,9 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Row, error) {
 		q += ` AND started_at >= ?`
 		args = append(args, timeText(f.Since))
 	}
-	if f.Kind != "" {
-		q += ` AND kind LIKE ?`
-		args = append(args, f.Kind+"%")
-	}
 	if f.Workload != "" {
 		q += ` AND ` + s.d.contains("workload")
 		args = append(args, f.Workload)
-	}
-	for k, v := range f.Tags {
-		cq, ca := s.d.condSQL(Cond{Key: "tag." + k, Value: v})
-		q, args = q+cq, append(args, ca...)
 	}
 	q += ` ORDER BY started_at DESC, id DESC`
 	if f.Limit > 0 {

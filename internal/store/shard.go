@@ -54,9 +54,13 @@ func (s *Store) joinGroup(ctx context.Context, tx *sql.Tx, r *result.Run, row su
 // Shards that cannot be merged (resultset.Merge refuses them) stay as
 // they are, with the reason.
 func (s *Store) mergeGroup(ctx context.Context, tx *sql.Tx, key, tags string) (int64, string, error) {
-	var shards int
-	if err := tx.QueryRowContext(ctx, s.d.bind(`SELECT shards FROM shard_groups WHERE key = ?`), key).Scan(&shards); err != nil {
+	var shards, in int
+	if err := tx.QueryRowContext(ctx, s.d.bind(`SELECT shards, (SELECT count(*) FROM runs WHERE shard_group = ? AND shard <> '')
+		FROM shard_groups WHERE key = ?`), key, key).Scan(&shards, &in); err != nil {
 		return 0, "", err
+	}
+	if in < shards {
+		return 0, "", nil // read the shards' documents once, when the last is in
 	}
 	rows, err := tx.QueryContext(ctx, s.d.bind(`SELECT document FROM runs WHERE shard_group = ? AND shard <> '' ORDER BY id`), key)
 	if err != nil {

@@ -16,8 +16,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -143,9 +144,9 @@ func (s *Store) migrate(ctx context.Context) error {
 		if _, err := tx.ExecContext(ctx, s.d.migrations[i]); err != nil {
 			return fmt.Errorf("store %s: migration to version %d: %w", s.path, i+1, err)
 		}
-		if i+1 == 2 {
-			if err := normalizeTimes(ctx, tx, s.d); err != nil {
-				return fmt.Errorf("store %s: migration to version 2: %w", s.path, err)
+		if then := migrationSteps[i+1]; then != nil {
+			if err := then(ctx, tx, s.d); err != nil {
+				return fmt.Errorf("store %s: migration to version %d: %w", s.path, i+1, err)
 			}
 		}
 	}
@@ -193,11 +194,8 @@ func (st Stored) String() string {
 // transaction.
 func (s *Store) Put(ctx context.Context, doc result.Document, tags map[string]string) (Stored, error) {
 	st, err := s.put(ctx, doc, tags)
-	if err != nil && strings.Contains(err.Error(), "SQLITE_BUSY") {
-		return Stored{}, fmt.Errorf("store %s: another writer held it locked for more than %s; nothing written (%w)", s.path, busyTimeout, err)
-	}
 	if err != nil {
-		return Stored{}, fmt.Errorf("store %s: %w", s.path, err)
+		return Stored{}, fmt.Errorf("store %s: %w", s.path, s.d.explain(err))
 	}
 	return st, nil
 }
@@ -312,11 +310,7 @@ func ParseTags(kvs []string) (map[string]string, error) {
 
 // TagsText is tags as k=v, sorted.
 func TagsText(tags map[string]string) string {
-	keys := make([]string, 0, len(tags))
-	for k := range tags {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(tags))
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = k + "=" + tags[k]

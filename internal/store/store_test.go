@@ -57,7 +57,7 @@ func testPutListGet(t *testing.T, addr string) {
 	assert.Equal(t, 200.0, all[0].P99US)
 	assert.Equal(t, result.SchemaBitmap, all[1].Kind)
 
-	main, err := s.List(ctx, Filter{Tags: map[string]string{"branch": "main"}})
+	main, err := s.List(ctx, Filter{Where: TagConds(map[string]string{"branch": "main"})})
 	require.NoError(t, err)
 	require.Len(t, main, 1)
 	assert.Equal(t, "GET k", main[0].Workload)

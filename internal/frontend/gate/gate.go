@@ -45,7 +45,7 @@ type Options struct {
 // throughput, and redis-benchmarks-specification's lines.
 func Defaults() Options {
 	d := judge.Defaults
-	return Options{Run: "latest", Baseline: "last 7", Metrics: "ops/s", Regression: 100 * d.Regression, Noise: 100 * d.Noise,
+	return Options{Run: "latest", Baseline: "last 7", Metrics: "qps", Regression: 100 * d.Regression, Noise: 100 * d.Noise,
 		Unstable: 100 * d.Unstable}
 }
 
@@ -168,7 +168,7 @@ type verdict struct {
 
 // gather finds the run and its baseline and reads their documents.
 func gather(ctx context.Context, st *store.Store, path string, p plan) (*verdict, error) {
-	f := store.Filter{Kind: result.SchemaRun[:strings.Index(result.SchemaRun, "/")+1], Limit: 1, Whole: true}
+	f := store.Filter{Where: []store.Cond{store.Runs}, Limit: 1, Whole: true}
 	if p.runID != 0 {
 		f = store.Filter{ID: p.runID}
 	}
@@ -204,9 +204,6 @@ func gather(ctx context.Context, st *store.Store, path string, p plan) (*verdict
 		}
 		v.baselineDocs = append(v.baselineDocs, doc)
 		for _, s := range resultset.Setup(doc, v.run) {
-			if s.Item == "target" && v.Row.Embedded {
-				continue // each embedded server listens on a port of its own
-			}
 			if d := s.Item + ": " + s.A + " → " + s.B; s.Differs && !seen[d] {
 				seen[d] = true
 				v.SetupDiffers = append(v.SetupDiffers, d)
@@ -223,7 +220,7 @@ func readRun(ctx context.Context, st *store.Store, row store.Row) (*result.Run, 
 	}
 	r, ok := doc.(*result.Run)
 	if !ok {
-		return nil, fmt.Errorf("run %d is a %s result: a gate judges benchmark runs (tairbench.run)", row.ID, short(row.Kind))
+		return nil, fmt.Errorf("run %d is a %s result: a gate judges benchmark runs (tairbench.run)", row.ID, row.ShortKind())
 	}
 	return r, nil
 }
@@ -258,17 +255,11 @@ func noBaseline(ctx context.Context, st *store.Store, path string, p plan, row s
 			other = append(other, "…")
 			break
 		}
-		other = append(other, fmt.Sprintf("%d: %s %q against %s", m.ID, short(m.Kind), m.Workload, m.TargetKindName()))
+		other = append(other, fmt.Sprintf("%d: %s %q against %s", m.ID, m.ShortKind(), m.Workload, m.TargetKindName()))
 	}
 	if len(other) == 0 {
 		return fmt.Errorf("baseline %q matches only run %d itself: nothing to judge it against", p.baseline, row.ID)
 	}
 	return fmt.Errorf("baseline %q matches %d runs, none an earlier run of run %d's workload (%q) against the same kind of target (%s): %s",
 		p.baseline, len(matching), row.ID, row.Workload, row.TargetKindName(), strings.Join(other, "; "))
-}
-
-func short(schema string) string {
-	s := strings.TrimPrefix(schema, "tairbench.")
-	s, _, _ = strings.Cut(s, "/")
-	return s
 }

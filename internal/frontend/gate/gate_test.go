@@ -62,7 +62,7 @@ func nightly(t *testing.T, perSecond int64) string {
 }
 
 func opts(path string) Options {
-	return Options{Store: path, Run: "latest", Baseline: "last 7 where tag.branch=main", Metrics: "ops/s,p99", Regression: 5, Noise: 3, Unstable: 10}
+	return Options{Store: path, Run: "latest", Baseline: "last 7 where tag.branch=main", Metrics: "qps,p99", Regression: 5, Noise: 3, Unstable: 10}
 }
 
 func gate(t *testing.T, o Options) (string, int) {
@@ -114,7 +114,7 @@ func TestGateRefusals(t *testing.T) {
 		{func(o *Options) { o.Run = "42" }, "store " + path + ": no run 42"},
 		{func(o *Options) { o.Run = "11" }, "run 11 is shard 1/2 of a run: gate the run its shards merged into (tairbench history lists it)"},
 		{func(o *Options) { o.Run = "newest" }, `--run "newest": want latest or a run id from 'tairbench history'`},
-		{func(o *Options) { o.Metrics = "p98" }, `--metric "p98": want one or more of ops/s, p50, p99, each alone or after an operation's name (GET:p99)`},
+		{func(o *Options) { o.Metrics = "p98" }, `--metric "p98": want one or more of qps, p50, p99, each alone or after an operation's name (GET:p99)`},
 		{func(o *Options) { o.Noise = 8 }, "gate: the noise line (8 %) is above the regression line (5 %)"},
 		{func(o *Options) { o.Store = filepath.Join(t.TempDir(), "none.db") }, "no such file or directory"},
 		{func(o *Options) { o.Markdown = filepath.Join(t.TempDir(), "no", "gate.md") }, "the folder"},

@@ -89,7 +89,8 @@ func writeMarkdown(w io.Writer, v *verdict) error {
 func (v *verdict) junit() []result.ThresholdVerdict {
 	out := make([]result.ThresholdVerdict, len(v.Verdicts))
 	for i, x := range v.Verdicts {
-		out[i] = result.ThresholdVerdict{Threshold: x.Label + " of " + v.Row.Workload, Observed: 100 * x.Change, Unit: "%",
+		out[i] = result.ThresholdVerdict{Threshold: fmt.Sprintf("%s of %s: change from the baseline's median", x.Label, v.Row.Workload),
+			Observed: 100 * x.Change, Unit: "%",
 			Pass: x.Outcome != judge.Regression && x.Outcome != judge.Unstable, Note: string(x.Outcome) + ": " + x.Reason}
 	}
 	return out

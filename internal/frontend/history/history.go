@@ -44,7 +44,7 @@ func (o Options) filter(now time.Time) (store.Filter, error) {
 	if err != nil {
 		return store.Filter{}, err
 	}
-	f := store.Filter{Tags: tags, Workload: o.Workload, Limit: o.Limit}
+	f := store.Filter{Where: store.TagConds(tags), Workload: o.Workload, Limit: o.Limit}
 	for _, w := range o.Where {
 		conds, err := store.ParseWhere(w)
 		if err != nil {
@@ -53,7 +53,7 @@ func (o Options) filter(now time.Time) (store.Filter, error) {
 		f.Where = append(f.Where, conds...)
 	}
 	if o.Kind != "" {
-		f.Kind = "tairbench." + o.Kind + "/"
+		f.Where = append(f.Where, store.Cond{Key: "kind", Value: o.Kind})
 	}
 	if o.Since != "" {
 		if f.Since, err = since(o.Since, now); err != nil {
@@ -103,7 +103,7 @@ func History(ctx context.Context, o Options, io harness.IO) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(io.Out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "id\tstarted (UTC)\tkind\ttarget\tworkload\ttags\tops/s\tp50 ms\tp99 ms\tlatency\terrors\t")
+	fmt.Fprintln(tw, "id\tstarted (UTC)\tkind\ttarget\tworkload\ttags\tQPS\tp50 ms\tp99 ms\tlatency\terrors\t")
 	for _, r := range rows {
 		target := r.TargetName()
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.ID, r.StartedAtText(), kindOf(r),
@@ -166,17 +166,11 @@ func Export(ctx context.Context, o Options, id int64, path string, io harness.IO
 func kindOf(r store.Row) string {
 	switch {
 	case r.Shard != "":
-		return short(r.Kind) + " (shard " + r.Shard + ")"
+		return r.ShortKind() + " (shard " + r.Shard + ")"
 	case r.Group != "":
-		return short(r.Kind) + " (merged shards)"
+		return r.ShortKind() + " (merged shards)"
 	}
-	return short(r.Kind)
-}
-
-func short(schema string) string {
-	s := strings.TrimPrefix(schema, "tairbench.")
-	s, _, _ = strings.Cut(s, "/")
-	return s
+	return r.ShortKind()
 }
 
 func dash(s string) string {

@@ -104,14 +104,14 @@ func TestTrends(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, st.Close())
 
-	trends, err := Trends(ctx, Options{Store: path, Tags: []string{"branch=main"}}, TrendOptions{Metric: "ops/s", Window: 7})
+	trends, err := Trends(ctx, Options{Store: path, Tags: []string{"branch=main"}}, TrendOptions{Metric: "qps", Window: 7})
 	require.NoError(t, err)
 	require.Len(t, trends, 2)
 	assert.Equal(t, `"GET k-__RAND__" against redis`, trends[0].Title)
 	assert.Len(t, trends[0].Points, 9)
 	assert.True(t, trends[0].Points[8].ChangePoint)
 	var out bytes.Buffer
-	require.NoError(t, WriteTrends(ctx, Options{Store: path, Workload: "GET"}, TrendOptions{Metric: "ops/s", Window: 7},
+	require.NoError(t, WriteTrends(ctx, Options{Store: path, Workload: "GET"}, TrendOptions{Metric: "qps", Window: 7},
 		harness.IO{Out: &out, Err: io.Discard}))
 	testenv.Golden(t, "trend.txt", out.Bytes())
 
@@ -120,11 +120,11 @@ func TestTrends(t *testing.T) {
 		t    TrendOptions
 		want string
 	}{
-		{Options{Store: path}, TrendOptions{Metric: "p98", Window: 7}, `--trend "p98": want one or more of ops/s, p50, p99, each alone or after an operation's name (GET:p99)`},
-		{Options{Store: path}, TrendOptions{Metric: "ops/s,p99", Window: 7}, `--trend "ops/s,p99": want one figure (ops/s, p50 or p99)`},
-		{Options{Store: path}, TrendOptions{Metric: "ops/s"}, "--window 0: want 1 or more earlier runs"},
-		{Options{Store: path, Kind: "bitmap"}, TrendOptions{Metric: "ops/s", Window: 7}, "--kind bitmap: a trend follows benchmark runs (kind run)"},
-		{Options{Store: path, Tags: []string{"branch=nope"}}, TrendOptions{Metric: "ops/s", Window: 7}, "no stored run matches in " + path},
+		{Options{Store: path}, TrendOptions{Metric: "p98", Window: 7}, `--trend "p98": want one or more of qps, p50, p99, each alone or after an operation's name (GET:p99)`},
+		{Options{Store: path}, TrendOptions{Metric: "qps,p99", Window: 7}, `--trend "qps,p99": want one figure (qps, p50 or p99)`},
+		{Options{Store: path}, TrendOptions{Metric: "qps"}, "--window 0: want 1 or more earlier runs"},
+		{Options{Store: path, Kind: "bitmap"}, TrendOptions{Metric: "qps", Window: 7}, "--kind bitmap: a trend follows benchmark runs (kind run)"},
+		{Options{Store: path, Tags: []string{"branch=nope"}}, TrendOptions{Metric: "qps", Window: 7}, "no stored run matches in " + path},
 	} {
 		_, err := Trends(ctx, c.o, c.t)
 		assert.EqualError(t, err, c.want)

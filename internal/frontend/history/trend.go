@@ -16,7 +16,7 @@ import (
 
 // TrendOptions are a trend's figure and window.
 type TrendOptions struct {
-	// Metric is one of the gate's metrics (ops/s, p50, p99).
+	// Metric is one of the gate's metrics (qps, p50, p99).
 	Metric string
 	// Window is how many earlier runs each run is judged against.
 	Window int
@@ -32,7 +32,7 @@ func Trends(ctx context.Context, o Options, t TrendOptions) ([]report.Trend, err
 	case err != nil:
 		return nil, err
 	case len(ms) != 1:
-		return nil, fmt.Errorf("--trend %q: want one figure (ops/s, p50 or p99)", t.Metric)
+		return nil, fmt.Errorf("--trend %q: want one figure (qps, p50 or p99)", t.Metric)
 	case t.Window < 1:
 		return nil, fmt.Errorf("--window %d: want 1 or more earlier runs", t.Window)
 	case o.Kind != "" && o.Kind != "run":
@@ -42,7 +42,9 @@ func Trends(ctx context.Context, o Options, t TrendOptions) ([]report.Trend, err
 	if err != nil {
 		return nil, err
 	}
-	f.Kind = "tairbench.run/"
+	if o.Kind == "" {
+		f.Where = append(f.Where, store.Runs)
+	}
 	st, err := o.open(ctx)
 	if err != nil {
 		return nil, err
