@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/tairbench/tairbench/internal/report"
 )
 
 // ParseQrels reads TREC qrels: one judgment a line, "QUERY-ID ITERATION
@@ -27,7 +29,7 @@ func ParseQrels(r io.Reader) (map[string]Labels, error) {
 		}
 		f := strings.Fields(line)
 		if len(f) != 4 {
-			return nil, fmt.Errorf("qrels line %d: %d fields, want 4 (query-id iteration doc-id relevance): %q", n, len(f), clip(line))
+			return nil, fmt.Errorf("qrels line %d: %d fields, want 4 (query-id iteration doc-id relevance): %q", n, len(f), report.Clip(line, 59))
 		}
 		grade, err := strconv.Atoi(f[3])
 		switch {
@@ -107,7 +109,7 @@ func parseQuery(line string) (Query, error) {
 	} else {
 		id, text, ok := strings.Cut(line, "\t")
 		if !ok {
-			return q, fmt.Errorf("want ID<TAB>TEXT or a JSON object with _id and text: %q", clip(line))
+			return q, fmt.Errorf("want ID<TAB>TEXT or a JSON object with _id and text: %q", report.Clip(line, 59))
 		}
 		q.ID, q.Text = strings.TrimSpace(id), strings.TrimSpace(text)
 	}
@@ -118,11 +120,4 @@ func parseQuery(line string) (Query, error) {
 		return q, fmt.Errorf("query %s has no text", q.ID)
 	}
 	return q, nil
-}
-
-func clip(s string) string {
-	if r := []rune(s); len(r) > 60 {
-		return string(r[:59]) + "…"
-	}
-	return s
 }

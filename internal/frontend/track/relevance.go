@@ -1,6 +1,7 @@
 package track
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
@@ -38,7 +39,7 @@ func (r *runner) relevance(ctx context.Context) error {
 				h, err := e.Probe(ctx, tpl.Expand(q.Text))
 				if err != nil {
 					failed++
-					firstErr = cmpOr(firstErr, err)
+					firstErr = cmp.Or(firstErr, err)
 					continue
 				}
 				answers[q.ID] = h.IDs
@@ -74,11 +75,4 @@ func qualityThresholds(in []string, tr *tk.Track) ([]relevance.Threshold, error)
 		out = append(out, th)
 	}
 	return out, nil
-}
-
-func cmpOr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }
