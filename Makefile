@@ -10,7 +10,7 @@ LDFLAGS := -s -w -X $(PKG).Version=$(VERSION) -X $(PKG).Commit=$(COMMIT) -X $(PK
 PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 export CGO_ENABLED ?= 0
 
-.PHONY: all image build build-all deps deps-build test test-short fuzz vet vet-other-os docs-figures bench-whitepaper bench-ycsb bench-roaring bench-bitmap bench-search bench-client bench-baseline bench-cluster bench-ingest bench-serve bench-vector bench-track bench-store store-week bench-go clean
+.PHONY: all image build build-all deps deps-build test test-short fuzz vet vet-other-os docs-figures bench-whitepaper bench-ycsb bench-roaring bench-bitmap bench-search bench-client bench-baseline bench-cluster bench-ingest bench-serve bench-vector bench-track bench-store store-week bench-size bench-go clean
 
 all: build
 
@@ -260,6 +260,17 @@ bench-store:
 	  python3 scripts/bench_bars.py 'PutOneHourRun=1s' 'HistoryOver10000Runs/all=200ms' 'HistoryOver10000Runs/main-30d=200ms' | \
 	  tee -a $(FIGURES)/bench-store.md; exit $${PIPESTATUS[1]}
 
+# The binary's size and start-up memory against an earlier commit's
+# (SIZE_BASE, cbaeff3 by default: issue #56's reference), each built as
+# 'make build' builds. Informs; gates nothing.
+SIZE_BASE ?= cbaeff3
+bench-size: build
+	@$(call stamp,bench-size)
+	@rm -rf .cache/size-base && git worktree add --detach .cache/size-base $(SIZE_BASE) >/dev/null && \
+	  (cd .cache/size-base && CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w' -o ../size-base-tairbench ./cmd/tairbench); \
+	  st=$$?; git worktree remove --force .cache/size-base; exit $$st
+	@python3 scripts/bench_size.py --bin $(BIN) --base .cache/size-base-tairbench --base-name $(SIZE_BASE) | tee -a $(FIGURES)/bench-size.md; exit $${PIPESTATUS[0]}
+
 # A week of nightly runs kept and judged (docs/store.md): seven runs of one
 # build, an eighth made 20 % slower by a --rate cap, imported, trended,
 # gated (exit 99 expected) and the trend page drawn in headless Chromium.
@@ -273,7 +284,7 @@ store-week: deps build
 # TARGET --> markers) from a fresh run of each target; a target that
 # misses its bar still writes its figures, which say so. Long: every
 # bench target in turn (DOCS_FIGURES= picks some).
-DOCS_FIGURES ?= bench-serve bench-whitepaper bench-roaring bench-ycsb bench-bitmap bench-client bench-cluster bench-search bench-ingest bench-vector bench-track bench-store store-week
+DOCS_FIGURES ?= bench-serve bench-whitepaper bench-roaring bench-ycsb bench-bitmap bench-client bench-cluster bench-search bench-ingest bench-vector bench-track bench-store store-week bench-size
 docs-figures:
 	@for t in $(DOCS_FIGURES); do $(MAKE) --no-print-directory $$t || echo "make $$t missed its bar: its figures say so"; done
 	@python3 scripts/docs_figures.py $(DOCS_FIGURES)

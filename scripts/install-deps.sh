@@ -19,6 +19,7 @@ command -v gcc >/dev/null 2>&1 || need+=(gcc)
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 command -v redis-benchmark >/dev/null 2>&1 || need+=(redis-tools)
 command -v taskset >/dev/null 2>&1 || need+=(util-linux)
+[ -x /usr/bin/time ] || need+=(time) # make bench-size's peak memory
 command -v curl >/dev/null 2>&1 || need+=(curl)
 command -v mvn >/dev/null 2>&1 || need+=(maven)
 command -v bzip2 >/dev/null 2>&1 || need+=(bzip2)

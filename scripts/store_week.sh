@@ -23,8 +23,8 @@ say "tairbench store import night-*.json --store week.db --tag branch=main"
 (cd "$dir" && "$bin" store import night-1.json night-2.json night-3.json night-4.json night-5.json night-6.json night-7.json night-8.json \
   --store week.db --tag branch=main 2>&1)
 echo
-say "tairbench history --store week.db --trend ops/s"
-(cd "$dir" && "$bin" history --store week.db --trend ops/s)
+say "tairbench history --store week.db --trend qps"
+(cd "$dir" && "$bin" history --store week.db --trend qps)
 echo
 say "tairbench gate --store week.db --baseline 'last 7 where tag.branch=main' --markdown gate.md --junit gate.xml"
 set +e
@@ -33,8 +33,8 @@ code=$?
 set -e
 echo "(exit $code)"
 echo
-say "tairbench report --store week.db --trend ops/s -o trend.html && chromium --headless --dump-dom trend.html"
-(cd "$dir" && "$bin" report --store week.db --trend ops/s -o trend.html 2>/dev/null)
+say "tairbench report --store week.db --trend qps -o trend.html && chromium --headless --dump-dom trend.html"
+(cd "$dir" && "$bin" report --store week.db --trend qps -o trend.html 2>/dev/null)
 check=$(chromium --headless --no-sandbox --disable-gpu --dump-dom "file://$(cd "$dir" && pwd)/trend.html" 2>/dev/null | grep -o 'id="check" class="meta">[^<]*' | sed 's/.*>//')
 echo "$check"
 if [ "$code" != 99 ]; then echo "store_week: the gate exited $code, not 99, on a run 20 % slower" >&2; exit 1; fi
