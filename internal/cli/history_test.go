@@ -46,6 +46,13 @@ func TestStoreAndHistory(t *testing.T) {
 	require.Equal(t, 0, res.code, res.err)
 	assert.Contains(t, res.out, "GET k")
 	assert.NotContains(t, res.out, "SET k v")
+	res = runCLI(ctx, "history", "--where", "target.kind=embedded and tag.branch=dev")
+	require.Equal(t, 0, res.code, res.err)
+	assert.Contains(t, res.out, "GET k")
+	assert.NotContains(t, res.out, "SET k v")
+	res = runCLI(ctx, "history", "--trend", "qps", "--workload", "GET k")
+	require.Equal(t, 0, res.code, res.err)
+	assert.Contains(t, res.out, `"GET k" against tairbench's embedded server (not Tair): QPS (commands/s), 1 runs`)
 
 	exported := filepath.Join(dir, "one.json")
 	res = runCLI(ctx, "store", "export", "1", "-o", exported)
@@ -63,6 +70,9 @@ func TestStoreAndHistory(t *testing.T) {
 		{[]string{"store", "export", "9"}, "no run 9"},
 		{[]string{"store", "export", "x"}, `run id "x": want a number`},
 		{[]string{"history", "--since", "soon"}, `--since "soon": want a span back from now`},
+		{[]string{"history", "--where", "version=7"}, `--where: condition "version=7": unknown key "version"`},
+		{[]string{"history", "--trend", "qps", "--window", "0"}, "--window 0: want 1 or more earlier runs"},
+		{[]string{"gate", "--baseline", "first 7"}, `--baseline "first 7": want 'last N'`},
 		{[]string{"history", "--store", filepath.Join(dir, "none.db")}, "none.db"},
 		{[]string{"store", "import", filepath.Join(dir, "none.json")}, "none.json"},
 		{[]string{"redis", "--embedded", "-c", "10", "-command", "PING", "-q", "--tag", "nokv"}, `tag "nokv": want key=value`},
