@@ -5,7 +5,8 @@
 #
 #   scripts/elasticsearch.sh install          fetch and unpack (cached under .cache/es), and build and
 #                                              install the Chinese analysis plugin (scripts/es-analysis-zh:
-#                                              Lucene's smartcn and cjk analyzers, Lucene from Maven Central)
+#                                              Lucene's smartcn and cjk analyzers, Tair's jieba on
+#                                              jieba-analysis 1.0.2; all from Maven Central)
 #   scripts/elasticsearch.sh start [PORT]      start (default port 9201), wait for /_cluster/health,
 #                                              print the URL; the PID goes to .cache/es/run-PORT/es.pid
 #   scripts/elasticsearch.sh stop [PORT]       stop by PID
@@ -50,23 +51,29 @@ install() {
 
 # install_zh builds the analysis plugin of scripts/es-analysis-zh against this
 # distribution's own jars, with Lucene's smartcn jar of the distribution's
-# Lucene version, and installs it in the distribution's plugins folder.
+# Lucene version and the Java port of jieba, and installs it in the
+# distribution's plugins folder. A source newer than the built jar rebuilds it.
+JIEBA=com.huaban:jieba-analysis:1.0.2
 install_zh() {
   local dir="$HOME_DIR/plugins/tairbench-analysis-zh" src="$ROOT/scripts/es-analysis-zh"
-  if [ -f "$dir/tairbench-analysis-zh.jar" ] && [ "$dir/tairbench-analysis-zh.jar" -nt "$src/org/tairbench/analysis/ChinesePlugin.java" ]; then return; fi
+  if [ -f "$dir/tairbench-analysis-zh.jar" ] && [ -z "$(find "$src" -type f -newer "$dir/tairbench-analysis-zh.jar")" ]; then return; fi
   local lucene; lucene=$(ls "$HOME_DIR"/lib/lucene-core-*.jar | sed 's/.*lucene-core-\(.*\)\.jar/\1/')
   local jh; jh=$(java_home)
   [ -x "$jh/bin/javac" ] || { log "javac is needed to build the Chinese analysis plugin: install openjdk-17-jdk-headless"; exit 1; }
-  log "building the Chinese analysis plugin (Lucene smartcn $lucene)"
+  log "building the Chinese analysis plugin (Lucene smartcn $lucene, $JIEBA)"
   local build="$CACHE/build-zh"
   rm -rf "$build"; mkdir -p "$build/classes"
-  MAVEN_OPTS="${MAVEN_OPTS:-} -XX:-UsePerfData" mvn -q -B -Dstyle.color=never dependency:copy -Dartifact="org.apache.lucene:lucene-analysis-smartcn:$lucene:jar" \
-    -DoutputDirectory="$build" >&2
-  "$jh/bin/javac" -J-XX:-UsePerfData -nowarn -d "$build/classes" -cp "$HOME_DIR/lib/*:$build/lucene-analysis-smartcn-$lucene.jar" \
-    "$src/org/tairbench/analysis/ChinesePlugin.java" >&2
+  local a
+  for a in "org.apache.lucene:lucene-analysis-smartcn:$lucene:jar" "$JIEBA:jar"; do
+    MAVEN_OPTS="${MAVEN_OPTS:-} -XX:-UsePerfData" mvn -q -B -Dstyle.color=never dependency:copy -Dartifact="$a" -DoutputDirectory="$build" >&2
+  done
+  local jieba; jieba=$(basename "$build"/jieba-analysis-*.jar)
+  find "$src" -name '*.java' >"$build/sources"
+  "$jh/bin/javac" -J-XX:-UsePerfData -nowarn -d "$build/classes" -cp "$HOME_DIR/lib/*:$build/lucene-analysis-smartcn-$lucene.jar:$build/$jieba" \
+    @"$build/sources" >&2
   "$jh/bin/jar" -J-XX:-UsePerfData cf "$build/tairbench-analysis-zh.jar" -C "$build/classes" .
-  mkdir -p "$dir"
-  cp "$build/tairbench-analysis-zh.jar" "$build/lucene-analysis-smartcn-$lucene.jar" "$dir/"
+  rm -rf "$dir"; mkdir -p "$dir"
+  cp "$build/tairbench-analysis-zh.jar" "$build/lucene-analysis-smartcn-$lucene.jar" "$build/$jieba" "$dir/"
   sed "s/@ES_VERSION@/$VERSION/" "$src/plugin-descriptor.properties" >"$dir/plugin-descriptor.properties"
   chmod -R a+rX "$dir"
   rm -rf "$build"

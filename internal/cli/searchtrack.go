@@ -52,6 +52,7 @@ and why. Built-in tracks: ` + strings.Join(ftrack.Builtin(), ", ") + `.`,
 	fs.StringVar(&o.TairAddr, "tair", "", "TairSearch address host:port")
 	fs.StringVar(&o.Run.ES, "es", "", "Elasticsearch URL")
 	fs.StringVar(&o.Run.ESAuth, "es-auth", "", `Elasticsearch basic auth "user:password"`)
+	fs.StringVar(&o.Run.Chinese, "es-chinese", "jieba", "what jieba fields become on Elasticsearch when the track gives no Elasticsearch mapping: jieba (the Java port, as Tair cuts) or smartcn (Lucene's)")
 	fs.StringVar(&o.Engines, "engines", "", "engines to run, in order: tairsearch, elasticsearch (default: tairsearch, and elasticsearch too with --es)")
 	fs.Int64Var(&o.Run.Docs, "docs", 0, "documents of the corpus to use (0: the track's)")
 	fs.DurationVar(&o.Run.Duration, "duration", 0, "measured time of every query task (default: the track's)")

@@ -78,11 +78,17 @@ func TestTrackChineseOnBothEngines(t *testing.T) {
 			}
 		}
 	}
-	// The analyzers differ, and the run says so.
-	assert.Contains(t, res.out, "analyzer title: jieba → tair_jieba")
+	// jieba is jieba on both engines: the run names the pair and measures
+	// how alike they cut the corpus.
+	assert.Contains(t, res.out, "analyzer title: jieba → tair_jieba (jieba search mode with the same stop words on both engines")
 	assert.Contains(t, res.out, "scoring: TairSearch TF-IDF (classic), Elasticsearch BM25")
-	assert.Regexp(t, `match-\w+ +\d/5 +\d\.\d\d +(.*; )?analyzer \d\.\d\d \((title|description): jieba on TairSearch, tair_jieba on Elasticsearch`, res.out,
-		"a template on a jieba field whose totals differ names the analyzers, scored")
+	require.Len(t, tr.TokenAgreement, 2)
+	for _, ta := range tr.TokenAgreement {
+		assert.Equal(t, "jieba on jieba-analysis 1.0.2", ta.Implementation, ta.Field)
+		assert.Equal(t, 200, ta.Samples, ta.Field)
+		assert.GreaterOrEqual(t, ta.Agreement(), 0.95, "%s: the two jieba cut the generated products alike: %+v", ta.Field, ta)
+	}
+	assert.Regexp(t, `title +jieba / tair_jieba \(jieba on jieba-analysis 1\.0\.2\) +\d+/200 \(\d+ %\)`, res.out)
 	// The price range finds the same documents on both; only ties in the
 	// sort may be ordered differently, and then the run says so.
 	assert.Regexp(t, `price-range-sort +5/5 +(1\.00 +agree|0\.\d\d +sort ties \d\.\d\d)`, res.out)
@@ -145,6 +151,49 @@ func TestTrackRefusals(t *testing.T) {
 	res = runCLI(context.Background(), "search", "run", "ecommerce-zh", "--embedded", "--duration", "1s", "--iterations", "10")
 	assert.Equal(t, 1, res.code)
 	assert.Contains(t, res.err, "give --duration or --iterations, not both")
+	res = runCLI(context.Background(), "search", "run", "ecommerce-zh", "--embedded", "--es-chinese", "ik")
+	assert.Equal(t, 1, res.code)
+	assert.Contains(t, res.err, `--es-chinese: unknown Chinese analyzer "ik" for Elasticsearch (choose jieba or smartcn)`)
+}
+
+// TestTrackTokenAgreementNamesTheDifferingTokens: where the two jieba cut a
+// text differently (jieba-analysis's dictionary lacks 吉林; it folds
+// full-width letters and digits, PyPI jieba's cut keeps them one by one),
+// the token agreement row counts the texts and names the tokens; with
+// --es-chinese smartcn the pair is Lucene's smartcn.
+func TestTrackTokenAgreementNamesTheDifferingTokens(t *testing.T) {
+	url := testenv.ElasticsearchURL(t)
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "zh.jsonl")
+	require.NoError(t, os.WriteFile(corpus, []byte(`{"_id":"1","title":"我来到吉林省长春市"}
+{"_id":"2","title":"吉林大学在长春"}
+{"_id":"3","title":"ＡＢＣ全角字母"}
+{"_id":"4","title":"高性能的数据库和缓存"}
+`), 0o644))
+	trackFile := filepath.Join(dir, "zh.json")
+	require.NoError(t, os.WriteFile(trackFile, []byte(`{"name":"zh","corpus":{"file":"zh.jsonl"},`+
+		`"index":{"name":"tokens-zh","tairsearch":{"mappings":{"properties":{"title":{"type":"text","analyzer":"jieba"}}}}},`+
+		`"tasks":[{"name":"w","ingest":{"bulk":4}}]}`), 0o644))
+	js := filepath.Join(dir, "out.json")
+	res := runCLI(context.Background(), "search", "run", trackFile, "--embedded", "--es", url, "--quiet", "--json", js)
+	require.Equal(t, 0, res.code, res.err)
+	tr := readTrack(t, js)
+	require.Len(t, tr.TokenAgreement, 1)
+	ta := tr.TokenAgreement[0]
+	assert.Equal(t, 4, ta.Samples)
+	assert.Equal(t, 1, ta.Equal)
+	assert.Equal(t, []result.TokenCount{{Token: "吉林", Count: 2}, {Token: "ａ", Count: 1}, {Token: "ｂ", Count: 1}, {Token: "ｃ", Count: 1}}, ta.OnlyTairSearch)
+	assert.Equal(t, []result.TokenCount{{Token: "abc", Count: 1}}, ta.OnlyElasticsearch)
+	assert.Contains(t, ta.Example, "我来到吉林省长春市")
+	assert.Regexp(t, `title +jieba / tair_jieba \(jieba on jieba-analysis 1\.0\.2\) +1/4 \(25 %\) +吉林 ×2, ａ ×1, ｂ ×1, ｃ ×1 +abc ×1`, res.out)
+
+	res = runCLI(context.Background(), "search", "run", trackFile, "--embedded", "--es", url, "--quiet", "--es-chinese", "smartcn", "--json", js)
+	require.Equal(t, 0, res.code, res.err)
+	tr = readTrack(t, js)
+	require.Len(t, tr.TokenAgreement, 1)
+	assert.Equal(t, "Lucene smartcn", tr.TokenAgreement[0].Implementation)
+	assert.Equal(t, "tair_smartcn", tr.TokenAgreement[0].Elasticsearch)
+	assert.Less(t, tr.TokenAgreement[0].Equal, 4, "smartcn cuts no sub-words")
 }
 
 // A template the run never timed is named in a warning, not shown blank.

@@ -143,6 +143,8 @@ func TestTrackSection(t *testing.T) {
 		Description: "Chinese e-commerce", Corpus: "generated products-zh, 1000 documents, seed 1", Docs: 1000,
 		Engines:     map[string]string{"tairsearch": "embedded server, not Tair", "elasticsearch": "http://127.0.0.1:9200"},
 		Differences: []string{"scoring: TairSearch TF-IDF (classic), Elasticsearch BM25"},
+		TokenAgreement: []result.TokenAgreement{{Field: "title", TairSearch: "jieba", Elasticsearch: "tair_jieba", Implementation: "jieba on jieba-analysis 1.0.2",
+			Samples: 200, Equal: 198, OnlyTairSearch: []result.TokenCount{{Token: "吉林", Count: 2}}, Example: `"吉林大学": tairsearch [吉林 大学 吉林大学], elasticsearch [大学 吉林大学]`}},
 		Tasks: []result.TrackTask{{Name: "queries", Kind: "query", Clients: 4,
 			Parity: []result.TemplateParity{{Template: "match-head", Samples: 5, TotalAgreement: 0.4, TopOverlap: 0.6, Divergence: 0.6,
 				Cause: "analyzer (title: jieba on TairSearch, tair_jieba on Elasticsearch)", Example: `{"query":{"match":{"title":"数据"}}}`}},
@@ -158,6 +160,8 @@ func TestTrackSection(t *testing.T) {
 	page := b.String()
 	assert.Contains(t, page, "<tr><td>query</td><td>tairsearch</td><td>5</td><td>0.400</td><td>0.400</td><td>0.400</td><td>0</td></tr>", "relevance, as the terminal prints it")
 	assert.Less(t, strings.Index(page, "NDCG@10"), strings.Index(page, "<h3>task queries"), "quality leads, beside the tasks")
+	assert.Contains(t, page, "<td>title</td><td>jieba / tair_jieba (jieba on jieba-analysis 1.0.2)</td><td>198/200 (99 %)</td><td>吉林 ×2</td><td>-</td>",
+		"token agreement, as the terminal prints it")
 	assert.Contains(t, page, "track.json: queries on tairsearch", "each task's run gets the run charts")
 	assert.Contains(t, page, "<td>match-head</td><td>700</td><td>latency from the send</td><td>0.90</td><td>0.95</td><td></td><td>0 %</td><td>120.5</td>")
 	assert.Contains(t, page, "embedded server, not Tair")

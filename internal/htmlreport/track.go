@@ -46,6 +46,9 @@ func writeTrack(b *strings.Builder, name string, d *result.TrackRun) {
 		fmt.Fprintf(b, "<li>warning: %s</li>", html.EscapeString(s))
 	}
 	b.WriteString("</ul>")
+	if len(d.TokenAgreement) > 0 {
+		writeTable(b, report.TokenAgreementTable(d.TokenAgreement))
+	}
 	if d.Relevance != nil {
 		writeTable(b, report.RelevanceTable(d.Relevance))
 	}

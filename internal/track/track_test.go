@@ -24,9 +24,11 @@ func TestBuiltinTracksLoad(t *testing.T) {
 	for _, name := range Builtin() {
 		tr, err := Load(name)
 		require.NoError(t, err, name)
-		_, notes, err := ProposeElasticsearch(tr.Index.TairSearch)
-		require.NoError(t, err, name)
-		assert.NotEmpty(t, notes, name)
+		for _, zh := range ChineseAnalyzers {
+			_, notes, err := ProposeElasticsearch(tr.Index.TairSearch, zh)
+			require.NoError(t, err, name)
+			assert.NotEmpty(t, notes, name)
+		}
 	}
 }
 
@@ -134,11 +136,12 @@ func TestCorpusLines(t *testing.T) {
 }
 
 func TestProposeElasticsearch(t *testing.T) {
-	body, notes, err := ProposeElasticsearch(json.RawMessage(`{"mappings":{"properties":{"t":{"type":"text","analyzer":"jieba"},"e":{"type":"text"},
-	"k":{"type":"keyword","ignore_above":64},"o":{"properties":{"n":{"type":"long"}}},"w":{"type":"text","analyzer":"my"}}},
-	"settings":{"analysis":{"analyzer":{"my":{"type":"custom","tokenizer":"whitespace"}}}}}`))
-	require.NoError(t, err)
-	var got struct {
+	mapping := json.RawMessage(`{"mappings":{"properties":{"t":{"type":"text","analyzer":"jieba"},"e":{"type":"text"},
+	"k":{"type":"keyword","ignore_above":64},"o":{"properties":{"n":{"type":"long"}}},"w":{"type":"text","analyzer":"my"},
+	"u":{"type":"text","analyzer":"my_jieba"}}},
+	"settings":{"analysis":{"analyzer":{"my":{"type":"custom","tokenizer":"whitespace"},
+	"my_jieba":{"type":"jieba","userwords":["key-value数据结构存储"],"use_hmm":false}}}}}`)
+	type body struct {
 		Settings struct {
 			Analysis struct {
 				Analyzer map[string]json.RawMessage `json:"analyzer"`
@@ -146,18 +149,40 @@ func TestProposeElasticsearch(t *testing.T) {
 		} `json:"settings"`
 		Mappings json.RawMessage `json:"mappings"`
 	}
-	require.NoError(t, json.Unmarshal(body, &got))
-	assert.JSONEq(t, `{"dynamic":false,"properties":{"t":{"type":"text","analyzer":"tair_jieba"},"e":{"type":"text","analyzer":"tair_standard"},
-	"k":{"type":"keyword","ignore_above":64},"o":{"properties":{"n":{"type":"long"}}},"w":{"type":"text","analyzer":"my"}}}`, string(got.Mappings))
-	an := got.Settings.Analysis.Analyzer
-	assert.JSONEq(t, `{"type":"custom","tokenizer":"whitespace"}`, string(an["my"]))
-	assert.JSONEq(t, `{"type":"standard","stopwords":"_english_"}`, string(an["tair_standard"]))
 	stop, _ := json.Marshal(fulltext.ChineseStopWords())
-	assert.JSONEq(t, `{"type":"smartcn","stopwords":`+string(stop)+`}`, string(an["tair_jieba"]), "smartcn drops the jieba analyzer's stop words")
-	require.Len(t, notes, 3)
-	assert.Equal(t, Translation{Field: "t", TairSearch: "jieba", Elasticsearch: "tair_jieba", Why: notes[1].Why}, notes[1])
-	assert.False(t, notes[1].Exact)
-	assert.True(t, notes[0].Exact)
+	tests := []struct {
+		chinese, zhName, impl, zhDef, userName, userDef, userWhy string
+	}{
+		{"", "tair_jieba", "jieba on jieba-analysis 1.0.2", `{"type":"jieba","stopwords":` + string(stop) + `}`,
+			"my_jieba", `{"type":"jieba","stopwords":` + string(stop) + `,"userwords":["key-value数据结构存储"]}`, "use_hmm false on TairSearch only"},
+		{"smartcn", "tair_smartcn", "Lucene smartcn", `{"type":"smartcn","stopwords":` + string(stop) + `}`, "tair_smartcn", "", "smartcn knows no user words"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.zhName, func(t *testing.T) {
+			raw, notes, err := ProposeElasticsearch(mapping, tc.chinese)
+			require.NoError(t, err)
+			var got body
+			require.NoError(t, json.Unmarshal(raw, &got))
+			assert.JSONEq(t, `{"dynamic":false,"properties":{"t":{"type":"text","analyzer":"`+tc.zhName+`"},"e":{"type":"text","analyzer":"tair_standard"},
+			"k":{"type":"keyword","ignore_above":64},"o":{"properties":{"n":{"type":"long"}}},"w":{"type":"text","analyzer":"my"},
+			"u":{"type":"text","analyzer":"`+tc.userName+`"}}}`, string(got.Mappings))
+			an := got.Settings.Analysis.Analyzer
+			assert.JSONEq(t, `{"type":"custom","tokenizer":"whitespace"}`, string(an["my"]))
+			assert.JSONEq(t, `{"type":"standard","stopwords":"_english_"}`, string(an["tair_standard"]))
+			assert.JSONEq(t, tc.zhDef, string(an[tc.zhName]), "the jieba analyzer's stop words are dropped on Elasticsearch too")
+			if tc.userDef != "" {
+				assert.JSONEq(t, tc.userDef, string(an[tc.userName]), "the user words come along")
+			}
+			require.Len(t, notes, 4)
+			assert.Equal(t, Translation{Field: "t", TairSearch: "jieba", Elasticsearch: tc.zhName, Implementation: tc.impl, Why: notes[1].Why}, notes[1])
+			assert.False(t, notes[1].Exact)
+			assert.True(t, notes[0].Exact)
+			assert.Contains(t, notes[2].Why, tc.userWhy)
+			assert.Equal(t, tc.impl, notes[2].Implementation)
+		})
+	}
+	_, _, err := ProposeElasticsearch(mapping, "ik")
+	assert.EqualError(t, err, `unknown Chinese analyzer "ik" for Elasticsearch (choose jieba or smartcn)`)
 }
 
 func FuzzCompile(f *testing.F) {

@@ -19,6 +19,9 @@ type TrackRun struct {
 	// Analyzers are how the TairSearch mapping's analyzers were translated
 	// for Elasticsearch (empty when it ran alone or the track gave its body).
 	Analyzers []AnalyzerTranslation `json:"analyzers,omitempty"`
+	// TokenAgreement is, per field whose analyzer is not the same on both
+	// engines, how alike the two cut the corpus's text.
+	TokenAgreement []TokenAgreement `json:"token_agreement,omitempty"`
 	// Differences lists what differs in set-up between the engines.
 	Differences []string    `json:"differences,omitempty"`
 	Tasks       []TrackTask `json:"tasks"`
@@ -64,8 +67,47 @@ type AnalyzerTranslation struct {
 	Field         string `json:"field"`
 	TairSearch    string `json:"tairsearch"`
 	Elasticsearch string `json:"elasticsearch"`
-	Exact         bool   `json:"exact"`
-	Why           string `json:"why,omitempty"`
+	// Implementation is what Elasticsearch's analyzer is, when its name
+	// does not say it ("jieba on jieba-analysis 1.0.2").
+	Implementation string `json:"elasticsearch_implementation,omitempty"`
+	Exact          bool   `json:"exact"`
+	Why            string `json:"why,omitempty"`
+}
+
+// TokenAgreement is how alike two engines cut one field's text: the
+// field's text in the corpus's first documents, analyzed on both.
+type TokenAgreement struct {
+	Field         string `json:"field"`
+	TairSearch    string `json:"tairsearch"`
+	Elasticsearch string `json:"elasticsearch"`
+	// Implementation is what Elasticsearch's analyzer is ("jieba on
+	// jieba-analysis 1.0.2"); empty when its name says it.
+	Implementation string `json:"elasticsearch_implementation,omitempty"`
+	// Samples are the texts cut; Equal those cut into the same tokens on
+	// both engines, each as many times (in any order: Elasticsearch must
+	// give them in the order of their start offsets).
+	Samples int `json:"samples"`
+	Equal   int `json:"equal"`
+	// OnlyTairSearch and OnlyElasticsearch are the tokens one engine made
+	// more often than the other over all samples, most first (at most 8).
+	OnlyTairSearch    []TokenCount `json:"only_tairsearch,omitempty"`
+	OnlyElasticsearch []TokenCount `json:"only_elasticsearch,omitempty"`
+	// Example is the first text cut differently.
+	Example string `json:"example,omitempty"`
+}
+
+// Agreement is the share of samples cut alike.
+func (t TokenAgreement) Agreement() float64 {
+	if t.Samples == 0 {
+		return 0
+	}
+	return float64(t.Equal) / float64(t.Samples)
+}
+
+// TokenCount is a token and how many more times one engine made it.
+type TokenCount struct {
+	Token string `json:"token"`
+	Count int    `json:"count"`
 }
 
 // TrackTask is one task of the schedule.

@@ -210,7 +210,7 @@ func (r *runner) tokenExample(ctx context.Context, field, tairAnalyzer, example 
 		}
 		lists = append(lists, toks)
 	}
-	if slices.Equal(lists[0], lists[1]) {
+	if sameTokens(lists[0], lists[1]) {
 		return "", true
 	}
 	what := "e.g."

@@ -33,6 +33,9 @@ func Render(w io.Writer, d *result.TrackRun) {
 		}
 		fmt.Fprintf(w, "analyzer %s: %s → %s (%s)\n", a.Field, a.TairSearch, a.Elasticsearch, how)
 	}
+	if len(d.TokenAgreement) > 0 {
+		report.WriteTable(w, report.TokenAgreementTable(d.TokenAgreement))
+	}
 	for _, t := range d.Tasks {
 		renderTask(w, t)
 	}

@@ -39,6 +39,9 @@ type Options struct {
 	// Tair is TairSearch's target; ES and ESAuth Elasticsearch's URL and login.
 	Tair       endpoint.Target
 	ES, ESAuth string
+	// Chinese is what jieba fields become on Elasticsearch when the track
+	// gives no Elasticsearch mapping: "jieba" (the default) or "smartcn".
+	Chinese string
 	// Docs, when set, replaces the corpus's document count; Duration the
 	// query tasks' durations, or Iterations their measured query counts
 	// (for quick runs, or runs that must time every template).
@@ -69,6 +72,9 @@ var ErrDiverged = errors.New("the engines diverge more than --max-divergence")
 func Run(ctx context.Context, o Options, io harness.IO) (*result.TrackRun, error) {
 	if err := output.CheckPaths(o.JSON); err != nil {
 		return nil, err
+	}
+	if err := tk.CheckChinese(o.Chinese); err != nil {
+		return nil, fmt.Errorf("--es-chinese: %w", err)
 	}
 	tr, err := load(o)
 	if err != nil {
@@ -105,6 +111,11 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.TrackRun, error
 		}
 	}
 	r := &runner{o: o, tr: tr, scan: scan, doc: doc, engines: engines, io: io}
+	if toks, err := r.tokenAgreement(ctx); err != nil {
+		doc.Warnings = append(doc.Warnings, err.Error()+": not measured")
+	} else {
+		doc.TokenAgreement = toks
+	}
 	runErr := r.tasks(ctx)
 	if runErr == nil && tr.Relevance != nil {
 		runErr = r.relevance(ctx)
@@ -205,7 +216,7 @@ func openEngines(ctx context.Context, o Options, tr *tk.Track, doc *result.Track
 			fo.Target = endpoint.Target{Addr: o.ES, Auth: o.ESAuth, Timeout: o.Tair.Timeout}
 			fo.Mapping = tr.Index.Elasticsearch
 			if len(fo.Mapping) == 0 {
-				body, notes, err := tk.ProposeElasticsearch(tr.Index.TairSearch)
+				body, notes, err := tk.ProposeElasticsearch(tr.Index.TairSearch, o.Chinese)
 				if err != nil {
 					return out, err
 				}
