@@ -231,7 +231,7 @@ bench-vector: deps build
 
 # A search track (issue #24): the built-in Chinese e-commerce track (20,000
 # generated products) on the embedded TairSearch and on Elasticsearch 8.19
-# with Lucene's smartcn (scripts/elasticsearch.sh builds the plugin). Bar:
+# with jieba on both (scripts/elasticsearch.sh builds the plugin). Bar:
 # every task runs on both engines without a failed request (the command
 # exits non-zero otherwise). About a minute on 2 cores.
 TRACK ?= ecommerce-zh

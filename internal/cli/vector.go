@@ -123,5 +123,6 @@ func (o *vectorOptions) register(fs *pflag.FlagSet, data bool) {
 		fs.IntVar(&o.Data.Centres, "centres", 1000, "clustered: cluster centres")
 		fs.StringVar(&o.Data.Metric, "metric", "L2", "distance: L2, IP or COSINE")
 		fs.StringVar(&o.Algorithm, "algorithm", "HNSW", "HNSW or FLAT")
+		fs.StringVar(&o.FilterSelectivity, "filter-selectivity", "", "also sweep with every search filtered to these shares of the vectors, e.g. 0.01,0.1,0.5 (each vector gets an attribute)")
 	}
 }

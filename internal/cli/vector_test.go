@@ -34,7 +34,7 @@ func TestVectorEmbedded(t *testing.T) {
 	small := []string{"vector", "--embedded", "--data", "clustered", "--n", "20000", "--nq", "200", "--dims", "32",
 		"--centres", "100", "-d", "300ms", "--truth-dir", filepath.Join(dir, "truth")}
 	js := filepath.Join(dir, "flat.json")
-	res := runCLI(context.Background(), append(small, "--algorithm", "FLAT", "--json", js)...)
+	res := runCLI(context.Background(), append(small, "--algorithm", "FLAT", "--filter-selectivity", "0.01,0.5", "--json", js)...)
 	require.Equal(t, 0, res.code, res.err)
 	assert.Contains(t, res.out, "tairbench's embedded server, not Tair, in this process")
 	assert.Contains(t, res.out, "tairvector's figures come from tairbench's embedded server (Go, in this process), not Tair.")
@@ -42,6 +42,18 @@ func TestVectorEmbedded(t *testing.T) {
 	require.Len(t, flat.Engines[0].Points, 1)
 	assert.Equal(t, 1.0, flat.Engines[0].Points[0].Recall)
 	assert.Greater(t, flat.Engines[0].Memory.Index, int64(20000*32*4))
+	// Filtered FLAT is exact too: recall 1 against the exact nearest among
+	// the 200 (1 %) and 10,000 (50 %) vectors the filters keep.
+	assert.Equal(t, []float64{0.01, 0.5}, flat.Config.Selectivities)
+	require.Len(t, flat.Engines[0].Filtered, 2)
+	for i, f := range flat.Engines[0].Filtered {
+		assert.Equal(t, []int{200, 10000}[i], f.Matching)
+		assert.Equal(t, []string{"attr < 200", "attr < 10000"}[i], f.Filter)
+		require.Len(t, f.Points, 1)
+		assert.Equal(t, 1.0, f.Points[0].Recall, f.Filter)
+		assert.Positive(t, f.Points[0].QPS)
+	}
+	assert.Regexp(t, `filtered search: every search kept to a share of the vectors[^\n]*\n.*\ntairvector +1 % +attr < 200 +- +1\.0000`, res.out)
 
 	js = filepath.Join(dir, "hnsw.json")
 	res = runCLI(context.Background(), append(small, "--ef-search", "10,200", "--m", "8", "--ef-construct", "40", "--json", js)...)
@@ -112,6 +124,43 @@ func TestVectorAgainstElasticsearch(t *testing.T) {
 	// Both engines' QPS at recall ≥ 0.90 and 0.95 in one table.
 	assert.Regexp(t, `QPS at recall[^\n]*\ntairvector +\d+ +\d+[^\n]*\nelasticsearch +\d+ +\d+`, res.out)
 	assert.Contains(t, res.out, "Compare QPS only at equal recall")
+}
+
+// TestVectorFilteredOnBothEngines: with a filter keeping 1 % of the
+// vectors, FLAT is exact on TairVector (embedded) and on Elasticsearch 8.19
+// (kNN's filter), and HNSW reaches recall 0.95 at some breadth on both.
+func TestVectorFilteredOnBothEngines(t *testing.T) {
+	url := testenv.ElasticsearchURL(t)
+	dir := t.TempDir()
+	args := []string{"vector", "--embedded", "--es", url, "--engines", "tairvector,elasticsearch",
+		"--data", "clustered", "--n", "5000", "--nq", "100", "--dims", "16", "--centres", "50", "-d", "200ms", "--warmup", "0",
+		"--filter-selectivity", "0.01", "--index", "tb-vector-filter-test", "--truth-dir", ""}
+	for _, tc := range []struct {
+		name string
+		args []string
+		min  float64
+	}{
+		{"FLAT", []string{"--algorithm", "FLAT"}, 1},
+		{"HNSW", []string{"--ef-search", "10,160", "--num-candidates", "10,160"}, 0.95},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			js := filepath.Join(dir, tc.name+".json")
+			res := runCLI(context.Background(), append(append(args, tc.args...), "--json", js)...)
+			require.Equal(t, 0, res.code, res.err)
+			vb := readVector(t, js)
+			require.Len(t, vb.Engines, 2)
+			for _, e := range vb.Engines {
+				require.Len(t, e.Filtered, 1, e.Engine)
+				f := e.Filtered[0]
+				assert.Equal(t, 50, f.Matching)
+				best := 0.0
+				for _, p := range f.Points {
+					best = max(best, p.Recall)
+				}
+				assert.GreaterOrEqual(t, best, tc.min, "%s: %+v", e.Engine, f.Points)
+			}
+		})
+	}
 }
 
 // TestVectorWikiMiniLM sweeps the committed MiniLM embeddings of the

@@ -111,11 +111,13 @@ func TestVectorSection(t *testing.T) {
 	}
 	d := &result.VectorBench{Header: result.Header{Schema: result.SchemaVector, Version: "test"},
 		Config: result.VectorConfig{Dataset: "random-s-100-euclidean", Base: 90000, Queries: 10000, Dims: 100, Metric: "L2",
-			K: 10, Algorithm: "HNSW"},
+			K: 10, Algorithm: "HNSW", Selectivities: []float64{0.01}},
 		Engines: []result.VectorEngine{
 			{Engine: "tairvector", Target: "127.0.0.1:1 (tairbench's embedded server, not Tair)", Param: "ef_search",
 				Points:   []result.VectorPoint{pt(10, 0.91, 19000), pt(40, 0.99, 15000)},
-				AtRecall: []result.QPSAtRecall{{Recall: 0.9, QPS: 19000}, {Recall: 0.99, QPS: 15000}}},
+				AtRecall: []result.QPSAtRecall{{Recall: 0.9, QPS: 19000}, {Recall: 0.99, QPS: 15000}},
+				Filtered: []result.VectorFiltered{{Selectivity: 0.01, Matching: 900, Filter: "attr < 900",
+					Points: []result.VectorPoint{pt(10, 0.97, 4000)}}}},
 			{Engine: "elasticsearch", Target: "http://127.0.0.1:9200", Param: "num_candidates",
 				Points:   []result.VectorPoint{pt(10, 0.93, 1300), pt(40, 0.989, 1500)},
 				AtRecall: []result.QPSAtRecall{{Recall: 0.9, QPS: 1500}, {Recall: 0.99}}}},
@@ -126,6 +128,8 @@ func TestVectorSection(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(page, `class="chart"`))
 	assert.Contains(t, page, "QPS against recall@10")
 	assert.Contains(t, page, "<tr><td>elasticsearch</td><td>num_candidates=10</td><td>0.9300</td><td>1300</td>", "the per-point table")
+	assert.Contains(t, page, "<tr><td>tairvector</td><td>1 %</td><td>attr &lt; 900</td><td>ef_search=10</td><td>0.9700</td><td>4000</td>",
+		"the filtered sweep, as the terminal prints it")
 	assert.Less(t, strings.Index(page, "the sweep, one row per point"), strings.Index(page, `<svg class="chart"`), "the table leads")
 	assert.Regexp(t, `class="tick" text-anchor="(start|end)">ef_search=40</text>`, page, "each marked point names its parameter")
 	assert.Contains(t, page, "<td>elasticsearch</td><td title=\"\">1500</td><td>not reached</td>")

@@ -61,6 +61,9 @@ func writeVector(b *strings.Builder, name string, d *result.VectorBench) {
 		fmt.Fprintf(b, "<td>%.0f</td><td>%.1f</td></tr>", e.InsertPerSec, e.BuildSeconds)
 	}
 	b.WriteString("</table>")
+	if len(d.Config.Selectivities) > 0 {
+		writeTable(b, report.VectorFiltered(d))
+	}
 	writeNotes(b, d.Warnings)
 	if len(lines) > 0 {
 		pct := func(v float64) string { return fmt.Sprintf("%.2f", v) }

@@ -19,11 +19,7 @@ func VectorPoints(d *result.VectorBench) Table {
 	}
 	for _, e := range d.Engines {
 		for _, p := range e.Points {
-			p50, p99 := "—", "—"
-			if p.Closed != nil {
-				l := p.Closed.Totals.Latency
-				p50, p99 = fmt.Sprintf("%.3f", l.P50/1000), fmt.Sprintf("%.3f", l.P99/1000)
-			}
+			p50, p99 := closedLatency(p)
 			row := []string{e.Engine, VectorParam(e, p), fmt.Sprintf("%.4f", p.Recall), fmt.Sprintf("%.0f", p.QPS), p50, p99}
 			if c.Rate > 0 {
 				open := "—"
@@ -46,4 +42,46 @@ func VectorParam(e result.VectorEngine, p result.VectorPoint) string {
 		return fmt.Sprintf("%s=%d", e.Param, p.Param)
 	}
 	return "-"
+}
+
+// VectorFiltered is the filtered sweeps in one table: per engine and
+// selectivity, each point's recall against the exact filtered truth, QPS
+// and latency, and the QPS each engine reached at recall 0.95.
+func VectorFiltered(d *result.VectorBench) Table {
+	c := d.Config
+	t := Table{Title: "filtered search: every search kept to a share of the vectors, one row per point",
+		Header: []string{"engine", "selectivity", "filter", "param", fmt.Sprintf("recall@%d", c.K), "QPS", "p50 ms", "p99 ms"},
+		Notes: []string{fmt.Sprintf("recall@%d against the exact nearest among the vectors the filter keeps (each a random share, "+
+			"independent of where the vectors lie); p50, p99: closed loop, %s", c.K, result.FromSend.Label())}}
+	for _, e := range d.Engines {
+		for _, f := range e.Filtered {
+			for _, p := range f.Points {
+				p50, p99 := closedLatency(p)
+				t.Rows = append(t.Rows, []string{e.Engine, fmt.Sprintf("%g %%", 100*f.Selectivity), f.Filter, VectorParam(e, p),
+					fmt.Sprintf("%.4f", p.Recall), fmt.Sprintf("%.0f", p.QPS), p50, p99})
+			}
+			for _, a := range f.AtRecall {
+				if a.Recall == 0.95 {
+					t.Notes = append(t.Notes, fmt.Sprintf("%s at %g %%: QPS at recall 0.95: %s", e.Engine, 100*f.Selectivity, atRecall(a)))
+				}
+			}
+		}
+	}
+	return t
+}
+
+func atRecall(a result.QPSAtRecall) string {
+	if a.QPS == 0 {
+		return a.How
+	}
+	return fmt.Sprintf("%.0f (%s)", a.QPS, a.How)
+}
+
+// closedLatency is a point's closed-loop p50 and p99 in ms ("—" unmeasured).
+func closedLatency(p result.VectorPoint) (p50, p99 string) {
+	if p.Closed == nil {
+		return "—", "—"
+	}
+	l := p.Closed.Totals.Latency
+	return fmt.Sprintf("%.3f", l.P50/1000), fmt.Sprintf("%.3f", l.P99/1000)
 }

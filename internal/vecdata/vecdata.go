@@ -87,13 +87,32 @@ type Truth struct {
 	// compares (true L2, not squared; 1 − cos or 1 − dot otherwise).
 	Kth []float64
 	set *Set
+	// keep, when set, is the filter the truth was computed under: a
+	// returned vector it does not keep is a miss.
+	keep func(uint32) bool
 }
 
 // GroundTruth computes the exact k nearest base vectors of every query,
 // in parallel on every core.
-func GroundTruth(s *Set, k int) *Truth {
+func GroundTruth(s *Set, k int) *Truth { return GroundTruthWhere(s, k, nil) }
+
+// GroundTruthWhere computes the exact k nearest of the base vectors keep
+// keeps (nil: all), in parallel on every core: the truth of a filtered
+// search. The kept vectors are copied together first, so each query scans
+// only them.
+func GroundTruthWhere(s *Set, k int, keep func(uint32) bool) *Truth {
 	dist := DistFunc(s.Metric)
-	t := &Truth{K: k, IDs: make([][]uint32, s.NQ())}
+	rows, slots := s.Train, []uint32(nil)
+	if keep != nil {
+		rows = nil
+		for i := 0; i < s.N(); i++ {
+			if keep(uint32(i)) {
+				rows = append(rows, s.Row(i)...)
+				slots = append(slots, uint32(i))
+			}
+		}
+	}
+	t := &Truth{K: k, IDs: make([][]uint32, s.NQ()), keep: keep}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
@@ -105,10 +124,13 @@ func GroundTruth(s *Set, k int) *Truth {
 				if q >= s.NQ() {
 					return
 				}
-				hits := ann.Exact(s.Train, s.Dims, s.Query(q), k, dist)
+				hits := ann.Exact(rows, s.Dims, s.Query(q), k, dist)
 				ids := make([]uint32, len(hits))
 				for j, h := range hits {
 					ids[j] = h.Slot
+					if slots != nil {
+						ids[j] = slots[h.Slot]
+					}
 				}
 				t.IDs[q] = ids
 			}
@@ -119,6 +141,20 @@ func GroundTruth(s *Set, k int) *Truth {
 	return t
 }
 
+// Attributes gives n base vectors an integer attribute each: a random
+// permutation of 0..n−1 (seeded), so "attribute < ⌈s·n⌉" keeps a share s
+// of the vectors exactly, spread over the set independently of where the
+// vectors lie.
+func Attributes(n int, seed uint64) []int32 {
+	r := rand.New(rand.NewPCG(seed, 0xa77e))
+	out := make([]int32, n)
+	for i := range out {
+		out[i] = int32(i)
+	}
+	r.Shuffle(n, func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
+}
+
 // bind keeps the set and computes each query's k-th distance.
 func (t *Truth) bind(s *Set) {
 	t.set = s
@@ -126,6 +162,10 @@ func (t *Truth) bind(s *Set) {
 	for q, ids := range t.IDs {
 		ids = ids[:min(t.K, len(ids))]
 		t.IDs[q] = ids
+		if len(ids) == 0 {
+			t.Kth[q] = math.Inf(-1) // nothing is kept: nothing returned can be right
+			continue
+		}
 		t.Kth[q] = t.compared(q, ids[len(ids)-1])
 	}
 }
@@ -146,11 +186,15 @@ const Epsilon = 1e-3
 // Recall is the share of got that are true k nearest neighbours of query
 // q, as ann-benchmarks counts it: a returned id counts when its distance to
 // the query is at most the true k-th distance plus Epsilon (each id once;
-// ids outside the base set count as misses).
+// ids outside the base set, or that the truth's filter does not keep,
+// count as misses).
 func (t *Truth) Recall(q int, got []uint32, k int) float64 {
+	if len(t.IDs[q]) == 0 {
+		return 1 // nothing to find, and finding nothing is right
+	}
 	n := 0
 	for i, g := range got {
-		if i >= k || int(g) >= t.set.N() || slices.Contains(got[:i], g) {
+		if i >= k || int(g) >= t.set.N() || slices.Contains(got[:i], g) || (t.keep != nil && !t.keep(g)) {
 			continue
 		}
 		if t.compared(q, g) <= t.Kth[q]+Epsilon {

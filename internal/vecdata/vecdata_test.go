@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"codeberg.org/sbinet/npyio"
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/tairbench/tairbench/internal/ann"
 	"github.com/tairbench/tairbench/internal/vector"
 )
 
@@ -119,6 +121,37 @@ func TestClusteredAndTruth(t *testing.T) {
 	require.Equal(t, tr.IDs[0][:1], tr2.IDs[0]) // the tie goes to the lower id
 	assert.Equal(t, 1.0, tr2.Recall(0, []uint32{uint32(s.N())}, 1))
 	assert.InDelta(t, 0.2, tr.Recall(0, []uint32{tr.IDs[0][0], tr.IDs[0][0], tr.IDs[0][1], 99999}, 10), 1e-9)
+}
+
+// A filtered truth is the exact nearest among the kept vectors, and a
+// returned vector the filter does not keep is a miss however near it is.
+func TestGroundTruthWhere(t *testing.T) {
+	s := Clustered(2000, 10, 8, 5, 3)
+	attrs := Attributes(s.N(), 3)
+	assert.Equal(t, attrs, Attributes(s.N(), 3), "seeded")
+	sorted := slices.Clone(attrs)
+	slices.Sort(sorted)
+	for i, a := range sorted {
+		require.Equal(t, int32(i), a, "a permutation of 0..n-1")
+	}
+	keep := func(id uint32) bool { return attrs[id] < 20 } // 1 %
+	tr := GroundTruthWhere(s, 10, keep)
+	all := GroundTruth(s, 10)
+	for q := range tr.IDs {
+		require.Len(t, tr.IDs[q], 10)
+		var want []uint32
+		for _, h := range ann.Exact(s.Train, s.Dims, s.Query(q), s.N(), DistFunc(s.Metric)) {
+			if keep(h.Slot) && len(want) < 10 {
+				want = append(want, h.Slot)
+			}
+		}
+		assert.Equal(t, want, tr.IDs[q], "query %d", q)
+		assert.Equal(t, 1.0, tr.Recall(q, want, 10))
+		if !keep(all.IDs[q][0]) {
+			assert.InDelta(t, 0.9, tr.Recall(q, append([]uint32{all.IDs[q][0]}, want[:9]...), 10), 1e-9,
+				"the nearest vector overall is not kept: a miss")
+		}
+	}
 }
 
 func FuzzParseVecs(f *testing.F) {

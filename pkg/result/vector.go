@@ -33,6 +33,9 @@ type VectorConfig struct {
 	DurationMS      float64 `json:"duration_ms"`
 	WarmupMS        float64 `json:"warmup_ms"`
 	Rate            float64 `json:"rate,omitempty"`
+	// Selectivities are the filtered sweeps' shares of the base vectors
+	// each search may return.
+	Selectivities []float64 `json:"filter_selectivities,omitempty"`
 }
 
 // VectorEngine is one engine's part: load, memory and the sweep.
@@ -48,6 +51,21 @@ type VectorEngine struct {
 	Memory       VectorMemory  `json:"memory"`
 	Points       []VectorPoint `json:"points"`
 	AtRecall     []QPSAtRecall `json:"qps_at_recall"`
+	// Filtered are the sweeps again, once per filter selectivity.
+	Filtered []VectorFiltered `json:"filtered,omitempty"`
+}
+
+// VectorFiltered is the sweep with every search kept to a share of the
+// base vectors: those whose attribute is below a bound, recall counted
+// against the exact nearest among them.
+type VectorFiltered struct {
+	Selectivity float64 `json:"selectivity"`
+	// Matching is how many base vectors the filter keeps; Filter the
+	// condition ("attr < 1000").
+	Matching int           `json:"matching_vectors"`
+	Filter   string        `json:"filter"`
+	Points   []VectorPoint `json:"points"`
+	AtRecall []QPSAtRecall `json:"qps_at_recall"`
 }
 
 // VectorMemory is an engine's memory after the load (bytes; 0: unknown).

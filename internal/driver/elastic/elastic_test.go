@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tairbench/tairbench/internal/driver/vectors"
+
 	"github.com/tairbench/tairbench/internal/driver/fts"
 	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/testenv"
@@ -58,4 +60,15 @@ func TestParseInfo(t *testing.T) {
 		assert.Equal(t, tc.version, id.Version)
 		assert.Equal(t, tc.build, id.Build)
 	}
+}
+
+func TestEncodeVectors(t *testing.T) {
+	v := &esVectors{}
+	assert.Equal(t, `{"knn":{"field":"vec","query_vector":[1,2.5],"k":10,"num_candidates":10},"size":10,"_source":false}`,
+		string(v.EncodeSearch(nil, []float32{1, 2.5}, 10, 0, vectors.Filter{})))
+	assert.Equal(t, `{"knn":{"field":"vec","query_vector":[1,2],"k":5,"num_candidates":40,"filter":{"range":{"attr":{"lt":1000}}}},"size":5,"_source":false}`,
+		string(v.EncodeSearch(nil, []float32{1, 2}, 5, 40, vectors.Filter{Field: "attr", Below: 1000})))
+	assert.Equal(t, "{\"index\":{\"_id\":\"3\"}}\n{\"vec\":[1,2]}\n", string(v.EncodeInsert(nil, 3, []float32{1, 2}, 2, "", nil)))
+	assert.Equal(t, "{\"index\":{\"_id\":\"3\"}}\n{\"vec\":[1,2],\"attr\":42}\n{\"index\":{\"_id\":\"4\"}}\n{\"vec\":[3,4],\"attr\":0}\n",
+		string(v.EncodeInsert(nil, 3, []float32{1, 2, 3, 4}, 2, "attr", []int32{42, 0})))
 }

@@ -73,9 +73,13 @@ func (v *esVectors) Create(ctx context.Context, s vectors.IndexSpec) error {
 	if s.Algorithm == "FLAT" {
 		opts = `{"type":"flat"}`
 	}
+	attr := ""
+	if s.Attribute != "" {
+		attr = fmt.Sprintf(`,%q:{"type":"integer"}`, s.Attribute)
+	}
 	body := fmt.Sprintf(`{"settings":{"number_of_shards":1,"number_of_replicas":0,"refresh_interval":"-1"},`+
-		`"mappings":{"properties":{"vec":{"type":"dense_vector","dims":%d,"index":true,"similarity":%q,"index_options":%s}}}}`,
-		s.Dims, sim, opts)
+		`"mappings":{"properties":{"vec":{"type":"dense_vector","dims":%d,"index":true,"similarity":%q,"index_options":%s}%s}}}`,
+		s.Dims, sim, opts, attr)
 	_, _ = do(ctx, v.e.es, esapi.IndicesDeleteRequest{Index: []string{v.e.o.Index}, IgnoreUnavailable: boolPtr(true)})
 	if _, err := do(ctx, v.e.es, esapi.IndicesCreateRequest{Index: v.e.o.Index, Body: strings.NewReader(body)}); err != nil {
 		return fmt.Errorf("elasticsearch: create index: %w", err)
@@ -102,27 +106,42 @@ func (v *esVectors) Memory(ctx context.Context) (vectors.Memory, error) {
 		Detail: "index store size (vectors and graph; HNSW is searched off-heap); JVM heap used"}, err
 }
 
-// EncodeInsert renders one _bulk body: an index action and {"vec":[…]} per vector.
-func (v *esVectors) EncodeInsert(dst []byte, first int, rows []float32, dims int) []byte {
+// EncodeInsert renders one _bulk body: an index action and {"vec":[…]}
+// per vector, with "attr":A when attrs are given.
+func (v *esVectors) EncodeInsert(dst []byte, first int, rows []float32, dims int, attr string, attrs []int32) []byte {
 	for i := 0; i*dims < len(rows); i++ {
 		dst = append(dst, `{"index":{"_id":"`...)
 		dst = strconv.AppendInt(dst, int64(first+i), 10)
 		dst = append(dst, "\"}}\n{\"vec\":"...)
 		dst = appendFloats(dst, rows[i*dims:(i+1)*dims])
+		if attrs != nil {
+			dst = append(dst, ',')
+			dst = strconv.AppendQuote(dst, attr)
+			dst = append(dst, ':')
+			dst = strconv.AppendInt(dst, int64(attrs[i]), 10)
+		}
 		dst = append(dst, "}\n"...)
 	}
 	return dst
 }
 
 // EncodeSearch renders a knn search for k hits with num_candidates param
-// (at least k), asking only for the ids.
-func (v *esVectors) EncodeSearch(dst []byte, q []float32, k, param int) []byte {
+// (at least k), asking only for the ids; a filter is kNN's own (a range
+// query), applied during the search.
+func (v *esVectors) EncodeSearch(dst []byte, q []float32, k, param int, f vectors.Filter) []byte {
 	dst = append(dst, `{"knn":{"field":"vec","query_vector":`...)
 	dst = appendFloats(dst, q)
 	dst = append(dst, `,"k":`...)
 	dst = strconv.AppendInt(dst, int64(k), 10)
 	dst = append(dst, `,"num_candidates":`...)
 	dst = strconv.AppendInt(dst, int64(max(param, k)), 10)
+	if f.On() {
+		dst = append(dst, `,"filter":{"range":{`...)
+		dst = strconv.AppendQuote(dst, f.Field)
+		dst = append(dst, `:{"lt":`...)
+		dst = strconv.AppendInt(dst, int64(f.Below), 10)
+		dst = append(dst, `}}}`...)
+	}
 	dst = append(dst, `},"size":`...)
 	dst = strconv.AppendInt(dst, int64(k), 10)
 	return append(dst, `,"_source":false}`...)

@@ -98,38 +98,58 @@ func (e *tairVector) Memory(ctx context.Context) (vectors.Memory, error) {
 	return m, nil
 }
 
-// EncodeInsert renders a pipeline of TVS.HSET index N VECTOR [..].
-func (e *tairVector) EncodeInsert(dst []byte, first int, rows []float32, dims int) []byte {
+// EncodeInsert renders a pipeline of TVS.HSET index N VECTOR [..], with
+// attr A when attrs are given.
+func (e *tairVector) EncodeInsert(dst []byte, first int, rows []float32, dims int, attr string, attrs []int32) []byte {
 	var num [24]byte
 	for i := 0; i*dims < len(rows); i++ {
-		dst = append(dst, "*5\r\n$8\r\nTVS.HSET\r\n"...)
+		if attrs != nil {
+			dst = append(dst, "*7\r\n$8\r\nTVS.HSET\r\n"...)
+		} else {
+			dst = append(dst, "*5\r\n$8\r\nTVS.HSET\r\n"...)
+		}
 		dst = resp.AppendBulkString(dst, e.index)
 		dst = resp.AppendBulk(dst, strconv.AppendInt(num[:0], int64(first+i), 10))
 		dst = append(dst, "$6\r\nVECTOR\r\n"...)
 		dst = appendVectorBulk(dst, rows[i*dims:(i+1)*dims])
+		if attrs != nil {
+			dst = resp.AppendBulkString(dst, attr)
+			dst = resp.AppendBulk(dst, strconv.AppendInt(num[:0], int64(attrs[i]), 10))
+		}
 	}
 	return dst
 }
 
-// EncodeSearch renders TVS.KNNSEARCH index k [..] [ef_search param] (no
-// breadth when param is 0: FLAT).
-func (e *tairVector) EncodeSearch(dst []byte, q []float32, k, param int) []byte {
+// EncodeSearch renders TVS.KNNSEARCH index k [..] ["attr<N"] [ef_search
+// param] (no breadth when param is 0: FLAT); the filter is the positional
+// one after the vector.
+func (e *tairVector) EncodeSearch(dst []byte, q []float32, k, param int, f vectors.Filter) []byte {
 	var num [24]byte
+	n := 4
 	if param > 0 {
-		dst = append(dst, "*6\r\n"...)
-	} else {
-		dst = append(dst, "*4\r\n"...)
+		n += 2
 	}
-	dst = append(dst, "$13\r\nTVS.KNNSEARCH\r\n"...)
+	if f.On() {
+		n++
+	}
+	dst = append(dst, '*')
+	dst = strconv.AppendInt(dst, int64(n), 10)
+	dst = append(dst, "\r\n$13\r\nTVS.KNNSEARCH\r\n"...)
 	dst = resp.AppendBulkString(dst, e.index)
 	dst = resp.AppendBulk(dst, strconv.AppendInt(num[:0], int64(k), 10))
 	dst = appendVectorBulk(dst, q)
+	if f.On() {
+		dst = resp.AppendBulkString(dst, FilterText(f))
+	}
 	if param > 0 {
 		dst = append(dst, "$9\r\nef_search\r\n"...)
 		dst = resp.AppendBulk(dst, strconv.AppendInt(num[:0], int64(param), 10))
 	}
 	return dst
 }
+
+// FilterText is f as a TairVector filter expression ("attr<1000").
+func FilterText(f vectors.Filter) string { return f.Field + "<" + strconv.Itoa(f.Below) }
 
 // appendVectorBulk writes v as a bulk string in the SDKs' text form: the
 // text goes after dst first, then moves up behind its length header, so

@@ -24,7 +24,20 @@ type IndexSpec struct {
 	// Algorithm is HNSW or FLAT (Elasticsearch: hnsw or flat index_options).
 	Algorithm      string
 	M, EfConstruct int
+	// Attribute names the integer attribute every vector carries ("":
+	// none), which a Filter selects on.
+	Attribute string
 }
+
+// Filter keeps the vectors whose integer attribute Field is below Below;
+// the zero Filter keeps every vector.
+type Filter struct {
+	Field string
+	Below int
+}
+
+// On says whether the filter selects anything.
+func (f Filter) On() bool { return f.Field != "" }
 
 // Memory is an engine's memory report in bytes (0: unknown).
 type Memory struct {
@@ -54,10 +67,12 @@ type Engine interface {
 	Finish(ctx context.Context) error
 	Memory(ctx context.Context) (Memory, error)
 	// EncodeInsert renders base vectors first, first+1, … (rows of dims)
-	// as one request: a pipeline of TVS.HSET, one _bulk.
-	EncodeInsert(dst []byte, first int, rows []float32, dims int) []byte
-	// EncodeSearch renders one query for the k nearest with the search parameter.
-	EncodeSearch(dst []byte, q []float32, k, param int) []byte
+	// as one request: a pipeline of TVS.HSET, one _bulk; attrs (nil:
+	// none) are their values of the index's Attribute, one per row.
+	EncodeInsert(dst []byte, first int, rows []float32, dims int, attr string, attrs []int32) []byte
+	// EncodeSearch renders one query for the k nearest with the search
+	// parameter, among the vectors f keeps.
+	EncodeSearch(dst []byte, q []float32, k, param int, f Filter) []byte
 	NewClient(ctx context.Context) (Client, error)
 	// Sampler reads the engine's own counters (INFO, node stats).
 	Sampler() serverstat.Sampler
@@ -89,7 +104,11 @@ type Inserts struct {
 	Rows   []float32
 	Dims   int
 	Batch  int
-	next   atomic.Int64
+	// Attr and Attrs are the attribute each row carries (Attrs[i] is row
+	// i's value; nil: none).
+	Attr  string
+	Attrs []int32
+	next  atomic.Int64
 }
 
 // NewWorker implements engine.Factory.
@@ -116,7 +135,11 @@ func (w *insertWorker) Prepare() {
 	w.n = max(min(int(b), total-first), 0)
 	if w.n > 0 {
 		rows := w.f.Rows[first*w.f.Dims : (first+w.n)*w.f.Dims]
-		w.req = w.f.Engine.EncodeInsert(w.req[:0], first, rows, w.f.Dims)
+		var attrs []int32
+		if w.f.Attrs != nil {
+			attrs = w.f.Attrs[first : first+w.n]
+		}
+		w.req = w.f.Engine.EncodeInsert(w.req[:0], first, rows, w.f.Dims, w.f.Attr, attrs)
 	}
 }
 

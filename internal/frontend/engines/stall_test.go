@@ -97,5 +97,5 @@ func stallFactory(t *testing.T, e catalog.Engine, kind string, o fts.Options) en
 	ve, err := e.Vectors(ctx, o)
 	require.NoError(t, err)
 	t.Cleanup(func() { ve.Close() })
-	return &vectors.Searches{Engine: ve, Requests: [][]byte{ve.EncodeSearch(nil, []float32{1, 2, 3, 4}, 10, 10)}, Workers: 2}
+	return &vectors.Searches{Engine: ve, Requests: [][]byte{ve.EncodeSearch(nil, []float32{1, 2, 3, 4}, 10, 10, vectors.Filter{})}, Workers: 2}
 }

@@ -60,10 +60,31 @@ func (w SuiteWords) suiteData(names []string) []planned {
 	return out
 }
 
+// planSweep plans one sweep's runs (suffix names a filtered one).
+func (w Words) planSweep(p *harness.Plan, engineName, param, where string, sweep []int, suffix, what string) {
+	for _, v := range sweep {
+		name := fmt.Sprintf("%s %s=%d", engineName, param, v)
+		if v == 0 {
+			name = engineName + " exact"
+		}
+		name += suffix
+		cfg := engine.Config{Workers: w.Connections, Duration: w.Duration, Warmup: w.Warmup}
+		p.Run(name, what, where, cfg)
+		if w.Rate > 0 {
+			cfg.Rate = w.Rate
+			p.Run(name, "the same, open loop", where, cfg)
+		}
+	}
+}
+
 // dryRun prints, for each data set, every engine's insert and sweep as
 // they would run, and sends nothing.
 func (w Words) dryRun(io harness.IO, data []planned) error {
 	ef, nc, err := w.sweeps()
+	if err != nil {
+		return err
+	}
+	sel, err := shares(w.FilterSelectivity)
 	if err != nil {
 		return err
 	}
@@ -97,17 +118,10 @@ func (w Words) dryRun(io harness.IO, data []planned) error {
 			if strings.EqualFold(set.algorithm, "FLAT") {
 				sweep = []int{0} // exact search: nothing to sweep
 			}
-			for _, v := range sweep {
-				name := fmt.Sprintf("%s %s=%d", e.name, e.param, v)
-				if v == 0 {
-					name = e.name + " exact"
-				}
-				cfg := engine.Config{Workers: w.Connections, Duration: w.Duration, Warmup: w.Warmup}
-				p.Run(name, fmt.Sprintf("k=%d queries (recall first, untimed)", w.Data.K), e.where, cfg)
-				if w.Rate > 0 {
-					cfg.Rate = w.Rate
-					p.Run(name, "the same, open loop", e.where, cfg)
-				}
+			w.planSweep(p, e.name, e.param, e.where, sweep, "", fmt.Sprintf("k=%d queries (recall first, untimed)", w.Data.K))
+			for _, s := range sel {
+				w.planSweep(p, e.name, e.param, e.where, sweep, fmt.Sprintf(" %g %%", 100*s),
+					fmt.Sprintf("k=%d queries kept to %g %% of the vectors (recall first, untimed)", w.Data.K, 100*s))
 			}
 		}
 	}

@@ -43,6 +43,25 @@ type Words struct {
 	Batch                        int
 	Duration, Warmup             time.Duration
 	Rate                         float64
+	// FilterSelectivity is a comma list of shares (0 < s ≤ 1) to sweep
+	// again with filtered searches ("": none).
+	FilterSelectivity string
+}
+
+// shares reads --filter-selectivity: shares above 0 and at most 1, each once.
+func shares(s string) ([]float64, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || !(x > 0 && x <= 1) || slices.Contains(out, x) {
+			return nil, fmt.Errorf("--filter-selectivity %q: want shares above 0 and at most 1, each once, separated by commas (0.01,0.1,0.5)", s)
+		}
+		out = append(out, x)
+	}
+	return out, nil
 }
 
 // intList reads "10,20,40" (each at least 1).
@@ -78,7 +97,9 @@ func (w Words) options() (Options, error) {
 		return vo, errors.New("--rate and --warmup must not be negative")
 	}
 	vo.Duration, vo.Warmup = w.Duration, w.Warmup
-	return vo, nil
+	var err error
+	vo.Selectivities, err = shares(w.FilterSelectivity)
+	return vo, err
 }
 
 // sweepOf is the values an engine sweeping param runs: the flag named for

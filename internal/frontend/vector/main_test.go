@@ -56,6 +56,10 @@ func TestMainRefuses(t *testing.T) {
 		{"an unknown metric", func(w *Words) { w.Data.Metric = "HAMMING" }, `--metric "HAMMING"`},
 		{"k out of range", func(w *Words) { w.Data.K = 0 }, "-k 0"},
 		{"clustered data without a shape", func(w *Words) { w.Data.Dims = 0 }, "clustered data needs"},
+		{"a selectivity of 0", func(w *Words) { w.FilterSelectivity = "0" }, "--filter-selectivity \"0\": want shares above 0 and at most 1"},
+		{"a selectivity above 1", func(w *Words) { w.FilterSelectivity = "0.1,1.5" }, "--filter-selectivity \"0.1,1.5\""},
+		{"a selectivity twice", func(w *Words) { w.FilterSelectivity = "0.1,0.1" }, "each once"},
+		{"a selectivity that is no number", func(w *Words) { w.FilterSelectivity = "1%" }, "--filter-selectivity \"1%\""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -97,6 +101,18 @@ func TestMainOnTheEmbeddedServer(t *testing.T) {
 	assert.Contains(t, vb.Config.Source, "seed 1")
 }
 
+// A selectivity that keeps fewer vectors than k is refused before
+// anything is loaded.
+func TestFilterKeepingFewerThanKRefused(t *testing.T) {
+	w := words("")
+	w.FilterSelectivity = "0.0001"
+	io, _, errs := testIO()
+	err := Main(context.Background(), w, io)
+	require.Error(t, err, errs.String())
+	assert.Contains(t, err.Error(), "--filter-selectivity 0.0001 keeps 1 of")
+	assert.Contains(t, err.Error(), "fewer than k=10")
+}
+
 // TestOwnOptions: --seed 0 draws a new seed, which the data's source
 // records; --no-server-stats samples nothing.
 func TestOwnOptions(t *testing.T) {
@@ -130,6 +146,14 @@ func TestDryRun(t *testing.T) {
 		"open loop at 50 requests/s", "not Tair", "total: about 1.8s: 8 runs, 1.8s of timed runs, plus 2 run(s) until their input ends, not counted"} {
 		assert.Contains(t, text, want)
 	}
+	// Filtered sweeps are planned too, and counted in the time.
+	w.FilterSelectivity, w.Rate = "0.01", 0
+	out.Reset()
+	require.NoError(t, Main(context.Background(), w, io))
+	assert.Contains(t, out.String(), "tairvector ef_search=40 1 %")
+	assert.Contains(t, out.String(), "k=10 queries kept to 1 % of the vectors (recall first, untimed)")
+	assert.Contains(t, out.String(), "total: about 1.8s: 8 runs")
+	w.FilterSelectivity = ""
 	w.ES = ""
 	assert.ErrorContains(t, Main(context.Background(), w, io), "--engines names elasticsearch: give --es URL")
 

@@ -35,6 +35,10 @@ func Render(w io.Writer, d *result.VectorBench) {
 	fmt.Fprintln(w)
 	report.WriteTable(w, report.VectorPoints(d))
 	renderAtRecall(w, d)
+	if len(d.Config.Selectivities) > 0 {
+		fmt.Fprintln(w)
+		report.WriteTable(w, report.VectorFiltered(d))
+	}
 	if len(d.Warnings) > 0 {
 		fmt.Fprintln(w, "\nnotes:")
 		for _, n := range d.Warnings {

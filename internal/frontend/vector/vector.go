@@ -9,6 +9,7 @@ package vector
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"sync"
@@ -55,6 +56,43 @@ type Options struct {
 	Seed uint64
 	// ServerStats samples each engine's own counters during every run.
 	ServerStats bool
+	// Selectivities, when set, give every base vector an attribute and
+	// sweep again once per share, each search filtered to that share.
+	Selectivities []float64
+
+	attrs   []int32
+	filters []filterCase
+}
+
+// filterCase is one filtered sweep: the filter and its exact truth.
+type filterCase struct {
+	selectivity float64
+	filter      vectors.Filter
+	truth       *vecdata.Truth
+}
+
+// attribute is the integer attribute filtered sweeps select on.
+const attribute = "attr"
+
+// prepareFilters gives the base vectors their attribute and computes each
+// selectivity's filtered ground truth: the k nearest among the vectors whose
+// attribute is below ⌈share·n⌉.
+func (o *Options) prepareFilters() error {
+	if len(o.Selectivities) == 0 {
+		return nil
+	}
+	n := o.Set.N()
+	o.attrs = vecdata.Attributes(n, o.Seed)
+	for _, sel := range o.Selectivities {
+		below := int(math.Ceil(sel * float64(n)))
+		if below < o.K {
+			return fmt.Errorf("--filter-selectivity %g keeps %d of %d vectors, fewer than k=%d", sel, below, n, o.K)
+		}
+		keep := func(id uint32) bool { return o.attrs[id] < int32(below) }
+		o.filters = append(o.filters, filterCase{selectivity: sel, filter: vectors.Filter{Field: attribute, Below: below},
+			truth: vecdata.GroundTruthWhere(o.Set, o.K, keep)})
+	}
+	return nil
 }
 
 // GiveUp is how long a run waits for an unreachable engine.
@@ -68,7 +106,10 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.VectorBench, er
 		Dataset: s.Name, Source: s.Source, Dims: s.Dims, Metric: s.Metric.String(), Base: s.N(), Queries: s.NQ(), K: o.K,
 		Algorithm: o.Algorithm, Connections: o.Connections, LoadConnections: o.LoadConnections, Batch: o.Batch,
 		DurationMS: float64(o.Duration) / float64(time.Millisecond), WarmupMS: float64(o.Warmup) / float64(time.Millisecond),
-		Rate: o.Rate}}
+		Rate: o.Rate, Selectivities: o.Selectivities}}
+	if err := o.prepareFilters(); err != nil {
+		return doc, err
+	}
 	if o.Algorithm == "HNSW" {
 		doc.Config.M, doc.Config.EfConstruct = o.M, o.EfConstruct
 	}
@@ -93,6 +134,9 @@ func (o *Options) runEngine(ctx context.Context, e Engine, io harness.IO) (*resu
 	}
 	er := &result.VectorEngine{Engine: en.Name(), Target: en.Target().Addr, Param: en.Param()}
 	spec := vectors.IndexSpec{Dims: o.Set.Dims, Metric: o.Set.Metric, Algorithm: o.Algorithm, M: o.M, EfConstruct: o.EfConstruct}
+	if o.attrs != nil {
+		spec.Attribute = attribute
+	}
 	if err := en.Create(ctx, spec); err != nil {
 		return nil, err
 	}
@@ -130,7 +174,7 @@ func (o *Options) runEngine(ctx context.Context, e Engine, io harness.IO) (*resu
 		sweep = []int{0}
 	}
 	for _, p := range sweep {
-		pt, err := o.point(ctx, en, p, io)
+		pt, err := o.point(ctx, en, p, filterCase{truth: o.Truth}, io)
 		if pt != nil {
 			er.Points = append(er.Points, *pt)
 		}
@@ -138,9 +182,28 @@ func (o *Options) runEngine(ctx context.Context, e Engine, io harness.IO) (*resu
 			return er, err
 		}
 	}
-	er.AtRecall = AtRecall(er.Points, []float64{0.9, 0.95, 0.99})
+	er.AtRecall = AtRecall(er.Points, recallTargets)
+	for _, fc := range o.filters {
+		vf := result.VectorFiltered{Selectivity: fc.selectivity, Matching: fc.filter.Below,
+			Filter: fmt.Sprintf("%s < %d", fc.filter.Field, fc.filter.Below)}
+		for _, p := range sweep {
+			pt, err := o.point(ctx, en, p, fc, io)
+			if pt != nil {
+				vf.Points = append(vf.Points, *pt)
+			}
+			if err != nil {
+				er.Filtered = append(er.Filtered, vf)
+				return er, err
+			}
+		}
+		vf.AtRecall = AtRecall(vf.Points, recallTargets)
+		er.Filtered = append(er.Filtered, vf)
+	}
 	return er, nil
 }
+
+// recallTargets are the recalls QPS is read at.
+var recallTargets = []float64{0.9, 0.95, 0.99}
 
 // load inserts every base vector through the engine.
 func (o *Options) load(ctx context.Context, en vectors.Engine, io harness.IO) (*result.Run, error) {
@@ -149,7 +212,7 @@ func (o *Options) load(ctx context.Context, en vectors.Engine, io harness.IO) (*
 		Duration: 365 * 24 * time.Hour, GiveUp: GiveUp}
 	spec := run.Spec{Name: en.Name() + " insert", Command: fmt.Sprintf("insert %d vectors, %d per request", o.Set.N(), batch),
 		Version: io.Version, Config: o.runConfig(en, fmt.Sprintf("%d vectors per request", batch)), Engine: cfg,
-		Factory: &vectors.Inserts{Engine: en, Rows: o.Set.Train, Dims: o.Set.Dims, Batch: batch}}
+		Factory: &vectors.Inserts{Engine: en, Rows: o.Set.Train, Dims: o.Set.Dims, Batch: batch, Attr: attribute, Attrs: o.attrs}}
 	o.watch(&spec, en)
 	r, err := runChecked(ctx, spec, "inserts")
 	if err != nil {
@@ -185,22 +248,26 @@ func (o *Options) watch(spec *run.Spec, en vectors.Engine) {
 	target.Identified(spec, en.Target())
 }
 
-// point measures one value of the search parameter: recall over every
-// query (untimed), then the closed loop (and the open loop at Rate).
-func (o *Options) point(ctx context.Context, en vectors.Engine, p int, io harness.IO) (*result.VectorPoint, error) {
+// point measures one value of the search parameter, with fc's filter
+// (none in the plain sweep): recall against fc's truth over every query
+// (untimed), then the closed loop (and the open loop at Rate).
+func (o *Options) point(ctx context.Context, en vectors.Engine, p int, fc filterCase, io harness.IO) (*result.VectorPoint, error) {
 	reqs := make([][]byte, o.Set.NQ())
 	for i := range reqs {
-		reqs[i] = en.EncodeSearch(nil, o.Set.Query(i), o.K, p)
+		reqs[i] = en.EncodeSearch(nil, o.Set.Query(i), o.K, p, fc.filter)
 	}
-	rec, err := o.recall(ctx, en, reqs)
-	if err != nil {
-		return nil, fmt.Errorf("recall at %s %d: %w", en.Param(), p, err)
-	}
-	pt := &result.VectorPoint{Param: p, Recall: rec}
 	label := "-"
 	if p > 0 {
 		label = fmt.Sprintf("%s=%d", en.Param(), p)
 	}
+	if fc.filter.On() {
+		label += fmt.Sprintf(" %s<%d", fc.filter.Field, fc.filter.Below)
+	}
+	rec, err := o.recall(ctx, en, reqs, fc.truth)
+	if err != nil {
+		return nil, fmt.Errorf("recall at %s: %w", label, err)
+	}
+	pt := &result.VectorPoint{Param: p, Recall: rec}
 	cfg := engine.Config{Workers: max(o.Connections, 1), OpsPerRequest: 1, Seed: o.Seed, Duration: o.Duration, Warmup: o.Warmup,
 		GiveUp: GiveUp}
 	mk := func(rate float64) run.Spec {
@@ -253,7 +320,7 @@ func runChecked(ctx context.Context, spec run.Spec, what string) (*result.Run, e
 
 // recall sends every query once, from Connections clients in parallel,
 // and returns the mean recall@K against the ground truth.
-func (o *Options) recall(ctx context.Context, en vectors.Engine, reqs [][]byte) (float64, error) {
+func (o *Options) recall(ctx context.Context, en vectors.Engine, reqs [][]byte, truth *vecdata.Truth) (float64, error) {
 	n := max(o.Connections, 1)
 	sums := make([]float64, n)
 	errs := make([]error, n)
@@ -274,7 +341,7 @@ func (o *Options) recall(ctx context.Context, en vectors.Engine, reqs [][]byte) 
 					errs[w] = fmt.Errorf("query %d: %w", q, err)
 					return
 				}
-				sums[w] += o.Truth.Recall(q, ids, o.K)
+				sums[w] += truth.Recall(q, ids, o.K)
 			}
 		}(w)
 	}
