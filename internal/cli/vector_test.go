@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"codeberg.org/sbinet/npyio"
@@ -161,6 +162,51 @@ func TestVectorFilteredOnBothEngines(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestVectorStream streams half of a small set into TairVector (embedded)
+// and Elasticsearch 8.19 while searching: every window has its searches,
+// scored against the vectors acknowledged when each was sent, every
+// streamed vector was acknowledged, and the probe found the vectors it
+// sought on both (Elasticsearch after its refresh).
+func TestVectorStream(t *testing.T) {
+	url := testenv.ElasticsearchURL(t)
+	js := filepath.Join(t.TempDir(), "stream.json")
+	res := runCLI(context.Background(), "vector", "--embedded", "--es", url, "--engines", "tairvector,elasticsearch",
+		"--data", "clustered", "--n", "4000", "--nq", "50", "--dims", "16", "--centres", "20", "--ef-search", "80",
+		"--num-candidates", "80", "--stream", "--stream-insert-rate", "2000", "--stream-search-rate", "100",
+		"--index", "tb-vector-stream-test", "--truth-dir", "", "--json", js)
+	require.Equal(t, 0, res.code, res.err)
+	vb := readVector(t, js)
+	assert.True(t, vb.Config.Stream)
+	require.Len(t, vb.Engines, 2)
+	for _, e := range vb.Engines {
+		s := e.Stream
+		require.NotNil(t, s, e.Engine)
+		assert.Empty(t, e.Points, "the stream runs in place of the sweep")
+		assert.Equal(t, 2000, s.InitialVectors)
+		assert.Equal(t, 2000, s.Inserted, e.Engine)
+		assert.Equal(t, 80, s.Param)
+		require.Len(t, s.Windows, 10)
+		searches := 0
+		for _, w := range s.Windows {
+			searches += w.Searches
+			if w.Searches > 0 {
+				assert.InDelta(t, 0.5, w.Recall, 0.5, "a share")
+				assert.Positive(t, w.P99US)
+			}
+		}
+		assert.Positive(t, searches, e.Engine)
+		assert.Equal(t, 4000, s.Windows[9].IndexVectors, "%s: the last window searches the whole set", e.Engine)
+		assert.Positive(t, s.Visible.Found, e.Engine)
+		assert.Zero(t, s.Visible.NotFound, e.Engine)
+		for _, op := range []string{"search", "insert", "probe"} {
+			assert.True(t, slices.ContainsFunc(s.Run.Operations, func(o result.Operation) bool { return o.Name == op && o.Ops > 0 }),
+				"%s: the run's %s operation", e.Engine, op)
+		}
+	}
+	assert.Contains(t, res.out, "streaming: from 2000 vectors, inserting at 2000/s (10 a request) while searching at 100/s")
+	assert.Contains(t, res.out, "elasticsearch: insert-to-searchable, from the insert's reply to the first search that found the vector")
 }
 
 // TestVectorWikiMiniLM sweeps the committed MiniLM embeddings of the

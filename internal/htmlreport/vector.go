@@ -21,6 +21,11 @@ func writeVector(b *strings.Builder, name string, d *result.VectorBench) {
 	fmt.Fprintf(b, "<h2>Vector search — %s</h2><p class=\"meta\">%s: %d base vectors, %d queries, %d dims, %s, k=%d, %s</p>",
 		html.EscapeString(name), html.EscapeString(c.Dataset), c.Base, c.Queries, c.Dims, html.EscapeString(c.Metric), c.K,
 		html.EscapeString(c.Algorithm))
+	if c.Stream { // no sweep: the stream's windows, as the terminal prints them
+		writeTable(b, report.VectorStream(d))
+		writeNotes(b, d.Warnings)
+		return
+	}
 	var lines []line
 	lo, hi := math.Inf(1), 0.0
 	rlo := 1.0

@@ -85,3 +85,36 @@ func closedLatency(p result.VectorPoint) (p50, p99 string) {
 	l := p.Closed.Totals.Latency
 	return fmt.Sprintf("%.3f", l.P50/1000), fmt.Sprintf("%.3f", l.P99/1000)
 }
+
+// VectorStream is the streaming case in one table: per engine and window,
+// the index's size, the searches' recall and latency; the notes give each
+// engine's insert rate and insert-to-searchable delay.
+func VectorStream(d *result.VectorBench) Table {
+	t := Table{Header: []string{"engine", "seconds", "index vectors", "searches", fmt.Sprintf("recall@%d", d.Config.K), "p50 ms", "p99 ms"}}
+	for _, e := range d.Engines {
+		s := e.Stream
+		if s == nil {
+			continue
+		}
+		param := VectorParam(e, result.VectorPoint{Param: s.Param})
+		if t.Title == "" {
+			t.Title = fmt.Sprintf("streaming: from %d vectors, inserting at %.0f/s (%d a request) while searching at %.0f/s",
+				s.InitialVectors, s.InsertRate, s.Batch, s.SearchRate)
+		}
+		for _, w := range s.Windows {
+			t.Rows = append(t.Rows, []string{e.Engine, fmt.Sprintf("%.1f–%.1f", w.FromS, w.ToS), fmt.Sprint(w.IndexVectors),
+				fmt.Sprint(w.Searches), fmt.Sprintf("%.4f", w.Recall), fmt.Sprintf("%.3f", w.P50US/1000), fmt.Sprintf("%.3f", w.P99US/1000)})
+		}
+		v := s.Visible
+		t.Notes = append(t.Notes,
+			fmt.Sprintf("%s (%s): inserted %d vectors at %.0f/s (target %.0f/s)", e.Engine, param, s.Inserted, s.InsertedPerSec, s.InsertRate),
+			fmt.Sprintf("%s: insert-to-searchable, from the insert's reply to the first search that found the vector: "+
+				"p50 %.1f ms, p99 %.1f ms, max %.1f ms over %d vectors (a probe every %.0f ms; %d not found within %.0f s)",
+				e.Engine, v.P50MS, v.P99MS, v.MaxMS, v.Found, v.ResolutionMS, v.NotFound, v.GiveUpS))
+		if s.Unkept > 0 {
+			t.Notes = append(t.Notes, fmt.Sprintf("%s: %d searches were not scored (no room kept for them); their latency is in the run", e.Engine, s.Unkept))
+		}
+	}
+	t.Notes = append(t.Notes, "recall against the exact nearest of the vectors acknowledged when each search was sent; latency from the send")
+	return t
+}

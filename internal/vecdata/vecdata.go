@@ -171,12 +171,75 @@ func (t *Truth) bind(s *Set) {
 }
 
 // compared is the distance recall compares between query q and base id.
-func (t *Truth) compared(q int, id uint32) float64 {
-	d := float64(vector.Distance(t.set.Metric, t.set.Query(q), t.set.Row(int(id))))
-	if t.set.Metric == vector.L2 {
+func (t *Truth) compared(q int, id uint32) float64 { return t.set.compared(q, id) }
+
+// compared is the distance recall compares between query q and base id:
+// true L2, not squared; 1 − cos or 1 − dot otherwise.
+func (s *Set) compared(q int, id uint32) float64 {
+	d := float64(vector.Distance(s.Metric, s.Query(q), s.Row(int(id))))
+	if s.Metric == vector.L2 {
 		return math.Sqrt(max(d, 0))
 	}
 	return d
+}
+
+// PrefixNearest is, for query q and each n of prefixes (ascending), the
+// exact k nearest of base vectors 0..n−1, nearest first: what a search
+// sent when the first n vectors had been acknowledged should find. The
+// base is scanned once for all of them.
+func (s *Set) PrefixNearest(q, k int, prefixes []int) [][]uint32 {
+	dist := DistFunc(s.Metric)
+	type hit struct {
+		id uint32
+		d  float32
+	}
+	top := make([]hit, 0, k+1)
+	out := make([][]uint32, len(prefixes))
+	row := 0
+	for i, n := range prefixes {
+		for ; row < min(n, s.N()); row++ {
+			d := dist(s.Query(q), s.Row(row))
+			if len(top) == k && d >= top[k-1].d {
+				continue
+			}
+			at, _ := slices.BinarySearchFunc(top, d, func(h hit, d float32) int {
+				if h.d <= d {
+					return -1 // ties: the earlier vector stays ahead
+				}
+				return 1
+			})
+			top = slices.Insert(top, at, hit{uint32(row), d})
+			if len(top) > k {
+				top = top[:k]
+			}
+		}
+		ids := make([]uint32, len(top))
+		for j, h := range top {
+			ids[j] = h.id
+		}
+		out[i] = ids
+	}
+	return out
+}
+
+// RecallAgainst is Recall against nearest, the true k nearest of query q
+// (nearest first) from PrefixNearest: a returned id counts when its
+// distance is within Epsilon of the last of nearest's.
+func (s *Set) RecallAgainst(q int, nearest, got []uint32, k int) float64 {
+	if len(nearest) == 0 {
+		return 1
+	}
+	kth := s.compared(q, nearest[len(nearest)-1])
+	n := 0
+	for i, g := range got {
+		if i >= k || int(g) >= s.N() || slices.Contains(got[:i], g) {
+			continue
+		}
+		if s.compared(q, g) <= kth+Epsilon {
+			n++
+		}
+	}
+	return float64(n) / float64(min(k, len(nearest)))
 }
 
 // Epsilon is ann-benchmarks' slack: a returned neighbour within it of

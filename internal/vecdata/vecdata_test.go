@@ -154,6 +154,24 @@ func TestGroundTruthWhere(t *testing.T) {
 	}
 }
 
+// PrefixNearest is the exact nearest among the first n vectors, for each n.
+func TestPrefixNearest(t *testing.T) {
+	s := Clustered(3000, 5, 8, 5, 4)
+	prefixes := []int{10, 500, 1500, 3000, 4000}
+	for q := 0; q < s.NQ(); q++ {
+		got := s.PrefixNearest(q, 10, prefixes)
+		for i, n := range prefixes {
+			sub := &Set{Dims: s.Dims, Metric: s.Metric, Train: s.Train[:min(n, s.N())*s.Dims], Test: s.Test}
+			want := GroundTruth(sub, 10).IDs[q]
+			assert.Equal(t, want, got[i], "query %d, first %d", q, n)
+			assert.Equal(t, 1.0, s.RecallAgainst(q, got[i], want, 10))
+		}
+		all := got[len(got)-1]
+		assert.InDelta(t, 0.5, s.RecallAgainst(q, all, append(slices.Clone(all[:5]), 99999, 99999), 10), 1e-9,
+			"an id outside the set, twice, is one miss and not counted again")
+	}
+}
+
 func FuzzParseVecs(f *testing.F) {
 	f.Add([]byte{2, 0, 0, 0, 0, 0, 128, 63, 0, 0, 0, 64}, 4)
 	f.Add([]byte{2, 0, 0, 0, 7, 9}, 1)

@@ -36,6 +36,8 @@ type VectorConfig struct {
 	// Selectivities are the filtered sweeps' shares of the base vectors
 	// each search may return.
 	Selectivities []float64 `json:"filter_selectivities,omitempty"`
+	// Stream is set when the streaming case ran in place of the sweeps.
+	Stream bool `json:"stream,omitempty"`
 }
 
 // VectorEngine is one engine's part: load, memory and the sweep.
@@ -53,6 +55,65 @@ type VectorEngine struct {
 	AtRecall     []QPSAtRecall `json:"qps_at_recall"`
 	// Filtered are the sweeps again, once per filter selectivity.
 	Filtered []VectorFiltered `json:"filtered,omitempty"`
+	// Stream is the streaming case, which runs in place of the sweeps.
+	Stream *VectorStream `json:"stream,omitempty"`
+}
+
+// VectorStream is the streaming case: from an index holding the first
+// InitialVectors, the rest inserted at InsertRate while the queries are
+// searched at SearchRate, with the search parameter at Param.
+type VectorStream struct {
+	InitialVectors int     `json:"initial_vectors"`
+	InsertRate     float64 `json:"insert_rate"`
+	SearchRate     float64 `json:"search_rate"`
+	Batch          int     `json:"batch"`
+	Param          int     `json:"param"`
+	// Inserted is how many vectors were acknowledged during the stream;
+	// InsertedPerSec their rate until the last one's reply.
+	Inserted       int     `json:"inserted_vectors"`
+	InsertedPerSec float64 `json:"inserted_per_sec"`
+	// Run is the whole stream, its operations search, insert and probe
+	// each with their latency, over time.
+	Run *Run `json:"run"`
+	// Windows are the stream in ten equal spans of time: the index's size,
+	// the searches' recall and latency in each.
+	Windows []StreamWindow `json:"windows"`
+	// Visible is how long a vector took to become searchable.
+	Visible StreamVisibility `json:"visible"`
+	// Unkept counts searches whose hits were not kept for want of room
+	// (their latency is in Run all the same).
+	Unkept int `json:"unkept_searches,omitempty"`
+}
+
+// StreamWindow is one span of a stream: from FromS to ToS seconds after
+// its start, the searches sent then, when IndexVectors vectors had been
+// acknowledged (at most), their mean recall@k against the exact nearest of
+// the vectors acknowledged when each was sent, and their latency from the
+// send.
+type StreamWindow struct {
+	FromS        float64 `json:"from_s"`
+	ToS          float64 `json:"to_s"`
+	IndexVectors int     `json:"index_vectors"`
+	Searches     int     `json:"searches"`
+	Recall       float64 `json:"recall"`
+	P50US        float64 `json:"p50_us"`
+	P99US        float64 `json:"p99_us"`
+}
+
+// StreamVisibility is the insert-to-searchable delay: from an insert's
+// reply to the reply of the first search that found the vector (a probe
+// searching with the vector itself, every ResolutionMS).
+type StreamVisibility struct {
+	Found    int     `json:"found"`
+	NotFound int     `json:"not_found"`
+	P50MS    float64 `json:"p50_ms"`
+	P99MS    float64 `json:"p99_ms"`
+	MaxMS    float64 `json:"max_ms"`
+	// ResolutionMS is the probe's interval: a delay is known to within it.
+	ResolutionMS float64 `json:"resolution_ms"`
+	// GiveUpS is how long the probe sought a vector before counting it
+	// not found.
+	GiveUpS float64 `json:"give_up_s"`
 }
 
 // VectorFiltered is the sweep with every search kept to a share of the

@@ -100,6 +100,19 @@ func (v *esVectors) Finish(ctx context.Context) error {
 	return v.e.Refresh(ctx)
 }
 
+// LiveRefresh is how often Live has Elasticsearch refresh: its default.
+const LiveRefresh = "1s"
+
+// Live sets the index to refresh every LiveRefresh (the load ran with
+// refreshes off).
+func (v *esVectors) Live(ctx context.Context) error {
+	body := `{"index":{"refresh_interval":"` + LiveRefresh + `"}}`
+	if _, err := do(ctx, v.e.es, esapi.IndicesPutSettingsRequest{Index: []string{v.e.o.Index}, Body: strings.NewReader(body)}); err != nil {
+		return fmt.Errorf("elasticsearch: refresh interval: %w", err)
+	}
+	return nil
+}
+
 func (v *esVectors) Memory(ctx context.Context) (vectors.Memory, error) {
 	m, err := v.e.Memory(ctx)
 	return vectors.Memory{Index: m.Store, Used: m.Used,

@@ -71,6 +71,9 @@ func (e *tairVector) Create(ctx context.Context, s vectors.IndexSpec) error {
 
 func (e *tairVector) Finish(context.Context) error { return nil } // searchable as written
 
+// Live implements vectors.Engine: TairVector searches what it was given.
+func (e *tairVector) Live(context.Context) error { return nil }
+
 // Memory reads TVS.GETINDEX's index_data_size + attribute_data_size and
 // INFO memory's used_memory.
 func (e *tairVector) Memory(ctx context.Context) (vectors.Memory, error) {

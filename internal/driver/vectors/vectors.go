@@ -65,6 +65,10 @@ type Engine interface {
 	// Finish makes the loaded vectors searchable (Elasticsearch: refresh
 	// and force-merge to one segment, as ann-benchmarks does).
 	Finish(ctx context.Context) error
+	// Live makes what is inserted from now on searchable as it comes, as
+	// an application serving while it writes would have it (Elasticsearch:
+	// a refresh every second; TairVector: as written already).
+	Live(ctx context.Context) error
 	Memory(ctx context.Context) (Memory, error)
 	// EncodeInsert renders base vectors first, first+1, … (rows of dims)
 	// as one request: a pipeline of TVS.HSET, one _bulk; attrs (nil:
@@ -147,16 +151,23 @@ func (w *insertWorker) Exec(ctx context.Context, s *engine.Step) error {
 	if w.n == 0 {
 		return engine.ErrDone
 	}
-	failed, reason, err := w.c.Insert(ctx, w.req, w.n)
+	_, err := insert(ctx, w.c, w.req, w.n, s, &w.errBuf)
+	return err
+}
+
+// insert sends an encoded insert of n vectors and fills s with its
+// outcome; all is true when every vector was taken.
+func insert(ctx context.Context, c Client, req []byte, n int, s *engine.Step, errBuf *[]byte) (all bool, err error) {
+	failed, reason, err := c.Insert(ctx, req, n)
 	if err != nil {
-		return err
+		return false, err
 	}
-	s.Ops, s.Failed = w.n, failed
+	s.Ops, s.Failed = n, failed
 	if failed > 0 {
-		w.errBuf = append(w.errBuf[:0], reason...)
-		s.Err = w.errBuf
+		*errBuf = append((*errBuf)[:0], reason...)
+		s.Err = *errBuf
 	}
-	return nil
+	return failed == 0, nil
 }
 
 // YieldTo implements engine.Yielder.

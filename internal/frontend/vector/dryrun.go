@@ -118,6 +118,12 @@ func (w Words) dryRun(io harness.IO, data []planned) error {
 			if strings.EqualFold(set.algorithm, "FLAT") {
 				sweep = []int{0} // exact search: nothing to sweep
 			}
+			if w.Stream {
+				p.RunToEnd(e.name+" stream", fmt.Sprintf("insert the rest (%g of the vectors loaded first) at %.0f/s while searching k=%d at %.0f/s, "+
+					"then 2s more", w.StreamInitial, w.StreamInsertRate, w.Data.K, w.StreamSearchRate), e.where,
+					engine.Config{Workers: 2 + w.Connections, Rate: w.StreamSearchRate})
+				continue
+			}
 			w.planSweep(p, e.name, e.param, e.where, sweep, "", fmt.Sprintf("k=%d queries (recall first, untimed)", w.Data.K))
 			for _, s := range sel {
 				w.planSweep(p, e.name, e.param, e.where, sweep, fmt.Sprintf(" %g %%", 100*s),

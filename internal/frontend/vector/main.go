@@ -46,6 +46,32 @@ type Words struct {
 	// FilterSelectivity is a comma list of shares (0 < s ≤ 1) to sweep
 	// again with filtered searches ("": none).
 	FilterSelectivity string
+	// Stream runs the streaming case in place of the sweeps: StreamInitial
+	// of the base loaded first, the rest inserted at StreamInsertRate
+	// vectors/s while searching at StreamSearchRate queries/s.
+	Stream                             bool
+	StreamInitial                      float64
+	StreamInsertRate, StreamSearchRate float64
+}
+
+// streamTail is how long the stream's searches go on after its last insert.
+const streamTail = 2 * time.Second
+
+// streamCase checks the stream's words.
+func (w Words) streamCase() (*StreamCase, error) {
+	switch {
+	case !w.Stream:
+		return nil, nil
+	case !(w.StreamInitial > 0 && w.StreamInitial < 1):
+		return nil, fmt.Errorf("--stream-initial %g: want a share above 0 and below 1 (the rest is streamed)", w.StreamInitial)
+	case w.StreamInsertRate <= 0 || w.StreamSearchRate <= 0:
+		return nil, errors.New("--stream-insert-rate and --stream-search-rate must be above 0")
+	case w.FilterSelectivity != "":
+		return nil, errors.New("--stream runs in place of the sweeps: give --filter-selectivity in a run of its own")
+	case w.Rate > 0:
+		return nil, errors.New("--stream runs in place of the sweeps: --rate has no sweep to add to")
+	}
+	return &StreamCase{Initial: w.StreamInitial, InsertRate: w.StreamInsertRate, SearchRate: w.StreamSearchRate, Tail: streamTail}, nil
 }
 
 // shares reads --filter-selectivity: shares above 0 and at most 1, each once.
@@ -98,7 +124,10 @@ func (w Words) options() (Options, error) {
 	}
 	vo.Duration, vo.Warmup = w.Duration, w.Warmup
 	var err error
-	vo.Selectivities, err = shares(w.FilterSelectivity)
+	if vo.Selectivities, err = shares(w.FilterSelectivity); err != nil {
+		return vo, err
+	}
+	vo.Stream, err = w.streamCase()
 	return vo, err
 }
 

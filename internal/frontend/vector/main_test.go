@@ -26,7 +26,7 @@ func words(json string) Words {
 		Engines: "tairvector", Index: "vector-test",
 		Data:      DataSpec{Data: "clustered", N: 400, NQ: 20, Dims: 8, Centres: 10, Metric: "L2", K: 10},
 		Algorithm: "HNSW", M: 16, EfConstruct: 100, EfSearch: "10,40", NumCandidates: "10", Connections: 2, LoadConnections: 2,
-		Batch: 50, Duration: 300 * time.Millisecond}
+		Batch: 50, Duration: 300 * time.Millisecond, StreamInitial: 0.5, StreamInsertRate: 1000, StreamSearchRate: 100}
 }
 
 func testIO() (harness.IO, *bytes.Buffer, *bytes.Buffer) {
@@ -60,6 +60,10 @@ func TestMainRefuses(t *testing.T) {
 		{"a selectivity above 1", func(w *Words) { w.FilterSelectivity = "0.1,1.5" }, "--filter-selectivity \"0.1,1.5\""},
 		{"a selectivity twice", func(w *Words) { w.FilterSelectivity = "0.1,0.1" }, "each once"},
 		{"a selectivity that is no number", func(w *Words) { w.FilterSelectivity = "1%" }, "--filter-selectivity \"1%\""},
+		{"a stream with nothing to stream", func(w *Words) { w.Stream, w.StreamInitial = true, 1 }, "--stream-initial 1: want a share above 0 and below 1"},
+		{"a stream at no rate", func(w *Words) { w.Stream, w.StreamInsertRate = true, 0 }, "--stream-insert-rate and --stream-search-rate must be above 0"},
+		{"a stream beside filters", func(w *Words) { w.Stream, w.FilterSelectivity = true, "0.1" }, "--stream runs in place of the sweeps: give --filter-selectivity"},
+		{"a stream beside an open loop", func(w *Words) { w.Stream, w.Rate = true, 10 }, "--stream runs in place of the sweeps: --rate"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -111,6 +115,25 @@ func TestFilterKeepingFewerThanKRefused(t *testing.T) {
 	require.Error(t, err, errs.String())
 	assert.Contains(t, err.Error(), "--filter-selectivity 0.0001 keeps 1 of")
 	assert.Contains(t, err.Error(), "fewer than k=10")
+}
+
+func TestQuantileAndVisibility(t *testing.T) {
+	ms := func(n ...int) []time.Duration {
+		out := make([]time.Duration, len(n))
+		for i, x := range n {
+			out[i] = time.Duration(x) * time.Millisecond
+		}
+		return out
+	}
+	assert.Equal(t, 50*time.Millisecond, quantile(ms(10, 20, 30, 40, 50, 60, 70, 80, 90, 100), 0.5))
+	assert.Equal(t, 100*time.Millisecond, quantile(ms(10, 20, 30, 40, 50, 60, 70, 80, 90, 100), 0.99))
+	assert.Zero(t, quantile(nil, 0.5))
+	v := visibility(ms(30, 10, 20), 1)
+	assert.Equal(t, 3, v.Found)
+	assert.Equal(t, 1, v.NotFound)
+	assert.Equal(t, 20.0, v.P50MS)
+	assert.Equal(t, 30.0, v.MaxMS)
+	assert.Equal(t, 1000/probeRate, v.ResolutionMS)
 }
 
 // TestOwnOptions: --seed 0 draws a new seed, which the data's source

@@ -21,8 +21,13 @@ func Render(w io.Writer, d *result.VectorBench) {
 	fmt.Fprintf(w, "vector search on %s: %d base vectors, %d queries, %d dims, %s, k=%d; %s\n", c.Dataset, c.Base,
 		c.Queries, c.Dims, c.Metric, c.K, build)
 	fmt.Fprintf(w, "  data: %s\n", c.Source)
-	fmt.Fprintf(w, "  load: %d connections, %d vectors per request; search: %d connections, %.1f s closed loop per point "+
-		"after %.1f s of warm-up", c.LoadConnections, c.Batch, c.Connections, c.DurationMS/1000, c.WarmupMS/1000)
+	if c.Stream {
+		fmt.Fprintf(w, "  load: %d connections, %d vectors per request; then the stream: one inserter, %d searching connections, a probe",
+			c.LoadConnections, c.Batch, c.Connections)
+	} else {
+		fmt.Fprintf(w, "  load: %d connections, %d vectors per request; search: %d connections, %.1f s closed loop per point "+
+			"after %.1f s of warm-up", c.LoadConnections, c.Batch, c.Connections, c.DurationMS/1000, c.WarmupMS/1000)
+	}
 	if c.Rate > 0 {
 		fmt.Fprintf(w, ", then %.0f/s open loop", c.Rate)
 	}
@@ -33,8 +38,12 @@ func Render(w io.Writer, d *result.VectorBench) {
 			mb(e.Memory.Used), e.Target)
 	}
 	fmt.Fprintln(w)
-	report.WriteTable(w, report.VectorPoints(d))
-	renderAtRecall(w, d)
+	if c.Stream {
+		report.WriteTable(w, report.VectorStream(d))
+	} else {
+		report.WriteTable(w, report.VectorPoints(d))
+		renderAtRecall(w, d)
+	}
 	if len(d.Config.Selectivities) > 0 {
 		fmt.Fprintln(w)
 		report.WriteTable(w, report.VectorFiltered(d))
@@ -87,7 +96,11 @@ func warnings(d *result.VectorBench) []string {
 			out = append(out, e.Engine+"'s figures come from tairbench's embedded server (Go, reached over the network), not Tair.")
 		}
 	}
-	if len(d.Engines) > 1 {
+	switch {
+	case len(d.Engines) > 1 && d.Config.Stream:
+		out = append(out, "Set-up differs: TairVector is not refreshed (the probe measures when a vector is found); Elasticsearch was force-merged after "+
+			"the initial load, then refreshes every second, so a vector it acknowledged is searchable only after the next refresh.")
+	case len(d.Engines) > 1:
 		out = append(out, "Compare QPS only at equal recall (the \"QPS at recall\" rows): the engines' search "+
 			"parameters (ef_search, num_candidates) do not mean the same breadth.",
 			"Set-up differs: TairVector takes vectors as text over RESP and answers keys and distances; "+

@@ -59,6 +59,8 @@ type Options struct {
 	// Selectivities, when set, give every base vector an attribute and
 	// sweep again once per share, each search filtered to that share.
 	Selectivities []float64
+	// Stream, when set, runs the streaming case in place of the sweeps.
+	Stream *StreamCase
 
 	attrs   []int32
 	filters []filterCase
@@ -106,7 +108,7 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.VectorBench, er
 		Dataset: s.Name, Source: s.Source, Dims: s.Dims, Metric: s.Metric.String(), Base: s.N(), Queries: s.NQ(), K: o.K,
 		Algorithm: o.Algorithm, Connections: o.Connections, LoadConnections: o.LoadConnections, Batch: o.Batch,
 		DurationMS: float64(o.Duration) / float64(time.Millisecond), WarmupMS: float64(o.Warmup) / float64(time.Millisecond),
-		Rate: o.Rate, Selectivities: o.Selectivities}}
+		Rate: o.Rate, Selectivities: o.Selectivities, Stream: o.Stream != nil}}
 	if err := o.prepareFilters(); err != nil {
 		return doc, err
 	}
@@ -161,9 +163,9 @@ func (o *Options) runEngine(ctx context.Context, e Engine, io harness.IO) (*resu
 		return er, err
 	}
 	er.BuildSeconds = time.Since(start).Seconds()
-	er.InsertPerSec = float64(o.Set.N()) / loaded.Seconds()
+	er.InsertPerSec = float64(o.initialVectors()) / loaded.Seconds()
 	fmt.Fprintf(io.Err, "loaded %d vectors into %s in %.1f s (%.0f vectors/s); searchable after %.1f s\n",
-		o.Set.N(), en.Name(), loaded.Seconds(), er.InsertPerSec, er.BuildSeconds)
+		o.initialVectors(), en.Name(), loaded.Seconds(), er.InsertPerSec, er.BuildSeconds)
 	if m, err := en.Memory(ctx); err == nil {
 		er.Memory = result.VectorMemory{Index: m.Index, Used: m.Used, Detail: m.Detail}
 	} else {
@@ -172,6 +174,10 @@ func (o *Options) runEngine(ctx context.Context, e Engine, io harness.IO) (*resu
 	sweep := e.Sweep
 	if o.Algorithm == "FLAT" || len(sweep) == 0 {
 		sweep = []int{0}
+	}
+	if o.Stream != nil { // at the sweep's widest search
+		er.Stream, err = o.stream(ctx, en, sweep[len(sweep)-1], io)
+		return er, err
 	}
 	for _, p := range sweep {
 		pt, err := o.point(ctx, en, p, filterCase{truth: o.Truth}, io)
@@ -205,21 +211,23 @@ func (o *Options) runEngine(ctx context.Context, e Engine, io harness.IO) (*resu
 // recallTargets are the recalls QPS is read at.
 var recallTargets = []float64{0.9, 0.95, 0.99}
 
-// load inserts every base vector through the engine.
+// load inserts every base vector through the engine (the initial share
+// when the stream runs).
 func (o *Options) load(ctx context.Context, en vectors.Engine, io harness.IO) (*result.Run, error) {
 	batch := max(o.Batch, 1)
+	n := o.initialVectors()
 	cfg := engine.Config{Workers: max(o.LoadConnections, 1), OpsPerRequest: batch, Seed: o.Seed,
 		Duration: 365 * 24 * time.Hour, GiveUp: GiveUp}
-	spec := run.Spec{Name: en.Name() + " insert", Command: fmt.Sprintf("insert %d vectors, %d per request", o.Set.N(), batch),
+	spec := run.Spec{Name: en.Name() + " insert", Command: fmt.Sprintf("insert %d vectors, %d per request", n, batch),
 		Version: io.Version, Config: o.runConfig(en, fmt.Sprintf("%d vectors per request", batch)), Engine: cfg,
-		Factory: &vectors.Inserts{Engine: en, Rows: o.Set.Train, Dims: o.Set.Dims, Batch: batch, Attr: attribute, Attrs: o.attrs}}
+		Factory: &vectors.Inserts{Engine: en, Rows: o.Set.Train[:n*o.Set.Dims], Dims: o.Set.Dims, Batch: batch, Attr: attribute, Attrs: o.attrs}}
 	o.watch(&spec, en)
 	r, err := runChecked(ctx, spec, "inserts")
 	if err != nil {
 		return r, err
 	}
-	if r.Totals.Ops != int64(o.Set.N()) {
-		return r, fmt.Errorf("%d of %d vectors inserted", r.Totals.Ops, o.Set.N())
+	if r.Totals.Ops != int64(n) {
+		return r, fmt.Errorf("%d of %d vectors inserted", r.Totals.Ops, n)
 	}
 	return r, nil
 }
