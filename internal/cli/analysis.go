@@ -50,13 +50,17 @@ point: memory and each operation's mean latency per structure, with B/A.
 Two tairbench.track results ('search run') are compared task by task and
 engine by engine; one task's run on one engine is named FILE#TASK/ENGINE
 (so TairSearch and Elasticsearch of one track run compare as
-run.json#queries/tairsearch run.json#queries/elasticsearch).`,
+run.json#queries/tairsearch run.json#queries/elasticsearch), and their
+relevance (recall, MRR, NDCG) side by side; so are two tairbench.search
+comparisons' known items. A relevance gate, --fail-on 'ndcg@10<-0.05',
+fails when B's figure is more than 0.05 below A's for any template and
+engine (a change in points of a share, not percent).`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			return results.Compare(results.CompareOptions{A: args[0], B: args[1], FailOn: failOn, JUnit: junit}, a.io())
 		},
 	}
-	cmd.Flags().StringArrayVar(&failOn, "fail-on", nil, "fail (exit 99) when B's change against A crosses this: p99>+10%, qps<-5% (repeatable)")
+	cmd.Flags().StringArrayVar(&failOn, "fail-on", nil, "fail (exit 99) when B's change against A crosses this: p99>+10%, qps<-5% for runs; ndcg@10<-0.05 for relevance (repeatable)")
 	cmd.Flags().StringVar(&junit, "junit", "", "write the --fail-on verdicts as JUnit XML to this file")
 	return cmd
 }

@@ -114,6 +114,8 @@ type compareOptions struct {
 	term     string
 	agg      string
 	skip     bool
+	known    int
+	ths      []string
 }
 
 func newCompareCmd(a *app) *cobra.Command {
@@ -136,14 +138,16 @@ func newCompareCmd(a *app) *cobra.Command {
 	fs.StringVar(&o.term, "term-query", search.TermQuery, "the term query")
 	fs.StringVar(&o.agg, "agg-query", search.AggQuery, "the aggregation query")
 	fs.BoolVar(&o.skip, "skip-parity", false, "time the queries even if the engines disagree on hits")
+	fs.IntVar(&o.known, "known-items", 100, "documents whose titles, searched in the abstracts, judge each engine's ranking (recall@10, MRR@10, NDCG@10; 0: none)")
+	fs.StringArrayVar(&o.ths, "threshold", nil, "a bar on the known items' relevance, [ENGINE:]METRIC@K>VALUE, e.g. ndcg@10>0.5; exit 99 when missed (repeatable)")
 	o.register(fs)
 	return cmd
 }
 
 func runCompare(ctx context.Context, o *compareOptions, a *app) error {
 	w := search.CompareWords{Options: o.Options, Reach: o.reach(), TairAddr: o.tairAddr,
-		Compare: search.RunCompareOptions{ES: o.esAddr, ESAuth: o.esAuth, AllowErrors: o.allowErrors,
+		Compare: search.RunCompareOptions{ES: o.esAddr, ESAuth: o.esAuth, AllowErrors: o.allowErrors, Thresholds: o.ths,
 			CompareOptions: search.CompareOptions{File: o.file, Docs: o.docs, Concurrency: o.Connections, Bulk: o.bulk,
-				Queries: o.queries, NoCacheQueries: o.noCacheN, TermQuery: o.term, AggQuery: o.agg, SkipParity: o.skip}}}
+				Queries: o.queries, NoCacheQueries: o.noCacheN, TermQuery: o.term, AggQuery: o.agg, SkipParity: o.skip, KnownItems: o.known}}}
 	return search.CompareMain(ctx, w, a.io())
 }

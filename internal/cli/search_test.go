@@ -70,9 +70,10 @@ func TestSearchCompareCommand(t *testing.T) {
 	res := runCLI(context.Background(), "search", "compare", "--embedded", "--es", url, "-f", out, "-c", "4", "--bulk", "100",
 		"--queries", "100", "--index", "clicmp", "--term-query", `{"query":{"term":{"abstract":"world"}}}`,
 		"--agg-query", `{"size":0,"query":{"term":{"abstract":"world"}},"aggs":{"a1":{"terms":{"field":"id","order":{"_key":"asc"}}}}}`,
-		"--json", jsonPath)
+		"--known-items", "20", "--threshold", "recall@10>=0", "--json", jsonPath)
 	require.Equal(t, 0, res.code, res.err)
-	for _, want := range []string{"agree", "Write (documents/s", "tairsearch (cache on)", "not Tair"} {
+	for _, want := range []string{"agree", "Write (documents/s", "tairsearch (cache on)", "not Tair",
+		"relevance: known items: 20 documents, each found by its title in the abstracts", "PASS"} {
 		assert.Contains(t, res.out, want)
 	}
 	raw, err := os.ReadFile(jsonPath)

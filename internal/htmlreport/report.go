@@ -531,6 +531,9 @@ func writeSearch(b *strings.Builder, name string, s *result.SearchComparison) {
 		}
 	}
 	b.WriteString("</table>")
+	if s.Relevance != nil { // quality beside the speed, as the terminal prints it
+		writeTable(b, report.RelevanceTable(s.Relevance))
+	}
 }
 
 const css = `body{font:14px/1.45 ` + FontStack + `;margin:24px;color:#222;max-width:1100px}

@@ -97,11 +97,15 @@ func TestGoldenReport(t *testing.T) {
 
 	search := &result.SearchComparison{Header: result.Header{Schema: result.SchemaSearch, Version: "test"},
 		Engines:      []result.EngineResult{{Engine: "tairsearch", Write: run(t, 100, false)}},
-		PublishedQPS: map[string]float64{"tairsearch write": 2000}}
+		PublishedQPS: map[string]float64{"tairsearch write": 2000},
+		Relevance: &result.TrackRelevance{Labels: "known items: 100 documents", K: 10, Templates: map[string]string{"title-in-abstract": "{}"},
+			Engines: []result.RelevanceScores{{Template: "title-in-abstract", Engine: "tairsearch", Judged: 100, Recall: 0.6, MRR: 0.5, NDCG: 0.52}}}}
 	b.Reset()
 	require.NoError(t, Write(&b, []Input{{"search.json", search}}))
 	assert.Contains(t, b.String(), "<td>tairsearch</td><td>write</td><td>1000</td><td>2000</td>", "measured beside published")
 	assert.Contains(t, b.String(), `<rect class="bar low" width="25.0"`, "their ratio as a bar")
+	assert.Contains(t, b.String(), "<tr><td>title-in-abstract</td><td>tairsearch</td><td>100</td><td>0.600</td><td>0.500</td><td>0.520</td>",
+		"the known items' relevance beside the speed")
 }
 
 // A stream's page shows its windows and the insert-to-searchable delay as

@@ -1,6 +1,7 @@
 package relevance
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -159,8 +160,43 @@ func TestThresholds(t *testing.T) {
 		assert.ErrorContains(t, err, c.want, c.in)
 	}
 	th, _ := ParseThreshold("recall@100>0.9")
-	assert.EqualError(t, th.Fits(10), `threshold "recall@100>0.9": the track measures recall@10`)
+	assert.EqualError(t, th.Fits(10), `threshold "recall@100>0.9": the run measures recall@10`)
 	th, _ = ParseThreshold("solr:ndcg@10>0.5")
 	assert.Equal(t, "no engine solr ran", th.Check(rel)[0].Note)
 	assert.False(t, th.Check(rel)[0].Pass)
+}
+
+func TestChange(t *testing.T) {
+	a := &result.TrackRelevance{K: 10, Labels: "l", Engines: []result.RelevanceScores{
+		{Template: "q", Engine: "tairsearch", Recall: 0.9, MRR: 0.8, NDCG: 0.8},
+		{Template: "q", Engine: "elasticsearch", Recall: 0.9, MRR: 0.8, NDCG: 0.8}}}
+	b := &result.TrackRelevance{K: 10, Labels: "l", Engines: []result.RelevanceScores{
+		{Template: "q", Engine: "tairsearch", Recall: 0.9, MRR: 0.8, NDCG: 0.7},
+		{Template: "q", Engine: "elasticsearch", Recall: 0.95, MRR: 0.8, NDCG: 0.82}}}
+	for _, tc := range []struct {
+		gate  string
+		pass  []bool
+		notes string
+	}{
+		{"ndcg@10<-0.05", []bool{false, true}, "q on tairsearch: A 0.800, B 0.700"},
+		{"elasticsearch:ndcg@10<-0.05", []bool{true}, "q on elasticsearch"},
+		{"recall@10>+0.02", []bool{true, false}, "q on elasticsearch: A 0.900, B 0.950"},
+	} {
+		c, err := ParseChange(tc.gate)
+		require.NoError(t, err, tc.gate)
+		vs := c.Check(a, b)
+		require.Len(t, vs, len(tc.pass), tc.gate)
+		for i, v := range vs {
+			assert.Equal(t, tc.pass[i], v.Pass, "%s: %s", tc.gate, v.Note)
+		}
+		assert.Contains(t, fmt.Sprint(vs), tc.notes)
+	}
+	c, _ := ParseChange("recall@5<-0.1")
+	assert.Equal(t, "the gate reads recall@5; A measured recall@10, B recall@10", c.Check(a, b)[0].Note)
+	assert.True(t, IsChange("NDCG@10 < -0.1"))
+	assert.False(t, IsChange("p99>+10%"))
+	for _, bad := range []string{"ndcg@10<0.05", "ndcg@10<-2", "mrr@5<-0.1", "ndcg<-0.1"} {
+		_, err := ParseChange(bad)
+		assert.Error(t, err, bad)
+	}
 }

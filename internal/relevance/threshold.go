@@ -48,7 +48,7 @@ func ParseThreshold(s string) (Threshold, error) {
 // the track's cut-off k.
 func (t Threshold) Fits(k int) error {
 	if t.Metric == "recall" && t.K != k {
-		return fmt.Errorf("threshold %q: the track measures recall@%d", t.Source, k)
+		return fmt.Errorf("threshold %q: the run measures recall@%d", t.Source, k)
 	}
 	return nil
 }

@@ -11,6 +11,11 @@ type SearchComparison struct {
 	// PublishedQPS is the whitepaper's QPS per engine and phase ("tairsearch
 	// write", "elasticsearch agg cache off", …), for reports.
 	PublishedQPS map[string]float64 `json:"published_qps,omitempty"`
+	// Relevance is how well each engine ranked known items of the file
+	// (absent when none were asked for).
+	Relevance *TrackRelevance `json:"relevance,omitempty"`
+	// Thresholds are the verdicts of the run's relevance thresholds.
+	Thresholds []ThresholdVerdict `json:"thresholds,omitempty"`
 }
 
 // SearchConfig is how the comparison was run.

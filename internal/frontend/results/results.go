@@ -17,6 +17,7 @@ import (
 	"github.com/tairbench/tairbench/internal/frontend/history"
 	"github.com/tairbench/tairbench/internal/frontend/output"
 	"github.com/tairbench/tairbench/internal/htmlreport"
+	"github.com/tairbench/tairbench/internal/relevance"
 	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/internal/resultset"
 	"github.com/tairbench/tairbench/internal/threshold"
@@ -181,20 +182,22 @@ type CompareOptions struct {
 }
 
 // Compare prints B against A: two bitmap comparisons point by point, two
-// track runs task by task, or two runs with the gates' verdicts (exit 99
-// when one fails).
+// track runs task by task (and their relevance), two search comparisons'
+// relevance, or two runs; with the gates' verdicts (exit 99 when one
+// fails). A relevance gate (ndcg@10<-0.05) judges tracks and search
+// comparisons, the others runs.
 func Compare(o CompareOptions, io harness.IO) error {
-	if da, db, ok := docsOf[*result.BitmapComparison](o.A, o.B); ok {
-		if len(o.FailOn) > 0 {
-			return errors.New("--fail-on judges two runs (tairbench.run), not bitmap comparisons")
-		}
-		return resultset.WriteBitmapCompare(io.Out, o.A, o.B, da, db)
-	}
-	if ta, tb, ok := docsOf[*result.TrackRun](o.A, o.B); ok && len(o.FailOn) == 0 {
-		return compareTracks(io.Out, o.A, o.B, ta, tb)
-	}
 	var gates []resultset.FailOn
+	var changes []relevance.Change
 	for _, s := range o.FailOn {
+		if relevance.IsChange(s) {
+			c, err := relevance.ParseChange(s)
+			if err != nil {
+				return err
+			}
+			changes = append(changes, c)
+			continue
+		}
 		f, err := resultset.ParseFailOn(s)
 		if err != nil {
 			return err
@@ -203,6 +206,34 @@ func Compare(o CompareOptions, io harness.IO) error {
 	}
 	if err := output.CheckPaths(o.JUnit); err != nil {
 		return err
+	}
+	if da, db, ok := docsOf[*result.BitmapComparison](o.A, o.B); ok {
+		if len(o.FailOn) > 0 {
+			return errors.New("--fail-on judges two runs (tairbench.run), not bitmap comparisons")
+		}
+		return resultset.WriteBitmapCompare(io.Out, o.A, o.B, da, db)
+	}
+	if ta, tb, ok := docsOf[*result.TrackRun](o.A, o.B); ok {
+		if len(gates) > 0 {
+			return fmt.Errorf("--fail-on %s judges two runs: name one task's run of each track as FILE#TASK/ENGINE", gates[0].Source)
+		}
+		if err := compareTracks(io.Out, o.A, o.B, ta, tb); err != nil {
+			return err
+		}
+		return judgeRelevance(o, io, changes, ta.Relevance, tb.Relevance)
+	}
+	if sa, sb, ok := docsOf[*result.SearchComparison](o.A, o.B); ok {
+		if len(gates) > 0 {
+			return fmt.Errorf("--fail-on %s judges two runs, not search comparisons", gates[0].Source)
+		}
+		if sa.Relevance == nil || sb.Relevance == nil {
+			return errors.New("the two search comparisons do not both hold relevance to compare (search compare --known-items)")
+		}
+		report.WriteTable(io.Out, report.RelevanceCompare(sa.Relevance, sb.Relevance))
+		return judgeRelevance(o, io, changes, sa.Relevance, sb.Relevance)
+	}
+	if len(changes) > 0 {
+		return fmt.Errorf("--fail-on %s judges relevance: give two track results or two search comparisons", changes[0].Source)
 	}
 	ra, err := ReadRun(o.A)
 	if err != nil {
@@ -222,6 +253,26 @@ func Compare(o CompareOptions, io harness.IO) error {
 	var verdicts []result.ThresholdVerdict
 	for _, g := range gates {
 		verdicts = append(verdicts, g.Check(rows))
+	}
+	threshold.Write(io.Out, verdicts)
+	if err := output.WriteJUnit(io, o.JUnit, "compare", verdicts); err != nil {
+		return err
+	}
+	return output.ThresholdsFailed(verdicts)
+}
+
+// judgeRelevance checks the relevance gates on B against A, prints and
+// writes their verdicts, and fails (exit 99) when one does.
+func judgeRelevance(o CompareOptions, io harness.IO, changes []relevance.Change, a, b *result.TrackRelevance) error {
+	if len(changes) == 0 {
+		return nil
+	}
+	if a == nil || b == nil {
+		return fmt.Errorf("--fail-on %s: the two results do not both judge relevance", changes[0].Source)
+	}
+	var verdicts []result.ThresholdVerdict
+	for _, c := range changes {
+		verdicts = append(verdicts, c.Check(a, b)...)
 	}
 	threshold.Write(io.Out, verdicts)
 	if err := output.WriteJUnit(io, o.JUnit, "compare", verdicts); err != nil {

@@ -108,3 +108,48 @@ func TestReport(t *testing.T) {
 	io, _, _ = harness.Captured("test")
 	assert.ErrorContains(t, Report(context.Background(), ReportOptions{Paths: []string{golden(t, "run.json")}}, io), "give the output file with -o")
 }
+
+// Relevance gates judge two track results (or two search comparisons):
+// B's change against A per template and engine, in points of a share.
+func TestCompareRelevanceGates(t *testing.T) {
+	dir := t.TempDir()
+	track := func(name string, ndcg float64) string {
+		doc, err := result.ReadFile(golden(t, "track.json"))
+		require.NoError(t, err)
+		tr := doc.(*result.TrackRun)
+		tr.Relevance = &result.TrackRelevance{Labels: "known items: 100 documents", K: 10, Templates: map[string]string{"query": "{}"},
+			Engines: []result.RelevanceScores{{Template: "query", Engine: "tairsearch", Judged: 100, Recall: 0.9, MRR: 0.8, NDCG: ndcg}}}
+		path := filepath.Join(dir, name)
+		f, err := os.Create(path)
+		require.NoError(t, err)
+		require.NoError(t, result.EncodeJSON(f, tr))
+		require.NoError(t, f.Close())
+		return path
+	}
+	a, same, worse := track("a.json", 0.80), track("same.json", 0.79), track("worse.json", 0.70)
+
+	io, out, _ := harness.Captured("test")
+	require.NoError(t, Compare(CompareOptions{A: a, B: same, FailOn: []string{"ndcg@10<-0.05"}}, io))
+	assert.Contains(t, out.String(), "relevance, B against A")
+	assert.Regexp(t, `threshold ndcg@10<-0\.05 +PASS: observed -0\.010`, out.String())
+
+	io, out, _ = harness.Captured("test")
+	err := Compare(CompareOptions{A: a, B: worse, FailOn: []string{"tairsearch:ndcg@10<-0.05"}}, io)
+	var ee *harness.ExitError
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, harness.ExitThreshold, ee.Code, "a failed gate exits 99")
+	assert.Contains(t, out.String(), "query on tairsearch: A 0.800, B 0.700")
+
+	for _, tc := range []struct{ gate, want string }{
+		{"p99>+10%", "--fail-on p99>+10% judges two runs: name one task's run of each track as FILE#TASK/ENGINE"},
+		{"ndcg@10<5", `--fail-on "ndcg@10<5": want [ENGINE:]METRIC@K<-N or >+N`},
+		{"mrr@5<-0.1", "mrr is measured at 10"},
+	} {
+		io, _, _ = harness.Captured("test")
+		assert.ErrorContains(t, Compare(CompareOptions{A: a, B: worse, FailOn: []string{tc.gate}}, io), tc.want)
+	}
+	run := golden(t, "run.json")
+	io, _, _ = harness.Captured("test")
+	assert.ErrorContains(t, Compare(CompareOptions{A: run, B: run, FailOn: []string{"ndcg@10<-0.05"}}, io),
+		"--fail-on ndcg@10<-0.05 judges relevance: give two track results or two search comparisons")
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/internal/run"
 	"github.com/tairbench/tairbench/internal/stats"
+	"github.com/tairbench/tairbench/internal/threshold"
 	"github.com/tairbench/tairbench/internal/wiki"
 	"github.com/tairbench/tairbench/pkg/result"
 )
@@ -162,6 +163,9 @@ type CompareOptions struct {
 	TermQuery, AggQuery     string
 	// SkipParity times the queries even when the engines disagree on hits.
 	SkipParity bool
+	// KnownItems is how many documents' titles judge the engines' ranking
+	// after the timed runs (0: none).
+	KnownItems int
 	Seed       uint64
 	// NoServerStats turns off the engines' own timelines.
 	NoServerStats bool
@@ -304,6 +308,13 @@ func Compare(ctx context.Context, o CompareOptions) (*Comparison, error) {
 			*r.dst = run
 		}
 	}
+	if o.KnownItems > 0 {
+		rel, warnings, err := knownItems(ctx, o, c.Engines[0].Docs, o.Engines, log)
+		if err != nil {
+			return c, err
+		}
+		c.Relevance, c.Warnings = rel, append(c.Warnings, warnings...)
+	}
 	for _, er := range c.Engines {
 		for _, run := range []*result.Run{er.Write, er.Term, er.AggCache, er.AggNoCache} {
 			if run == nil {
@@ -406,6 +417,11 @@ func WriteTables(w io.Writer, c *Comparison, label string) error {
 		}
 	}
 	table("Aggregation (terms on id, order by key)", rows)
+	if c.Relevance != nil {
+		b.WriteString("\n")
+		report.WriteTable(&b, report.RelevanceTable(c.Relevance))
+		threshold.Write(&b, c.Thresholds)
+	}
 	if len(c.Warnings) > 0 {
 		b.WriteString("\n")
 		report.WriteWarnings(&b, c.Warnings)

@@ -37,8 +37,17 @@ func TestCompareBothEngines(t *testing.T) {
 	agg := `{"size":0,"query":{"term":{"abstract":"world"}},"aggs":{"a1":{"terms":{"field":"id","order":{"_key":"asc"}}}}}`
 	for _, bulk := range []int{1, 100} {
 		c, err := Compare(context.Background(), CompareOptions{Engines: []fts.Engine{ts, es}, File: file, Concurrency: 4, Bulk: bulk,
-			Queries: 200, TermQuery: term, AggQuery: agg, Seed: 1, NoServerStats: bulk == 100})
+			Queries: 200, TermQuery: term, AggQuery: agg, Seed: 1, NoServerStats: bulk == 100, KnownItems: 30})
 		require.NoError(t, err)
+		// The known items judge both engines' ranking: 30 titles, spread over
+		// the 3,000 documents, each searched in the abstracts.
+		require.NotNil(t, c.Relevance)
+		require.Len(t, c.Relevance.Engines, 2)
+		for _, s := range c.Relevance.Engines {
+			assert.Equal(t, 30, s.Judged, s.Engine)
+			assert.Zero(t, s.Failed, s.Engine)
+			assert.InDelta(t, 0.5, s.MRR, 0.5, "a share")
+		}
 		for _, p := range c.Parity {
 			assert.True(t, p.Agree, "%s: %+v", p.Query, p.Hits)
 			assert.Greater(t, p.Hits["tairsearch"].Total, int64(20), "the query hits documents")

@@ -143,6 +143,9 @@ func CompareMain(ctx context.Context, w CompareWords, io harness.IO) error {
 	if _, err := os.Stat(co.File); err != nil {
 		return err
 	}
+	if _, err := co.relevanceBars(); err != nil {
+		return err
+	}
 	if !w.Embedded && w.TairAddr == "" {
 		return errors.New("TairSearch's address is required, or --embedded (--tair ADDR)")
 	}

@@ -49,6 +49,10 @@ func TestCompareRefuses(t *testing.T) {
 		{func(w *CompareWords) { w.Compare.ES = "" }, "need --es URL"},
 		{func(w *CompareWords) { w.Embedded = false }, "--tair ADDR"},
 		{func(w *CompareWords) { w.Compare.File = "/no/such/file" }, "no such file"},
+		{func(w *CompareWords) { w.Compare.KnownItems = -1 }, "--known-items -1: want 0 (none) or more"},
+		{func(w *CompareWords) { w.Compare.Thresholds = []string{"ndcg@10 is high"} }, "ndcg@10 is high"},
+		{func(w *CompareWords) { w.Compare.KnownItems, w.Compare.Thresholds = 0, []string{"ndcg@10>0.5"} },
+			`threshold "ndcg@10>0.5": --known-items 0 leaves no relevance to judge`},
 	}
 	for _, c := range cases {
 		for _, dry := range []bool{true, false} {

@@ -14,6 +14,7 @@ import (
 	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/frontend/output"
+	"github.com/tairbench/tairbench/internal/relevance"
 	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/pkg/result"
 )
@@ -122,6 +123,31 @@ type RunCompareOptions struct {
 	Engine      fts.Options
 	JSON        string
 	AllowErrors bool
+	// Thresholds are bars on the known items' relevance ("ndcg@10>0.5");
+	// a failed one exits 99.
+	Thresholds []string
+}
+
+// relevanceBars checks --known-items and reads --threshold against it.
+func (o RunCompareOptions) relevanceBars() ([]relevance.Threshold, error) {
+	if o.KnownItems < 0 {
+		return nil, fmt.Errorf("--known-items %d: want 0 (none) or more", o.KnownItems)
+	}
+	var ths []relevance.Threshold
+	for _, t := range o.Thresholds {
+		th, err := relevance.ParseThreshold(t)
+		if err != nil {
+			return nil, err
+		}
+		if o.KnownItems == 0 {
+			return nil, fmt.Errorf("threshold %q: --known-items 0 leaves no relevance to judge", t)
+		}
+		if err := th.Fits(10); err != nil {
+			return nil, err
+		}
+		ths = append(ths, th)
+	}
+	return ths, nil
 }
 
 // RunCompare runs the whitepaper's comparison on TairSearch and
@@ -139,6 +165,10 @@ func RunCompare(ctx context.Context, o RunCompareOptions, io harness.IO) (*Compa
 	}
 	if o.ES == "" {
 		return nil, errors.New("need --es URL")
+	}
+	ths, err := o.relevanceBars()
+	if err != nil {
+		return nil, err
 	}
 	eo := o.Engine
 	eo.Target, eo.Connections = o.Tair, o.Concurrency
@@ -166,6 +196,11 @@ func RunCompare(ctx context.Context, o RunCompareOptions, io harness.IO) (*Compa
 	if o.Tair.InProcess {
 		label += "\nTairSearch here is tairbench's embedded server, not Tair; the whitepaper columns are the published figures."
 	}
+	if cmp != nil && cmp.Relevance != nil {
+		for _, th := range ths {
+			cmp.Thresholds = append(cmp.Thresholds, th.Check(cmp.Relevance)...)
+		}
+	}
 	if cmp != nil && len(cmp.Engines) > 0 {
 		_ = WriteTables(output.SummaryTo(io, o.JSON), cmp, label)
 		if werr := output.Publish(ctx, io, o.JSON, cmp); werr != nil {
@@ -180,7 +215,7 @@ func RunCompare(ctx context.Context, o RunCompareOptions, io harness.IO) (*Compa
 			return cmp, harness.RunFailed(fmt.Errorf("%s: most writes failed", er.Engine))
 		}
 	}
-	return cmp, nil
+	return cmp, output.ThresholdsFailed(cmp.Thresholds)
 }
 
 // DryRun prints the write or the queries as they would run on target,

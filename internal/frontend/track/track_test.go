@@ -57,7 +57,7 @@ func TestMainRefuses(t *testing.T) {
 			`threshold "ndcg@10>0.5": track whitepaper has no relevance section to judge`},
 		{"a threshold the track does not measure", func(w *Words) {
 			w.Run.Track, w.Run.Thresholds = "testdata/wiki-known-items.json", []string{"recall@5>0.5"}
-		}, `threshold "recall@5>0.5": the track measures recall@10`},
+		}, `threshold "recall@5>0.5": the run measures recall@10`},
 		{"a bad threshold", func(w *Words) { w.Run.Thresholds = []string{"p99<2ms"} }, "want [ENGINE:]METRIC@K>VALUE"},
 	}
 	for _, tc := range tests {
