@@ -2,6 +2,7 @@ package track
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,7 +17,8 @@ import (
 
 // Relevance is how a track judges the engines' answers: a query template
 // whose {{query}} is each query's text, and the labels (known items made
-// from the corpus, or the user's TREC qrels and queries).
+// from the corpus, the user's TREC qrels and queries, or queries judged in
+// the track itself).
 type Relevance struct {
 	// Template is a query body with the placeholder {{query}}; its size
 	// should be at least K. Templates names several, each judged apart
@@ -29,6 +31,8 @@ type Relevance struct {
 	// lines) are the user's labels, paths relative to the track.
 	Qrels   string `json:"qrels,omitempty"`
 	Queries string `json:"queries,omitempty"`
+	// Labels are queries judged in the track itself.
+	Labels []Labelled `json:"labels,omitempty"`
 	// K is recall's cut-off (default 10).
 	K int `json:"k,omitempty"`
 }
@@ -40,6 +44,37 @@ type KnownItems struct {
 	// Queries is how many documents, spread evenly over the corpus
 	// (default 100).
 	Queries int `json:"queries,omitempty"`
+}
+
+// Labelled is a query judged in the track: its text and its relevant
+// documents, a list of ids (each of grade 1) or ids with their grades
+// ({"12": 2, "57": 1}); ID names it (default: its place, q1, q2, …).
+type Labelled struct {
+	ID       string          `json:"id,omitempty"`
+	Query    string          `json:"query"`
+	Relevant json.RawMessage `json:"relevant"`
+}
+
+// judgments reads Relevant: ids, or ids with grades (0 or more).
+func (l Labelled) judgments() (relevance.Labels, error) {
+	var ids []string
+	if err := json.Unmarshal(l.Relevant, &ids); err == nil {
+		out := relevance.Labels{}
+		for _, id := range ids {
+			out[id] = 1
+		}
+		return out, nil
+	}
+	var graded map[string]int
+	if err := json.Unmarshal(l.Relevant, &graded); err != nil {
+		return nil, errors.New(`relevant must be a list of ids or ids with grades ({"12": 2})`)
+	}
+	for id, g := range graded {
+		if g < 0 {
+			return nil, fmt.Errorf("relevant %s: grade %d below 0", id, g)
+		}
+	}
+	return graded, nil
 }
 
 // Count is how many known items to make (Queries, or 100).
@@ -94,10 +129,13 @@ func (r *Relevance) check(m *fulltext.Mapping) error {
 	switch {
 	case r.K < 0:
 		return errors.New("relevance: k must be 1 or more")
-	case (r.KnownItems != nil) == (r.Qrels != "" || r.Queries != ""):
-		return errors.New("relevance: give known_items, or qrels and queries")
-	case r.KnownItems == nil && (r.Qrels == "" || r.Queries == ""):
+	case sources(r) != 1:
+		return errors.New("relevance: give one of known_items, qrels and queries, or labels")
+	case (r.Qrels == "") != (r.Queries == ""):
 		return errors.New("relevance: qrels and queries go together")
+	}
+	if _, _, err := r.inline(); err != nil {
+		return err
 	}
 	if k := r.KnownItems; k != nil {
 		f, ok := m.Fields[k.Field]
@@ -111,6 +149,42 @@ func (r *Relevance) check(m *fulltext.Mapping) error {
 		}
 	}
 	return nil
+}
+
+// sources counts the kinds of labels given.
+func sources(r *Relevance) int {
+	n := 0
+	for _, given := range []bool{r.KnownItems != nil, r.Qrels != "" || r.Queries != "", len(r.Labels) > 0} {
+		if given {
+			n++
+		}
+	}
+	return n
+}
+
+// inline is the track's own labels as queries and judgments; an entry
+// without a query or with a bad relevant is refused, naming it.
+func (r *Relevance) inline() ([]relevance.Query, map[string]relevance.Labels, error) {
+	var qs []relevance.Query
+	labels := map[string]relevance.Labels{}
+	seen := map[string]bool{}
+	for i, l := range r.Labels {
+		id := cmp.Or(l.ID, fmt.Sprintf("q%d", i+1))
+		switch {
+		case strings.TrimSpace(l.Query) == "":
+			return nil, nil, fmt.Errorf("relevance: labels[%d] has no query", i)
+		case seen[id]:
+			return nil, nil, fmt.Errorf("relevance: labels[%d]: id %s is given twice", i, id)
+		}
+		seen[id] = true
+		j, err := l.judgments()
+		if err != nil {
+			return nil, nil, fmt.Errorf("relevance: labels[%d]: %w", i, err)
+		}
+		qs = append(qs, relevance.Query{ID: id, Text: l.Query})
+		labels[id] = j
+	}
+	return qs, labels, nil
 }
 
 // CutOff is recall's k.
@@ -135,6 +209,10 @@ func (q NamedTemplate) Expand(text string) []byte {
 // are spread over it).
 func (t *Track) Labels(docs int64) ([]relevance.Query, map[string]relevance.Labels, string, error) {
 	r := t.Relevance
+	if len(r.Labels) > 0 {
+		qs, labels, err := r.inline()
+		return qs, labels, fmt.Sprintf("the track's labels: %d queries judged in the track", len(qs)), err
+	}
 	if r.KnownItems == nil {
 		return t.userLabels()
 	}

@@ -28,8 +28,16 @@ func TestRelevanceRefusals(t *testing.T) {
 		{`{"known_items":{"field":"title"}}`, "relevance: give template, or templates by name"},
 		{`{"template":{"q":"{{query}}"},"templates":{"a":{"q":"{{query}}"}},"known_items":{"field":"title"}}`, "relevance: give template, or templates by name"},
 		{`{"templates":{"a":{"q":"x"}},"known_items":{"field":"title"}}`, "relevance: template a has no {{query}}"},
-		{`{"template":{"query":{"match":{"title":"{{query}}"}}}}`, "relevance: give known_items, or qrels and queries"},
-		{`{"template":{"query":{"match":{"title":"{{query}}"}}},"known_items":{"field":"title"},"qrels":"q.txt"}`, "relevance: give known_items, or qrels and queries"},
+		{`{"template":{"query":{"match":{"title":"{{query}}"}}}}`, "relevance: give one of known_items, qrels and queries, or labels"},
+		{`{"template":{"query":{"match":{"title":"{{query}}"}}},"known_items":{"field":"title"},"qrels":"q.txt"}`, "relevance: give one of known_items, qrels and queries, or labels"},
+		{`{"template":{"query":{"match":{"title":"{{query}}"}}},"known_items":{"field":"title"},"labels":[{"query":"a","relevant":["1"]}]}`,
+			"relevance: give one of known_items, qrels and queries, or labels"},
+		{`{"template":{"query":{"match":{"title":"{{query}}"}}},"labels":[{"query":" ","relevant":["1"]}]}`, "relevance: labels[0] has no query"},
+		{`{"template":{"query":{"match":{"title":"{{query}}"}}},"labels":[{"query":"a","relevant":"1"}]}`,
+			`relevance: labels[0]: relevant must be a list of ids or ids with grades ({"12": 2})`},
+		{`{"template":{"query":{"match":{"title":"{{query}}"}}},"labels":[{"query":"a","relevant":{"1":-1}}]}`, "relevance: labels[0]: relevant 1: grade -1 below 0"},
+		{`{"template":{"query":{"match":{"title":"{{query}}"}}},"labels":[{"id":"x","query":"a","relevant":[]},{"id":"x","query":"b","relevant":[]}]}`,
+			"relevance: labels[1]: id x is given twice"},
 		{`{"template":{"query":{"match":{"title":"{{query}}"}}},"qrels":"q.txt"}`, "relevance: qrels and queries go together"},
 		{`{"template":{"query":{"match":{"title":"{{query}}"}}},"known_items":{"field":"body"}}`, `relevance: known_items field "body" is not in the tairsearch mapping`},
 		{`{"template":{"query":{"match":{"title":"{{query}}"}}},"known_items":{"field":"price"}}`, "relevance: known_items field price is double, not text or keyword"},
@@ -68,6 +76,20 @@ func TestKnownItemsSpreadOverTheCorpus(t *testing.T) {
 	assert.Equal(t, relevance.Labels{"3": 1}, labels["3"])
 	assert.NotEmpty(t, qs[0].Text)
 	assert.Equal(t, "known items: 5 documents, each found by its title (the document is the one relevant answer)", from)
+}
+
+// TestInlineLabels: queries judged in the track itself, by a list of ids
+// (grade 1) or ids with grades; an entry without an id is named by its place.
+func TestInlineLabels(t *testing.T) {
+	tr, err := Parse([]byte(withRelevance(genCorpus, `{"template":{"query":{"match":{"title":"{{query}}"}}},"labels":[`+
+		`{"query":"红楼梦","relevant":["3","7"]},{"id":"cache","query":"缓存","relevant":{"5":2,"6":0}}]}`)))
+	require.NoError(t, err)
+	qs, labels, from, err := tr.Labels(10)
+	require.NoError(t, err)
+	assert.Equal(t, []relevance.Query{{ID: "q1", Text: "红楼梦"}, {ID: "cache", Text: "缓存"}}, qs)
+	assert.Equal(t, relevance.Labels{"3": 1, "7": 1}, labels["q1"])
+	assert.Equal(t, relevance.Labels{"5": 2, "6": 0}, labels["cache"])
+	assert.Equal(t, "the track's labels: 2 queries judged in the track", from)
 }
 
 // TestUserLabels: the track's qrels and queries are read beside it; a

@@ -3,6 +3,7 @@ package track
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -276,4 +277,34 @@ func TestKnownItemMRRByHand(t *testing.T) {
 	require.Len(t, rel.Engines, 2)
 	assert.Equal(t, "elasticsearch", rel.Engines[1].Engine)
 	assert.InDelta(t, 0.4, rel.Engines[1].MRR, 1e-12)
+}
+
+// TestInlineLabelsJudged: queries judged in the track itself (a
+// "relevant" field) are scored as qrels are: on the committed Wikipedia
+// sample, "Anarchism" finds document 1 first (graded 2) and "Aruba"
+// finds document 74 first; a query judged with nothing relevant is left
+// out of the means, and counted.
+func TestInlineLabelsJudged(t *testing.T) {
+	dir := t.TempDir()
+	sample := testenv.RepoPath(t, filepath.Join("testdata", "wiki", "enwiki-abstract-sample-2019.xml"))
+	tf := filepath.Join(dir, "labels.json")
+	require.NoError(t, os.WriteFile(tf, []byte(`{"name":"labels","corpus":{"wiki_file":"`+sample+`"},`+
+		`"index":{"name":"wiki","tairsearch":{"mappings":{"properties":{"title":{"type":"text"},"abstract":{"type":"text"}}}}},`+
+		`"tasks":[{"name":"w","clients":2,"ingest":{"bulk":100}}],`+
+		`"relevance":{"template":{"query":{"match":{"abstract":"{{query}}"}},"size":10},"labels":[`+
+		`{"query":"Anarchism","relevant":{"1":2}},{"query":"Aruba","relevant":["74"]},{"query":"nothing","relevant":[]}]}}`), 0o644))
+	path := filepath.Join(dir, "out.json")
+	io, _, errs := quiet()
+	w := Words{Options: own(), Run: Options{Track: tf, MaxDivergence: -1, Samples: 1, Quiet: true}, Server: embedded}
+	w.Seed, w.JSON = 1, path
+	require.NoError(t, Main(context.Background(), w, io), errs.String())
+	doc, err := result.ReadFile(path)
+	require.NoError(t, err)
+	rel := doc.(*result.TrackRun).Relevance
+	require.NotNil(t, rel)
+	assert.Equal(t, "the track's labels: 3 queries judged in the track", rel.Labels)
+	require.Len(t, rel.Engines, 1)
+	assert.Equal(t, 2, rel.Engines[0].Judged)
+	assert.Equal(t, 1, rel.Engines[0].Unjudged)
+	assert.InDelta(t, 1.0, rel.Engines[0].MRR, 1e-12)
 }
