@@ -174,7 +174,7 @@ func TestVectorStream(t *testing.T) {
 	js := filepath.Join(t.TempDir(), "stream.json")
 	res := runCLI(context.Background(), "vector", "--embedded", "--es", url, "--engines", "tairvector,elasticsearch",
 		"--data", "clustered", "--n", "4000", "--nq", "50", "--dims", "16", "--centres", "20", "--ef-search", "80",
-		"--num-candidates", "80", "--stream", "--stream-insert-rate", "2000", "--stream-search-rate", "100",
+		"--num-candidates", "80", "--stream", "--stream-insert-rate", "1000", "--stream-search-rate", "100",
 		"--index", "tb-vector-stream-test", "--truth-dir", "", "--json", js)
 	require.Equal(t, 0, res.code, res.err)
 	vb := readVector(t, js)
@@ -205,7 +205,7 @@ func TestVectorStream(t *testing.T) {
 				"%s: the run's %s operation", e.Engine, op)
 		}
 	}
-	assert.Contains(t, res.out, "streaming: from 2000 vectors, inserting at 2000/s (10 a request) while searching at 100/s")
+	assert.Contains(t, res.out, "streaming: from 2000 vectors, inserting at 1000/s (10 a request) while searching at 100/s")
 	assert.Contains(t, res.out, "elasticsearch: insert-to-searchable, from the insert's reply to the first search that found the vector")
 }
 
