@@ -258,25 +258,9 @@ func Compare(ctx context.Context, o CompareOptions) (*Comparison, error) {
 		fmt.Fprintf(log, "%s: %d documents searchable, %.0f docs/s\n", e.Name(), er.Docs, er.Write.Totals.OpsPerSec)
 		c.Engines = append(c.Engines, er)
 	}
-	// Parity before timing.
-	agree := true
-	for _, q := range []string{o.TermQuery, o.AggQuery} {
-		pc := ParityCheck{Query: q, Hits: map[string]result.Hits{}, Agree: true}
-		var first *fts.Hits
-		for _, e := range o.Engines {
-			h, err := e.Probe(ctx, []byte(q))
-			if err != nil {
-				return c, err
-			}
-			pc.Hits[e.Name()] = hitsResult(h)
-			if first == nil {
-				first = &h
-			} else if h.Total != first.Total || fmt.Sprint(h.Buckets) != fmt.Sprint(first.Buckets) {
-				pc.Agree = false
-			}
-		}
-		agree = agree && pc.Agree
-		c.Parity = append(c.Parity, pc)
+	agree, err := parity(ctx, o, c)
+	if err != nil {
+		return c, err
 	}
 	if !agree {
 		msg := "the engines disagree on hits: see parity in the result"
@@ -326,6 +310,31 @@ func Compare(ctx context.Context, o CompareOptions) (*Comparison, error) {
 		}
 	}
 	return c, nil
+}
+
+// parity runs each query once on every engine before timing, recording
+// their hits in c, and says whether all agree on total hits and buckets.
+func parity(ctx context.Context, o CompareOptions, c *Comparison) (bool, error) {
+	agree := true
+	for _, q := range []string{o.TermQuery, o.AggQuery} {
+		pc := ParityCheck{Query: q, Hits: map[string]result.Hits{}, Agree: true}
+		var first *fts.Hits
+		for _, e := range o.Engines {
+			h, err := e.Probe(ctx, []byte(q))
+			if err != nil {
+				return false, err
+			}
+			pc.Hits[e.Name()] = hitsResult(h)
+			if first == nil {
+				first = &h
+			} else if h.Total != first.Total || fmt.Sprint(h.Buckets) != fmt.Sprint(first.Buckets) {
+				pc.Agree = false
+			}
+		}
+		agree = agree && pc.Agree
+		c.Parity = append(c.Parity, pc)
+	}
+	return agree, nil
 }
 
 // reference holds the whitepaper's figures (5,000,000 abstracts, 30 connections).
