@@ -183,7 +183,8 @@ def stream_table(st):
                   f"{w['recall']:.4f} | {w['p50_us'] / 1000:.2f} | {w['p99_us'] / 1000:.2f} |")
         if s["inserted_vectors"] != cfg["base_vectors"] - s["initial_vectors"] or s["visible"]["not_found"]:
             failed.append(f"{e['engine']}: {s['inserted_vectors']} inserted, {s['visible']['not_found']} probed vectors never found")
-    print("\n| engine | inserted/s | insert-to-searchable p50 ms | p99 ms | max ms | vectors probed |\n|---|---|---|---|---|---|")
+    print(f"\n### Insert-to-searchable delay in that stream ({stamp()})\n")
+    print("| engine | inserted/s | insert-to-searchable p50 ms | p99 ms | max ms | vectors probed |\n|---|---|---|---|---|---|")
     for e in st["engines"]:
         s, v = e["stream"], e["stream"]["visible"]
         print(f"| {e['engine']} | {s['inserted_per_sec']:.0f} | {v['p50_ms']:.1f} | {v['p99_ms']:.1f} | {v['max_ms']:.1f} | "
