@@ -35,6 +35,9 @@ const (
 	streamWindows    = 10
 	streamKeepMargin = 1.5
 	streamCap        = 4
+	// streamKeepMax bounds the searches kept for scoring in one stream
+	// (their hits take K ids each).
+	streamKeepMax = 1 << 20
 )
 
 // initialVectors is how many base vectors are loaded before the stream.
@@ -62,6 +65,7 @@ func (o *Options) stream(ctx context.Context, en vectors.Engine, param int, io h
 	dur := streamCap*planned + sc.Tail
 	searchers := max(o.Connections, 1)
 	keep := int(sc.SearchRate*(planned+sc.Tail).Seconds()/float64(searchers)*streamKeepMargin) + 100
+	keep = min(keep, streamKeepMax/searchers) // memory bounded: later searches are timed, counted, not scored
 	f := &vectors.Stream{Engine: en, Rows: o.Set.Train, Dims: o.Set.Dims, Start: start, Batch: streamBatch, Requests: reqs,
 		K: o.K, Param: param, Keep: keep, ProbeTimeout: probeGiveUp, Tail: sc.Tail}
 	cfg := engine.Config{Workers: 2 + searchers, Duration: dur, Seed: o.Seed, GiveUp: GiveUp, Operations: vectors.StreamOperations,
