@@ -46,6 +46,7 @@ var examples = map[string]string{
 	"tairbench wiki gen":        "tairbench wiki gen --docs 100000 --out wiki.xml",
 	"tairbench wiki count":      "tairbench wiki count wiki.xml",
 	"tairbench serve":           "tairbench serve --port 6379 --requirepass secret --metrics-addr 127.0.0.1:9121",
+	"tairbench capture":         "tairbench capture --input monitor.txt -o traffic.tbt",
 	"tairbench version":         "tairbench version",
 }
 

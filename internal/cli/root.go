@@ -78,6 +78,7 @@ var commands = []func(*app) *cobra.Command{
 	newSearchCmd,
 	newVectorCmd,
 	newWikiCmd,
+	newCaptureCmd,
 	newServeCmd,
 	newVersionCmd,
 }
