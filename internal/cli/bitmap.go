@@ -50,7 +50,7 @@ engine (closed loop; --rate adds an open-loop run). With several
 and where the winner changes.
 
 The IDs: --ids FILE (repeatable: one key a file; text, one integer per line,
-or --ids-format u32/u64 little-endian; gzip is detected), --from-key
+or --ids-format u32/u64 little-endian; gzip, bzip2 and zstd are detected), --from-key
 HOST:PORT/KEY (an existing set, bitmap or TairRoaring key), or generated
 (--cardinality, --universe, --shape, --keys, --size-skew).
 

@@ -80,7 +80,7 @@ flags of the whitepaper's TairSearchBench:
 	fs := cmd.Flags()
 	fs.StringVarP(&o.typ, "type", "t", "", "write or search")
 	fs.StringVarP(&o.engine, "engine", "e", "tairsearch", "the engine: "+engines.SearchNames())
-	fs.StringVarP(&o.file, "file", "f", "", "abstract dump to ingest (plain, .gz or .bz2)")
+	fs.StringVarP(&o.file, "file", "f", "", "abstract dump to ingest (plain, .gz, .bz2 or .zst)")
 	fs.IntVarP(&o.Connections, "concurrency", "c", 30, "connections")
 	fs.Uint64VarP(&o.n, "n", "n", 10000, "documents to write, or queries to run")
 	fs.StringVarP(&o.query, "query", "q", "", "search query (JSON, or @FILE holding it); a mix of queries is a track: 'tairbench search run'")
@@ -127,7 +127,7 @@ func newCompareCmd(a *app) *cobra.Command {
 		RunE:  func(c *cobra.Command, _ []string) error { return runCompare(c.Context(), o, a) },
 	}
 	fs := cmd.Flags()
-	fs.StringVarP(&o.file, "file", "f", "", "abstract dump (plain, .gz or .bz2)")
+	fs.StringVarP(&o.file, "file", "f", "", "abstract dump (plain, .gz, .bz2 or .zst)")
 	fs.Int64VarP(&o.docs, "n", "n", 0, "documents to write (0: the whole file)")
 	fs.IntVarP(&o.Connections, "concurrency", "c", 30, "connections, the same for both engines")
 	fs.StringVar(&o.tairAddr, "tair", "", "TairSearch address host:port")

@@ -2,8 +2,6 @@ package track
 
 import (
 	"bufio"
-	"compress/bzip2"
-	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,8 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/klauspost/compress/zstd"
-
+	"github.com/tairbench/tairbench/internal/compressed"
 	"github.com/tairbench/tairbench/internal/wiki"
 )
 
@@ -109,27 +106,6 @@ func wikiReader(r *wiki.Reader, closer func() error, limit int64) *Reader {
 	}}
 }
 
-// decompress picks the decoder from the file name.
-func decompress(path string, f io.Reader) (io.Reader, func(), error) {
-	switch {
-	case strings.HasSuffix(path, ".gz"):
-		z, err := gzip.NewReader(f)
-		if err != nil {
-			return nil, nil, fmt.Errorf("corpus %s: %w", path, err)
-		}
-		return z, func() { z.Close() }, nil
-	case strings.HasSuffix(path, ".bz2"):
-		return bzip2.NewReader(f), func() {}, nil
-	case strings.HasSuffix(path, ".zst"):
-		z, err := zstd.NewReader(f)
-		if err != nil {
-			return nil, nil, fmt.Errorf("corpus %s: %w", path, err)
-		}
-		return z, z.Close, nil
-	}
-	return f, func() {}, nil
-}
-
 // MaxLine bounds one document (one corpus line) and one parameter
 // file's line, so a file without newlines cannot exhaust memory.
 const MaxLine = 64 << 20
@@ -148,10 +124,10 @@ func openLines(path, idField string, limit int64) (*Reader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("corpus: %w", err)
 	}
-	r, done, err := decompress(path, f)
+	r, _, done, err := compressed.Reader(f, 1<<16)
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, fmt.Errorf("corpus %s: %w", path, err)
 	}
 	if idField == "" {
 		idField = "_id"

@@ -6,14 +6,14 @@ package wiki
 import (
 	"bufio"
 	"bytes"
-	"compress/bzip2"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"html"
 	"io"
 	"os"
 	"strings"
+
+	"github.com/tairbench/tairbench/internal/compressed"
 )
 
 // Doc is one abstract. ID is assigned in file order, starting at 1.
@@ -54,27 +54,29 @@ func NewReader(r io.Reader) *Reader {
 	return &Reader{br: bufio.NewReaderSize(r, 1<<20), line: 1, nextID: 1}
 }
 
-// Open opens a dump file, plain, .gz or .bz2 (by content, not name).
+// Open opens a dump file, plain, .gz, .bz2 or .zst (by content, not name).
 func Open(path string) (*Reader, io.Closer, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("wiki: %w", err)
 	}
-	br := bufio.NewReaderSize(f, 1<<20)
-	magic, _ := br.Peek(3)
-	var r io.Reader = br
-	switch {
-	case len(magic) >= 2 && magic[0] == 0x1f && magic[1] == 0x8b:
-		gz, err := gzip.NewReader(br)
-		if err != nil {
-			f.Close()
-			return nil, nil, fmt.Errorf("wiki: %s: %w", path, err)
-		}
-		r = gz
-	case len(magic) == 3 && string(magic) == "BZh":
-		r = bzip2.NewReader(br)
+	r, _, done, err := compressed.Reader(f, 1<<20)
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("wiki: %s: %w", path, err)
 	}
-	return NewReader(r), f, nil
+	return NewReader(r), closer{f, done}, nil
+}
+
+// closer closes a file and releases its decoder.
+type closer struct {
+	f    *os.File
+	done func()
+}
+
+func (c closer) Close() error {
+	c.done()
+	return c.f.Close()
 }
 
 func (r *Reader) fail(line, off int64, format string, a ...any) error {

@@ -3,7 +3,6 @@ package bitmap
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"strconv"
 
 	rb "github.com/RoaringBitmap/roaring/v2"
+	"github.com/tairbench/tairbench/internal/compressed"
 )
 
 // ID file formats (--ids-format).
@@ -51,17 +51,14 @@ func ReadIDFile(path, format string) (IDSet, error) {
 	return set, nil
 }
 
-// ReadIDs reads IDs from r (plain or gzip) in format.
+// ReadIDs reads IDs from r (plain, gzip, bzip2 or zstd) in format.
 func ReadIDs(r io.Reader, format string) (IDSet, error) {
-	br := bufio.NewReaderSize(r, 1<<16)
-	if magic, _ := br.Peek(2); bytes.Equal(magic, []byte{0x1f, 0x8b}) {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return IDSet{}, fmt.Errorf("gzip: %w", err)
-		}
-		defer zr.Close()
-		br = bufio.NewReaderSize(zr, 1<<16)
+	plain, _, done, err := compressed.Reader(r, 1<<16)
+	if err != nil {
+		return IDSet{}, err
 	}
+	defer done()
+	br := bufio.NewReaderSize(plain, 1<<16)
 	set := IDSet{IDs: rb.New()}
 	add := func(v uint64) {
 		set.Read++
@@ -69,7 +66,6 @@ func ReadIDs(r io.Reader, format string) (IDSet, error) {
 			set.Duplicates++
 		}
 	}
-	var err error
 	switch format {
 	case FormatText, "":
 		err = readText(br, add)

@@ -1,6 +1,7 @@
 // Package capture is `tairbench capture`: a server's own traffic made into
 // a trace (internal/trace). Today it converts the captures people already
-// have: redis-cli monitor text, and memtier's --monitor-input files.
+// have: redis-cli monitor text, and memtier's --monitor-input files, plain
+// or compressed (gzip, bzip2, zstd).
 package capture
 
 import (
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tairbench/tairbench/internal/compressed"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/trace"
 	"github.com/tairbench/tairbench/internal/trace/monitor"
@@ -50,11 +52,16 @@ func Main(o Options, io harness.IO) error {
 	case o.Out == "":
 		return errors.New("-o TRACE is required: the trace file to write")
 	}
-	in, err := os.Open(o.Input)
+	f, err := os.Open(o.Input)
 	if err != nil {
 		return err
 	}
-	defer in.Close()
+	defer f.Close()
+	in, _, done, err := compressed.Reader(f, 256<<10)
+	if err != nil {
+		return fmt.Errorf("%s: %w", o.Input, err)
+	}
+	defer done()
 	out, err := os.Create(o.Out)
 	if err != nil {
 		return err

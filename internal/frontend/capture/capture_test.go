@@ -1,6 +1,8 @@
 package capture
 
 import (
+	"bytes"
+	"compress/gzip"
 	"errors"
 	"io"
 	"os"
@@ -63,6 +65,20 @@ func TestConvert(t *testing.T) {
 		assert.Equal(t, want.args, args)
 	}
 	assert.True(t, errors.Is(r.Read(&rec), io.EOF))
+}
+
+// A compressed log reads as the plain one (gzip here).
+func TestConvertCompressed(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "monitor.txt.gz")
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	_, _ = zw.Write([]byte(monitorText))
+	require.NoError(t, zw.Close())
+	require.NoError(t, os.WriteFile(in, b.Bytes(), 0o644))
+	hio, stdout, _ := harness.Captured("test")
+	require.NoError(t, Main(Options{Input: in, Out: filepath.Join(dir, "t.tbt"), SkipBad: true}, hio))
+	assert.Contains(t, stdout.String(), "3 commands from 2 connections over 1s")
 }
 
 // Bad input is refused in one line, and no trace is left behind.
