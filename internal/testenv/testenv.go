@@ -6,6 +6,7 @@ package testenv
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +21,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 // SkipVar is the environment variable that opts out of integration tests.
@@ -335,6 +338,22 @@ func InfoLine(t testing.TB, addr string, args ...string) string {
 		}
 	}
 	return ""
+}
+
+// ESRequest sends a JSON request to Elasticsearch, requires a 2xx reply,
+// and returns its body.
+func ESRequest(t testing.TB, method, url string, body []byte) []byte {
+	t.Helper()
+	req, err := http.NewRequest(method, url, bytes.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	require.Less(t, res.StatusCode, 300, "%s %s: %s", method, url, b)
+	return b
 }
 
 // ElasticsearchURL returns the URL of an Elasticsearch 8.19 for the test:

@@ -1,12 +1,10 @@
 package track
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"testing"
@@ -63,8 +61,8 @@ func TestJiebaPluginCutsAsTairSearch(t *testing.T) {
 	body, _, err := ProposeElasticsearch(json.RawMessage(zhMapping), ChineseJieba)
 	require.NoError(t, err)
 	index := fmt.Sprintf("tairbench-jieba-%d", time.Now().UnixNano())
-	esDo(t, http.MethodPut, url+"/"+index, body)
-	t.Cleanup(func() { esDo(t, http.MethodDelete, url+"/"+index, nil) })
+	testenv.ESRequest(t, http.MethodPut, url+"/"+index, body)
+	t.Cleanup(func() { testenv.ESRequest(t, http.MethodDelete, url+"/"+index, nil) })
 
 	for _, tc := range []struct{ field, analyzer, text string }{
 		{"f0", "jieba", paragraph},
@@ -75,7 +73,7 @@ func TestJiebaPluginCutsAsTairSearch(t *testing.T) {
 			require.NoError(t, err)
 			tair := parseAnalyzed(t, []byte(out))
 			req, _ := json.Marshal(map[string]string{"field": tc.field, "text": tc.text})
-			es := parseAnalyzed(t, esDo(t, http.MethodPost, url+"/"+index+"/_analyze", req))
+			es := parseAnalyzed(t, testenv.ESRequest(t, http.MethodPost, url+"/"+index+"/_analyze", req))
 			require.NotEmpty(t, tair)
 			assert.Equal(t, byOffset(tair), byOffset(es), "the same tokens at the same offsets")
 			assert.Equal(t, positions(tair), positions(es), "the same positions")
@@ -103,18 +101,4 @@ func positions(ts []analyzed) []int {
 	}
 	slices.Sort(out)
 	return out
-}
-
-func esDo(t *testing.T, method, url string, body []byte) []byte {
-	t.Helper()
-	req, err := http.NewRequest(method, url, bytes.NewReader(body))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	require.Less(t, resp.StatusCode, 300, "%s %s: %s", method, url, b)
-	return b
 }

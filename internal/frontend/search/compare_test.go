@@ -3,7 +3,6 @@ package search
 import (
 	"bytes"
 	"context"
-	"io"
 	"net/http"
 	"os/exec"
 	"path/filepath"
@@ -84,9 +83,9 @@ func TestElasticsearchBulkItemFailuresAreCounted(t *testing.T) {
 	e, err := New("elasticsearch", fts.Options{Target: endpoint.Target{Addr: url}, Index: "conflict"})
 	require.NoError(t, err)
 	ctx := context.Background()
-	esRequest(t, http.MethodDelete, url+"/conflict?ignore_unavailable=true", "")
+	testenv.ESRequest(t, http.MethodDelete, url+"/conflict?ignore_unavailable=true", nil)
 	// abstract mapped as a number: every document is rejected item by item.
-	esRequest(t, http.MethodPut, url+"/conflict", `{"mappings":{"properties":{"abstract":{"type":"long"}}}}`)
+	testenv.ESRequest(t, http.MethodPut, url+"/conflict", []byte(`{"mappings":{"properties":{"abstract":{"type":"long"}}}}`))
 	file := genFile(t, 300)
 	run, err := RunWrite(ctx, e, WriteOptions{File: file, Concurrency: 2, Bulk: 50})
 	require.NoError(t, err)
@@ -130,19 +129,6 @@ func TestElasticsearchStoppedMidRun(t *testing.T) {
 	assert.Contains(t, warnings, "the target stayed unreachable")
 	require.NotEmpty(t, run.Errors)
 	assert.Contains(t, run.Errors[0].Example, "connection refused", "the cause is named")
-}
-
-// esRequest sends one request to Elasticsearch and requires a 2xx answer.
-func esRequest(t *testing.T, method, url, body string) {
-	t.Helper()
-	req, err := http.NewRequest(method, url, strings.NewReader(body))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	b, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	require.Less(t, res.StatusCode, 300, "%s %s: %s", method, url, b)
 }
 
 func TestElasticsearchRealtimeRefresh(t *testing.T) {

@@ -218,6 +218,21 @@ func TestUnreachableEngineFirst(t *testing.T) {
 	assert.NotContains(t, errs.String(), "reading the corpus")
 }
 
+// judged runs a track with relevance on the embedded server, its result to
+// path, and returns the words it ran with, the relevance and the output.
+func judged(t *testing.T, track, path string) (Words, *result.TrackRelevance, *bytes.Buffer) {
+	t.Helper()
+	io, out, errs := quiet()
+	w := Words{Options: own(), Run: Options{Track: track, MaxDivergence: -1, Samples: 1, Quiet: true}, Server: embedded}
+	w.Seed, w.JSON = 1, path
+	require.NoError(t, Main(context.Background(), w, io), errs.String())
+	doc, err := result.ReadFile(path)
+	require.NoError(t, err)
+	rel := doc.(*result.TrackRun).Relevance
+	require.NotNil(t, rel)
+	return w, rel, out
+}
+
 // TestKnownItemMRRByHand: five known items of the committed Wikipedia
 // sample (the documents at lines 1, 74, 147, 220 and 293), each title
 // searched in the abstracts on the embedded server. Found by hand with
@@ -234,14 +249,7 @@ func TestUnreachableEngineFirst(t *testing.T) {
 // the embedded server, then on both it and the real Elasticsearch.
 func TestKnownItemMRRByHand(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "track.json")
-	io, out, errs := quiet()
-	w := Words{Options: own(), Run: Options{Track: "testdata/wiki-known-items.json", MaxDivergence: -1, Samples: 1, Quiet: true}, Server: embedded}
-	w.Seed, w.JSON = 1, path
-	require.NoError(t, Main(context.Background(), w, io), errs.String())
-	doc, err := result.ReadFile(path)
-	require.NoError(t, err)
-	rel := doc.(*result.TrackRun).Relevance
-	require.NotNil(t, rel)
+	w, rel, out := judged(t, "testdata/wiki-known-items.json", path)
 	assert.Equal(t, "known items: 5 documents, each found by its title (the document is the one relevant answer)", rel.Labels)
 	require.Len(t, rel.Engines, 1)
 	e := rel.Engines[0]
@@ -254,14 +262,14 @@ func TestKnownItemMRRByHand(t *testing.T) {
 
 	// A missed relevance threshold exits 99, after the result is written.
 	w.Run.Thresholds = []string{"ndcg@10>0.5", "tairsearch:mrr@10>=0.4"}
-	io, out, errs = quiet()
-	err = Main(context.Background(), w, io)
+	io, out, errs := quiet()
+	err := Main(context.Background(), w, io)
 	var ee *harness.ExitError
 	require.ErrorAs(t, err, &ee, errs.String())
 	assert.Equal(t, harness.ExitThreshold, ee.Code)
 	assert.Contains(t, out.String(), "threshold ndcg@10>0.5            FAIL: observed 0.400 (query on tairsearch, 5 judged queries)")
 	assert.Contains(t, out.String(), "threshold tairsearch:mrr@10>=0.4 PASS: observed 0.400")
-	doc, err = result.ReadFile(path)
+	doc, err := result.ReadFile(path)
 	require.NoError(t, err)
 	assert.Len(t, doc.(*result.TrackRun).Thresholds, 2)
 
@@ -293,15 +301,7 @@ func TestInlineLabelsJudged(t *testing.T) {
 		`"tasks":[{"name":"w","clients":2,"ingest":{"bulk":100}}],`+
 		`"relevance":{"template":{"query":{"match":{"abstract":"{{query}}"}},"size":10},"labels":[`+
 		`{"query":"Anarchism","relevant":{"1":2}},{"query":"Aruba","relevant":["74"]},{"query":"nothing","relevant":[]}]}}`), 0o644))
-	path := filepath.Join(dir, "out.json")
-	io, _, errs := quiet()
-	w := Words{Options: own(), Run: Options{Track: tf, MaxDivergence: -1, Samples: 1, Quiet: true}, Server: embedded}
-	w.Seed, w.JSON = 1, path
-	require.NoError(t, Main(context.Background(), w, io), errs.String())
-	doc, err := result.ReadFile(path)
-	require.NoError(t, err)
-	rel := doc.(*result.TrackRun).Relevance
-	require.NotNil(t, rel)
+	_, rel, _ := judged(t, tf, filepath.Join(dir, "out.json"))
 	assert.Equal(t, "the track's labels: 3 queries judged in the track", rel.Labels)
 	require.Len(t, rel.Engines, 1)
 	assert.Equal(t, 2, rel.Engines[0].Judged)
