@@ -187,17 +187,28 @@ func TestVectorStream(t *testing.T) {
 		assert.Equal(t, 2000, s.InitialVectors)
 		assert.Equal(t, 2000, s.Inserted, e.Engine)
 		assert.Equal(t, 80, s.Param)
-		require.Len(t, s.Windows, 10)
-		searches := 0
+		require.GreaterOrEqual(t, len(s.Windows), 3, "%s: the stream second by second", e.Engine)
+		var searches int64
 		for _, w := range s.Windows {
 			searches += w.Searches
-			if w.Searches > 0 {
+			if w.Scored > 0 {
 				assert.InDelta(t, 0.5, w.Recall, 0.5, "a share")
-				assert.Positive(t, w.P99US)
+			}
+			if w.Searches > 0 {
+				assert.Positive(t, w.P99US, "the run's own latency for that second")
 			}
 		}
+		var ops int64
+		for _, op := range s.Run.Series {
+			for _, o := range op.Operations {
+				if o.Name == "search" {
+					ops += o.Ops
+				}
+			}
+		}
+		assert.Equal(t, ops, searches, "%s: the same searches as the run's series", e.Engine)
 		assert.Positive(t, searches, e.Engine)
-		assert.Equal(t, 4000, s.Windows[9].IndexVectors, "%s: the last window searches the whole set", e.Engine)
+		assert.Equal(t, 4000, s.Windows[len(s.Windows)-1].IndexVectors, "%s: the last second searches the whole set", e.Engine)
 		assert.Positive(t, s.Visible.Found, e.Engine)
 		assert.Zero(t, s.Visible.NotFound, e.Engine)
 		for _, op := range []string{"search", "insert", "probe"} {

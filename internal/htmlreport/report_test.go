@@ -115,12 +115,12 @@ func TestVectorStreamSection(t *testing.T) {
 		Config: result.VectorConfig{Dataset: "clustered-16-5000", K: 10, Algorithm: "HNSW", Stream: true},
 		Engines: []result.VectorEngine{{Engine: "elasticsearch", Param: "num_candidates",
 			Stream: &result.VectorStream{InitialVectors: 2500, InsertRate: 1000, SearchRate: 100, Batch: 10, Param: 40, Inserted: 2500,
-				InsertedPerSec: 998, Windows: []result.StreamWindow{{FromS: 0, ToS: 0.5, IndexVectors: 3000, Searches: 50, Recall: 0.95, P50US: 4000, P99US: 9000}},
+				InsertedPerSec: 998, Windows: []result.StreamWindow{{FromS: 0, ToS: 1, IndexVectors: 3000, Searches: 50, Scored: 50, Recall: 0.95, P50US: 4000, P99US: 9000}},
 				Visible: result.StreamVisibility{Found: 3, P50MS: 1010, P99MS: 1030, MaxMS: 1030, ResolutionMS: 20, GiveUpS: 30}}}}}
 	var b bytes.Buffer
 	require.NoError(t, Write(&b, []Input{{"stream.json", d}}))
 	page := b.String()
-	assert.Contains(t, page, "<tr><td>elasticsearch</td><td>0.0–0.5</td><td>3000</td><td>50</td><td>0.9500</td><td>4.000</td><td>9.000</td></tr>")
+	assert.Contains(t, page, "<tr><td>elasticsearch</td><td>0–1</td><td>3000</td><td>50</td><td>0.9500</td><td>4.000</td><td>9.000</td></tr>")
 	assert.Contains(t, page, "insert-to-searchable, from the insert&#39;s reply to the first search that found the vector: p50 1010.0 ms")
 	assert.NotContains(t, page, "QPS against recall")
 }

@@ -86,11 +86,12 @@ func closedLatency(p result.VectorPoint) (p50, p99 string) {
 	return fmt.Sprintf("%.3f", l.P50/1000), fmt.Sprintf("%.3f", l.P99/1000)
 }
 
-// VectorStream is the streaming case in one table: per engine and window,
-// the index's size, the searches' recall and latency; the notes give each
-// engine's insert rate and insert-to-searchable delay.
+// VectorStream is the streaming case in one table: per engine and second
+// of the stream, the index's size, the searches' count, recall and latency
+// (the count and latency are the run's own per-second series); the notes
+// give each engine's insert rate and insert-to-searchable delay.
 func VectorStream(d *result.VectorBench) Table {
-	t := Table{Header: []string{"engine", "seconds", "index vectors", "searches", fmt.Sprintf("recall@%d", d.Config.K), "p50 ms", "p99 ms"}}
+	t := Table{Header: []string{"engine", "second", "index vectors", "searches", fmt.Sprintf("recall@%d", d.Config.K), "p50 ms", "p99 ms"}}
 	for _, e := range d.Engines {
 		s := e.Stream
 		if s == nil {
@@ -102,8 +103,15 @@ func VectorStream(d *result.VectorBench) Table {
 				s.InitialVectors, s.InsertRate, s.Batch, s.SearchRate)
 		}
 		for _, w := range s.Windows {
-			t.Rows = append(t.Rows, []string{e.Engine, fmt.Sprintf("%.1f–%.1f", w.FromS, w.ToS), fmt.Sprint(w.IndexVectors),
-				fmt.Sprint(w.Searches), fmt.Sprintf("%.4f", w.Recall), fmt.Sprintf("%.3f", w.P50US/1000), fmt.Sprintf("%.3f", w.P99US/1000)})
+			recall, p50, p99 := "-", "-", "-" // nothing measured that second
+			if w.Scored > 0 {
+				recall = fmt.Sprintf("%.4f", w.Recall)
+			}
+			if w.Searches > 0 {
+				p50, p99 = fmt.Sprintf("%.3f", w.P50US/1000), fmt.Sprintf("%.3f", w.P99US/1000)
+			}
+			t.Rows = append(t.Rows, []string{e.Engine, fmt.Sprintf("%.0f–%.0f", w.FromS, w.ToS), fmt.Sprint(w.IndexVectors),
+				fmt.Sprint(w.Searches), recall, p50, p99})
 		}
 		v := s.Visible
 		t.Notes = append(t.Notes,
@@ -115,6 +123,7 @@ func VectorStream(d *result.VectorBench) Table {
 			t.Notes = append(t.Notes, fmt.Sprintf("%s: %d searches were not scored (no room kept for them); their latency is in the run", e.Engine, s.Unkept))
 		}
 	}
-	t.Notes = append(t.Notes, "recall against the exact nearest of the vectors acknowledged when each search was sent; latency from the send")
+	t.Notes = append(t.Notes, "searches and their latency (from the send) are the run's own per-second series; recall is the mean over "+
+		"the searches scored in that second, each against the exact nearest of the vectors acknowledged when it was sent")
 	return t
 }

@@ -75,8 +75,8 @@ type VectorStream struct {
 	// Run is the whole stream, its operations search, insert and probe
 	// each with their latency, over time.
 	Run *Run `json:"run"`
-	// Windows are the stream in ten equal spans of time: the index's size,
-	// the searches' recall and latency in each.
+	// Windows are the stream second by second: the index's size, the
+	// searches' recall and latency in each.
 	Windows []StreamWindow `json:"windows"`
 	// Visible is how long a vector took to become searchable.
 	Visible StreamVisibility `json:"visible"`
@@ -85,16 +85,18 @@ type VectorStream struct {
 	Unkept int `json:"unkept_searches,omitempty"`
 }
 
-// StreamWindow is one span of a stream: from FromS to ToS seconds after
-// its start, the searches sent then, when IndexVectors vectors had been
-// acknowledged (at most), their mean recall@k against the exact nearest of
-// the vectors acknowledged when each was sent, and their latency from the
-// send.
+// StreamWindow is one second of a stream (FromS to ToS after its start),
+// as the run's series has it: the searches the engine counted and their
+// latency from the send; IndexVectors, the vectors acknowledged by then;
+// Recall, the mean recall@k of the Scored searches sent in that second,
+// each against the exact nearest of the vectors acknowledged when it was
+// sent.
 type StreamWindow struct {
 	FromS        float64 `json:"from_s"`
 	ToS          float64 `json:"to_s"`
 	IndexVectors int     `json:"index_vectors"`
-	Searches     int     `json:"searches"`
+	Searches     int64   `json:"searches"`
+	Scored       int     `json:"scored"`
 	Recall       float64 `json:"recall"`
 	P50US        float64 `json:"p50_us"`
 	P99US        float64 `json:"p99_us"`

@@ -59,13 +59,13 @@ type Stream struct {
 
 // Record is one search of a stream run: query Query of Requests, sent
 // when Acked base vectors had been acknowledged, At after the stream's
-// start, taking Latency; IDs are its hits, nearest first.
+// start; IDs are its hits, nearest first. Its latency is the run's: the
+// engine measures every request.
 type Record struct {
-	Query   int
-	Acked   int
-	At      time.Duration
-	Latency time.Duration
-	IDs     []uint32
+	Query int
+	Acked int
+	At    time.Duration
+	IDs   []uint32
 }
 
 // Begin readies the stream for a run starting now (the times of records
@@ -77,6 +77,9 @@ func (f *Stream) Begin() {
 	f.acked.Store(int64(f.Start))
 	f.published.Store(-1)
 }
+
+// Began is when the stream began (Begin): the records' times are from it.
+func (f *Stream) Began() time.Time { return f.begin }
 
 // over says whether the tail after the last insert has passed.
 func (f *Stream) over() bool {
@@ -214,14 +217,13 @@ func (w *streamSearch) Exec(ctx context.Context, s *engine.Step) error {
 	if err != nil {
 		return s.Refused(err, &w.errBuf)
 	}
-	lat := time.Since(sent)
 	if len(w.recs) == cap(w.recs) || len(w.flat)+len(w.ids) > cap(w.flat) {
 		w.dropped++
 		return nil
 	}
 	start := len(w.flat)
 	w.flat = append(w.flat, w.ids...)
-	w.recs = append(w.recs, Record{Query: w.q, Acked: int(acked), At: sent.Sub(w.f.begin), Latency: lat,
+	w.recs = append(w.recs, Record{Query: w.q, Acked: int(acked), At: sent.Sub(w.f.begin),
 		IDs: w.flat[start:len(w.flat):len(w.flat)]})
 	return nil
 }

@@ -32,7 +32,6 @@ const (
 	streamQueries    = 200
 	probeRate        = 50.0
 	probeGiveUp      = 30 * time.Second
-	streamWindows    = 10
 	streamKeepMargin = 1.5
 	streamCap        = 4
 	// streamKeepMax bounds the searches kept for scoring in one stream
@@ -108,43 +107,57 @@ func (o *Options) stream(ctx context.Context, en vectors.Engine, param int, io h
 	}
 	recs, unkept := f.Records()
 	vs.Unkept = unkept
-	vs.Windows = o.streamWindows(recs)
+	vs.Windows = o.streamWindows(recs, f.Began(), r)
 	delays, notFound, _ := f.Visibility()
 	vs.Visible = visibility(delays, notFound)
 	return vs, nil
 }
 
-// streamWindows scores every kept search against the exact nearest of the
-// vectors acknowledged when it was sent, and cuts the stream into windows.
-func (o *Options) streamWindows(recs []vectors.Record) []result.StreamWindow {
-	if len(recs) == 0 {
-		return nil
+// streamWindows is the stream second by second, as the run's own series
+// has it: the searches the engine counted and their latency from the send,
+// with the vectors acknowledged by then and the mean recall of the searches
+// scored in that second (each against the exact nearest of the vectors
+// acknowledged when it was sent). began is when the records' times start.
+func (o *Options) streamWindows(recs []vectors.Record, began time.Time, r *result.Run) []result.StreamWindow {
+	out := make([]result.StreamWindow, len(r.Series))
+	at := map[int]int{} // a second → its row
+	for i, iv := range r.Series {
+		out[i].FromS, out[i].ToS = float64(iv.Second), float64(iv.Second+1)
+		at[iv.Second] = i
+		for _, op := range iv.Operations {
+			if op.Name == vectors.StreamOperations[vectors.OpSearch] {
+				out[i].Searches = op.Ops
+				out[i].P50US, out[i].P99US = deref(op.P50US), deref(op.P99US)
+			}
+		}
 	}
 	recall := o.streamRecall(recs)
-	end := recs[len(recs)-1].At
-	width := end/streamWindows + 1
-	out := make([]result.StreamWindow, streamWindows)
-	lat := make([][]time.Duration, streamWindows)
-	for i := range out {
-		out[i].FromS, out[i].ToS = (time.Duration(i) * width).Seconds(), (time.Duration(i+1) * width).Seconds()
-	}
-	for i, r := range recs {
-		w := min(int(r.At/width), streamWindows-1)
-		out[w].Searches++
-		out[w].Recall += recall[i]
-		out[w].IndexVectors = max(out[w].IndexVectors, r.Acked)
-		lat[w] = append(lat[w], r.Latency)
-	}
-	for i := range out {
-		if out[i].Searches == 0 {
+	offset := began.Sub(r.StartedAt)
+	for i, rec := range recs {
+		row, ok := at[int((rec.At+offset)/time.Second)]
+		if !ok {
 			continue
 		}
-		out[i].Recall /= float64(out[i].Searches)
-		slices.Sort(lat[i])
-		out[i].P50US = float64(quantile(lat[i], 0.5).Microseconds())
-		out[i].P99US = float64(quantile(lat[i], 0.99).Microseconds())
+		out[row].Scored++
+		out[row].Recall += recall[i]
+		out[row].IndexVectors = max(out[row].IndexVectors, rec.Acked)
+	}
+	for i := range out {
+		if out[i].Scored > 0 {
+			out[i].Recall /= float64(out[i].Scored)
+		}
+		if i > 0 { // a second with no scored search holds what the one before it did
+			out[i].IndexVectors = max(out[i].IndexVectors, out[i-1].IndexVectors)
+		}
 	}
 	return out
+}
+
+func deref(p *float64) float64 {
+	if p == nil {
+		return 0
+	}
+	return *p
 }
 
 // streamRecall is each record's recall@k against the exact nearest of the
