@@ -176,7 +176,8 @@ type Config struct {
 	// recorded from the intended start (corrected for coordinated
 	// omission) as well as from the actual send (service time).
 	Rate float64
-	// Arrivals is ArrivalsConstant (default) or ArrivalsPoisson.
+	// Arrivals is ArrivalsConstant (default) or ArrivalsPoisson; with
+	// Pacers, it names theirs (ArrivalsCaptured).
 	Arrivals string
 	// Pacers, when set, makes the run open-loop on the caller's own
 	// schedule in place of Rate's (Rate, when given too, only sizes the

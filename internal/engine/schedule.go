@@ -12,6 +12,9 @@ const (
 	ArrivalsConstant = "constant"
 	// ArrivalsPoisson draws exponential gaps (a Poisson process), seeded.
 	ArrivalsPoisson = "poisson"
+	// ArrivalsCaptured names the caller's own schedule of captured times
+	// (a replay's Pacers).
+	ArrivalsCaptured = "captured"
 )
 
 // lateAfter is how far behind its intended time a send may start, or a

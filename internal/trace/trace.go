@@ -177,11 +177,11 @@ func NewReader(r io.Reader) (*Reader, error) {
 	tr := &Reader{zr: zr, br: &countingReader{r: bufio.NewReaderSize(zr, 64<<10)}}
 	n, err := binary.ReadUvarint(tr.br)
 	if err != nil || n > maxMetaLen {
-		return nil, tr.corrupt("no metadata")
+		return nil, tr.corrupt(cut(err, "its metadata"))
 	}
 	meta := make([]byte, n)
 	if _, err := io.ReadFull(tr.br, meta); err != nil {
-		return nil, tr.corrupt("metadata cut short")
+		return nil, tr.corrupt(cut(err, "its metadata"))
 	}
 	if err := json.Unmarshal(meta, &tr.meta); err != nil {
 		return nil, tr.corrupt("metadata is not JSON: " + err.Error())

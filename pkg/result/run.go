@@ -117,6 +117,8 @@ type RunConfig struct {
 	Template *TemplateConfig `json:"template,omitempty"`
 	// Search is set for search-engine runs.
 	Search *SearchRunConfig `json:"search,omitempty"`
+	// Replay is set for a trace's replay (tairbench replay).
+	Replay *ReplayConfig `json:"replay,omitempty"`
 	// Shard is this client's part of a load from several clients ("1/3").
 	Shard string `json:"shard,omitempty"`
 	// StartAt is the wall-clock start every client of such a load waited
@@ -133,6 +135,35 @@ type TemplateConfig struct {
 	Pipeline int               `json:"pipeline"`
 	// Window is a window pipeline's commands in flight (memtier's --pipeline).
 	Window int `json:"window,omitempty"`
+}
+
+// ReplayConfig is a replay's trace and settings.
+type ReplayConfig struct {
+	// Trace is the trace file's name; Source where its commands came
+	// from (as the capture recorded it).
+	Trace  string `json:"trace"`
+	Source string `json:"source,omitempty"`
+	// Speed divides the captured gaps between commands.
+	Speed float64 `json:"speed"`
+	// Commands and Connections are what the replay sends and on how many
+	// connections; SpanS the captured span of its commands (seconds).
+	Commands    int64   `json:"commands"`
+	Connections int     `json:"connections"`
+	SpanS       float64 `json:"span_s"`
+	KeyPrefix   string  `json:"key_prefix,omitempty"`
+	// Only is "reads" or "writes" when the replay was filtered.
+	Only string `json:"only,omitempty"`
+	// Selects counts the SELECTs added where a captured connection was in
+	// another database.
+	Selects int64 `json:"selects,omitempty"`
+	// Dropped are the trace's commands not sent, each with the reason.
+	Dropped []ReplayDrop `json:"dropped,omitempty"`
+}
+
+// ReplayDrop is a kind of command a replay did not send.
+type ReplayDrop struct {
+	What  string `json:"what"`
+	Count int64  `json:"count"`
 }
 
 // SearchRunConfig is a search-engine run's settings.
@@ -216,7 +247,8 @@ type Totals struct {
 
 // Schedule is how an open-loop run kept its schedule.
 type Schedule struct {
-	// Rate is the requests per second asked for; Arrivals "constant" or "poisson".
+	// Rate is the requests per second asked for (a replay's: its mean);
+	// Arrivals "constant", "poisson" or "captured" (a replay's times).
 	Rate     float64 `json:"rate"`
 	Arrivals string  `json:"arrivals"`
 	// AchievedRate is the requests per second sent (Sent over the

@@ -53,6 +53,18 @@ type Workload struct {
 	// WindowLimit, for a Window, is how many commands one connection sends
 	// in all (memtier's --requests per client); 0: no limit.
 	WindowLimit int64
+	// Sources, when set, gives each worker its own sequence of commands
+	// (a replayed connection's) in place of Program: one command a
+	// request, on a standalone target.
+	Sources func(id int) Source
+}
+
+// Source is one worker's own sequence of commands.
+type Source interface {
+	// AppendNext appends the worker's next command, RESP-encoded, to b
+	// and returns it with the command's operation type (an index into
+	// the run's operations).
+	AppendNext(b []byte) ([]byte, int)
 }
 
 // Op is one operation type of a mixed workload.
@@ -123,6 +135,9 @@ func (p *picker) pick() int {
 // gens returns one generator per operation type, seeded from seed, for
 // worker part of parts (for ranges that split between workers).
 func (w Workload) gens(seed uint64, part, parts int) []*cmdtmpl.Gen {
+	if w.Program == nil {
+		return nil // a Source's commands
+	}
 	if !w.Mixed() {
 		return []*cmdtmpl.Gen{w.Program.NewGenPart(seed, part, parts)}
 	}
@@ -194,6 +209,13 @@ func (f *Factory) NewWorker(ctx context.Context, id int, seed uint64) (engine.Wo
 	}
 	gens := f.Workload.gens(seed, id, f.Workers)
 	pk := newPicker(f.Workload.Ops, seed, f.Workload.Rotate)
+	var src Source
+	if f.Workload.Sources != nil {
+		src = f.Workload.Sources(id)
+	}
+	if src != nil && (f.Target.Cluster || f.Workload.Mode != Single) {
+		return nil, errSources
+	}
 	if f.Target.Cluster {
 		cs, err := f.clusterState(ctx)
 		if err != nil {
@@ -208,7 +230,7 @@ func (f *Factory) NewWorker(ctx context.Context, id int, seed uint64) (engine.Wo
 	if _, err := links.Main(); err != nil {
 		return nil, err
 	}
-	raw := &rawWorker{f: f, gens: gens, pick: pk, links: links}
+	raw := &rawWorker{f: f, gens: gens, pick: pk, src: src, links: links}
 	switch {
 	case f.Workload.Mode == Window:
 		return newWindowWorker(raw), nil
@@ -223,6 +245,7 @@ type rawWorker struct {
 	f      *Factory
 	gens   []*cmdtmpl.Gen
 	pick   *picker
+	src    Source // in place of gens, when set
 	op     int
 	links  *transport.Links
 	req    []byte
@@ -243,6 +266,10 @@ func (w *rawWorker) YieldTo(yield func(time.Time) time.Time) { w.links.YieldTo(y
 func (w *rawWorker) Redials() int { return w.links.Redials() }
 
 func (w *rawWorker) Prepare() {
+	if w.src != nil {
+		w.req, w.op = w.src.AppendNext(w.req[:0])
+		return
+	}
 	w.op = w.pick.pick()
 	gen := w.gens[w.op]
 	b := w.req[:0]
@@ -392,8 +419,17 @@ func (w *rawWorker) Close() error { return w.links.Close() }
 // errNoProgram is returned when a factory is used without a workload.
 var errNoProgram = errors.New("redis: no command template")
 
+// errSources says where a worker's own commands cannot go (yet).
+var errSources = errors.New("redis: a worker's own commands (a replay) go one a request to a standalone target")
+
 // Validate checks that the factory can run.
 func (f *Factory) Validate() error {
+	if f.Workload.Sources != nil {
+		if f.Target.Cluster || f.Workload.Mode != Single {
+			return errSources
+		}
+		return nil
+	}
 	if f.Workload.Program == nil {
 		return errNoProgram
 	}

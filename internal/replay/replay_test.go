@@ -1,0 +1,192 @@
+package replay
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	driver "github.com/tairbench/tairbench/internal/driver/redis"
+	"github.com/tairbench/tairbench/internal/trace"
+)
+
+// rec is a record of a test trace: at ms, on conn, in db, the words.
+type rec struct {
+	ms   int
+	conn uint32
+	db   uint32
+	cmd  string
+}
+
+// traceOf writes the records as a trace.
+func traceOf(t *testing.T, recs []rec) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := trace.NewWriter(&buf, trace.Meta{Source: "test"})
+	require.NoError(t, err)
+	for _, r := range recs {
+		var args [][]byte
+		for _, a := range strings.Fields(r.cmd) {
+			args = append(args, []byte(a))
+		}
+		require.NoError(t, w.Write(trace.Record{At: time.Duration(r.ms) * time.Millisecond, Conn: r.conn, DB: r.db, Args: args}))
+	}
+	require.NoError(t, w.Close())
+	return buf.Bytes()
+}
+
+// specs are what a Redis server says of the test's commands.
+var specs = Specs{
+	"GET":      {Known: true, First: 1, Last: 1, Step: 1, ReadOnly: true},
+	"SET":      {Known: true, First: 1, Last: 1, Step: 1, Write: true},
+	"MGET":     {Known: true, First: 1, Last: -1, Step: 1, ReadOnly: true},
+	"SELECT":   {Known: true},
+	"PING":     {Known: true},
+	"EVAL":     {Known: true, Movable: true, Write: true},
+	"FLUSHALL": {Known: true, Write: true},
+	"MONITOR":  {Known: true},
+}
+
+// build scans and builds the trace of recs.
+func build(t *testing.T, recs []rec, o Options, track bool) (*Schedule, error) {
+	t.Helper()
+	data := traceOf(t, recs)
+	r, err := trace.NewReader(bytes.NewReader(data))
+	require.NoError(t, err)
+	c, err := Scan(r)
+	require.NoError(t, err)
+	r, err = trace.NewReader(bytes.NewReader(data))
+	require.NoError(t, err)
+	return Build(r, c, specs, o, track)
+}
+
+// commandsOf reads a connection's commands back, as RESP text.
+func commandsOf(s *Schedule, id int) []string {
+	cur := s.Source(id)
+	var out []string
+	for range s.Conns[id].Len() {
+		b, op := cur.AppendNext(nil)
+		out = append(out, s.Ops[op]+" "+strings.ReplaceAll(string(b), "\r\n", " "))
+	}
+	return out
+}
+
+// TestBuild: each connection's commands in order, at their times over
+// the speed, the prefix on every key, a SELECT where a connection was in
+// another database, and what is dropped counted with its reason.
+func TestBuild(t *testing.T) {
+	recs := []rec{
+		{0, 1, 0, "set a 1"},
+		{10, 2, 3, "get b"},
+		{20, 1, 0, "MGET a c"},
+		{30, 1, 0, "monitor"},
+		{40, 2, 3, "SELECT 0"},
+		{50, 2, 0, "get a"},
+	}
+	s, err := build(t, recs, Options{KeyPrefix: "r:"}, true)
+	require.NoError(t, err)
+	require.Len(t, s.Conns, 2)
+	assert.Equal(t, []string{
+		"SET *3 $3 set $3 r:a $1 1 ",
+		"MGET *3 $4 MGET $3 r:a $3 r:c ",
+	}, commandsOf(s, 0))
+	assert.Equal(t, []string{
+		"SELECT *2 $6 SELECT $1 3 ",
+		"GET *2 $3 get $3 r:b ",
+		"SELECT *2 $6 SELECT $1 0 ",
+		"GET *2 $3 get $3 r:a ",
+	}, commandsOf(s, 1))
+	p := s.Pacer(1, 2, 0)
+	var due []time.Duration
+	for n := range uint64(5) {
+		due = append(due, p.Due(n))
+	}
+	assert.Equal(t, []time.Duration{5 * time.Millisecond, 5 * time.Millisecond, 20 * time.Millisecond, 25 * time.Millisecond, never}, due, "at speed 2")
+	assert.Equal(t, int64(6), s.Commands)
+	assert.Equal(t, int64(1), s.Selects)
+	assert.Equal(t, 50*time.Millisecond, s.Span)
+	assert.Equal(t, []Count{{"MONITOR: it would turn the connection into a feed", 1}}, s.Dropped)
+	assert.Equal(t, []Unwritten{{"r:b", "GET"}}, s.Unwritten, "a is written; b is only read (and c by a command --preload cannot fill)")
+	assert.Equal(t, 1, s.ValueSize)
+}
+
+// TestBuildRefuses: what cannot be replayed is refused before anything
+// is sent, naming the commands; what can be left out is, counted.
+func TestBuildRefuses(t *testing.T) {
+	tests := []struct {
+		name string
+		recs []rec
+		o    Options
+		want string
+	}{
+		{"unknown", []rec{{0, 1, 0, "get a"}, {1, 1, 0, "tr.setbit a 1 1"}}, Options{}, "the target does not know TR.SETBIT (1)"},
+		{"movable keys under a prefix", []rec{{0, 1, 0, "eval x 0"}}, Options{KeyPrefix: "p:"}, "cannot place its prefix in EVAL (1)"},
+		{"nothing left", []rec{{0, 1, 0, "set a 1"}}, Options{Only: Reads}, "none of the trace's commands"},
+		{"too large", []rec{{0, 1, 0, "get a"}, {0, 1, 0, "get b"}}, Options{MaxBytes: 30}, "more than 0 MB in memory"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := build(t, tc.recs, tc.o, false)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+	s, err := build(t, []rec{{0, 1, 0, "get a"}, {1, 1, 0, "tr.setbit a 1 1"}, {2, 1, 0, "flushall"}, {3, 1, 0, "set a 2"}},
+		Options{SkipUnknown: true, KeyPrefix: "p:", Only: Reads}, false)
+	require.NoError(t, err)
+	assert.Equal(t, []Count{{"FLUSHALL: it would reach past --key-prefix to live keys", 1}, {"SET: --only reads", 1},
+		{"TR.SETBIT: the target does not know it (--skip-unknown)", 1}}, s.Dropped)
+	assert.Equal(t, int64(1), s.Commands)
+}
+
+// TestOpsAndShards: past MaxOps the rarer commands share Other; a shard
+// takes its connections only.
+func TestOpsAndShards(t *testing.T) {
+	recs := []rec{{0, 0, 0, "get a"}, {1, 1, 0, "get a"}, {2, 2, 0, "set a 1"}, {3, 3, 0, "mget a"}, {4, 4, 0, "ping"}}
+	s, err := build(t, recs, Options{MaxOps: 3}, false)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"GET", "MGET", Other}, s.Ops, "most frequent first, then by name")
+	s, err = build(t, recs, Options{Shard: 1, Shards: 2}, false)
+	require.NoError(t, err)
+	assert.Len(t, s.Conns, 2, "connections 1 and 3")
+	assert.Equal(t, int64(2), s.Commands)
+}
+
+// TestPacer: the schedule's answers, as the engine asks them.
+func TestPacer(t *testing.T) {
+	c := &Conn{due: []time.Duration{0, 10 * time.Millisecond, 30 * time.Millisecond}}
+	p := Pacer{c: c, speed: 1}
+	tests := []struct {
+		elapsed time.Duration
+		sent    uint64
+		wait    time.Duration
+		stop    bool
+	}{
+		{0, 0, 0, false},
+		{4 * time.Millisecond, 1, 6 * time.Millisecond, false},
+		{40 * time.Millisecond, 2, 0, false},
+		{40 * time.Millisecond, 3, 0, true},
+	}
+	for _, tc := range tests {
+		wait, stop := p.Pace(tc.elapsed, tc.sent)
+		assert.Equal(t, tc.wait, wait)
+		assert.Equal(t, tc.stop, stop)
+	}
+	assert.Equal(t, never, p.Due(3))
+	assert.Equal(t, uint64(2), p.DueBefore(30*time.Millisecond))
+	assert.Equal(t, uint64(3), p.DueBefore(never))
+	cut := Pacer{c: c, speed: 1, end: 20 * time.Millisecond}
+	_, stop := cut.Pace(15*time.Millisecond, 2)
+	assert.True(t, stop, "the third is due after the run's end")
+}
+
+// TestKeySpecKeys: key positions from COMMAND INFO's first, last, step.
+func TestKeySpecKeys(t *testing.T) {
+	assert.Equal(t, []int{1}, driver.KeySpec{Known: true, First: 1, Last: 1, Step: 1}.Keys(3))
+	assert.Equal(t, []int{1, 2, 3}, driver.KeySpec{Known: true, First: 1, Last: -1, Step: 1}.Keys(4))
+	assert.Equal(t, []int{1, 3}, driver.KeySpec{Known: true, First: 1, Last: -1, Step: 2}.Keys(5), "MSET k v k v")
+	assert.Nil(t, driver.KeySpec{Known: true}.Keys(2))
+}
