@@ -79,6 +79,7 @@ var commands = []func(*app) *cobra.Command{
 	newVectorCmd,
 	newWikiCmd,
 	newCaptureCmd,
+	newReplayCmd,
 	newServeCmd,
 	newVersionCmd,
 }

@@ -5,6 +5,7 @@ import (
 	crand "crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/tairbench/tairbench/internal/frontend/harness"
@@ -155,4 +156,55 @@ func openMetrics(ctx context.Context, io harness.IO, s Sinks) (run.Sink, func() 
 	}
 	fmt.Fprintf(io.Err, "metrics on http://%s/metrics\n", exp.Addr())
 	return metricsSink{exp}, func() error { return exp.Close(ctx, linger, io.Err) }, nil
+}
+
+// Execution is how one run goes: its sinks (progress unless Out.Quiet),
+// its outputs, whether the first second a threshold already fails stops
+// it (AbortOnFail), and whether most commands failing still exits 0.
+type Execution struct {
+	Sinks       Sinks
+	Out         Outputs
+	AbortOnFail bool
+	AllowErrors bool
+	// With, when set, adds to the result before it is finished.
+	With func(*result.Run)
+}
+
+// Execute runs spec as e says and finishes its result: the summary, the
+// files and the document sinks; the error follows the thresholds and the
+// errors.
+func (e Execution) Execute(ctx context.Context, io harness.IO, spec run.Spec) (*result.Run, error) {
+	sinks := e.Sinks
+	sinks.Progress = !e.Out.Quiet
+	ctx, closeMetrics, err := sinks.Open(ctx, io)
+	if err != nil {
+		return nil, err
+	}
+	var aborted atomic.Pointer[string]
+	if e.AbortOnFail {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		spec.Engine.Progress = AbortOnFail(e.Out.Thresholds, spec.Engine.Progress, func(why string) {
+			aborted.Store(&why)
+			cancel()
+		})
+	}
+	res, err := run.Run(ctx, spec)
+	if err != nil {
+		_ = closeMetrics()
+		return nil, err
+	}
+	if e.With != nil {
+		e.With(res)
+	}
+	if why := aborted.Load(); why != nil {
+		res.StopReason = result.StopThreshold
+		res.Warnings = append(res.Warnings, "stopped early by --abort-on-fail: threshold "+*why+" failed")
+	}
+	ferr := Finish(ctx, io, res, e.Out, e.AllowErrors)
+	if cerr := closeMetrics(); cerr != nil && ferr == nil {
+		ferr = cerr
+	}
+	return res, ferr
 }

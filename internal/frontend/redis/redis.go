@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	driver "github.com/tairbench/tairbench/internal/driver/redis"
@@ -142,36 +141,8 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 		return nil, err
 	}
 	spec := r.spec("", engine.Config{Duration: dur, Ops: o.Count, Warmup: o.Warmup, Rate: o.Rate})
-	sinks := o.Sinks
-	sinks.Progress = !o.Out.Quiet
-	ctx, closeMetrics, err := sinks.Open(ctx, io)
-	if err != nil {
-		return nil, err
-	}
-	var aborted atomic.Pointer[string]
-	if o.AbortOnFail {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithCancel(ctx)
-		defer cancel()
-		spec.Engine.Progress = output.AbortOnFail(o.Out.Thresholds, spec.Engine.Progress, func(why string) {
-			aborted.Store(&why)
-			cancel()
-		})
-	}
-	res, err := run.Run(ctx, spec)
-	if err != nil {
-		return nil, err
-	}
-	res.Preload = pre
-	if why := aborted.Load(); why != nil {
-		res.StopReason = result.StopThreshold
-		res.Warnings = append(res.Warnings, "stopped early by --abort-on-fail: threshold "+*why+" failed")
-	}
-	ferr := output.Finish(ctx, io, res, o.Out, o.AllowErrors)
-	if cerr := closeMetrics(); cerr != nil && ferr == nil {
-		ferr = cerr
-	}
-	return res, ferr
+	return output.Execution{Sinks: o.Sinks, Out: o.Out, AbortOnFail: o.AbortOnFail, AllowErrors: o.AllowErrors,
+		With: func(res *result.Run) { res.Preload = pre }}.Execute(ctx, io, spec)
 }
 
 // dryRun prints the run (and the fill and thresholds) without sending.
