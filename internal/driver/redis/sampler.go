@@ -55,6 +55,15 @@ func (s *InfoSampler) Read(ctx context.Context) (serverstat.Reading, error) {
 	return ParseInfo(time.Now(), info), nil
 }
 
+// LocalAddr is the sampler's own end of its connection ("" before its
+// first reading): the client a MONITOR feed names for its INFO.
+func (s *InfoSampler) LocalAddr() string {
+	if s.conn == nil {
+		return ""
+	}
+	return s.conn.NetConn.LocalAddr().String()
+}
+
 // Close implements serverstat.Sampler.
 func (s *InfoSampler) Close() error {
 	if s.conn == nil {

@@ -6,6 +6,7 @@ package capture
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -20,18 +21,23 @@ import (
 	"github.com/tairbench/tairbench/internal/trace/monitor"
 )
 
-// Options are a conversion: the MONITOR text to read, the trace to write,
-// and whether lines that do not parse are counted and passed over.
+// Options are a capture: the MONITOR text to read (Input) or the live
+// server to record (Live, when Input is empty), the trace to write, and
+// whether lines that do not parse are counted and passed over.
 type Options struct {
 	Input, Out string
 	SkipBad    bool
+	// Live, when its target is set, records a running server instead.
+	Live *Live
 }
 
 // Summary is what a conversion read and wrote.
 type Summary struct {
-	Commands, Bad int64
-	Connections   int
-	Span          time.Duration
+	// Own counts a live capture's own commands (its sampler's INFO),
+	// left out.
+	Commands, Bad, Own int64
+	Connections        int
+	Span               time.Duration
 	// Mix is each command's count, most first.
 	Mix []Count
 }
@@ -45,12 +51,22 @@ type Count struct {
 // Main converts o.Input into the trace o.Out and prints what it holds. A
 // line that does not parse stops it (naming the line) unless SkipBad;
 // nothing is left at o.Out then.
-func Main(o Options, io harness.IO) error {
+func Main(ctx context.Context, o Options, io harness.IO) error {
 	switch {
-	case o.Input == "":
-		return errors.New("--input FILE is required: redis-cli monitor text, or a memtier --monitor-input file")
+	case o.Input != "" && o.Live != nil:
+		return errors.New("--input reads a capture already made; --host and --port record a server: give one or the other")
+	case o.Input == "" && o.Live == nil:
+		return errors.New("give --input FILE (redis-cli monitor text, or a memtier --monitor-input file) or the server to record (--host, --port, -d)")
 	case o.Out == "":
 		return errors.New("-o TRACE is required: the trace file to write")
+	case o.Live != nil && o.Live.Duration <= 0:
+		return errors.New("-d must be above 0: how long to record")
+	case o.Live != nil && o.Live.Target.Cluster:
+		return errors.New("--cluster: MONITOR records one node; capture each node on its own")
+	case o.Live != nil && o.Live.MaxOverhead < 0:
+		return errors.New("--max-overhead must not be negative (0: no limit)")
+	case o.Live != nil:
+		return live(ctx, o, io)
 	}
 	f, err := os.Open(o.Input)
 	if err != nil {
@@ -66,7 +82,7 @@ func Main(o Options, io harness.IO) error {
 	if err != nil {
 		return err
 	}
-	s, err := convert(in, out, o)
+	s, err := convert(in, out, feed{name: o.Input, source: "MONITOR text: " + o.Input, skipBad: o.SkipBad})
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
@@ -74,12 +90,21 @@ func Main(o Options, io harness.IO) error {
 		_ = os.Remove(o.Out)
 		return err
 	}
-	render(io.Out, o, s)
+	render(io.Out, o.Input, o.Out, s)
 	return nil
 }
 
+// feed is where MONITOR lines come from: the name errors give, the
+// trace's source, whether bad lines are counted and passed over, and a
+// client whose commands are left out (a live capture's own sampler).
+type feed struct {
+	name, source string
+	skipBad      bool
+	skipClient   func() string
+}
+
 // convert reads MONITOR lines from in and writes them as a trace to out.
-func convert(in io.Reader, out io.Writer, o Options) (Summary, error) {
+func convert(in io.Reader, out io.Writer, o feed) (Summary, error) {
 	var s Summary
 	p := monitor.NewParser(in)
 	var c monitor.Command
@@ -93,19 +118,23 @@ func convert(in io.Reader, out io.Writer, o Options) (Summary, error) {
 			break
 		}
 		var le *monitor.LineError
-		if errors.As(err, &le) && o.SkipBad {
+		if errors.As(err, &le) && o.skipBad {
 			s.Bad++
 			continue
 		}
 		if errors.As(err, &le) {
-			return s, fmt.Errorf("%s: %w (--skip-bad counts such lines and goes on)", o.Input, err)
+			return s, fmt.Errorf("%s: %w (--skip-bad counts such lines and goes on)", o.name, err)
 		}
 		if err != nil {
-			return s, fmt.Errorf("%s: %w", o.Input, err)
+			return s, fmt.Errorf("%s: %w", o.name, err)
+		}
+		if o.skipClient != nil && string(c.Client) == o.skipClient() {
+			s.Own++
+			continue
 		}
 		if w == nil {
 			start = c.Time
-			if w, err = trace.NewWriter(out, trace.Meta{Source: "MONITOR text: " + o.Input, Start: start}); err != nil {
+			if w, err = trace.NewWriter(out, trace.Meta{Source: o.source, Start: start}); err != nil {
 				return s, err
 			}
 		}
@@ -122,7 +151,7 @@ func convert(in io.Reader, out io.Writer, o Options) (Summary, error) {
 		s.Span = max(s.Span, c.Time.Sub(start))
 	}
 	if w == nil {
-		return s, fmt.Errorf("%s: no MONITOR command line in it", o.Input)
+		return s, fmt.Errorf("%s: no MONITOR command line in it", o.name)
 	}
 	s.Connections = len(conns)
 	for name, n := range mix {
@@ -132,13 +161,17 @@ func convert(in io.Reader, out io.Writer, o Options) (Summary, error) {
 	return s, w.Close()
 }
 
-// render prints the summary: counts, the span, the command mix.
-func render(w io.Writer, o Options, s Summary) {
-	fmt.Fprintf(w, "%s: %d commands from %d connections over %s", o.Input, s.Commands, s.Connections, s.Span.Round(time.Millisecond))
+// render prints the summary of what came from name into the trace out:
+// counts, the span, the command mix.
+func render(w io.Writer, name, out string, s Summary) {
+	fmt.Fprintf(w, "%s: %d commands from %d connections over %s", name, s.Commands, s.Connections, s.Span.Round(time.Millisecond))
 	if s.Bad > 0 {
 		fmt.Fprintf(w, "; %d lines that did not parse passed over (--skip-bad)", s.Bad)
 	}
-	fmt.Fprintf(w, "\ntrace written to %s\ncommand mix:\n", o.Out)
+	if s.Own > 0 {
+		fmt.Fprintf(w, "; %d of tairbench's own INFO left out", s.Own)
+	}
+	fmt.Fprintf(w, "\ntrace written to %s\ncommand mix:\n", out)
 	for _, c := range s.Mix {
 		fmt.Fprintf(w, "  %-16s %10d  %5.1f %%\n", c.Name, c.N, 100*float64(c.N)/float64(s.Commands))
 	}

@@ -3,10 +3,13 @@ package capture
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/frontend/target"
+	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/internal/trace"
 )
 
@@ -32,7 +37,7 @@ func TestConvert(t *testing.T) {
 	require.NoError(t, os.WriteFile(in, []byte(monitorText), 0o644))
 	out := filepath.Join(dir, "t.tbt")
 	hio, stdout, _ := harness.Captured("test")
-	require.NoError(t, Main(Options{Input: in, Out: out, SkipBad: true}, hio))
+	require.NoError(t, Main(context.Background(), Options{Input: in, Out: out, SkipBad: true}, hio))
 	assert.Contains(t, stdout.String(), "3 commands from 2 connections over 1s; 1 lines that did not parse passed over (--skip-bad)")
 	assert.Regexp(t, `GET +2 +66\.7 %`, stdout.String())
 
@@ -77,7 +82,7 @@ func TestConvertCompressed(t *testing.T) {
 	require.NoError(t, zw.Close())
 	require.NoError(t, os.WriteFile(in, b.Bytes(), 0o644))
 	hio, stdout, _ := harness.Captured("test")
-	require.NoError(t, Main(Options{Input: in, Out: filepath.Join(dir, "t.tbt"), SkipBad: true}, hio))
+	require.NoError(t, Main(context.Background(), Options{Input: in, Out: filepath.Join(dir, "t.tbt"), SkipBad: true}, hio))
 	assert.Contains(t, stdout.String(), "3 commands from 2 connections over 1s")
 }
 
@@ -93,14 +98,60 @@ func TestRefusals(t *testing.T) {
 		o    Options
 		want string
 	}{
-		{Options{Out: out}, "--input FILE is required"},
+		{Options{Out: out}, "give --input FILE (redis-cli monitor text, or a memtier --monitor-input file) or the server to record"},
+		{Options{Input: in, Out: out, Live: &Live{Duration: time.Second}}, "give one or the other"},
+		{Options{Out: out, Live: &Live{}}, "-d must be above 0"},
+		{Options{Out: out, Live: &Live{Duration: time.Second, MaxOverhead: -1}}, "--max-overhead must not be negative"},
 		{Options{Input: in}, "-o TRACE is required"},
 		{Options{Input: filepath.Join(dir, "none.txt"), Out: out}, "no such file"},
 		{Options{Input: in, Out: out}, "monitor.txt: MONITOR line 4: \"not\" is not a time (seconds.microseconds) (--skip-bad counts such lines and goes on)"},
 		{Options{Input: empty, Out: out}, "empty.txt: no MONITOR command line in it"},
 	} {
 		hio, _, _ := harness.Captured("test")
-		assert.ErrorContains(t, Main(tc.o, hio), tc.want)
+		assert.ErrorContains(t, Main(context.Background(), tc.o, hio), tc.want)
 		assert.NoFileExists(t, out, "nothing is left when the input is bad")
 	}
+}
+
+// TestLiveCapture records a real redis-server through MONITOR while a
+// client sends to it: every command of that client is in the trace, in
+// order, and none of the capture's own INFO; the cost is printed.
+func TestLiveCapture(t *testing.T) {
+	srv := testenv.StartRedis(t)
+	tg, err := target.Options{Host: "127.0.0.1", Port: srv.Port, Protocol: 2, Timeout: 5 * time.Second}.Build()
+	require.NoError(t, err)
+	out := filepath.Join(t.TempDir(), "live.tbt")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sent := make(chan int, 1)
+	go func() { // starts once MONITOR is on: after the second measured before it
+		time.Sleep(1500 * time.Millisecond)
+		n := 0
+		for ; ctx.Err() == nil && n < 200; n++ {
+			testenv.Do(t, srv.Addr, "SET", fmt.Sprintf("k:%d", n), "v")
+		}
+		sent <- n
+	}()
+	hio, stdout, stderr := harness.Captured("test")
+	require.NoError(t, Main(ctx, Options{Out: out, Live: &Live{Target: tg, Duration: 3 * time.Second}}, hio))
+	n := <-sent
+	assert.Contains(t, stderr.String(), "server before MONITOR:")
+	assert.Contains(t, stdout.String(), "trace written to "+out)
+	f, err := os.Open(out)
+	require.NoError(t, err)
+	defer f.Close()
+	r, err := trace.NewReader(f)
+	require.NoError(t, err)
+	defer r.Close()
+	assert.Equal(t, "MONITOR of "+tg.Addr, r.Meta().Source)
+	var rec trace.Record
+	sets := 0
+	for r.Read(&rec) == nil {
+		require.NotEqual(t, "INFO", strings.ToUpper(string(rec.Args[0])), "the capture's own INFO is left out")
+		if string(rec.Args[0]) == "SET" {
+			assert.Equal(t, fmt.Sprintf("k:%d", sets), string(rec.Args[1]), "in order")
+			sets++
+		}
+	}
+	assert.Equal(t, n, sets, "every SET the client sent while MONITOR ran")
 }

@@ -31,6 +31,7 @@ type Conn struct {
 	Rep      resp.Reply
 	timeout  time.Duration
 	Deadline time.Time // current deadline
+	feeding  bool      // reading a feed: no deadline (Feed)
 	stopCtx  func() bool
 	// stopper is the context whose end stopCtx waits for.
 	stopper context.Context
@@ -802,6 +803,28 @@ func (c *Conn) DoString(args ...string) (string, error) {
 		return "", fmt.Errorf("read: %w", c.describe(err))
 	}
 	if isErr {
+		return "", &ReplyError{Msg: s}
+	}
+	return s, nil
+}
+
+// Feed reads the next line of a feed the server pushes (MONITOR's): a
+// status reply's text. A feed's reads have no deadline: the end of the
+// context the connection was dialled with ends them.
+func (c *Conn) Feed() (string, error) {
+	if !c.feeding {
+		c.feeding = true
+		if c.stopped() {
+			return "", fmt.Errorf("read: %w", context.Canceled)
+		}
+		c.Deadline = time.Time{}
+		_ = c.NetConn.SetReadDeadline(time.Time{})
+	}
+	s, isErr, _, err := c.r.ReadText()
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("read: %w", c.describe(err))
+	case isErr:
 		return "", &ReplyError{Msg: s}
 	}
 	return s, nil
