@@ -296,3 +296,27 @@ func unhex(c byte) byte {
 		return c - 'A' + 10
 	}
 }
+
+// Quote writes a literal argument as Split reads it back: as it is when
+// that is one plain word, otherwise in double quotes, with \", \\ and
+// control bytes escaped, other bytes as they are.
+func Quote(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n\r\"'\\") && !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return s
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c < 0x20 || c == 0x7f:
+			fmt.Fprintf(&b, "\\x%02x", c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}

@@ -142,7 +142,7 @@ func (tr *translator) word(w []piece) ([]string, error) {
 		}
 		b.WriteString(a[0])
 	}
-	return []string{quote(b.String())}, nil
+	return []string{cmdtmpl.Quote(b.String())}, nil
 }
 
 // rangeFor returns a range number for r: the same one for the same kind
@@ -241,28 +241,4 @@ func rand(n int, tag string) string {
 		return "__RAND" + tag + "__"
 	}
 	return "__RAND" + strconv.Itoa(n) + tag + "__"
-}
-
-// quote writes a literal argument as cmdtmpl reads it: as it is when
-// that is one plain word, otherwise in double quotes, with \", \\ and
-// control bytes escaped, other bytes as they are.
-func quote(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\n\r\"'\\") && !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return s
-	}
-	var b strings.Builder
-	b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"' || c == '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case c < 0x20 || c == 0x7f:
-			fmt.Fprintf(&b, "\\x%02x", c)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }
