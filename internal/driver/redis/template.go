@@ -46,6 +46,9 @@ type MixEntry struct {
 	Name     string
 	Template string
 	Weight   int
+	// Options, when set, are this entry's ranges and data size in place
+	// of the spec's (a workload file's operation).
+	Options *cmdtmpl.Options
 }
 
 // Templates returns the templates the spec sends.
@@ -124,7 +127,11 @@ func (ts TemplateSpec) Workload() (Workload, error) {
 		if m.Weight < 0 {
 			return w, fmt.Errorf("the weight of %q must not be negative", m.Template)
 		}
-		p, err := compile(m.Template, ts.Options)
+		opts := ts.Options
+		if m.Options != nil {
+			opts = *m.Options
+		}
+		p, err := compile(m.Template, opts)
 		if err != nil {
 			return w, err
 		}
