@@ -47,6 +47,7 @@ var examples = map[string]string{
 	"tairbench wiki count":      "tairbench wiki count wiki.xml",
 	"tairbench serve":           "tairbench serve --port 6379 --requirepass secret --metrics-addr 127.0.0.1:9121",
 	"tairbench capture":         "tairbench capture -h 10.0.0.5 -d 60 -o traffic.tbt",
+	"tairbench fit":             "tairbench fit traffic.tbt -o workload.yaml",
 	"tairbench replay":          "tairbench replay traffic.tbt -h 10.0.0.6 --speed 2 --key-prefix replay:",
 	"tairbench version":         "tairbench version",
 }

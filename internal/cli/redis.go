@@ -38,6 +38,8 @@ type redisOptions struct {
 	maxErrors   int64
 	allowError  bool
 	rate        float64
+	rateTimes   float64
+	workload    string
 	arrivals    string
 	sendGrid    time.Duration
 	slo         flagval.Capacity
@@ -86,7 +88,8 @@ SIGINT or SIGTERM stopped it (its partial result is written).`,
 	fs.IntVar(&o.batching, "batching", 0, "wrap N commands in MULTI/EXEC per request")
 	fs.IntVarP(&o.pipeline, "pipeline", "P", 0, "pipeline N commands per request (no MULTI)")
 	fs.IntVar(&o.window, "window", 0, "keep N commands in flight per connection, one more sent per reply (memtier's --pipeline); with --rate, each command at its own intended start while fewer than N are in flight")
-	fs.Float64Var(&o.rate, "rate", 0, "open-loop: requests per second in all, on a schedule; latency is also measured from each request's intended start (0: closed-loop)")
+	fs.Var(flagval.Rate{PerSecond: &o.rate, Times: &o.rateTimes}, "rate", "open-loop: requests per second in all, on a schedule (or, with --workload, a multiple of its rate: 2x); latency is also measured from each request's intended start (0: closed-loop)")
+	fs.StringVar(&o.workload, "workload", "", "run a workload file (tairbench fit's): its commands, ranges, sizes, connections, at --rate Nx its rate (default 1x)")
 	fs.StringVar(&o.arrivals, "arrivals", redisfront.ArrivalsConstant, "open-loop schedule: constant or poisson")
 	fs.DurationVar(&o.sendGrid, "send-grid", 0, "open-loop: send on this grid (e.g. 250us), each request at the first tick at or after its intended start, for less client CPU per request (latency still counts from that start; arrivals move to their ticks); 0: each request at its own start")
 	o.slo.Register(fs)
@@ -117,7 +120,18 @@ func runRedis(ctx context.Context, fs *pflag.FlagSet, o *redisOptions, a *app) e
 		R1: o.r1, R2: o.r2, Rands: o.rands, DataSize: o.dataSize, Batching: o.batching, Pipeline: o.pipeline, Window: o.window,
 		BatchingGiven: fs.Changed("batching"), PipelineGiven: fs.Changed("pipeline"),
 		MaxErrors: o.maxErrors, AllowErrors: o.allowError, Rate: o.rate, Arrivals: o.arrivals, SendGrid: o.sendGrid,
-		Shard: shard, AbortOnFail: o.abortOnFail, Preload: o.preload}
+		Shard: shard, AbortOnFail: o.abortOnFail, Preload: o.preload,
+		Workload: o.workload, RateTimes: o.rateTimes, ParallelGiven: fs.Changed("parallel")}
+	if o.workload != "" {
+		for _, f := range []string{"command", "ratio", "r", "r2", "rand", "data-size"} {
+			if fs.Changed(f) {
+				ro.TemplateFlags = append(ro.TemplateFlags, "-"+f)
+			}
+		}
+		if !fs.Changed("rate") {
+			ro.RateTimes = 1
+		}
+	}
 	if ro.PreloadMax, err = flagval.ParseBytes(o.maxMemory); err != nil {
 		return fmt.Errorf("--max-memory %w", err)
 	}

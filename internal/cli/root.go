@@ -80,6 +80,7 @@ var commands = []func(*app) *cobra.Command{
 	newWikiCmd,
 	newCaptureCmd,
 	newReplayCmd,
+	newFitCmd,
 	newServeCmd,
 	newVersionCmd,
 }

@@ -86,3 +86,42 @@ func ParseBytes(s string) (uint64, error) {
 	}
 	return uint64(f * mult), nil
 }
+
+// Rate is a rate flag that also takes a multiple of a workload's own
+// rate: "5000" is 5,000 requests a second, "2x" twice the workload's.
+type Rate struct {
+	PerSecond *float64
+	Times     *float64
+}
+
+// String implements pflag.Value.
+func (r Rate) String() string {
+	switch {
+	case r.Times != nil && *r.Times > 0:
+		return strconv.FormatFloat(*r.Times, 'g', -1, 64) + "x"
+	case r.PerSecond != nil:
+		return strconv.FormatFloat(*r.PerSecond, 'g', -1, 64)
+	}
+	return "0"
+}
+
+// Type implements pflag.Value.
+func (r Rate) Type() string { return "rate" }
+
+// Set implements pflag.Value.
+func (r Rate) Set(v string) error {
+	if t, ok := strings.CutSuffix(strings.TrimSpace(v), "x"); ok {
+		x, err := strconv.ParseFloat(t, 64)
+		if err != nil || !(x > 0) || math.IsInf(x, 0) {
+			return fmt.Errorf("want a multiple above 0, as 2x")
+		}
+		*r.Times, *r.PerSecond = x, 0
+		return nil
+	}
+	x, err := strconv.ParseFloat(v, 64)
+	if err != nil || x < 0 || math.IsInf(x, 0) || math.IsNaN(x) {
+		return fmt.Errorf("want requests per second (0 or more), or a multiple of the workload's rate, as 2x")
+	}
+	*r.PerSecond, *r.Times = x, 0
+	return nil
+}

@@ -55,3 +55,35 @@ func TestParseCountAndBytes(t *testing.T) {
 		require.Error(t, err, in)
 	}
 }
+
+// TestRate: a rate per second, or a multiple of a workload's.
+func TestRate(t *testing.T) {
+	tests := []struct {
+		in         string
+		per, times float64
+		err        string
+	}{
+		{"5000", 5000, 0, ""},
+		{"0", 0, 0, ""},
+		{"2x", 0, 2, ""},
+		{"0.5x", 0, 0.5, ""},
+		{"0x", 0, 0, "a multiple above 0"},
+		{"-1", 0, 0, "requests per second"},
+		{"fast", 0, 0, "requests per second"},
+	}
+	for _, tc := range tests {
+		var per, times float64
+		r := Rate{PerSecond: &per, Times: &times}
+		err := r.Set(tc.in)
+		if tc.err != "" {
+			assert.ErrorContains(t, err, tc.err, tc.in)
+			continue
+		}
+		require.NoError(t, err, tc.in)
+		assert.Equal(t, tc.per, per, tc.in)
+		assert.Equal(t, tc.times, times, tc.in)
+		if tc.in != "0" {
+			assert.Equal(t, tc.in, r.String())
+		}
+	}
+}

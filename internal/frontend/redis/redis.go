@@ -84,6 +84,17 @@ type Options struct {
 	// PreloadMax refuses a fill above it (bytes, 0: no bound).
 	Preload    bool
 	PreloadMax uint64
+	// Workload, when set, is a workload file (tairbench fit's): its
+	// operations are the commands, each with its ranges and data size.
+	// RateTimes above 0 runs it at that multiple of its rate; its
+	// connections are -p's unless ParallelGiven. TemplateFlags names the
+	// template flags the user gave, refused beside it.
+	Workload      string
+	RateTimes     float64
+	ParallelGiven bool
+	TemplateFlags []string
+
+	mix []driver.MixEntry // the workload file's operations
 }
 
 // Run checks the options, runs the template against the target and
@@ -91,6 +102,10 @@ type Options struct {
 func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 	o.Out.JSON = o.JSON // tairbench's own option is the one source
 	if err := output.CheckPaths(o.Out.JSON, o.Out.CSV, o.Out.HGRM); err != nil {
+		return nil, err
+	}
+	var err error
+	if o.mix, err = fromWorkload(&o); err != nil {
 		return nil, err
 	}
 	r, err := prepare(o, io)
@@ -256,11 +271,21 @@ func prepare(o Options, io harness.IO) (*runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	mix, err := mixOf(o.Commands, o.Ratio)
-	if err != nil {
-		return nil, err
+	mix := o.mix
+	if mix == nil {
+		if mix, err = mixOf(o.Commands, o.Ratio); err != nil {
+			return nil, err
+		}
 	}
 	o.Shard.Ranges(&opts)
+	for _, m := range mix {
+		if m.Options != nil {
+			o.Shard.Ranges(m.Options)
+		}
+	}
+	if len(mix) == 1 { // one operation: the spec's own template
+		opts, mix = *mix[0].Options, nil
+	}
 	r := &runner{o: o, io: io, ts: driver.TemplateSpec{Template: o.Commands[0], Mix: mix, Options: opts, Batching: o.Batching,
 		Pipeline: o.Pipeline, Window: o.Window, ServerStats: !o.NoServerStats}}
 	if r.w, err = r.ts.Workload(); err != nil {

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -242,4 +243,47 @@ func TestAnotherClientIsNamed(t *testing.T) {
 	assert.Greater(t, rc.Server, rc.Client, "the other client's INCRs count on the server")
 	require.NotEmpty(t, rc.Causes)
 	assert.Contains(t, rc.Causes[0], "other clients: up to ")
+}
+
+// TestWorkloadFile: a workload file's operations run with their own
+// ranges and sizes, at a multiple of its rate, on its connections; what
+// it cannot be combined with is refused.
+func TestWorkloadFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "w.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(`format: tairbench.workload/v1
+rate: 500
+connections: 3
+operations:
+  - {name: get, command: GET w-__RAND__, weight: 3, ranges: {1: {size: 10}}}
+  - {name: set, command: SET w-__RAND__ __DATA__, weight: 1, ranges: {1: {size: 10}}, data_size: 5}
+`), 0o644))
+	o := base(t)
+	o.Workload, o.RateTimes, o.Count, o.CountGiven, o.Duration = path, 2, 0, false, time.Second
+	io, _, errb := harness.Captured("test")
+	res, err := Run(context.Background(), o, io)
+	require.NoError(t, err, errb.String())
+	assert.Contains(t, errb.String(), "3 connections")
+	assert.Equal(t, 3, res.Config.Connections)
+	require.NotNil(t, res.Totals.Schedule)
+	assert.InDelta(t, 1000, res.Totals.Schedule.Rate, 1, "2x the file's 500/s")
+	require.Len(t, res.Operations, 2)
+	assert.Equal(t, "get", res.Operations[0].Name)
+
+	for _, c := range []struct {
+		edit func(*Options)
+		err  string
+	}{
+		{func(o *Options) { o.TemplateFlags = []string{"-command", "-r"} }, "-command, -r cannot be combined with it"},
+		{func(o *Options) { o.Preload = true }, "--preload cannot be combined with --workload"},
+		{func(o *Options) { o.Workload = filepath.Join(dir, "none.yaml") }, "no such file"},
+		{func(o *Options) { o.Workload = "" }, "--rate 2x is a multiple of a workload's rate"},
+	} {
+		o := base(t)
+		o.Workload, o.RateTimes = path, 2
+		c.edit(&o)
+		io, _, _ := harness.Captured("test")
+		_, err := Run(context.Background(), o, io)
+		assert.ErrorContains(t, err, c.err)
+	}
 }
