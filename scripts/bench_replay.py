@@ -61,6 +61,12 @@ MONITOR_LINE = re.compile(r"server before MONITOR: (\d+) commands/s, ([\d.]+) co
                           r"([\d.]+) cores \(CPU per command ([+-]\d+) %\)")
 
 
+def stamp():
+    """The commit and date each table names."""
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
+    return f"(commit {commit or 'unknown'}, {time.strftime('%Y-%m-%d', time.gmtime())})"
+
+
 def run(argv, **kw):
     return subprocess.run(argv, capture_output=True, text=True, **kw)
 
@@ -122,14 +128,14 @@ def main():
         trace = os.path.join(WORK, "known.tbt")
         err, _ = capture_while(a.bin, cli, src.port, known, 6, "1x", trace)
         m = MONITOR_LINE.search(err)
-        print("MONITOR's cost to redis-server under the known workload (5,000 commands/s, 8 connections):\n")
+        print(f"MONITOR's cost to redis-server under the known workload (5,000 commands/s, 8 connections) {stamp()}:\n")
         print("| commands/s before | during | cores before | during | CPU per command |")
         print("|---:|---:|---:|---:|---:|")
         print(f"| {m.group(1)} | {m.group(3)} | {m.group(2)} | {m.group(4)} | {m.group(5)} % |" if m else "| ? | ? | ? | ? | ? |")
         fitted = os.path.join(WORK, "fitted.yaml")
         f = run([a.bin, "fit", trace, "-o", fitted])
         print("\n`tairbench fit` of that trace (the workload's truth: Zipf 0.99, uniform, sequential; 70/20/10;"
-              " values 100-300 B; TTLs 60-600 s):\n")
+              f" values 100-300 B; TTLs 60-600 s) {stamp()}:\n")
         print("| pattern | share | keys | popularity | mix |")
         print("|---|---:|---:|---|---|")
         for line in f.stdout.splitlines():
@@ -138,7 +144,7 @@ def main():
                 print("| " + " | ".join(cols[:5]) + " |")
             elif line.startswith(" ") and ("values" in line or "TTLs" in line):
                 print("| | | | " + line.strip() + " | |")
-        print("\nReplayed to a second redis-server:\n")
+        print(f"\nReplayed to a second redis-server {stamp()}:\n")
         print("| speed | asked/s | sent/s | on schedule (1 ms) | p99 from the intended start | bar |")
         print("|---:|---:|---:|---:|---:|---|")
         for speed in (1, 2):
@@ -174,7 +180,7 @@ def fast(a, cli, src, dst):
         ratios.append(r["client"]["cpu_per_op_us"] / g["client"]["cpu_per_op_us"])
         rows.append((r, g))
     print("\nA 20,000 commands/s capture (50 connections) replayed at speed 5, in turns with `tairbench redis`"
-          " at the same rate on a 250 µs send grid (client on one core):\n")
+          f" at the same rate on a 250 µs send grid (client on one core) {stamp()}:\n")
     print("| run | replay sent/s | replay CPU/command | grid sent/s | grid CPU/command | ratio |")
     print("|---:|---:|---:|---:|---:|---:|")
     for i, ((r, g), x) in enumerate(zip(rows, ratios)):
