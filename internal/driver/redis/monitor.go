@@ -3,6 +3,7 @@ package redis
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/tairbench/tairbench/internal/driver/redis/transport"
 	"github.com/tairbench/tairbench/internal/endpoint"
@@ -17,7 +18,9 @@ func Monitor(ctx context.Context, t endpoint.Target, line func(string) error) er
 		return err
 	}
 	defer c.Close()
-	stop := context.AfterFunc(ctx, func() { _ = c.Close() })
+	// The end of ctx ends the feed's wait (a deadline, not a Close: the
+	// connection is not closed from two goroutines).
+	stop := context.AfterFunc(ctx, func() { _ = c.NetConn.SetReadDeadline(time.Unix(1, 0)) })
 	defer stop()
 	ok, err := c.DoString("MONITOR")
 	switch {

@@ -819,6 +819,9 @@ func (c *Conn) Feed() (string, error) {
 		}
 		c.Deadline = time.Time{}
 		_ = c.NetConn.SetReadDeadline(time.Time{})
+		if c.stopped() { // the context ended while the deadline was cleared
+			_ = c.NetConn.SetReadDeadline(pastDeadline)
+		}
 	}
 	s, isErr, _, err := c.r.ReadText()
 	switch {
