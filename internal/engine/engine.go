@@ -183,6 +183,10 @@ type Config struct {
 	// schedule in place of Rate's (Rate, when given too, only sizes the
 	// groups that run deferred workers on Linux).
 	Pacers PacerSource
+	// SchedulesEnd says the Pacers' schedules end on their own (a
+	// replay's trace runs out): Duration only caps the run, which is
+	// measured to its last reply, its stop reason StopExhausted.
+	SchedulesEnd bool
 	// Mode is the executor the workers run in (ModeAuto: the engine
 	// chooses from the schedule and what the workers can do). A mode the
 	// workers cannot run in is refused before the run starts.
@@ -392,6 +396,9 @@ func (r *runState) supervise(ctx context.Context, done <-chan struct{}) {
 	for {
 		select {
 		case <-done:
+			if cfg.SchedulesEnd {
+				r.stopReason.CompareAndSwap(nil, StopExhausted) // every schedule ran out
+			}
 			return
 		case <-ctx.Done():
 			r.stop(StopInterrupted)
@@ -439,7 +446,7 @@ func (r *runState) collect(ctx context.Context, res *Result) {
 	}
 	measured := end.Sub(r.agg.Start())
 	_, stopped := r.stopReason.Load().(StopReason)
-	if !r.deadline.IsZero() && (end.After(r.deadline) || r.cfg.open() && !stopped && ctx.Err() == nil) {
+	if !r.deadline.IsZero() && (end.After(r.deadline) || r.cfg.open() && !stopped && ctx.Err() == nil && !r.cfg.SchedulesEnd) {
 		// Past the deadline, or an open loop whose every schedule ended
 		// in it: the duration was measured whole.
 		measured = r.cfg.Duration

@@ -20,19 +20,15 @@ import (
 // writeTrace writes a small trace: GETs of 100 keys in turn, a SET in
 // ten, on two connections, 1 ms apart.
 func writeTrace(t *testing.T, path string) {
-	f, err := os.Create(path)
-	require.NoError(t, err)
-	w, err := trace.NewWriter(f, trace.Meta{Source: "test"})
-	require.NoError(t, err)
+	var recs []trace.Record
 	for i := range 1000 {
-		args := [][]byte{[]byte("GET"), []byte(fmt.Sprintf("item:%d", i%100))}
+		cmd := fmt.Sprintf("GET item:%d", i%100)
 		if i%10 == 0 {
-			args = [][]byte{[]byte("SET"), []byte(fmt.Sprintf("item:%d", i%100)), []byte("0123456789")}
+			cmd = fmt.Sprintf("SET item:%d 0123456789", i%100)
 		}
-		require.NoError(t, w.Write(trace.Record{At: time.Duration(i) * time.Millisecond, Conn: uint32(i % 2), Args: args}))
+		recs = append(recs, trace.Record{At: time.Duration(i) * time.Millisecond, Conn: uint32(i % 2), Args: testenv.Args(cmd)})
 	}
-	require.NoError(t, w.Close())
-	require.NoError(t, f.Close())
+	testenv.WriteTrace(t, path, recs)
 }
 
 // TestMain writes a workload that reads back and prints the model; the

@@ -39,7 +39,7 @@ func preload(ctx context.Context, io harness.IO, tg endpoint.Target, s *replay.S
 	}
 	fmt.Fprintf(io.Err, "preload: %d keys the trace reads and never writes, each value %d bytes\n", len(s.Unwritten), size)
 	start := time.Now()
-	res, err := engine.Run(ctx, engine.Config{Workers: len(fills.Conns), Duration: time.Hour, Rate: 1e6, Seed: 1,
+	res, err := engine.Run(ctx, engine.Config{Workers: len(fills.Conns), Duration: time.Hour, Rate: 1e6, Seed: 1, SchedulesEnd: true,
 		RequestTimeout: tg.RequestTimeout(),
 		Pacers:         func(id, _ int, _ uint64, end time.Duration) engine.Pacer { return fills.Pacer(id, 1, end) }},
 		&driver.Factory{Target: tg, Workload: driver.Workload{Mode: driver.Single, N: 1,

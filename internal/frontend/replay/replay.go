@@ -59,7 +59,15 @@ type Options struct {
 	// connections are those whose number modulo N is I.
 	Shard harness.Shard
 	Out   output.Outputs
+	// Translate, when set (TranslateBitmaps), replays the trace twice: as
+	// it was on Redis (at Redis, else the target) and translated on the
+	// target, side by side.
+	Translate string
+	Redis     *endpoint.Target
 }
+
+// maxBytes is MaxMemory as a replay's bound.
+func maxBytes(o Options) int64 { return int64(min(o.MaxMemory, math.MaxInt64)) }
 
 // check refuses bad options before the trace is read.
 func (o Options) check() (replay.Only, error) {
@@ -95,6 +103,19 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.Translate != "" {
+		if err := checkTranslate(o); err != nil {
+			return nil, err
+		}
+		if o.DryRun {
+			return nil, dryRunTranslate(o, io)
+		}
+		d, err := translate(ctx, o, io)
+		if d == nil {
+			return nil, err
+		}
+		return d.Translated, err
+	}
 	census, err := scan(o.Trace)
 	if err != nil {
 		return nil, err
@@ -115,7 +136,7 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 	}
 	shard := o.Shard
 	ro := replay.Options{KeyPrefix: o.KeyPrefix, Only: only, SkipUnknown: o.SkipUnknown, Shard: shard.I, Shards: shard.N,
-		MaxBytes: int64(min(o.MaxMemory, math.MaxInt64))}
+		MaxBytes: maxBytes(o)}
 	s, err := build(o.Trace, census, specs, ro, o.Preload)
 	if err != nil {
 		return nil, err
@@ -194,8 +215,11 @@ func describe(io harness.IO, o Options, s *replay.Schedule) {
 func runSpec(o Options, io harness.IO, tg endpoint.Target, c *replay.Census, s *replay.Schedule) run.Spec {
 	speed := o.Speed
 	span := time.Duration(float64(s.Span) / speed)
-	cfg := engine.Config{Workers: len(s.Conns), Duration: span + time.Millisecond, MaxErrors: o.MaxErrors,
+	// The run ends when every connection has sent its last command; it is
+	// cut at twice the span and 10 s more should the target not keep up.
+	cfg := engine.Config{Workers: len(s.Conns), Duration: 2*span + 10*time.Second, MaxErrors: o.MaxErrors,
 		Rate: float64(s.Commands) / max(span.Seconds(), 1e-3), Arrivals: engine.ArrivalsCaptured, Operations: s.Ops, Seed: 1,
+		SchedulesEnd: true,
 		RequestTimeout: tg.RequestTimeout(),
 		Pacers: func(id, _ int, _ uint64, end time.Duration) engine.Pacer {
 			return s.Pacer(id, speed, end)
@@ -262,6 +286,20 @@ func reconciled(s *replay.Schedule) ([]string, string) {
 		out = append(out, strings.ToLower(m.Name))
 	}
 	return out, ""
+}
+
+// dryRunTranslate prints a translated replay without reaching a server.
+func dryRunTranslate(o Options, io harness.IO) error {
+	p := harness.NewPlan(io.Out, "tairbench replay --translate "+o.Translate)
+	redis := target.Dry(o.Target.Addr, o.Embedded)
+	if o.Redis != nil {
+		redis = o.Redis.Addr
+	}
+	p.Note("replay %s as it was on %s (keys prefixed %q)", o.Trace, redis, o.KeyPrefix+"redis:")
+	p.Note("replay it translated to TairRoaring on %s (keys prefixed %q)", target.Dry(o.Target.Addr, o.Embedded), o.KeyPrefix+"tairroaring:")
+	p.Note("then ask both structures the commands on up to %d bitmap keys and compare every answer; weigh up to %d keys on each", agreeKeys, weighKeys)
+	p.Close()
+	return nil
 }
 
 // dryRun prints the replay without reaching the target.
