@@ -2,7 +2,10 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -20,6 +23,7 @@ type replayOptions struct {
 	o           replayfront.Options
 	maxMemory   string
 	abortOnFail bool
+	redis       string
 }
 
 func newReplayCmd(a *app) *cobra.Command {
@@ -53,6 +57,8 @@ and are counted with the reason.`,
 	fs.Int64Var(&o.MaxErrors, "max-errors", 0, "stop after this many errors (0: never)")
 	fs.BoolVar(&o.AllowErrors, "allow-errors", false, "exit 0 even when most commands failed")
 	fs.BoolVar(&ro.abortOnFail, "abort-on-fail", false, "stop the replay at the first second a --threshold on latency or errors already fails")
+	fs.StringVar(&o.Translate, "translate", "", "replay the trace as it was and translated, side by side: bitmaps=tairroaring (Redis bitmap commands as TairRoaring's on the target)")
+	fs.StringVar(&ro.redis, "redis", "", "with --translate: HOST:PORT of the Redis server the original bitmap commands go to (default: the target; same login)")
 	ro.shard.register(fs)
 	ro.out.registerFiles(fs)
 	ro.own.Register(fs, "")
@@ -68,6 +74,23 @@ func runReplay(ctx context.Context, path string, ro *replayOptions, a *app) erro
 	}
 	if o.Target, err = ro.own.Target(ro.target.Options).Build(); err != nil {
 		return err
+	}
+	if ro.redis != "" {
+		if o.Translate == "" {
+			return errors.New("--redis names where --translate sends the original commands: give --translate too")
+		}
+		host, port, err := net.SplitHostPort(ro.redis)
+		p, perr := strconv.Atoi(port)
+		if err != nil || perr != nil {
+			return fmt.Errorf("--redis %q: want HOST:PORT", ro.redis)
+		}
+		to := ro.target.Options
+		to.Host, to.Port, to.Timeout = host, p, ro.own.Timeout
+		tg, err := to.Build()
+		if err != nil {
+			return fmt.Errorf("--redis: %w", err)
+		}
+		o.Redis = &tg
 	}
 	if o.MaxMemory, err = flagval.ParseBytes(ro.maxMemory); err != nil {
 		return fmt.Errorf("--max-memory %w", err)

@@ -133,3 +133,53 @@ func ShowsMiss(command string) bool {
 	c, ok := Lookup(name)
 	return !ok || !c.Silent
 }
+
+// keyless are commands that name no key (their first argument is not one).
+var keyless = map[string]bool{
+	"PING": true, "ECHO": true, "INFO": true, "SELECT": true, "MULTI": true, "EXEC": true, "DISCARD": true,
+	"UNWATCH": true, "AUTH": true, "HELLO": true, "CLIENT": true, "CONFIG": true, "COMMAND": true, "SCAN": true,
+	"KEYS": true, "DBSIZE": true, "FLUSHALL": true, "FLUSHDB": true, "TIME": true, "PUBLISH": true, "SUBSCRIBE": true,
+	"PSUBSCRIBE": true, "UNSUBSCRIBE": true, "PUNSUBSCRIBE": true, "SCRIPT": true, "FUNCTION": true, "SLOWLOG": true,
+	"LATENCY": true, "MEMORY": true, "CLUSTER": true, "READONLY": true, "READWRITE": true, "WAIT": true, "QUIT": true,
+	"RESET": true, "SAVE": true, "BGSAVE": true, "BGREWRITEAOF": true, "LASTSAVE": true, "MONITOR": true, "ACL": true,
+	"RANDOMKEY": true, "SWAPDB": true, "DEBUG": true, "MODULE": true, "SHUTDOWN": true, "ROLE": true, "LOLWUT": true,
+}
+
+// allKeys are commands whose every argument is a key.
+var allKeys = map[string]bool{"MGET": true, "DEL": true, "UNLINK": true, "EXISTS": true, "TOUCH": true, "WATCH": true,
+	"SINTER": true, "SUNION": true, "SDIFF": true, "PFCOUNT": true}
+
+// KeyPositions returns the positions of a command's keys among its arguments
+// (the name first), from what tairbench knows of Redis's commands: the
+// first argument of most; every argument of MGET, DEL, …; every other of
+// MSET; EVAL's numkeys. Nil for a command that names none.
+func KeyPositions(name string, n int) []int {
+	switch {
+	case n < 2 || keyless[name]:
+		return nil
+	case allKeys[name]:
+		return Every(1, n, 1)
+	case name == "MSET" || name == "MSETNX":
+		return Every(1, n, 2)
+	case name == "EVAL" || name == "EVALSHA" || name == "EVAL_RO" || name == "EVALSHA_RO" || name == "FCALL":
+		return nil // their keys follow numkeys: left unpatterned
+	case name == "BITOP" && n > 2:
+		return Every(2, n, 1)
+	case name == "TR.BITOP" && n > 2: // TR.BITOP destkey op key [key ...]
+		return append([]int{1}, Every(3, n, 1)...)
+	case name == "TR.BITOPCARD" && n > 2:
+		return Every(2, n, 1)
+	case name == "RENAME" || name == "RENAMENX" || name == "SMOVE" || name == "RPOPLPUSH" || name == "LMOVE" || name == "COPY":
+		return []int{1, 2}[:min(2, n-1)]
+	}
+	return []int{1}
+}
+
+// Every is every step-th position from from, below n.
+func Every(from, n, step int) []int {
+	var out []int
+	for i := from; i < n; i += step {
+		out = append(out, i)
+	}
+	return out
+}

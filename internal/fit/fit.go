@@ -74,7 +74,7 @@ func (f *Fitter) Add(r *trace.Record) {
 		f.windows[w]++
 	}
 	f.connection(r, name)
-	keys := Keys(name, len(r.Args))
+	keys := commands.KeyPositions(name, len(r.Args))
 	if len(keys) == 0 {
 		f.unkeyed[name]++
 		return

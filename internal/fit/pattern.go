@@ -3,6 +3,8 @@ package fit
 import (
 	"strconv"
 	"strings"
+
+	"github.com/tairbench/tairbench/internal/commands"
 )
 
 // maxLiterals is how many distinct values of an argument a fit keeps
@@ -148,11 +150,11 @@ func valuePositions(name string, n int) []int {
 	case "SETEX", "PSETEX", "HSETNX", "LSET":
 		return []int{3}
 	case "HSET", "HMSET":
-		return span(3, n, 2)
+		return commands.Every(3, n, 2)
 	case "LPUSH", "RPUSH", "SADD", "PFADD":
-		return span(2, n, 1)
+		return commands.Every(2, n, 1)
 	case "MSET", "MSETNX":
-		return span(2, n, 2)
+		return commands.Every(2, n, 2)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tairbench/tairbench/internal/commands"
 	"github.com/tairbench/tairbench/internal/workload"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 )
@@ -49,7 +50,7 @@ func (f *Fitter) Workload(source string) (*workload.Workload, *Model, error) {
 func (o *opAcc) operation(p *patternAcc, pop Popularity) workload.Operation {
 	op := workload.Operation{Name: o.name + " " + p.name, Weight: o.count, Ranges: map[int]workload.Range{}}
 	words := []string{o.name}
-	keyAt := Keys(o.name, o.n)
+	keyAt := commands.KeyPositions(o.name, o.n)
 	keyTmpl, hasID := keyTemplate(p.name)
 	if hasID {
 		op.Ranges[1] = keyRange(p, pop)

@@ -56,6 +56,14 @@ func runsOf(in Input) []named {
 			}
 		}
 		return out
+	case *result.Translation:
+		var out []named
+		for _, r := range []*result.Run{d.Original, d.Translated} {
+			if r != nil {
+				out = append(out, named{in.Name + ": " + r.Name, r})
+			}
+		}
+		return out
 	}
 	return nil
 }
@@ -97,6 +105,9 @@ func Write(w io.Writer, inputs []Input, trends ...report.Trend) error {
 			writeVector(&b, in.Name, d)
 		case *result.TrackRun:
 			writeTrack(&b, in.Name, d)
+		case *result.Translation:
+			fmt.Fprintf(&b, "<h2>Translated replay — %s</h2>", html.EscapeString(in.Name))
+			writeTable(&b, report.TranslationTable(d))
 		}
 	}
 	for _, t := range trends {

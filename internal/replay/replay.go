@@ -36,9 +36,17 @@ type Count struct {
 	N    int64
 }
 
+// Records is where a replay's records come from: a trace's reader, or a
+// translation of one.
+type Records interface {
+	// Read reads the next record into rec; io.EOF after the last.
+	Read(rec *trace.Record) error
+	Meta() trace.Meta
+}
+
 // Scan reads the whole trace, refusing one that is cut short or corrupt,
 // and counts its commands.
-func Scan(r *trace.Reader) (*Census, error) {
+func Scan(r Records) (*Census, error) {
 	c := &Census{Meta: r.Meta()}
 	counts := map[string]int64{}
 	conns := map[uint32]bool{}

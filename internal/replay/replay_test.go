@@ -190,3 +190,55 @@ func TestKeySpecKeys(t *testing.T) {
 	assert.Equal(t, []int{1, 3}, driver.KeySpec{Known: true, First: 1, Last: -1, Step: 2}.Keys(5), "MSET k v k v")
 	assert.Nil(t, driver.KeySpec{Known: true}.Keys(2))
 }
+
+// TestTranslate: each bitmap command as TairRoaring's, what does not map
+// left out with its reason in both directions, other keys untouched.
+func TestTranslate(t *testing.T) {
+	recs := []rec{
+		{0, 1, 0, "SETBIT b 7 1"},
+		{1, 1, 0, "GETBIT b 7"},
+		{2, 1, 0, "BITCOUNT b"},
+		{3, 1, 0, "BITCOUNT b 1 2"},
+		{4, 1, 0, "BITCOUNT b 3 9 BIT"},
+		{5, 1, 0, "BITCOUNT b -2 -1"},
+		{6, 1, 0, "BITPOS b 1"},
+		{7, 1, 0, "BITOP OR d b c"},
+		{8, 1, 0, "BITOP NOT d b"},
+		{9, 1, 0, "BITFIELD b GET u1 7"},
+		{10, 1, 0, "BITFIELD b SET u1 8 1"},
+		{11, 1, 0, "BITFIELD b INCRBY u8 0 1"},
+		{12, 1, 0, "GET b"},
+		{13, 1, 0, "DEL b"},
+		{14, 1, 0, "GET s"},
+	}
+	data := traceOf(t, recs)
+	read := func(toRoaring bool) ([]string, map[string]int64) {
+		r, err := trace.NewReader(bytes.NewReader(data))
+		require.NoError(t, err)
+		keys, err := BitmapKeys(r)
+		require.NoError(t, err)
+		assert.Equal(t, map[string]bool{"b": true, "c": true, "d": true}, keys)
+		r, err = trace.NewReader(bytes.NewReader(data))
+		require.NoError(t, err)
+		tr := NewTranslator(r, keys, toRoaring)
+		var out []string
+		var rec trace.Record
+		for tr.Read(&rec) == nil {
+			out = append(out, string(bytes.Join(rec.Args, []byte(" "))))
+		}
+		return out, tr.Unmapped
+	}
+	got, unmapped := read(true)
+	assert.Equal(t, []string{"TR.SETBIT b 7 1", "TR.GETBIT b 7", "TR.BITCOUNT b", "TR.BITCOUNT b 8 23", "TR.BITCOUNT b 3 9",
+		"TR.BITPOS b 1", "TR.BITOP d OR b c", "TR.GETBIT b 7", "TR.SETBIT b 8 1", "DEL b", "GET s"}, got)
+	assert.Equal(t, map[string]int64{
+		"BITCOUNT with a range from the end: the string's length is not the bitmap's":                  1,
+		"BITOP NOT: Redis complements to the string's last byte, TairRoaring to the bitmap's last bit": 1,
+		"BITFIELD beyond one 1-bit GET or SET":                                                         1,
+		"GET on a bitmap key: a string command, with no TairRoaring equivalent":                        1,
+	}, unmapped)
+	orig, unmapped2 := read(false)
+	assert.Equal(t, unmapped, unmapped2, "the original leaves out what the translation cannot carry")
+	assert.Equal(t, "SETBIT b 7 1", orig[0])
+	assert.Len(t, orig, len(got))
+}

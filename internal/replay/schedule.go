@@ -65,6 +65,11 @@ type Conn struct {
 // Len is how many commands the connection sends.
 func (c *Conn) Len() int { return len(c.due) }
 
+// irregular are commands whose keys COMMAND INFO's first, last and step
+// cannot place (TR.BITOP destkey op key ...): tairbench places them
+// itself.
+var irregular = map[string]bool{"TR.BITOP": true, "TR.BITOPCARD": true}
+
 // nameInfo is what Build decided for one command name.
 type nameInfo struct {
 	name   string
@@ -99,7 +104,7 @@ type connState struct {
 // Build reads the trace again and makes its schedule: the census's names,
 // checked against specs (the target's), decide what is sent and where the
 // prefix goes. trackReads keeps the keys read and never written.
-func Build(r *trace.Reader, c *Census, specs Specs, o Options, trackReads bool) (*Schedule, error) {
+func Build(r Records, c *Census, specs Specs, o Options, trackReads bool) (*Schedule, error) {
 	if o.Shards < 1 {
 		o.Shards = 1
 	}
@@ -152,7 +157,7 @@ func (b *builder) decide(c *Census, specs Specs) error {
 			info.reason = "the target does not know it (--skip-unknown)"
 		case b.o.KeyPrefix != "" && wipes[n.Name]:
 			info.reason = "it would reach past --key-prefix to live keys"
-		case b.o.KeyPrefix != "" && spec.Movable:
+		case b.o.KeyPrefix != "" && spec.Movable && !irregular[n.Name]:
 			movable = append(movable, fmt.Sprintf("%s (%d)", n.Name, n.N))
 		case n.Name != "SELECT" && (b.o.Only == Reads && !spec.ReadOnly || b.o.Only == Writes && !spec.Write):
 			info.reason = "--only " + [...]string{"", "reads", "writes"}[b.o.Only]
@@ -237,6 +242,9 @@ func (b *builder) add(rec *trace.Record) error {
 		b.sent["SELECT"]++
 	}
 	keys := info.spec.Keys(len(rec.Args))
+	if irregular[info.name] {
+		keys = commands.KeyPositions(info.name, len(rec.Args))
+	}
 	b.note(info, rec.Args, keys)
 	b.sent[info.name]++
 	return b.push(st.c, due, info.op, rec.Args, keys)

@@ -24,6 +24,9 @@
 //   - [TrackRun] (schema [SchemaTrack], "tairbench.track/v1"): a search
 //     track on TairSearch and/or Elasticsearch, parity per template and a
 //     Run per task and engine.
+//   - [Translation] (schema [SchemaTranslation], "tairbench.translation/v1"):
+//     a trace's bitmap traffic on Redis bitmaps and on TairRoaring, a Run
+//     each, memory and the answers' agreement.
 //
 // Every document starts with the same [Header]; [Read] decodes any of them.
 package result
@@ -206,13 +209,15 @@ func Read(rd io.Reader) (Document, error) {
 		doc = &TrackRun{}
 	case SchemaVector:
 		doc = &VectorBench{}
+	case SchemaTranslation:
+		doc = &Translation{}
 	default:
 		if h.Schema == "" {
 			return nil, fmt.Errorf("result: no \"schema\" field: not a tairbench result document")
 		}
-		return nil, fmt.Errorf("result: unknown schema %q (this version reads %s, %s, %s, %s, %s, %s, %s, %s, %s and %s)", h.Schema,
+		return nil, fmt.Errorf("result: unknown schema %q (this version reads %s, %s, %s, %s, %s, %s, %s, %s, %s, %s and %s)", h.Schema,
 			SchemaRun, SchemaRoaring, SchemaSearch, SchemaCapacity, SchemaCompat, SchemaWhitepaper, SchemaBitmap, SchemaRoaringStat,
-			SchemaVector, SchemaTrack)
+			SchemaVector, SchemaTrack, SchemaTranslation)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(doc); err != nil {

@@ -54,6 +54,14 @@ func ReadRun(path string) (*result.Run, error) {
 		return nil, fmt.Errorf("%s: %d tests in one %s document; merge and compare take one run per file", path, len(d.Tests), d.Tool)
 	case *result.TrackRun:
 		return trackRun(file, sel, d)
+	case *result.Translation:
+		switch {
+		case sel == "original" && d.Original != nil:
+			return d.Original, nil
+		case sel == "translated" && d.Translated != nil:
+			return d.Translated, nil
+		}
+		return nil, fmt.Errorf("%s: a translated replay holds two runs: name one as %s#original or %s#translated", file, file, file)
 	}
 	return nil, fmt.Errorf("%s: a %s document, not one run", path, doc.Head().Schema)
 }
