@@ -219,7 +219,7 @@ func runSpec(o Options, io harness.IO, tg endpoint.Target, c *replay.Census, s *
 	// cut at twice the span and 10 s more should the target not keep up.
 	cfg := engine.Config{Workers: len(s.Conns), Duration: 2*span + 10*time.Second, MaxErrors: o.MaxErrors,
 		Rate: float64(s.Commands) / max(span.Seconds(), 1e-3), Arrivals: engine.ArrivalsCaptured, Operations: s.Ops, Seed: 1,
-		SchedulesEnd: true,
+		SchedulesEnd:   true,
 		RequestTimeout: tg.RequestTimeout(),
 		Pacers: func(id, _ int, _ uint64, end time.Duration) engine.Pacer {
 			return s.Pacer(id, speed, end)
