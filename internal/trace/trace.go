@@ -4,13 +4,16 @@
 // zstd-compressed sequence of records, written and read one record at a
 // time in bounded memory.
 //
-// On disk: the 8 bytes "TBTRACE1", then zstd: a metadata block
+// On disk: the 8 bytes "TBTRACE2", then zstd: a metadata block
 // (uvarint length, JSON) and records, each
 //
 //	zigzag-varint time since the previous record (µs)
 //	uvarint connection, uvarint database, uvarint argument count
 //	per argument: uvarint length, bytes
 //	one byte: the reply's kind (0: unknown)
+//	when the kind is known: uvarint time from the command to its reply (µs)
+//
+// Version 1 (TBTRACE1) records end at the reply's kind; they are read too.
 package trace
 
 import (
@@ -27,7 +30,7 @@ import (
 )
 
 // Magic opens every trace file; its last byte is the format's version.
-const Magic = "TBTRACE1"
+const Magic = "TBTRACE2"
 
 // Reply kinds a record may carry (what the server answered, when the
 // capture saw it).
@@ -69,8 +72,10 @@ type Record struct {
 	DB   uint32
 	Args [][]byte
 	// Reply is the reply's kind (ReplyUnknown when the capture did not
-	// see it).
-	Reply byte
+	// see it); ReplyAfter the time from the command to its reply (a
+	// packet capture's, server and network; 0 when unknown).
+	Reply      byte
+	ReplyAfter time.Duration
 }
 
 // Writer writes a trace.
@@ -114,6 +119,9 @@ func (w *Writer) Write(r Record) error {
 		b = append(b, a...)
 	}
 	b = append(b, r.Reply)
+	if r.Reply != ReplyUnknown {
+		b = binary.AppendUvarint(b, uint64(max(r.ReplyAfter, 0)/time.Microsecond))
+	}
 	w.buf = b
 	w.n++
 	if _, err := w.bw.Write(b); err != nil {
@@ -136,6 +144,7 @@ func (w *Writer) Close() error {
 
 // Reader reads a trace record by record.
 type Reader struct {
+	v1   bool // a version 1 trace: no reply times
 	zr   *zstd.Decoder
 	br   *countingReader
 	meta Meta
@@ -167,14 +176,14 @@ func NewReader(r io.Reader) (*Reader, error) {
 	if _, err := io.ReadFull(r, head); err != nil || string(head[:len(Magic)-1]) != Magic[:len(Magic)-1] {
 		return nil, ErrNotATrace
 	}
-	if head[len(Magic)-1] != Magic[len(Magic)-1] {
-		return nil, fmt.Errorf("trace format version %c: this tairbench reads version %c", head[len(Magic)-1], Magic[len(Magic)-1])
+	if v := head[len(Magic)-1]; v != Magic[len(Magic)-1] && v != '1' {
+		return nil, fmt.Errorf("trace format version %c: this tairbench reads versions 1 and %c", v, Magic[len(Magic)-1])
 	}
 	zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1))
 	if err != nil {
 		return nil, fmt.Errorf("trace: %w", err)
 	}
-	tr := &Reader{zr: zr, br: &countingReader{r: bufio.NewReaderSize(zr, 64<<10)}}
+	tr := &Reader{zr: zr, br: &countingReader{r: bufio.NewReaderSize(zr, 64<<10)}, v1: head[len(Magic)-1] == '1'}
 	n, err := binary.ReadUvarint(tr.br)
 	if err != nil || n > maxMetaLen {
 		return nil, tr.corrupt(cut(err, "its metadata"))
@@ -228,13 +237,20 @@ func (r *Reader) Read(rec *Record) error {
 	if err != nil {
 		return r.corrupt(cut(err, "its reply kind"))
 	}
+	var after uint64
+	if reply != ReplyUnknown && !r.v1 {
+		if after, err = binary.ReadUvarint(r.br); err != nil {
+			return r.corrupt(cut(err, "its reply's time"))
+		}
+	}
 	off := 0
 	for _, l := range r.lens {
 		r.args = append(r.args, r.data[off:off+l:off+l])
 		off += l
 	}
 	r.at += time.Duration(dt) * time.Microsecond
-	*rec = Record{At: r.at, Conn: uint32(v[0]), DB: uint32(v[1]), Args: r.args, Reply: reply}
+	*rec = Record{At: r.at, Conn: uint32(v[0]), DB: uint32(v[1]), Args: r.args, Reply: reply,
+		ReplyAfter: time.Duration(min(after, 1<<40)) * time.Microsecond}
 	r.n++
 	return nil
 }

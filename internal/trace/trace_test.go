@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
 	"testing"
@@ -15,7 +16,7 @@ import (
 func sample() []Record {
 	return []Record{
 		{At: 0, Conn: 0, DB: 0, Args: [][]byte{[]byte("SET"), []byte("user:1:cart"), []byte("v\x00\xff")}, Reply: ReplyStatus},
-		{At: 1500 * time.Microsecond, Conn: 1, DB: 3, Args: [][]byte{[]byte("GET"), []byte("user:1:cart")}, Reply: ReplyBulk},
+		{At: 1500 * time.Microsecond, Conn: 1, DB: 3, Args: [][]byte{[]byte("GET"), []byte("user:1:cart")}, Reply: ReplyBulk, ReplyAfter: 250 * time.Microsecond},
 		{At: 1200 * time.Microsecond, Conn: 0, DB: 0, Args: [][]byte{[]byte("PING")}}, // a clock that went back
 		{At: time.Hour, Conn: 70000, DB: 15, Args: [][]byte{[]byte("DEL"), {}}, Reply: ReplyInteger},
 	}
@@ -58,7 +59,7 @@ func TestTruncatedAndForeign(t *testing.T) {
 	_, err := NewReader(bytes.NewReader([]byte("MONITOR output")))
 	assert.ErrorIs(t, err, ErrNotATrace)
 	_, err = NewReader(bytes.NewReader([]byte("TBTRACE9")))
-	assert.EqualError(t, err, "trace format version 9: this tairbench reads version 1")
+	assert.EqualError(t, err, "trace format version 9: this tairbench reads versions 1 and 2")
 
 	// The stream of two records, cut short inside the second one's last
 	// argument, compressed again.
@@ -78,7 +79,7 @@ func TestTruncatedAndForeign(t *testing.T) {
 	cut.WriteString(Magic)
 	zw, err := zstd.NewWriter(&cut)
 	require.NoError(t, err)
-	_, err = zw.Write(plain[:len(plain)-3])
+	_, err = zw.Write(plain[:len(plain)-5]) // into the second record's last argument
 	require.NoError(t, err)
 	require.NoError(t, zw.Close())
 	r, err := NewReader(bytes.NewReader(cut.Bytes()))
@@ -130,4 +131,35 @@ func BenchmarkRead(b *testing.B) {
 		r.Close()
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "records/s")
+}
+
+// TestReadsVersion1: a trace of the first version (no reply times) reads.
+func TestReadsVersion1(t *testing.T) {
+	var plain []byte
+	meta := []byte(`{"source":"v1"}`)
+	plain = binary.AppendUvarint(plain, uint64(len(meta)))
+	plain = append(plain, meta...)
+	plain = binary.AppendVarint(plain, 5) // 5 µs
+	plain = append(plain, 1, 0, 1, 4)     // connection 1, database 0, one argument of 4 bytes
+	plain = append(plain, "PING"...)      //
+	plain = append(plain, ReplyStatus)    // a known reply, and no time after it in version 1
+	plain = binary.AppendVarint(plain, 1) // the next record, 1 µs later
+	plain = append(plain, 1, 0, 1, 4, 'P', 'I', 'N', 'G', ReplyUnknown)
+	var buf bytes.Buffer
+	buf.WriteString("TBTRACE1")
+	zw, err := zstd.NewWriter(&buf)
+	require.NoError(t, err)
+	_, err = zw.Write(plain)
+	require.NoError(t, err)
+	require.NoError(t, zw.Close())
+	r, err := NewReader(&buf)
+	require.NoError(t, err)
+	defer r.Close()
+	var rec Record
+	require.NoError(t, r.Read(&rec))
+	assert.Equal(t, ReplyStatus, rec.Reply)
+	assert.Equal(t, 5*time.Microsecond, rec.At)
+	require.NoError(t, r.Read(&rec))
+	assert.Equal(t, 6*time.Microsecond, rec.At)
+	assert.Equal(t, io.EOF, r.Read(&rec))
 }

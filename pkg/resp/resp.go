@@ -333,6 +333,20 @@ type Reply struct {
 // IsError reports whether the reply itself is an error.
 func (p *Reply) IsError() bool { return p.Type == '-' || p.Type == '!' }
 
+// Span is the length of the one reply b begins with; ok is false while b
+// holds only part of it, bad when b does not begin with a reply. It does
+// not allocate.
+func Span(b []byte) (n int, ok, bad bool) {
+	end, _, complete := scan(b, 1, -1)
+	switch {
+	case !complete:
+		return 0, false, false
+	case end == 0:
+		return 0, false, true
+	}
+	return end, true, false
+}
+
 // Complete says whether b begins with n whole replies, as ReadReply reads
 // them (an attribute before its reply, a null, RESP3's types), so that a
 // reader that must not wait can tell whether the replies it is owed have

@@ -471,3 +471,25 @@ func TestNotRESP(t *testing.T) {
 	_, _, _, err := reader("*1\r\n$1\r\na\r\n").ReadText()
 	assert.EqualError(t, err, "protocol error: expected a string reply, got an array", "RESP of another type is not foreign")
 }
+
+// TestSpan: the length of the reply a buffer begins with.
+func TestSpan(t *testing.T) {
+	tests := []struct {
+		in      string
+		n       int
+		ok, bad bool
+	}{
+		{"+OK\r\n:1\r\n", 5, true, false},
+		{"$3\r\nabc\r\n", 9, true, false},
+		{"$3\r\nab", 0, false, false},
+		{"*2\r\n:1\r\n$-1\r\n+x", 13, true, false},
+		{"*2\r\n:1\r\n", 0, false, false},
+		{"x\r\n", 0, false, true},
+	}
+	for _, tc := range tests {
+		n, ok, bad := Span([]byte(tc.in))
+		assert.Equal(t, tc.n, n, tc.in)
+		assert.Equal(t, tc.ok, ok, tc.in)
+		assert.Equal(t, tc.bad, bad, tc.in)
+	}
+}
