@@ -5,8 +5,8 @@
 # redis-server and redis-tools, prometheus, for Elasticsearch
 # (scripts/elasticsearch.sh) and YCSB's core JDK 17, Maven and curl,
 # Chromium and a font with Chinese glyphs (WenQuanYi Micro Hei) for the HTML
-# report's browser test, PostgreSQL for the results store's tests, and
-# PyPI's jieba.
+# report's browser test, PostgreSQL for the results store's tests, tcpdump
+# for the packet captures of capture --pcap's test, and PyPI's jieba.
 #
 #   install-deps.sh        everything the tests need
 #   install-deps.sh build  only what building needs (Go)
@@ -24,6 +24,7 @@ command -v curl >/dev/null 2>&1 || need+=(curl)
 command -v mvn >/dev/null 2>&1 || need+=(maven)
 command -v bzip2 >/dev/null 2>&1 || need+=(bzip2)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
+command -v tcpdump >/dev/null 2>&1 || need+=(tcpdump) # capture --pcap's test records loopback
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v prometheus >/dev/null 2>&1 || need+=(prometheus)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql) # the results store's PostgreSQL tests

@@ -29,6 +29,10 @@ type Options struct {
 	SkipBad    bool
 	// Live, when its target is set, records a running server instead.
 	Live *Live
+	// Pcap, when set, reads a packet capture (pcap or pcapng) of the
+	// traffic to the server's Port instead.
+	Pcap string
+	Port uint16
 }
 
 // Summary is what a conversion read and wrote.
@@ -52,11 +56,17 @@ type Count struct {
 // line that does not parse stops it (naming the line) unless SkipBad;
 // nothing is left at o.Out then.
 func Main(ctx context.Context, o Options, io harness.IO) error {
+	given := 0
+	for _, g := range []bool{o.Input != "", o.Live != nil, o.Pcap != ""} {
+		if g {
+			given++
+		}
+	}
 	switch {
-	case o.Input != "" && o.Live != nil:
-		return errors.New("--input reads a capture already made; --host and --port record a server: give one or the other")
-	case o.Input == "" && o.Live == nil:
-		return errors.New("give --input FILE (redis-cli monitor text, or a memtier --monitor-input file) or the server to record (--host, --port, -d)")
+	case given > 1:
+		return errors.New("give one source: --input (MONITOR text), --pcap (a packet capture) or a server to record (--host, --port, -d)")
+	case given == 0:
+		return errors.New("give --input FILE (redis-cli monitor text, or a memtier --monitor-input file), --pcap FILE, or the server to record (--host, --port, -d)")
 	case o.Out == "":
 		return errors.New("-o TRACE is required: the trace file to write")
 	case o.Live != nil && o.Live.Duration <= 0:
@@ -67,6 +77,8 @@ func Main(ctx context.Context, o Options, io harness.IO) error {
 		return errors.New("--max-overhead must not be negative (0: no limit)")
 	case o.Live != nil:
 		return live(ctx, o, io)
+	case o.Pcap != "":
+		return fromPcap(o, io)
 	}
 	f, err := os.Open(o.Input)
 	if err != nil {
@@ -154,11 +166,18 @@ func convert(in io.Reader, out io.Writer, o feed) (Summary, error) {
 		return s, fmt.Errorf("%s: no MONITOR command line in it", o.name)
 	}
 	s.Connections = len(conns)
-	for name, n := range mix {
-		s.Mix = append(s.Mix, Count{name, n})
-	}
-	slices.SortFunc(s.Mix, func(a, b Count) int { return cmp.Or(cmp.Compare(b.N, a.N), cmp.Compare(a.Name, b.Name)) })
+	s.Mix = sortedMix(mix)
 	return s, w.Close()
+}
+
+// sortedMix is the command counts, most first.
+func sortedMix(mix map[string]int64) []Count {
+	out := make([]Count, 0, len(mix))
+	for name, n := range mix {
+		out = append(out, Count{name, n})
+	}
+	slices.SortFunc(out, func(a, b Count) int { return cmp.Or(cmp.Compare(b.N, a.N), cmp.Compare(a.Name, b.Name)) })
+	return out
 }
 
 // render prints the summary of what came from name into the trace out:

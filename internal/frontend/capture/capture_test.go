@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -8,7 +9,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -154,4 +157,75 @@ func TestLiveCapture(t *testing.T) {
 		}
 	}
 	assert.Equal(t, n, sets, "every SET the client sent while MONITOR ran")
+}
+
+// TestPcapCapture records a real redis-server with tcpdump on loopback
+// while MONITOR records it too: the packet capture holds the same
+// commands, in order, each with its reply's kind and time.
+func TestPcapCapture(t *testing.T) {
+	srv := testenv.StartRedis(t)
+	bin, err := exec.LookPath("tcpdump")
+	require.NoError(t, err, "tcpdump not found: run 'make test' (it installs Debian's tcpdump) or set %s=1 to skip integration tests", testenv.SkipVar)
+	dir := t.TempDir()
+	pcapFile, monFile, pcapTrace := filepath.Join(dir, "lo.pcap"), filepath.Join(dir, "mon.tbt"), filepath.Join(dir, "pcap.tbt")
+	dump := exec.Command(bin, "-i", "lo", "-U", "-Z", "root", "-w", pcapFile, "tcp", "port", strconv.Itoa(srv.Port))
+	stderr, err := dump.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, dump.Start())
+	t.Cleanup(func() { _ = dump.Process.Kill(); _ = dump.Wait() })
+	line, err := bufio.NewReader(stderr).ReadString('\n') // "listening on lo, ..." once it captures
+	require.NoError(t, err)
+	require.Contains(t, line, "listening on")
+
+	tg, err := target.Options{Host: "127.0.0.1", Port: srv.Port, Protocol: 2, Timeout: 5 * time.Second}.Build()
+	require.NoError(t, err)
+	sent := make(chan struct{})
+	go func() {
+		defer close(sent)
+		time.Sleep(1500 * time.Millisecond) // MONITOR is on after the capture's first second
+		for i := range 100 {
+			testenv.Do(t, srv.Addr, "SET", fmt.Sprintf("k:%d", i), "v")
+			testenv.Do(t, srv.Addr, "GET", fmt.Sprintf("k:%d", i))
+			testenv.Do(t, srv.Addr, "INCR", "n")
+		}
+	}()
+	hio, _, _ := harness.Captured("test")
+	require.NoError(t, Main(context.Background(), Options{Out: monFile, Live: &Live{Target: tg, Duration: 4 * time.Second}}, hio))
+	<-sent
+	time.Sleep(200 * time.Millisecond)
+	require.NoError(t, dump.Process.Signal(os.Interrupt))
+	_ = dump.Wait()
+
+	hio, stdout, _ := harness.Captured("test")
+	require.NoError(t, Main(context.Background(), Options{Pcap: pcapFile, Port: uint16(srv.Port), Out: pcapTrace}, hio))
+	assert.Contains(t, stdout.String(), "replies matched to their commands")
+	kinds := map[string]byte{"SET": trace.ReplyStatus, "GET": trace.ReplyBulk, "INCR": trace.ReplyInteger}
+	ofPcap, ofMonitor := commandsOf(t, pcapTrace, kinds), commandsOf(t, monFile, nil)
+	assert.Len(t, ofPcap, 300)
+	assert.Equal(t, ofMonitor, ofPcap, "the same commands, in the same order, through MONITOR and the packets")
+}
+
+// commandsOf reads a trace's SET, GET and INCR commands as text; with
+// kinds, each must carry that reply kind and a reply time.
+func commandsOf(t *testing.T, path string, kinds map[string]byte) []string {
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	r, err := trace.NewReader(f)
+	require.NoError(t, err)
+	defer r.Close()
+	var out []string
+	var rec trace.Record
+	for r.Read(&rec) == nil {
+		name := strings.ToUpper(string(rec.Args[0]))
+		if name != "SET" && name != "GET" && name != "INCR" {
+			continue
+		}
+		if kinds != nil {
+			assert.Equal(t, kinds[name], rec.Reply, "%s's reply", name)
+			assert.Positive(t, rec.ReplyAfter)
+		}
+		out = append(out, string(bytes.Join(rec.Args, []byte(" "))))
+	}
+	return out
 }
