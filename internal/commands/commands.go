@@ -183,3 +183,21 @@ func Every(from, n, step int) []int {
 	}
 	return out
 }
+
+// ValuePositions are where a command's values are (their content is the
+// user's; their size is what a workload keeps).
+func ValuePositions(name string, n int) []int {
+	switch name {
+	case "SET", "SETNX", "GETSET", "APPEND", "LPUSHX", "RPUSHX", "TR.APPENDBITARRAY":
+		return []int{2}
+	case "SETEX", "PSETEX", "HSETNX", "LSET":
+		return []int{3}
+	case "HSET", "HMSET":
+		return Every(3, n, 2)
+	case "LPUSH", "RPUSH", "SADD", "PFADD":
+		return Every(2, n, 1)
+	case "MSET", "MSETNX":
+		return Every(2, n, 2)
+	}
+	return nil
+}

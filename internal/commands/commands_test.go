@@ -50,3 +50,15 @@ func indexSpace(s string) int {
 	}
 	return len(s)
 }
+
+// TestKeyPositions: where the keys are, by command.
+func TestKeyPositions(t *testing.T) {
+	assert.Equal(t, []int{1}, KeyPositions("GET", 2))
+	assert.Equal(t, []int{1, 2, 3}, KeyPositions("MGET", 4))
+	assert.Equal(t, []int{1, 3}, KeyPositions("MSET", 5))
+	assert.Equal(t, []int{2, 3}, KeyPositions("BITOP", 4))
+	assert.Equal(t, []int{1, 3, 4}, KeyPositions("TR.BITOP", 5))
+	assert.Nil(t, KeyPositions("PING", 1))
+	assert.Nil(t, KeyPositions("INFO", 2))
+	assert.Nil(t, KeyPositions("EVAL", 4))
+}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tairbench/tairbench/internal/commands"
+	"github.com/tairbench/tairbench/internal/keyshape"
 	"github.com/tairbench/tairbench/internal/trace"
 )
 
@@ -82,7 +83,7 @@ func (f *Fitter) Add(r *trace.Record) {
 	write := isWrite(name)
 	for i, k := range keys {
 		key := string(r.Args[k])
-		pattern, id := Pattern(key)
+		pattern, id := keyshape.Pattern(key)
 		p := f.pattern(pattern)
 		if i == 0 {
 			p.command(name, r.Args, k, id)

@@ -77,7 +77,7 @@ func (p *patternAcc) command(name string, args [][]byte, key int, id int64) {
 	}
 	op := p.op(name, len(args), key)
 	op.count++
-	values := valuePositions(name, len(args))
+	values := commands.ValuePositions(name, len(args))
 	ttlAt := ttlPosition(name, args)
 	for i := 1; i < len(args); i++ {
 		if i == key {
@@ -139,24 +139,6 @@ func (a *argAcc) take(v []byte) {
 		return
 	}
 	a.many = true
-}
-
-// valuePositions are where a command's values are (their content is the
-// user's; their size is what a workload keeps).
-func valuePositions(name string, n int) []int {
-	switch name {
-	case "SET", "SETNX", "GETSET", "APPEND", "LPUSHX", "RPUSHX", "TR.APPENDBITARRAY":
-		return []int{2}
-	case "SETEX", "PSETEX", "HSETNX", "LSET":
-		return []int{3}
-	case "HSET", "HMSET":
-		return commands.Every(3, n, 2)
-	case "LPUSH", "RPUSH", "SADD", "PFADD":
-		return commands.Every(2, n, 1)
-	case "MSET", "MSETNX":
-		return commands.Every(2, n, 2)
-	}
-	return nil
 }
 
 // ttlPosition is where a command's TTL is (0: none): SETEX's and

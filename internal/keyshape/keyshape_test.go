@@ -1,10 +1,9 @@
-package fit
+package keyshape
 
 import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/tairbench/tairbench/internal/commands"
 )
 
 // TestPattern: ids become placeholders, literals stay, the first id is
@@ -30,15 +29,4 @@ func TestPattern(t *testing.T) {
 		assert.Equal(t, tc.pattern, p, tc.key)
 		assert.Equal(t, tc.id, id, tc.key)
 	}
-}
-
-// TestKeys: where the keys are, by command.
-func TestKeys(t *testing.T) {
-	assert.Equal(t, []int{1}, commands.KeyPositions("GET", 2))
-	assert.Equal(t, []int{1, 2, 3}, commands.KeyPositions("MGET", 4))
-	assert.Equal(t, []int{1, 3}, commands.KeyPositions("MSET", 5))
-	assert.Equal(t, []int{2, 3}, commands.KeyPositions("BITOP", 4))
-	assert.Nil(t, commands.KeyPositions("PING", 1))
-	assert.Nil(t, commands.KeyPositions("INFO", 2))
-	assert.Nil(t, commands.KeyPositions("EVAL", 4))
 }
