@@ -57,6 +57,7 @@ each reply's kind and time.`,
 	fs.StringVar(&o.Input, "input", "", "MONITOR text to read (redis-cli monitor output)")
 	fs.StringVarP(&o.Out, "output", "o", "", "the trace file to write")
 	fs.BoolVar(&o.SkipBad, "skip-bad", false, "count lines that do not parse and go on (default: stop at the first, naming it)")
+	fs.BoolVar(&o.Anonymize, "anonymize", false, "map the keys' ids one to one and fill over the values (same lengths) before writing: the trace keeps its shape, not your data")
 	fs.StringVar(&o.Pcap, "pcap", "", "a packet capture (tcpdump's pcap or pcapng) of the traffic to the server's --port: commands, replies and their times")
 	target.registerAddr(fs)
 	fs.VarP(seconds(&live.Duration), "duration", "d", "record a server for this long, in seconds (or 1m30s)")

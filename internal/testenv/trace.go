@@ -1,6 +1,8 @@
 package testenv
 
 import (
+	"bytes"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -31,4 +33,31 @@ func Args(line string) [][]byte {
 		out = append(out, []byte(a))
 	}
 	return out
+}
+
+// ReadTrace reads a trace file whole: its metadata and records (each
+// with arguments of its own).
+func ReadTrace(t testing.TB, path string) (trace.Meta, []trace.Record) {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	r, err := trace.NewReader(f)
+	require.NoError(t, err)
+	defer r.Close()
+	var out []trace.Record
+	var rec trace.Record
+	for {
+		err := r.Read(&rec)
+		if err == io.EOF {
+			return r.Meta(), out
+		}
+		require.NoError(t, err)
+		c := rec
+		c.Args = make([][]byte, len(rec.Args))
+		for i, a := range rec.Args {
+			c.Args[i] = bytes.Clone(a)
+		}
+		out = append(out, c)
+	}
 }

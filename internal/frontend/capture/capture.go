@@ -18,6 +18,7 @@ import (
 	"github.com/tairbench/tairbench/internal/compressed"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/trace"
+	"github.com/tairbench/tairbench/internal/trace/anonymize"
 	"github.com/tairbench/tairbench/internal/trace/monitor"
 )
 
@@ -33,6 +34,17 @@ type Options struct {
 	// traffic to the server's Port instead.
 	Pcap string
 	Port uint16
+	// Anonymize maps the keys' ids and fills over the values
+	// (internal/trace/anonymize) before anything is written.
+	Anonymize bool
+}
+
+// anonymizer is o's, or nil.
+func (o Options) anonymizer() *anonymize.Anonymizer {
+	if !o.Anonymize {
+		return nil
+	}
+	return anonymize.New()
 }
 
 // Summary is what a conversion read and wrote.
@@ -94,7 +106,7 @@ func Main(ctx context.Context, o Options, io harness.IO) error {
 	if err != nil {
 		return err
 	}
-	s, err := convert(in, out, feed{name: o.Input, source: "MONITOR text: " + o.Input, skipBad: o.SkipBad})
+	s, err := convert(in, out, feed{name: o.Input, source: "MONITOR text: " + o.Input, skipBad: o.SkipBad, anon: o.anonymizer()})
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
@@ -113,6 +125,7 @@ type feed struct {
 	name, source string
 	skipBad      bool
 	skipClient   func() string
+	anon         *anonymize.Anonymizer
 }
 
 // convert reads MONITOR lines from in and writes them as a trace to out.
@@ -146,7 +159,7 @@ func convert(in io.Reader, out io.Writer, o feed) (Summary, error) {
 		}
 		if w == nil {
 			start = c.Time
-			if w, err = trace.NewWriter(out, trace.Meta{Source: o.source, Start: start}); err != nil {
+			if w, err = trace.NewWriter(out, trace.Meta{Source: o.source, Start: start, Anonymized: o.anon != nil}); err != nil {
 				return s, err
 			}
 		}
@@ -155,7 +168,11 @@ func convert(in io.Reader, out io.Writer, o feed) (Summary, error) {
 			id = uint32(len(conns))
 			conns[string(c.Client)] = id
 		}
-		if err := w.Write(trace.Record{At: c.Time.Sub(start), Conn: id, DB: c.DB, Args: c.Args}); err != nil {
+		rec := trace.Record{At: c.Time.Sub(start), Conn: id, DB: c.DB, Args: c.Args}
+		if o.anon != nil {
+			o.anon.Record(&rec)
+		}
+		if err := w.Write(rec); err != nil {
 			return s, err
 		}
 		mix[strings.ToUpper(string(c.Args[0]))]++

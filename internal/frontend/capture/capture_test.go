@@ -101,8 +101,10 @@ func TestRefusals(t *testing.T) {
 		o    Options
 		want string
 	}{
-		{Options{Out: out}, "give --input FILE (redis-cli monitor text, or a memtier --monitor-input file) or the server to record"},
-		{Options{Input: in, Out: out, Live: &Live{Duration: time.Second}}, "give one or the other"},
+		{Options{Out: out}, "give --input FILE (redis-cli monitor text, or a memtier --monitor-input file), --pcap FILE, or the server to record"},
+		{Options{Input: in, Out: out, Live: &Live{Duration: time.Second}}, "give one source"},
+		{Options{Input: in, Out: out, Pcap: in}, "give one source"},
+		{Options{Pcap: in, Out: out}, "not a pcap or pcapng file"},
 		{Options{Out: out, Live: &Live{}}, "-d must be above 0"},
 		{Options{Out: out, Live: &Live{Duration: time.Second, MaxOverhead: -1}}, "--max-overhead must not be negative"},
 		{Options{Input: in}, "-o TRACE is required"},
@@ -208,15 +210,9 @@ func TestPcapCapture(t *testing.T) {
 // commandsOf reads a trace's SET, GET and INCR commands as text; with
 // kinds, each must carry that reply kind and a reply time.
 func commandsOf(t *testing.T, path string, kinds map[string]byte) []string {
-	f, err := os.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
-	r, err := trace.NewReader(f)
-	require.NoError(t, err)
-	defer r.Close()
+	_, recs := testenv.ReadTrace(t, path)
 	var out []string
-	var rec trace.Record
-	for r.Read(&rec) == nil {
+	for _, rec := range recs {
 		name := strings.ToUpper(string(rec.Args[0]))
 		if name != "SET" && name != "GET" && name != "INCR" {
 			continue
@@ -228,4 +224,21 @@ func commandsOf(t *testing.T, path string, kinds map[string]byte) []string {
 		out = append(out, string(bytes.Join(rec.Args, []byte(" "))))
 	}
 	return out
+}
+
+// TestAnonymize: the trace keeps each key's shape with its ids mapped,
+// and none of the values; its metadata says so.
+func TestAnonymize(t *testing.T) {
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "monitor.txt"), filepath.Join(dir, "t.tbt")
+	require.NoError(t, os.WriteFile(in, []byte(monitorText), 0o644))
+	hio, _, _ := harness.Captured("test")
+	require.NoError(t, Main(context.Background(), Options{Input: in, Out: out, SkipBad: true, Anonymize: true}, hio))
+	meta, recs := testenv.ReadTrace(t, out)
+	assert.True(t, meta.Anonymized)
+	var got []string
+	for _, rec := range recs {
+		got = append(got, string(bytes.Join(rec.Args, []byte(" "))))
+	}
+	assert.Equal(t, []string{"SET user:1:cart xxx", "get user:1:cart", "GET user:1:cart"}, got)
 }

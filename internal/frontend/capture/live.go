@@ -187,7 +187,7 @@ func capture(ctx context.Context, o Options, w *watch, last serverstat.Reading, 
 		done <- err
 	}()
 	s, err := convert(pr, out, feed{name: "MONITOR of " + o.Live.Target.Addr, source: "MONITOR of " + o.Live.Target.Addr,
-		skipClient: w.own})
+		skipClient: w.own, anon: o.anonymizer()})
 	_ = pr.CloseWithError(errors.New("the conversion stopped"))
 	cancel()
 	if merr := <-done; err == nil && merr != nil {

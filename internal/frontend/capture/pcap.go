@@ -54,14 +54,19 @@ func convertPcap(in io.Reader, out io.Writer, o Options) (Summary, pcap.Stats, [
 	var s Summary
 	var w *trace.Writer
 	var lat []time.Duration
+	anon := o.anonymizer()
 	mix := map[string]int64{}
 	conns := map[uint32]bool{}
 	st, err := pcap.Read(in, o.Port, func(r *trace.Record) error {
 		if w == nil {
 			var err error
-			if w, err = trace.NewWriter(out, trace.Meta{Source: fmt.Sprintf("pcap: %s (port %d)", o.Pcap, o.Port)}); err != nil {
+			meta := trace.Meta{Source: fmt.Sprintf("pcap: %s (port %d)", o.Pcap, o.Port), Anonymized: anon != nil}
+			if w, err = trace.NewWriter(out, meta); err != nil {
 				return err
 			}
+		}
+		if anon != nil {
+			anon.Record(r)
 		}
 		if r.Reply != trace.ReplyUnknown && len(lat) < 1<<20 {
 			lat = append(lat, r.ReplyAfter)
