@@ -1,9 +1,12 @@
 package replay
 
 import (
+	"cmp"
 	"context"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +23,7 @@ import (
 	"github.com/tairbench/tairbench/internal/frontend/output"
 	redisfront "github.com/tairbench/tairbench/internal/frontend/redis"
 	"github.com/tairbench/tairbench/internal/frontend/target"
+	"github.com/tairbench/tairbench/internal/keyshape"
 	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/internal/workload"
 )
@@ -105,6 +109,11 @@ func TestRoundTrip(t *testing.T) {
 	require.NoError(t, fitfront.Main(fitfront.Options{Trace: again, Out: refit}, quiet()))
 	pats2 := patterns(t, refit)
 	assert.InDelta(t, cart.Popularity.Zipf, pats2["user:{id}:cart"].Popularity.Zipf, 0.05)
+	first, second := popularity(t, captured), popularity(t, again)
+	for _, p := range []string{"user:{id}:cart", "session:{id}"} {
+		t.Logf("%s: KS %.4f", p, ks(first[p], second[p]))
+		assert.Less(t, ks(first[p], second[p]), 0.05, "%s: the keys' use, by rank, in the fitted workload's run against the capture's", p)
+	}
 	assert.Equal(t, "uniform", pats2["session:{id}"].Popularity.Dist)
 	assert.Equal(t, "sequential", pats2["log:{id}"].Popularity.Dist)
 }
@@ -126,6 +135,60 @@ func captureRun(t *testing.T, port int, wl, path string) {
 	_, err := redisfront.Run(context.Background(), ro, hio)
 	require.NoError(t, err, errb.String())
 	require.NoError(t, <-done)
+}
+
+// popularity is, per pattern, the keys' counts in the trace, most first.
+func popularity(t *testing.T, path string) map[string][]int64 {
+	_, recs := testenv.ReadTrace(t, path)
+	counts := map[string]map[string]int64{}
+	for _, r := range recs {
+		if len(r.Args) < 2 || strings.ToUpper(string(r.Args[0])) == "INFO" {
+			continue
+		}
+		p, _ := keyshape.Pattern(string(r.Args[1]))
+		if counts[p] == nil {
+			counts[p] = map[string]int64{}
+		}
+		counts[p][string(r.Args[1])]++
+	}
+	out := map[string][]int64{}
+	for p, m := range counts {
+		for _, n := range m {
+			out[p] = append(out[p], n)
+		}
+		slices.SortFunc(out[p], func(a, b int64) int { return cmp.Compare(b, a) })
+	}
+	return out
+}
+
+// ks is the Kolmogorov-Smirnov distance between two rank-share
+// distributions: the largest gap between their cumulative shares by rank.
+func ks(a, b []int64) float64 {
+	cum := func(c []int64) []float64 {
+		var total float64
+		for _, n := range c {
+			total += float64(n)
+		}
+		out, run := make([]float64, len(c)), 0.0
+		for i, n := range c {
+			run += float64(n) / total
+			out[i] = run
+		}
+		return out
+	}
+	ca, cb := cum(a), cum(b)
+	d := 0.0
+	for i := range max(len(ca), len(cb)) {
+		x, y := 1.0, 1.0
+		if i < len(ca) {
+			x = ca[i]
+		}
+		if i < len(cb) {
+			y = cb[i]
+		}
+		d = math.Max(d, math.Abs(x-y))
+	}
+	return d
 }
 
 // quiet is an IO that keeps what it is told.
