@@ -24,6 +24,7 @@ type replayOptions struct {
 	maxMemory   string
 	abortOnFail bool
 	redis       string
+	slo         flagval.Capacity
 }
 
 func newReplayCmd(a *app) *cobra.Command {
@@ -59,6 +60,7 @@ and are counted with the reason.`,
 	fs.BoolVar(&ro.abortOnFail, "abort-on-fail", false, "stop the replay at the first second a --threshold on latency or errors already fails")
 	fs.StringVar(&o.Translate, "translate", "", "replay the trace as it was and translated, side by side: bitmaps=tairroaring (Redis bitmap commands as TairRoaring's on the target)")
 	fs.StringVar(&ro.redis, "redis", "", "with --translate: HOST:PORT of the Redis server the original bitmap commands go to (default: the target; same login)")
+	ro.slo.Register(fs)
 	ro.shard.register(fs)
 	ro.out.registerFiles(fs)
 	ro.own.Register(fs, "")
@@ -98,6 +100,10 @@ func runReplay(ctx context.Context, path string, ro *replayOptions, a *app) erro
 	if o.Out, err = ro.out.Parse(); err != nil {
 		return err
 	}
+	if o.SLO, err = ro.slo.Optional(); err != nil {
+		return err
+	}
+	o.SLOStartGiven = ro.slo.StartGiven()
 	_, err = replayfront.Run(ctx, o, a.io())
 	return err
 }

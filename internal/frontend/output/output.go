@@ -347,8 +347,13 @@ func WriteHDRFiles(o harness.IO, prefix string, run *result.Run) error {
 // SearchCapacity runs a capacity search over mk's spec, prints its summary
 // and writes its document (tairbench.capacity/v1) to jsonPath.
 func SearchCapacity(ctx context.Context, o harness.IO, opts capacity.Options, jsonPath string, mk capacity.MakeSpec) error {
+	return SearchCapacityAt(ctx, o, opts, jsonPath, capacity.SpecRuns(mk))
+}
+
+// SearchCapacityAt is SearchCapacity with each step run by at.
+func SearchCapacityAt(ctx context.Context, o harness.IO, opts capacity.Options, jsonPath string, at capacity.RunAt) error {
 	opts.Log, opts.Version = o.Err, o.Version
-	c, err := capacity.SearchSpecs(ctx, opts, mk)
+	c, err := capacity.Search(ctx, opts, at)
 	if c != nil && len(c.Steps) > 0 {
 		if werr := capacity.WriteSummary(SummaryTo(o, jsonPath), c); werr != nil {
 			return werr

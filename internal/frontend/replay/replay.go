@@ -24,6 +24,7 @@ import (
 	"github.com/tairbench/tairbench/internal/frontend/target"
 	"github.com/tairbench/tairbench/internal/replay"
 	"github.com/tairbench/tairbench/internal/run"
+	"github.com/tairbench/tairbench/internal/run/capacity"
 	"github.com/tairbench/tairbench/internal/trace"
 	"github.com/tairbench/tairbench/pkg/result"
 )
@@ -64,6 +65,11 @@ type Options struct {
 	// target, side by side.
 	Translate string
 	Redis     *endpoint.Target
+	// SLO, when set, makes the replay a capacity search over its speed:
+	// the highest rate (a speed of the trace's own) that meets it; its
+	// first step is speed 1 unless SLOStartGiven.
+	SLO           *capacity.Options
+	SLOStartGiven bool
 }
 
 // maxBytes is MaxMemory as a replay's bound.
@@ -83,6 +89,10 @@ func (o Options) check() (replay.Only, error) {
 		return only, errors.New("--cluster: a replay goes to one server today (replay each node's capture against its node)")
 	case o.PreloadSize < 0:
 		return only, errors.New("--preload-size must not be negative")
+	case o.SLO != nil && len(o.Out.Thresholds) > 0:
+		return only, errors.New("--threshold and --slo cannot be combined: a threshold judges one run, a capacity search runs many (its SLO is the threshold)")
+	case o.SLO != nil && o.Translate != "":
+		return only, errors.New("--slo and --translate cannot be combined: search each structure's speed with its own replay")
 	case o.AbortOnFail && len(o.Out.Thresholds) == 0:
 		return only, errors.New("--abort-on-fail needs a --threshold to judge")
 	case o.KeyPrefix != "" && strings.ContainsAny(o.KeyPrefix, " \r\n"):
@@ -147,6 +157,9 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 		if pre, err = preload(ctx, io, tg, s, o.PreloadSize); err != nil {
 			return nil, err
 		}
+	}
+	if o.SLO != nil {
+		return nil, searchSpeed(ctx, o, io, tg, census, s)
 	}
 	spec := runSpec(o, io, tg, census, s)
 	return output.Execution{Sinks: o.Sinks, Out: o.Out, AbortOnFail: o.AbortOnFail, AllowErrors: o.AllowErrors,
@@ -314,6 +327,9 @@ func dryRun(o Options, c *replay.Census, io harness.IO) error {
 	}
 	if o.Preload {
 		p.Note("preload: every key the trace reads and never writes, before the replay")
+	}
+	if o.SLO != nil {
+		p.Note("capacity search: the highest speed at which the replay holds %s (each step the trace from its start)", o.SLO.SLO.String())
 	}
 	for _, t := range o.Out.Thresholds {
 		p.Note("threshold %s", t.Source)

@@ -16,8 +16,10 @@ import (
 	"github.com/tairbench/tairbench/internal/frontend/common"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/frontend/target"
+	"github.com/tairbench/tairbench/internal/run/capacity"
 	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/internal/trace"
+	"github.com/tairbench/tairbench/pkg/result"
 )
 
 // writeTrace writes a trace of conns connections, each sending n commands
@@ -159,4 +161,30 @@ func TestReplayRefuses(t *testing.T) {
 			assert.NotContains(t, err.Error(), "\n")
 		})
 	}
+}
+
+// TestReplaySLO: a capacity search over the speed: each step the trace
+// from its start at a speed of its own rate, the first at speed 1.
+func TestReplaySLO(t *testing.T) {
+	srv := testenv.StartRedis(t)
+	dir := t.TempDir()
+	path, out := filepath.Join(dir, "t.tbt"), filepath.Join(dir, "slo.json")
+	writeTrace(t, path, 2, 1000, 1000) // 2,000 commands over 2 s
+	slo, err := capacity.ParseSLO("p99<500ms")
+	require.NoError(t, err)
+	o := options(t, srv.Addr, path)
+	o.JSON, o.Out.Quiet = out, true
+	o.SLO = &capacity.Options{SLO: slo, Window: 500 * time.Millisecond, Precision: 0.5, MaxSteps: 2, Start: 1}
+	hio, _, errb := harness.Captured("test")
+	_, err = Run(context.Background(), o, hio)
+	require.NoError(t, err, errb.String())
+	assert.Regexp(t, `the trace runs at 100[01] commands/s at speed 1`, errb.String())
+	doc, err := result.ReadFile(out)
+	require.NoError(t, err)
+	c, ok := doc.(*result.CapacitySearch)
+	require.True(t, ok)
+	require.NotEmpty(t, c.Steps)
+	assert.InDelta(t, 1000, c.Steps[0].Rate, 1, "speed 1 first")
+	require.NotNil(t, c.Steps[0].Run)
+	assert.Contains(t, c.Steps[0].Run.Name, "(speed 1)")
 }

@@ -275,7 +275,13 @@ type MakeSpec func() (run.Spec, error)
 // the step's rate for the window after the warm-up; the spec's own budget
 // (a count or a duration) and progress printer are dropped.
 func SearchSpecs(ctx context.Context, o Options, mk MakeSpec) (*result.CapacitySearch, error) {
-	return Search(ctx, o, func(ctx context.Context, rate float64, window, warmup time.Duration) (*result.Run, error) {
+	return Search(ctx, o, SpecRuns(mk))
+}
+
+// SpecRuns is the step that runs mk's spec open-loop at the step's rate
+// for the window after the warm-up, without its own budget or progress.
+func SpecRuns(mk MakeSpec) RunAt {
+	return func(ctx context.Context, rate float64, window, warmup time.Duration) (*result.Run, error) {
 		spec, err := mk()
 		if err != nil {
 			return nil, err
@@ -284,9 +290,8 @@ func SearchSpecs(ctx context.Context, o Options, mk MakeSpec) (*result.CapacityS
 		e := &spec.Engine
 		e.Rate, e.Duration, e.Warmup = rate, window, warmup
 		e.Ops, e.OpsPerWorker, e.Progress = 0, 0, nil
-		run, err := run.Run(ctx, spec)
-		return run, err
-	})
+		return run.Run(ctx, spec)
+	}
 }
 
 // Answer is the step that gives the search's answer: the confirming run,
