@@ -60,6 +60,8 @@ type Conn struct {
 	ends []uint32
 	ops  []uint16
 	buf  []byte
+	// kinds are the replies' kinds the capture saw (nil: none known).
+	kinds []byte
 }
 
 // Len is how many commands the connection sends.
@@ -234,7 +236,7 @@ func (b *builder) add(rec *trace.Record) error {
 		if b.selectOp < 0 {
 			b.selectOp = b.opFor("SELECT", 1)
 		}
-		if err := b.push(st.c, due, b.selectOp, [][]byte{[]byte("SELECT"), strconv.AppendUint(nil, uint64(rec.DB), 10)}, nil); err != nil {
+		if err := b.push(st.c, due, b.selectOp, [][]byte{[]byte("SELECT"), strconv.AppendUint(nil, uint64(rec.DB), 10)}, nil, trace.ReplyUnknown); err != nil {
 			return err
 		}
 		st.db = rec.DB
@@ -247,11 +249,12 @@ func (b *builder) add(rec *trace.Record) error {
 	}
 	b.note(info, rec.Args, keys)
 	b.sent[info.name]++
-	return b.push(st.c, due, info.op, rec.Args, keys)
+	return b.push(st.c, due, info.op, rec.Args, keys, rec.Reply)
 }
 
-// push encodes one command at the end of c, the prefix before each key.
-func (b *builder) push(c *Conn, due time.Duration, op int, args [][]byte, keys []int) error {
+// push encodes one command at the end of c, the prefix before each key,
+// with the kind of reply the capture saw it get.
+func (b *builder) push(c *Conn, due time.Duration, op int, args [][]byte, keys []int, reply byte) error {
 	start := len(c.buf)
 	c.buf = resp.AppendArray(c.buf, len(args))
 	p := b.o.KeyPrefix
@@ -274,6 +277,12 @@ func (b *builder) push(c *Conn, due time.Duration, op int, args [][]byte, keys [
 	c.due = append(c.due, due)
 	c.ends = append(c.ends, uint32(len(c.buf)))
 	c.ops = append(c.ops, uint16(op))
+	if reply != trace.ReplyUnknown && c.kinds == nil {
+		c.kinds = make([]byte, len(c.ops)-1, cap(c.ops))
+	}
+	if c.kinds != nil {
+		c.kinds = append(c.kinds, reply)
+	}
 	b.s.Commands++
 	b.s.Span = max(b.s.Span, due)
 	return nil
@@ -363,7 +372,7 @@ func Fills(keys []Unwritten, size, workers int) (*Schedule, error) {
 				args = append(args, []byte(w))
 			}
 		}
-		if err := b.push(s.Conns[i%workers], 0, 0, args, nil); err != nil {
+		if err := b.push(s.Conns[i%workers], 0, 0, args, nil, trace.ReplyUnknown); err != nil {
 			return nil, err
 		}
 		used[cmd.Fill.Template]++

@@ -3,6 +3,8 @@ package replay
 import (
 	"sort"
 	"time"
+
+	"github.com/tairbench/tairbench/internal/trace"
 )
 
 // never is the intended start of a request past a connection's last.
@@ -19,10 +21,28 @@ func (s *Schedule) Pacer(id int, speed float64, end time.Duration) Pacer {
 	return Pacer{c: s.Conns[id], speed: speed, end: end}
 }
 
-// Cursor hands out one connection's commands in order.
+// Cursor hands out one connection's commands in order, and checks each
+// reply's kind against the capture's when it knows it.
 type Cursor struct {
-	c    *Conn
-	next int
+	c      *Conn
+	next   int
+	expect byte // the last command's reply kind (trace.ReplyUnknown: none)
+	// Kinds counts the replies checked: [expected][got].
+	Kinds [kinds][kinds]int64
+}
+
+// kinds is how many reply kinds a trace names.
+const kinds = trace.ReplyArray + 1
+
+// Expects implements the driver's ReplyChecker.
+func (k *Cursor) Expects() bool { return k.expect != trace.ReplyUnknown }
+
+// Reply implements the driver's ReplyChecker: the reply's kind beside
+// the capture's.
+func (k *Cursor) Reply(typ byte, null bool) {
+	if k.expect != trace.ReplyUnknown {
+		k.Kinds[k.expect][trace.KindOf(typ, null)]++
+	}
 }
 
 // AppendNext appends the next command to b, with its operation type.
@@ -33,6 +53,10 @@ func (k *Cursor) AppendNext(b []byte) ([]byte, int) {
 		return b, 0
 	}
 	k.next++
+	k.expect = trace.ReplyUnknown
+	if k.c.kinds != nil {
+		k.expect = k.c.kinds[i]
+	}
 	start := uint32(0)
 	if i > 0 {
 		start = k.c.ends[i-1]

@@ -44,6 +44,33 @@ const (
 	ReplyArray
 )
 
+// KindName names a reply kind ("unknown" for ReplyUnknown).
+func KindName(k byte) string {
+	names := [...]string{"unknown", "status", "error", "integer", "bulk", "null", "array"}
+	if int(k) < len(names) {
+		return names[k]
+	}
+	return "unknown"
+}
+
+// KindOf is a reply's kind as a trace names it, from its RESP type and
+// nullness.
+func KindOf(typ byte, null bool) byte {
+	switch {
+	case null || typ == '_':
+		return ReplyNull
+	case typ == '+':
+		return ReplyStatus
+	case typ == '-' || typ == '!':
+		return ReplyError
+	case typ == ':' || typ == ',' || typ == '(' || typ == '#':
+		return ReplyInteger
+	case typ == '$' || typ == '=':
+		return ReplyBulk
+	}
+	return ReplyArray
+}
+
 // Limits a reader holds a record to, so that a corrupt file cannot make
 // it allocate without bound.
 const (

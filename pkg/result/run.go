@@ -158,6 +158,11 @@ type ReplayConfig struct {
 	Selects int64 `json:"selects,omitempty"`
 	// Dropped are the trace's commands not sent, each with the reason.
 	Dropped []ReplayDrop `json:"dropped,omitempty"`
+	// RepliesChecked counts the replies whose kind the capture knew (a
+	// packet capture's) and checked; RepliesDiffering those of another
+	// kind, by "expected → got".
+	RepliesChecked   int64        `json:"replies_checked,omitempty"`
+	RepliesDiffering []ReplayDrop `json:"replies_differing,omitempty"`
 }
 
 // ReplayDrop is a kind of command a replay did not send.

@@ -67,6 +67,16 @@ type Source interface {
 	AppendNext(b []byte) ([]byte, int)
 }
 
+// ReplyChecker is a Source that knows what kind of reply its commands
+// should get (a packet capture's): the worker hands it each reply's type
+// and whether it was null.
+type ReplyChecker interface {
+	// Expects says whether the last command appended has a reply to check.
+	Expects() bool
+	// Reply takes the last command's reply: its RESP type and nullness.
+	Reply(typ byte, null bool)
+}
+
 // Op is one operation type of a mixed workload.
 type Op struct {
 	Name     string
@@ -231,6 +241,7 @@ func (f *Factory) NewWorker(ctx context.Context, id int, seed uint64) (engine.Wo
 		return nil, err
 	}
 	raw := &rawWorker{f: f, gens: gens, pick: pk, src: src, links: links}
+	raw.check, _ = src.(ReplyChecker)
 	switch {
 	case f.Workload.Mode == Window:
 		return newWindowWorker(raw), nil
@@ -245,7 +256,8 @@ type rawWorker struct {
 	f      *Factory
 	gens   []*cmdtmpl.Gen
 	pick   *picker
-	src    Source // in place of gens, when set
+	src    Source       // in place of gens, when set
+	check  ReplyChecker // src, when it checks replies
 	op     int
 	links  *transport.Links
 	req    []byte
@@ -341,6 +353,9 @@ func (w *rawWorker) replies(c *transport.Conn, s *engine.Step, first error) erro
 	}
 	if w.f.Workload.Mode != Batch {
 		countReply(s, rep, &w.errBuf)
+		if w.check != nil {
+			w.check.Reply(rep.Type, rep.Nil)
+		}
 		for range w.f.Workload.OpsPerRequest() - 1 {
 			if err := c.Read(rep); err != nil {
 				return err

@@ -161,9 +161,13 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 	if o.SLO != nil {
 		return nil, searchSpeed(ctx, o, io, tg, census, s)
 	}
-	spec := runSpec(o, io, tg, census, s)
+	cur := &cursors{}
+	spec := runSpec(o, io, tg, census, s, cur)
 	return output.Execution{Sinks: o.Sinks, Out: o.Out, AbortOnFail: o.AbortOnFail, AllowErrors: o.AllowErrors,
-		With: func(res *result.Run) { res.Preload = pre }}.Execute(ctx, io, spec)
+		With: func(res *result.Run) {
+			res.Preload = pre
+			cur.note(res)
+		}}.Execute(ctx, io, spec)
 }
 
 // openTrace opens the trace file.
@@ -225,7 +229,7 @@ func describe(io harness.IO, o Options, s *replay.Schedule) {
 
 // runSpec is the replay's run: one worker per captured connection, each
 // on its own schedule.
-func runSpec(o Options, io harness.IO, tg endpoint.Target, c *replay.Census, s *replay.Schedule) run.Spec {
+func runSpec(o Options, io harness.IO, tg endpoint.Target, c *replay.Census, s *replay.Schedule, cur *cursors) run.Spec {
 	speed := o.Speed
 	span := time.Duration(float64(s.Span) / speed)
 	// The run ends when every connection has sent its last command; it is
@@ -238,7 +242,12 @@ func runSpec(o Options, io harness.IO, tg endpoint.Target, c *replay.Census, s *
 			return s.Pacer(id, speed, end)
 		}}
 	cfg.StartAt = o.Shard.StartAt
-	w := driver.Workload{Mode: driver.Single, N: 1, Sources: func(id int) driver.Source { return s.Source(id) }}
+	w := driver.Workload{Mode: driver.Single, N: 1, Sources: func(id int) driver.Source {
+		if cur != nil {
+			return cur.add(s.Source(id))
+		}
+		return s.Source(id)
+	}}
 	rc := &result.ReplayConfig{Trace: filepath.Base(o.Trace), Source: c.Meta.Source, Speed: speed, Commands: s.Commands,
 		Connections: len(s.Conns), SpanS: s.Span.Seconds(), KeyPrefix: o.KeyPrefix, Only: o.Only, Selects: s.Selects}
 	for _, d := range s.Dropped {

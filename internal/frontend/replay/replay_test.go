@@ -188,3 +188,27 @@ func TestReplaySLO(t *testing.T) {
 	require.NotNil(t, c.Steps[0].Run)
 	assert.Contains(t, c.Steps[0].Run.Name, "(speed 1)")
 }
+
+// TestReplayChecksReplyKinds: where the trace knows each reply's kind (a
+// packet capture's), the replay checks it, and says which differed.
+func TestReplayChecksReplyKinds(t *testing.T) {
+	srv := testenv.StartRedis(t)
+	path := filepath.Join(t.TempDir(), "t.tbt")
+	testenv.WriteTrace(t, path, []trace.Record{
+		{At: 0, Args: testenv.Args("SET a 1"), Reply: trace.ReplyStatus},
+		{At: time.Millisecond, Args: testenv.Args("GET a"), Reply: trace.ReplyBulk},
+		{At: 2 * time.Millisecond, Args: testenv.Args("GET b"), Reply: trace.ReplyBulk}, // b was set when captured
+		{At: 3 * time.Millisecond, Args: testenv.Args("INCR n"), Reply: trace.ReplyInteger},
+		{At: 4 * time.Millisecond, Args: testenv.Args("PING")},
+	})
+	hio, _, errb := harness.Captured("test")
+	o := options(t, srv.Addr, path)
+	o.Out.Quiet = true
+	res, err := Run(context.Background(), o, hio)
+	require.NoError(t, err, errb.String())
+	rc := res.Config.Replay
+	require.NotNil(t, rc)
+	assert.Equal(t, int64(4), rc.RepliesChecked, "PING's reply was not captured")
+	assert.Equal(t, []result.ReplayDrop{{What: "bulk → null", Count: 1}}, rc.RepliesDiffering)
+	assert.Contains(t, res.Warnings, "1 of 4 replies were of another kind than the capture's (1 bulk → null)")
+}

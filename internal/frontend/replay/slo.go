@@ -27,7 +27,7 @@ func searchSpeed(ctx context.Context, o Options, io harness.IO, tg endpoint.Targ
 	at := func(ctx context.Context, rate float64, window, warmup time.Duration) (*result.Run, error) {
 		so := o
 		so.Speed = rate / base
-		spec := runSpec(so, io, tg, c, s)
+		spec := runSpec(so, io, tg, c, s, nil)
 		spec.Name = fmt.Sprintf("rate %.0f (speed %.3g)", rate, so.Speed)
 		e := &spec.Engine
 		e.Duration, e.Warmup, e.Progress = warmup+window, warmup, nil

@@ -149,7 +149,7 @@ func replaySide(ctx context.Context, o Options, io harness.IO, out output.Output
 	describe(io, o, s)
 	so := o
 	so.KeyPrefix = sd.prefix
-	spec := runSpec(so, io, sd.tg, census, s)
+	spec := runSpec(so, io, sd.tg, census, s, nil)
 	spec.Name = sd.name
 	res, err := output.Execution{Sinks: o.Sinks, Out: out, AllowErrors: o.AllowErrors}.Execute(ctx, io, spec)
 	return res, unmapped, err

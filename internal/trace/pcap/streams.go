@@ -143,7 +143,7 @@ func (c *converter) replies(k *conn, seen time.Time) {
 		if !ok {
 			return
 		}
-		kind := k.rep[0]
+		kind, null := k.rep[0], (k.rep[0] == '$' || k.rep[0] == '*') && k.rep[1] == '-'
 		k.rep = k.rep[n:]
 		if k.feed && len(k.waiting) == 0 {
 			c.stats.Feed++
@@ -155,26 +155,9 @@ func (c *converter) replies(k *conn, seen time.Time) {
 		}
 		p := k.waiting[0]
 		k.waiting = k.waiting[1:]
-		p.rec.Reply, p.rec.ReplyAfter, p.done = replyKind(kind), seen.Sub(p.sent), true
+		p.rec.Reply, p.rec.ReplyAfter, p.done = trace.KindOf(kind, null), seen.Sub(p.sent), true
 		c.stats.Replies++
 	}
-}
-
-// replyKind is the trace's kind of a reply starting with type t.
-func replyKind(t byte) byte {
-	switch t {
-	case '+':
-		return trace.ReplyStatus
-	case '-', '!':
-		return trace.ReplyError
-	case ':', ',', '(', '#':
-		return trace.ReplyInteger
-	case '$', '=':
-		return trace.ReplyBulk
-	case '_':
-		return trace.ReplyNull
-	}
-	return trace.ReplyArray
 }
 
 // flush hands on, in order, the commands whose replies came, and those
