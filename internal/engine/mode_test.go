@@ -112,3 +112,22 @@ func TestCallersPacer(t *testing.T) {
 		assert.InDelta(t, 1000, res.Snapshot.Totals.CorrectedLatency.P99, 5, "from each intended start: the 1 ms service")
 	})
 }
+
+// TestSchedulesEnd: schedules of their own lengths (a replay's
+// connections) each run to their end, the run ends with the last, and it
+// is measured to then, not to its Duration.
+func TestSchedulesEnd(t *testing.T) {
+	simulated(t, func(t *testing.T) {
+		cfg := Config{Workers: 3, Duration: time.Hour, Seed: 1, SchedulesEnd: true,
+			Pacers: func(id, workers int, _ uint64, end time.Duration) Pacer {
+				return stepPacer{gap: 10 * time.Millisecond, count: uint64(1 + 10*id)} // 1, 11 and 21 requests
+			}}
+		start := time.Now()
+		res, err := Run(context.Background(), cfg, &stallFactory{})
+		require.NoError(t, err)
+		assert.Equal(t, StopExhausted, res.StopReason, "every schedule ran out")
+		assert.Equal(t, int64(33), res.Snapshot.Totals.Requests, "each schedule whole, the short ones too")
+		assert.Less(t, res.Elapsed, time.Second, "measured to the last reply, not the hour")
+		assert.Less(t, time.Since(start), 5*time.Second)
+	})
+}
