@@ -2,6 +2,7 @@ package replay
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -22,7 +23,7 @@ type rec struct {
 }
 
 // traceOf writes the records as a trace.
-func traceOf(t *testing.T, recs []rec) []byte {
+func traceOf(t testing.TB, recs []rec) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	w, err := trace.NewWriter(&buf, trace.Meta{Source: "test"})
@@ -241,4 +242,35 @@ func TestTranslate(t *testing.T) {
 	assert.Equal(t, unmapped, unmapped2, "the original leaves out what the translation cannot carry")
 	assert.Equal(t, "SETBIT b 7 1", orig[0])
 	assert.Len(t, orig, len(got))
+}
+
+// BenchmarkCursor: a worker's next command and its schedule, as the
+// engine asks them per request: no allocation.
+func BenchmarkCursor(b *testing.B) {
+	var recs []rec
+	for i := range 10_000 {
+		recs = append(recs, rec{i, 1, 0, "GET user:" + strconv.Itoa(i%100) + ":cart"})
+	}
+	data := traceOf(b, recs)
+	r, err := trace.NewReader(bytes.NewReader(data))
+	require.NoError(b, err)
+	c, err := Scan(r)
+	require.NoError(b, err)
+	r, err = trace.NewReader(bytes.NewReader(data))
+	require.NoError(b, err)
+	s, err := Build(r, c, specs, Options{KeyPrefix: "r:"}, false)
+	require.NoError(b, err)
+	buf := make([]byte, 0, 64)
+	b.ReportAllocs()
+	b.ResetTimer()
+	var cur *Cursor
+	var p Pacer
+	for i := range b.N {
+		if i%10_000 == 0 {
+			cur, p = s.Source(0), s.Pacer(0, 2, 0)
+		}
+		_, _ = p.Pace(time.Duration(i), uint64(i%10_000))
+		buf, _ = cur.AppendNext(buf[:0])
+		cur.Reply(':', false)
+	}
 }
