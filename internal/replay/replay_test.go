@@ -110,7 +110,7 @@ func TestBuild(t *testing.T) {
 	assert.Equal(t, int64(1), s.Selects)
 	assert.Equal(t, 50*time.Millisecond, s.Span)
 	assert.Equal(t, []Count{{"MONITOR: it would turn the connection into a feed", 1}}, s.Dropped)
-	assert.Equal(t, []Unwritten{{"r:b", "GET"}}, s.Unwritten, "a is written; b is only read (and c by a command --preload cannot fill)")
+	assert.Equal(t, []Unwritten{{Key: "r:b", Command: "GET"}}, s.Unwritten, "a is written; b is only read (and c by a command --preload cannot fill)")
 	assert.Equal(t, 1, s.ValueSize)
 }
 

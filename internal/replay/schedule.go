@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -47,10 +48,12 @@ type Schedule struct {
 // Options.MaxOps is 0.
 const DefaultMaxOps = 32
 
-// Unwritten is a key read and never written, and its first reader.
+// Unwritten is a key read and never written, its first reader, and its
+// value's size when a captured reply told it (0: unknown).
 type Unwritten struct {
 	Key     string
 	Command string
+	Size    int
 }
 
 // Conn is one connection's commands: each one's captured time, RESP
@@ -92,7 +95,7 @@ type builder struct {
 	ops      map[string]int
 	sizes    []int
 	track    bool
-	read     map[string]string
+	read     map[string]Unwritten
 	written  map[string]bool
 	selectOp int
 }
@@ -117,7 +120,7 @@ func Build(r Records, c *Census, specs Specs, o Options, trackReads bool) (*Sche
 	b := &builder{o: o, s: &Schedule{}, names: map[string]*nameInfo{}, conns: map[uint32]*connState{},
 		dropped: map[string]int64{}, sent: map[string]int64{}, ops: map[string]int{}, track: trackReads, selectOp: -1}
 	if trackReads {
-		b.read, b.written = map[string]string{}, map[string]bool{}
+		b.read, b.written = map[string]Unwritten{}, map[string]bool{}
 	}
 	if err := b.decide(c, specs); err != nil {
 		return nil, err
@@ -247,7 +250,7 @@ func (b *builder) add(rec *trace.Record) error {
 	if irregular[info.name] {
 		keys = commands.KeyPositions(info.name, len(rec.Args))
 	}
-	b.note(info, rec.Args, keys)
+	b.note(info, rec, keys)
 	b.sent[info.name]++
 	return b.push(st.c, due, info.op, rec.Args, keys, rec.Reply)
 }
@@ -288,8 +291,10 @@ func (b *builder) push(c *Conn, due time.Duration, op int, args [][]byte, keys [
 	return nil
 }
 
-// note keeps what a preload and the value sizes need of a command.
-func (b *builder) note(info *nameInfo, args [][]byte, keys []int) {
+// note keeps what a preload and the value sizes need of a command: a
+// read's key, and its value's size when the capture saw its reply.
+func (b *builder) note(info *nameInfo, rec *trace.Record, keys []int) {
+	args := rec.Args
 	if info.name == "SET" && len(args) >= 3 && len(b.sizes) < 1<<20 {
 		b.sizes = append(b.sizes, len(args[2]))
 	}
@@ -302,9 +307,14 @@ func (b *builder) note(info *nameInfo, args [][]byte, keys []int) {
 		case info.spec.Write:
 			b.written[key] = true
 		case info.fill:
-			if _, ok := b.read[key]; !ok {
-				b.read[key] = info.name
+			u, ok := b.read[key]
+			if !ok {
+				u = Unwritten{Key: key, Command: info.name}
 			}
+			if u.Size == 0 && rec.Reply == trace.ReplyBulk && len(keys) == 1 {
+				u.Size = int(min(rec.ReplyLen, 512<<20))
+			}
+			b.read[key] = u
 		}
 	}
 }
@@ -313,9 +323,9 @@ func (b *builder) note(info *nameInfo, args [][]byte, keys []int) {
 func (b *builder) finish() {
 	b.s.Dropped = sortCounts(b.dropped)
 	b.s.Mix = sortCounts(b.sent)
-	for k, cmd := range b.read {
+	for k, u := range b.read {
 		if !b.written[k] {
-			b.s.Unwritten = append(b.s.Unwritten, Unwritten{Key: k, Command: cmd})
+			b.s.Unwritten = append(b.s.Unwritten, u)
 		}
 	}
 	sort.Slice(b.s.Unwritten, func(i, j int) bool { return b.s.Unwritten[i].Key < b.s.Unwritten[j].Key })
@@ -338,19 +348,29 @@ func slicesContains(s []int, v int) bool {
 // container's worth, [0, 65536).
 const FillEnd = 65535
 
-// Fills is a schedule (its Mix the fill templates used) that writes each key in keys as its reader expects
-// it (internal/commands' fill, each __DATA__ value size bytes), spread
-// over workers connections, every command due at once: run open loop,
-// each connection sends its next command when the last one's reply came.
+// Fills is a schedule (its Mix the fill templates used) that writes each
+// key in keys as its reader expects it (internal/commands' fill; each
+// __DATA__ value the key's own size when the capture saw it, else size
+// bytes), spread over workers connections, every command due at once: run
+// open loop, each connection sends its next command when the last one's
+// reply came.
 func Fills(keys []Unwritten, size, workers int) (*Schedule, error) {
 	s := &Schedule{Ops: []string{"fill"}}
 	workers = max(min(workers, len(keys)), 1)
 	for range workers {
 		s.Conns = append(s.Conns, &Conn{})
 	}
-	value := make([]byte, size)
-	for i := range value {
-		value[i] = 'a' + byte(i*7%26)
+	values := map[int][]byte{}
+	value := func(n int) []byte {
+		if v, ok := values[n]; ok {
+			return v
+		}
+		v := make([]byte, n)
+		for i := range v {
+			v[i] = 'a' + byte(i*7%26)
+		}
+		values[n] = v
+		return v
 	}
 	b := &builder{s: s}
 	used := map[string]int64{}
@@ -365,7 +385,7 @@ func Fills(keys []Unwritten, size, workers int) (*Schedule, error) {
 			case "{key}":
 				args = append(args, []byte(k.Key))
 			case "__DATA__":
-				args = append(args, value)
+				args = append(args, value(cmp.Or(k.Size, size)))
 			case "{end}":
 				args = append(args, strconv.AppendInt(nil, FillEnd, 10))
 			default:

@@ -11,7 +11,8 @@
 //	uvarint connection, uvarint database, uvarint argument count
 //	per argument: uvarint length, bytes
 //	one byte: the reply's kind (0: unknown)
-//	when the kind is known: uvarint time from the command to its reply (µs)
+//	when the kind is known: uvarint time from the command to its reply (µs),
+//	and uvarint its length (a bulk's bytes, an array's elements; else 0)
 //
 // Version 1 (TBTRACE1) records end at the reply's kind; they are read too.
 package trace
@@ -103,6 +104,9 @@ type Record struct {
 	// packet capture's, server and network; 0 when unknown).
 	Reply      byte
 	ReplyAfter time.Duration
+	// ReplyLen is a bulk reply's length in bytes, or an array's in
+	// elements (0 for other kinds, or unknown).
+	ReplyLen int64
 }
 
 // Writer writes a trace.
@@ -148,6 +152,7 @@ func (w *Writer) Write(r Record) error {
 	b = append(b, r.Reply)
 	if r.Reply != ReplyUnknown {
 		b = binary.AppendUvarint(b, uint64(max(r.ReplyAfter, 0)/time.Microsecond))
+		b = binary.AppendUvarint(b, uint64(max(r.ReplyLen, 0)))
 	}
 	w.buf = b
 	w.n++
@@ -264,10 +269,13 @@ func (r *Reader) Read(rec *Record) error {
 	if err != nil {
 		return r.corrupt(cut(err, "its reply kind"))
 	}
-	var after uint64
+	var after, length uint64
 	if reply != ReplyUnknown && !r.v1 {
 		if after, err = binary.ReadUvarint(r.br); err != nil {
 			return r.corrupt(cut(err, "its reply's time"))
+		}
+		if length, err = binary.ReadUvarint(r.br); err != nil {
+			return r.corrupt(cut(err, "its reply's length"))
 		}
 	}
 	off := 0
@@ -277,7 +285,7 @@ func (r *Reader) Read(rec *Record) error {
 	}
 	r.at += time.Duration(dt) * time.Microsecond
 	*rec = Record{At: r.at, Conn: uint32(v[0]), DB: uint32(v[1]), Args: r.args, Reply: reply,
-		ReplyAfter: time.Duration(min(after, 1<<40)) * time.Microsecond}
+		ReplyAfter: time.Duration(min(after, 1<<40)) * time.Microsecond, ReplyLen: int64(min(length, 1<<62))}
 	r.n++
 	return nil
 }

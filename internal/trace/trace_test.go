@@ -22,7 +22,7 @@ import (
 func sample() []Record {
 	return []Record{
 		{At: 0, Conn: 0, DB: 0, Args: [][]byte{[]byte("SET"), []byte("user:1:cart"), []byte("v\x00\xff")}, Reply: ReplyStatus},
-		{At: 1500 * time.Microsecond, Conn: 1, DB: 3, Args: [][]byte{[]byte("GET"), []byte("user:1:cart")}, Reply: ReplyBulk, ReplyAfter: 250 * time.Microsecond},
+		{At: 1500 * time.Microsecond, Conn: 1, DB: 3, Args: [][]byte{[]byte("GET"), []byte("user:1:cart")}, Reply: ReplyBulk, ReplyAfter: 250 * time.Microsecond, ReplyLen: 3},
 		{At: 1200 * time.Microsecond, Conn: 0, DB: 0, Args: [][]byte{[]byte("PING")}}, // a clock that went back
 		{At: time.Hour, Conn: 70000, DB: 15, Args: [][]byte{[]byte("DEL"), {}}, Reply: ReplyInteger},
 	}
@@ -85,7 +85,7 @@ func TestTruncatedAndForeign(t *testing.T) {
 	cut.WriteString(Magic)
 	zw, err := zstd.NewWriter(&cut)
 	require.NoError(t, err)
-	_, err = zw.Write(plain[:len(plain)-5]) // into the second record's last argument
+	_, err = zw.Write(plain[:len(plain)-6]) // into the second record's last argument
 	require.NoError(t, err)
 	require.NoError(t, zw.Close())
 	r, err := NewReader(bytes.NewReader(cut.Bytes()))

@@ -37,7 +37,18 @@ func preload(ctx context.Context, io harness.IO, tg endpoint.Target, s *replay.S
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(io.Err, "preload: %d keys the trace reads and never writes, each value %d bytes\n", len(s.Unwritten), size)
+	sized := 0
+	for _, u := range s.Unwritten {
+		if u.Size > 0 {
+			sized++
+		}
+	}
+	if sized > 0 {
+		fmt.Fprintf(io.Err, "preload: %d keys the trace reads and never writes; %d of them at the size their captured reply had, the others %d bytes\n",
+			len(s.Unwritten), sized, size)
+	} else {
+		fmt.Fprintf(io.Err, "preload: %d keys the trace reads and never writes, each value %d bytes\n", len(s.Unwritten), size)
+	}
 	start := time.Now()
 	res, err := engine.Run(ctx, engine.Config{Workers: len(fills.Conns), Duration: time.Hour, Rate: 1e6, Seed: 1, SchedulesEnd: true,
 		RequestTimeout: tg.RequestTimeout(),

@@ -125,6 +125,17 @@ func TestReplayPreload(t *testing.T) {
 	assert.Equal(t, int64(19), res.Preload.Keys)
 	assert.Equal(t, []string{"SET {key} __DATA__"}, res.Preload.Templates)
 	assert.Equal(t, int64(5), res.Totals.Misses, "u:0 is read five times before its SET")
+
+	// A packet capture's trace knows each value's size from its reply.
+	sized := filepath.Join(t.TempDir(), "sized.tbt")
+	testenv.WriteTrace(t, sized, []trace.Record{{Args: testenv.Args("GET big"), Reply: trace.ReplyBulk, ReplyLen: 1000},
+		{At: time.Millisecond, Args: testenv.Args("GET small")}})
+	o.Trace, o.KeyPrefix = sized, "s:"
+	_, err = Run(context.Background(), o, hio)
+	require.NoError(t, err, errb.String())
+	assert.Contains(t, errb.String(), "preload: 2 keys the trace reads and never writes; 1 of them at the size their captured reply had, the others 64 bytes")
+	assert.Equal(t, "1000", testenv.Do(t, srv.Addr, "STRLEN", "s:big"))
+	assert.Equal(t, "64", testenv.Do(t, srv.Addr, "STRLEN", "s:small"))
 }
 
 // TestReplayRefuses: bad input gets one line and nothing is sent.

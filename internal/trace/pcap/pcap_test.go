@@ -111,6 +111,7 @@ func TestRead(t *testing.T) {
 	assert.Equal(t, trace.ReplyStatus, got[0].Reply)
 	assert.Equal(t, 100*time.Microsecond, got[0].ReplyAfter)
 	assert.Equal(t, trace.ReplyBulk, got[1].Reply)
+	assert.Equal(t, int64(1), got[1].ReplyLen, "the bulk's length")
 	assert.Equal(t, []byte("n"), got[2].Args[1], "a command split over two segments, dated by the second")
 	assert.Equal(t, 1100*time.Microsecond, got[2].At)
 	assert.Equal(t, trace.ReplyInteger, got[2].Reply)

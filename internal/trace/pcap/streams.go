@@ -144,6 +144,11 @@ func (c *converter) replies(k *conn, seen time.Time) {
 			return
 		}
 		kind, null := k.rep[0], (k.rep[0] == '$' || k.rep[0] == '*') && k.rep[1] == '-'
+		var length int64
+		if (kind == '$' || kind == '*') && !null {
+			nl := bytes.IndexByte(k.rep, '\r')
+			length, _ = resp.ParseInt(k.rep[1:max(nl, 1)])
+		}
 		k.rep = k.rep[n:]
 		if k.feed && len(k.waiting) == 0 {
 			c.stats.Feed++
@@ -155,7 +160,7 @@ func (c *converter) replies(k *conn, seen time.Time) {
 		}
 		p := k.waiting[0]
 		k.waiting = k.waiting[1:]
-		p.rec.Reply, p.rec.ReplyAfter, p.done = trace.KindOf(kind, null), seen.Sub(p.sent), true
+		p.rec.Reply, p.rec.ReplyAfter, p.rec.ReplyLen, p.done = trace.KindOf(kind, null), seen.Sub(p.sent), length, true
 		c.stats.Replies++
 	}
 }
