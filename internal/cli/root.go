@@ -81,6 +81,7 @@ var commands = []func(*app) *cobra.Command{
 	newCaptureCmd,
 	newReplayCmd,
 	newFitCmd,
+	newTopologyCmd,
 	newServeCmd,
 	newVersionCmd,
 }

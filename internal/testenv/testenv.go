@@ -5,7 +5,6 @@
 package testenv
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -23,6 +22,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/tairbench/tairbench/internal/topology"
 )
 
 // SkipVar is the environment variable that opts out of integration tests.
@@ -196,61 +196,14 @@ func (r *Redis) Restart(t testing.TB) {
 const doTimeout = 60 * time.Second
 
 // Do sends one command with a fresh connection and returns the raw reply
-// text (for assertions; not fast).
+// text (for assertions; not fast): topology.Do's, or the test fails.
 func Do(t testing.TB, addr string, args ...string) string {
 	t.Helper()
-	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	out, err := topology.Do(addr, doTimeout, args...)
 	if err != nil {
-		t.Fatalf("dial %s: %v", addr, err)
-	}
-	defer c.Close()
-	_ = c.SetDeadline(time.Now().Add(doTimeout))
-	var b strings.Builder
-	fmt.Fprintf(&b, "*%d\r\n", len(args))
-	for _, a := range args {
-		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
-	}
-	if _, err := c.Write([]byte(b.String())); err != nil {
-		t.Fatalf("write: %v", err)
-	}
-	out, err := readReply(bufio.NewReader(c))
-	if err != nil {
-		t.Fatalf("read reply to %v: %v", args, err)
+		t.Fatalf("%v to %s: %v", args, addr, err)
 	}
 	return out
-}
-
-func readReply(r *bufio.Reader) (string, error) {
-	line, err := r.ReadString('\n')
-	if err != nil {
-		return "", err
-	}
-	line = strings.TrimRight(line, "\r\n")
-	switch line[0] {
-	case '$':
-		n, _ := strconv.Atoi(line[1:])
-		if n < 0 {
-			return "(nil)", nil
-		}
-		buf := make([]byte, n+2)
-		if _, err := io.ReadFull(r, buf); err != nil {
-			return "", err
-		}
-		return string(buf[:n]), nil
-	case '*':
-		n, _ := strconv.Atoi(line[1:])
-		parts := make([]string, 0, n)
-		for i := 0; i < n; i++ {
-			p, err := readReply(r)
-			if err != nil {
-				return "", err
-			}
-			parts = append(parts, p)
-		}
-		return "[" + strings.Join(parts, " ") + "]", nil
-	default:
-		return line[1:], nil
-	}
 }
 
 // InfoField returns one field of INFO section (e.g. "commandstats",
