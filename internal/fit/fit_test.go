@@ -126,3 +126,32 @@ func TestFitKnownWorkload(t *testing.T) {
 	require.NoError(t, err, buf.String())
 	assert.Equal(t, w.Operations, back.Operations)
 }
+
+// TestTrafficShape: commands of one connection close together are a
+// burst (a pipeline), MULTI … EXEC is counted, a read after a write is
+// timed from it.
+func TestTrafficShape(t *testing.T) {
+	f := New()
+	add := func(at time.Duration, conn uint32, line string) {
+		r := trace.Record{At: at, Conn: conn}
+		for _, w := range strings.Fields(line) {
+			r.Args = append(r.Args, []byte(w))
+		}
+		f.Add(&r)
+	}
+	add(0, 1, "SET k:1 v")
+	add(10*time.Microsecond, 1, "SET k:2 v") // the same burst
+	add(20*time.Microsecond, 1, "SET k:3 v")
+	add(5*time.Millisecond, 2, "MULTI")
+	add(6*time.Millisecond, 2, "INCR k:4")
+	add(7*time.Millisecond, 2, "EXEC")
+	add(9*time.Millisecond, 1, "GET k:1")
+	m := f.Model()
+	assert.InDelta(t, 7.0/5, m.Traffic.Pipeline, 0.001, "seven commands in five bursts")
+	assert.InDelta(t, 3.0/7, m.Traffic.MultiShare, 0.001)
+	require.Len(t, m.Patterns, 1)
+	raw := m.Patterns[0].ReadAfterWriteMS
+	require.NotNil(t, raw)
+	assert.Equal(t, 9.0, raw.P50, "GET k:1, 9 ms after its SET")
+	assert.Equal(t, []NameCount{{Name: "EXEC", N: 1}, {Name: "MULTI", N: 1}}, m.Unkeyed, "the commands that name no key")
+}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/tairbench/tairbench/internal/trace"
 )
 
 // Model is what a fit found in a trace.
@@ -37,10 +39,7 @@ type Traffic struct {
 }
 
 // NameCount is a name and how often it came.
-type NameCount struct {
-	Name  string `yaml:"name"`
-	Count int64  `yaml:"count"`
-}
+type NameCount = trace.Count
 
 // PatternModel is one key pattern.
 type PatternModel struct {
@@ -95,7 +94,7 @@ func (f *Fitter) Model() *Model {
 		m.Patterns = append(m.Patterns, p.model(counts[p], f.commands))
 	}
 	slices.SortStableFunc(m.Patterns, func(a, b PatternModel) int { return cmp.Compare(b.Commands, a.Commands) })
-	m.Unkeyed = sortNames(f.unkeyed)
+	m.Unkeyed = trace.Counts(f.unkeyed)
 	return m
 }
 
@@ -133,7 +132,7 @@ type keyCount struct {
 // model is the pattern's model, its keys' counts given.
 func (p *patternAcc) model(keys []keyCount, total int64) PatternModel {
 	pm := PatternModel{Pattern: p.name, Commands: p.commands, Share: round(float64(p.commands)/float64(max(total, 1)), 4),
-		Keys: p.keys, Mix: sortNames(p.mix), ValueBytes: p.sizes.quantiles(), TTLSeconds: p.ttls.quantiles(),
+		Keys: p.keys, Mix: trace.Counts(p.mix), ValueBytes: p.sizes.quantiles(), TTLSeconds: p.ttls.quantiles(),
 		ReadAfterWriteMS: p.raw.quantiles(), ReuseMS: p.reuse.quantiles()}
 	pm.Popularity = p.popularity(keys)
 	return pm
@@ -173,17 +172,6 @@ func (p *patternAcc) popularity(keys []keyCount) Popularity {
 		}
 	}
 	return pop
-}
-
-func sortNames(m map[string]int64) []NameCount {
-	out := make([]NameCount, 0, len(m))
-	for k, v := range m {
-		out = append(out, NameCount{k, v})
-	}
-	slices.SortFunc(out, func(a, b NameCount) int {
-		return cmp.Or(cmp.Compare(b.Count, a.Count), strings.Compare(a.Name, b.Name))
-	})
-	return out
 }
 
 func round(x float64, digits int) float64 {

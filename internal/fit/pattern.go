@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -84,7 +85,7 @@ func (p *patternAcc) command(name string, args [][]byte, key int, id int64) {
 			continue
 		}
 		a := &op.args[i]
-		if contains(values, i) {
+		if slices.Contains(values, i) {
 			a.value = true
 			p.sizes.add(float64(len(args[i])))
 			a.sizes.add(float64(len(args[i])))
@@ -159,13 +160,4 @@ func ttlPosition(name string, args [][]byte) int {
 		}
 	}
 	return 0
-}
-
-func contains(s []int, v int) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }

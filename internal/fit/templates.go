@@ -35,7 +35,7 @@ func (f *Fitter) Workload(source string) (*workload.Workload, *Model, error) {
 	}
 	for _, u := range m.Unkeyed {
 		if runnable[u.Name] {
-			w.Operations = append(w.Operations, workload.Operation{Name: u.Name, Command: u.Name, Weight: u.Count})
+			w.Operations = append(w.Operations, workload.Operation{Name: u.Name, Command: u.Name, Weight: u.N})
 		}
 	}
 	notes, err := workload.NotesOf(m)
@@ -61,7 +61,7 @@ func (o *opAcc) operation(p *patternAcc, pop Popularity) workload.Operation {
 		switch {
 		case i == o.key:
 			words = append(words, keyTmpl)
-		case contains(keyAt, i) && a.many:
+		case slices.Contains(keyAt, i) && a.many:
 			words = append(words, strings.ReplaceAll(keyTmpl, "{k}", "{k"+strconv.Itoa(i)+"}"))
 		case a.value || a.many && !a.numeric:
 			words = append(words, "__DATA__")

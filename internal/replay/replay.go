@@ -8,11 +8,9 @@
 package replay
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
@@ -30,11 +28,8 @@ type Census struct {
 	Names []Count
 }
 
-// Count is a command name and how often it came.
-type Count struct {
-	Name string
-	N    int64
-}
+// Count is a name and how often it came.
+type Count = trace.Count
 
 // Records is where a replay's records come from: a trace's reader, or a
 // translation of one.
@@ -71,7 +66,7 @@ func Scan(r Records) (*Census, error) {
 		return nil, errors.New("the trace holds no command")
 	}
 	c.Connections = len(conns)
-	c.Names = sortCounts(counts)
+	c.Names = trace.Counts(counts)
 	return c, nil
 }
 
@@ -81,18 +76,6 @@ func (c *Census) NameList() []string {
 	for i, n := range c.Names {
 		out[i] = n.Name
 	}
-	return out
-}
-
-// sortCounts orders counts most first, then by name.
-func sortCounts(m map[string]int64) []Count {
-	out := make([]Count, 0, len(m))
-	for k, v := range m {
-		out = append(out, Count{k, v})
-	}
-	slices.SortFunc(out, func(a, b Count) int {
-		return cmp.Or(cmp.Compare(b.N, a.N), strings.Compare(a.Name, b.Name))
-	})
 	return out
 }
 

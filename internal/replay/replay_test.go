@@ -109,7 +109,7 @@ func TestBuild(t *testing.T) {
 	assert.Equal(t, int64(6), s.Commands)
 	assert.Equal(t, int64(1), s.Selects)
 	assert.Equal(t, 50*time.Millisecond, s.Span)
-	assert.Equal(t, []Count{{"MONITOR: it would turn the connection into a feed", 1}}, s.Dropped)
+	assert.Equal(t, []Count{{Name: "MONITOR: it would turn the connection into a feed", N: 1}}, s.Dropped)
 	assert.Equal(t, []Unwritten{{Key: "r:b", Command: "GET"}}, s.Unwritten, "a is written; b is only read (and c by a command --preload cannot fill)")
 	assert.Equal(t, 1, s.ValueSize)
 }
@@ -138,8 +138,8 @@ func TestBuildRefuses(t *testing.T) {
 	s, err := build(t, []rec{{0, 1, 0, "get a"}, {1, 1, 0, "tr.setbit a 1 1"}, {2, 1, 0, "flushall"}, {3, 1, 0, "set a 2"}},
 		Options{SkipUnknown: true, KeyPrefix: "p:", Only: Reads}, false)
 	require.NoError(t, err)
-	assert.Equal(t, []Count{{"FLUSHALL: it would reach past --key-prefix to live keys", 1}, {"SET: --only reads", 1},
-		{"TR.SETBIT: the target does not know it (--skip-unknown)", 1}}, s.Dropped)
+	assert.Equal(t, []Count{{Name: "FLUSHALL: it would reach past --key-prefix to live keys", N: 1}, {Name: "SET: --only reads", N: 1},
+		{Name: "TR.SETBIT: the target does not know it (--skip-unknown)", N: 1}}, s.Dropped)
 	assert.Equal(t, int64(1), s.Commands)
 }
 

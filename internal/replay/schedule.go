@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -262,7 +263,7 @@ func (b *builder) push(c *Conn, due time.Duration, op int, args [][]byte, keys [
 	c.buf = resp.AppendArray(c.buf, len(args))
 	p := b.o.KeyPrefix
 	for i, a := range args {
-		if p != "" && slicesContains(keys, i) {
+		if p != "" && slices.Contains(keys, i) {
 			c.buf = append(c.buf, '$')
 			c.buf = strconv.AppendInt(c.buf, int64(len(p)+len(a)), 10)
 			c.buf = append(append(append(append(c.buf, '\r', '\n'), p...), a...), '\r', '\n')
@@ -321,8 +322,8 @@ func (b *builder) note(info *nameInfo, rec *trace.Record, keys []int) {
 
 // finish counts what was dropped, the unwritten keys and the sizes.
 func (b *builder) finish() {
-	b.s.Dropped = sortCounts(b.dropped)
-	b.s.Mix = sortCounts(b.sent)
+	b.s.Dropped = trace.Counts(b.dropped)
+	b.s.Mix = trace.Counts(b.sent)
 	for k, u := range b.read {
 		if !b.written[k] {
 			b.s.Unwritten = append(b.s.Unwritten, u)
@@ -333,15 +334,6 @@ func (b *builder) finish() {
 		sort.Ints(b.sizes)
 		b.s.ValueSize = b.sizes[len(b.sizes)/2]
 	}
-}
-
-func slicesContains(s []int, v int) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // FillEnd is the last bit a preloaded TairRoaring key holds: one
@@ -397,6 +389,6 @@ func Fills(keys []Unwritten, size, workers int) (*Schedule, error) {
 		}
 		used[cmd.Fill.Template]++
 	}
-	s.Mix = sortCounts(used)
+	s.Mix = trace.Counts(used)
 	return s, nil
 }

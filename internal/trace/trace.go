@@ -19,12 +19,14 @@ package trace
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
@@ -70,6 +72,24 @@ func KindOf(typ byte, null bool) byte {
 		return ReplyBulk
 	}
 	return ReplyArray
+}
+
+// Count is a name (a command's, most often) and how often it came.
+type Count struct {
+	Name string `json:"name" yaml:"name"`
+	N    int64  `json:"count" yaml:"count"`
+}
+
+// Counts is a tally of names, most first, then by name.
+func Counts(m map[string]int64) []Count {
+	out := make([]Count, 0, len(m))
+	for k, v := range m {
+		out = append(out, Count{k, v})
+	}
+	slices.SortFunc(out, func(a, b Count) int {
+		return cmp.Or(cmp.Compare(b.N, a.N), strings.Compare(a.Name, b.Name))
+	})
+	return out
 }
 
 // Limits a reader holds a record to, so that a corrupt file cannot make

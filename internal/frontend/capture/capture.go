@@ -5,13 +5,11 @@
 package capture
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -59,10 +57,7 @@ type Summary struct {
 }
 
 // Count is a command name and how often it came.
-type Count struct {
-	Name string
-	N    int64
-}
+type Count = trace.Count
 
 // Main converts o.Input into the trace o.Out and prints what it holds. A
 // line that does not parse stops it (naming the line) unless SkipBad;
@@ -183,18 +178,8 @@ func convert(in io.Reader, out io.Writer, o feed) (Summary, error) {
 		return s, fmt.Errorf("%s: no MONITOR command line in it", o.name)
 	}
 	s.Connections = len(conns)
-	s.Mix = sortedMix(mix)
+	s.Mix = trace.Counts(mix)
 	return s, w.Close()
-}
-
-// sortedMix is the command counts, most first.
-func sortedMix(mix map[string]int64) []Count {
-	out := make([]Count, 0, len(mix))
-	for name, n := range mix {
-		out = append(out, Count{name, n})
-	}
-	slices.SortFunc(out, func(a, b Count) int { return cmp.Or(cmp.Compare(b.N, a.N), cmp.Compare(a.Name, b.Name)) })
-	return out
 }
 
 // render prints the summary of what came from name into the trace out:

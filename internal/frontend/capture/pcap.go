@@ -81,6 +81,6 @@ func convertPcap(in io.Reader, out io.Writer, o Options) (Summary, pcap.Stats, [
 		return s, st, nil, err
 	}
 	s.Connections = len(conns)
-	s.Mix = sortedMix(mix)
+	s.Mix = trace.Counts(mix)
 	return s, st, lat, w.Close()
 }

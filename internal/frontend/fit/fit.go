@@ -126,7 +126,7 @@ func popularity(p fit.Popularity) string {
 func mix(p fit.PatternModel) string {
 	var parts []string
 	for _, c := range p.Mix[:min(4, len(p.Mix))] {
-		parts = append(parts, fmt.Sprintf("%s %.0f%%", c.Name, 100*float64(c.Count)/float64(p.Commands)))
+		parts = append(parts, fmt.Sprintf("%s %.0f%%", c.Name, 100*float64(c.N)/float64(p.Commands)))
 	}
 	if len(p.Mix) > 4 {
 		parts = append(parts, "…")

@@ -8,6 +8,7 @@ package anonymize
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -40,9 +41,9 @@ func (a *Anonymizer) Record(r *trace.Record) {
 	out[0] = r.Args[0]
 	for i := 1; i < len(r.Args); i++ {
 		switch arg := r.Args[i]; {
-		case contains(keys, i):
+		case slices.Contains(keys, i):
 			out[i] = []byte(a.Key(string(arg)))
-		case !contains(values, i) && keep(arg):
+		case !slices.Contains(values, i) && keep(arg):
 			out[i] = arg
 		default:
 			out[i] = fill(len(arg))
@@ -110,13 +111,4 @@ func fill(n int) []byte {
 		b[i] = filler
 	}
 	return b
-}
-
-func contains(s []int, v int) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
