@@ -115,7 +115,28 @@ func ParseInfo(at time.Time, info string) serverstat.Reading {
 	if cpuParts == 2 {
 		r.Set(serverstat.CPUSeconds, cpu)
 	}
+	addParents(r.Calls)
+	addParents(r.Rejected)
+	addParents(r.Failed)
 	return r
+}
+
+// addParents counts a container command's subcommands under its own name
+// too ("config|get" and "config|set" as "config"), as Redis 7 counts them
+// apart and a client counts the command: a name Redis gave itself is
+// left as it is.
+func addParents(m map[string]int64) {
+	sums := map[string]int64{}
+	for name, n := range m {
+		if parent, _, ok := strings.Cut(name, "|"); ok {
+			sums[parent] += n
+		}
+	}
+	for parent, n := range sums {
+		if _, given := m[parent]; !given {
+			m[parent] = n
+		}
+	}
 }
 
 // parseCmdstat reads one commandstats line's calls, rejected_calls and

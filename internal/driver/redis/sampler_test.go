@@ -26,3 +26,15 @@ func TestParseInfo(t *testing.T) {
 	_, ok := noCPU.Get(serverstat.CPUSeconds)
 	assert.False(t, ok, "half the CPU figures is no CPU figure")
 }
+
+// TestParseInfoCountsContainersWhole: Redis 7 counts a container
+// command by subcommand; its calls add up under its own name too.
+func TestParseInfoCountsContainersWhole(t *testing.T) {
+	r := ParseInfo(time.Unix(10, 0), "cmdstat_config|get:calls=3,usec=1,rejected_calls=1,failed_calls=0\r\n"+
+		"cmdstat_config|set:calls=2,usec=1,rejected_calls=0,failed_calls=1\r\ncmdstat_get:calls=5,usec=1\r\n")
+	assert.Equal(t, int64(5), r.Calls["config"])
+	assert.Equal(t, int64(1), r.Rejected["config"])
+	assert.Equal(t, int64(1), r.Failed["config"])
+	assert.Equal(t, int64(3), r.Calls["config|get"])
+	assert.Equal(t, int64(5), r.Calls["get"])
+}

@@ -286,23 +286,13 @@ func runSpec(o Options, io harness.IO, tg endpoint.Target, c *replay.Census, s *
 	return spec
 }
 
-// containers are commands whose server statistics go by subcommand
-// (cmdstat_config|get): a replay with one is not reconciled.
-var containers = map[string]bool{"CLIENT": true, "CONFIG": true, "COMMAND": true, "OBJECT": true, "MEMORY": true, "XINFO": true,
-	"XGROUP": true, "SCRIPT": true, "FUNCTION": true, "CLUSTER": true, "ACL": true, "LATENCY": true, "MODULE": true,
-	"PUBSUB": true, "SLOWLOG": true}
-
 // reconciled names the commands whose server-side calls must add up to
-// the replay's commands, or says why there are none: a container
-// command's calls are split by subcommand, and the server sampler sends
-// INFO itself.
+// the replay's commands, or says why there are none: the server sampler
+// sends INFO itself.
 func reconciled(s *replay.Schedule) ([]string, string) {
 	var out []string
 	for _, m := range s.Mix {
-		switch {
-		case containers[m.Name]:
-			return nil, "the server counts " + m.Name + " by subcommand"
-		case m.Name == "INFO":
+		if m.Name == "INFO" {
 			return nil, "the replay sends INFO, as tairbench's own server sampler does"
 		}
 		out = append(out, strings.ToLower(m.Name))
