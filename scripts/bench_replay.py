@@ -43,25 +43,8 @@ from bench_client import Server, pinned  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORK = os.path.join(ROOT, ".cache", "replay")
 
-KNOWN = """format: tairbench.workload/v1
-rate: 5000
-connections: 8
-operations:
-  - name: cart
-    command: GET user:__RAND{k}__:cart
-    weight: 70
-    ranges: {1: {size: 1000, dist: zipf, theta: 0.99}}
-  - name: session
-    command: SET session:__RAND{k}__ __DATA__ EX __RAND2__
-    weight: 20
-    ranges: {1: {size: 500}, 2: {size: 541, offset: 60}}
-    data_size: 100
-    data_max: 300
-  - name: log
-    command: SET log:__RAND{k}__ entry
-    weight: 10
-    ranges: {1: {size: 1000000, dist: seq}}
-"""
+# The known workload, as TestRoundTrip runs it.
+KNOWN = os.path.join(ROOT, "internal", "frontend", "replay", "testdata", "known.yaml")
 
 MONITOR_LINE = re.compile(r"server before MONITOR: (\d+) commands/s, ([\d.]+) cores; during: (\d+) commands/s, "
                           r"([\d.]+) cores \(CPU per command ([+-]\d+) %\)")
@@ -126,8 +109,7 @@ def main():
     srv_cpu, cli = ("0", "1") if two else (None, None)
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
-    known = os.path.join(WORK, "known.yaml")
-    open(known, "w").write(KNOWN)
+    known = KNOWN
     src, dst = Server(srv_cpu), Server(srv_cpu)
     failed = []
     try:

@@ -22,6 +22,14 @@ func TranslationTable(d *result.Translation) Table {
 		row := append(append([]string{p.Original}, a...), p.Translated)
 		t.Rows = append(t.Rows, append(row, b...))
 	}
+	for _, side := range []struct {
+		what string
+		r    *result.Run
+	}{{"as it was", d.Original}, {"translated", d.Translated}} {
+		if side.r != nil && side.r.Config.Target != nil {
+			t.Notes = append(t.Notes, side.what+" on "+TargetLine(side.r.Config.Target))
+		}
+	}
 	m := d.Memory
 	if m.Keys > 0 {
 		t.Notes = append(t.Notes, fmt.Sprintf("memory of the %d bitmap keys (MEMORY USAGE over %d of them, scaled): %s as Redis bitmaps, %s as TairRoaring",

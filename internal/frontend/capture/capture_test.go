@@ -21,6 +21,7 @@ import (
 
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/frontend/target"
+	"github.com/tairbench/tairbench/internal/serverstat"
 	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/internal/trace"
 )
@@ -241,4 +242,24 @@ func TestAnonymize(t *testing.T) {
 		got = append(got, string(bytes.Join(rec.Args, []byte(" "))))
 	}
 	assert.Equal(t, []string{"SET user:1:cart xxx", "get user:1:cart", "GET user:1:cart"}, got)
+}
+
+// TestOverhead: MONITOR's cost is the rise in the server's CPU time per
+// command; an idle server (before or during) gives none to judge.
+func TestOverhead(t *testing.T) {
+	at := func(s int, cmds, cpu float64) serverstat.Reading {
+		r := serverstat.Reading{At: time.Unix(int64(s), 0)}
+		r.Set(serverstat.Commands, cmds)
+		r.Set(serverstat.CPUSeconds, cpu)
+		return r
+	}
+	before, ok := between(at(0, 0, 1), at(1, 10_000, 1.2))
+	require.True(t, ok)
+	assert.InDelta(t, 10_000, before.ops, 1e-9)
+	assert.InDelta(t, 0.2, before.cores, 1e-9)
+	during, _ := between(at(1, 10_000, 1.2), at(2, 20_000, 1.5))
+	assert.InDelta(t, 0.5, overhead(before, during), 1e-9, "0.3 cores for the same commands: half as much again")
+	assert.Zero(t, overhead(load{}, during), "no commands before: nothing to judge")
+	_, ok = between(at(0, 0, 1), serverstat.Reading{At: time.Unix(1, 0)})
+	assert.False(t, ok, "a reading without the figures")
 }

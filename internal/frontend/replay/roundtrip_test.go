@@ -32,25 +32,7 @@ import (
 // drawn by Zipf 0.99, 20 % SETs of 500 sessions drawn uniformly with
 // values of 100 to 300 bytes and TTLs of 60 to 600 s, 10 % SETs of log
 // entries in sequence; 5,000 commands a second on 8 connections.
-const knownWorkload = `format: tairbench.workload/v1
-rate: 5000
-connections: 8
-operations:
-  - name: cart
-    command: GET user:__RAND{k}__:cart
-    weight: 70
-    ranges: {1: {size: 1000, dist: zipf, theta: 0.99}}
-  - name: session
-    command: SET session:__RAND{k}__ __DATA__ EX __RAND2__
-    weight: 20
-    ranges: {1: {size: 500}, 2: {size: 541, offset: 60}}
-    data_size: 100
-    data_max: 300
-  - name: log
-    command: SET log:__RAND{k}__ entry
-    weight: 10
-    ranges: {1: {size: 1000000, dist: seq}}
-`
+const knownWorkload = "testdata/known.yaml" // make bench-replay runs it too
 
 // tgt is a target on addr's port.
 func tgt(t *testing.T, port int) endpoint.Target {
@@ -68,7 +50,9 @@ func TestRoundTrip(t *testing.T) {
 	a, b := testenv.StartRedis(t), testenv.StartRedis(t)
 	dir := t.TempDir()
 	known, captured, fitted := filepath.Join(dir, "known.yaml"), filepath.Join(dir, "a.tbt"), filepath.Join(dir, "fitted.yaml")
-	require.NoError(t, os.WriteFile(known, []byte(knownWorkload), 0o644))
+	data, err := os.ReadFile(knownWorkload)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(known, data, 0o644))
 
 	captureRun(t, a.Port, known, captured)
 	census, err := scan(captured)
