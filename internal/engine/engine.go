@@ -149,6 +149,12 @@ type Config struct {
 	// ProgressTotals makes each Progress carry copies of the cumulative
 	// histograms (a live metrics endpoint reads them).
 	ProgressTotals bool
+	// KeepSeconds keeps each second's histogram and reply slots in the
+	// result's snapshot (Snapshot.Seconds): what scores events in a run.
+	KeepSeconds bool
+	// Started, when set, is called once the workers are connected, with
+	// the time the measured part starts (second 0 of the series).
+	Started func(measured time.Time)
 	// Backoff is the pause after a failed request (default 20 ms).
 	Backoff time.Duration
 	// GiveUp, when set, stops the run (StopUnreachable) once no
@@ -283,6 +289,9 @@ func Run(ctx context.Context, cfg Config, f Factory) (*Result, error) {
 	r := newRunState(ctx, cfg, len(workers))
 	r.abort = wcancel
 	defer r.cancel()
+	if cfg.Started != nil {
+		cfg.Started(r.agg.Start())
+	}
 	done := r.start(workers, res.Seeds.Workers)
 	r.supervise(ctx, done)
 	r.collect(ctx, res)

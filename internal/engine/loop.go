@@ -64,6 +64,9 @@ func newRunState(ctx context.Context, cfg Config, workers int) *runState {
 	if cfg.ProgressTotals {
 		r.agg.KeepTotals()
 	}
+	if cfg.KeepSeconds {
+		r.agg.KeepSeconds()
+	}
 	if cfg.Duration > 0 {
 		r.deadline = r.agg.Start().Add(cfg.Duration)
 		r.end = cfg.Warmup + cfg.Duration

@@ -67,6 +67,9 @@ type counters struct {
 	// firstNS and lastNS are the first and last reply's time, in ns since
 	// the measured time's start plus 1 (0: no reply).
 	firstNS, lastNS int64
+	// slots marks, with Aggregator.KeepSeconds, the 128ths of the
+	// interval in which a request got a reply that was no error.
+	slots Slots
 	// An open loop's schedule, counted when each loop ends: the measured
 	// time's requests sent, and those due in it never sent (notSentDown:
 	// for want of a connection).
@@ -98,6 +101,8 @@ func (c *counters) add(o counters) {
 	c.sent += o.sent
 	c.notSent += o.notSent
 	c.notSentDown += o.notSentDown
+	c.slots[0] |= o.slots[0]
+	c.slots[1] |= o.slots[1]
 	if o.firstNS != 0 && (c.firstNS == 0 || o.firstNS < c.firstNS) {
 		c.firstNS = o.firstNS
 	}
@@ -281,10 +286,14 @@ func (r *Recorder) Record(end time.Time, lat time.Duration, ops, failed int) {
 		us = HighestUS
 	}
 	r.add(max(us, 0), -1, false)
-	if at := int64(end.Sub(r.agg.start)) + 1; r.cur.firstNS == 0 {
+	at := int64(end.Sub(r.agg.start)) + 1
+	if r.cur.firstNS == 0 {
 		r.cur.firstNS, r.cur.lastNS = at, at
 	} else {
 		r.cur.firstNS, r.cur.lastNS = min(r.cur.firstNS, at), max(r.cur.lastNS, at)
+	}
+	if r.agg.slotNS > 0 && failed < ops {
+		r.cur.slots.mark(at-1-int64(r.index)*int64(r.agg.interval), r.agg.slotNS)
 	}
 	r.cur.samples++
 	r.cur.requests++
@@ -446,6 +455,8 @@ type interval struct {
 	ops       []opPart
 	closed    bool
 	sum       result.Interval
+	// kept is the interval's latency histogram, encoded (KeepSeconds).
+	kept string
 }
 
 // Aggregator merges the recorders' intervals. Its methods are safe for
@@ -472,7 +483,33 @@ type Aggregator struct {
 	keepTotals bool
 	// spare holds the closed intervals' histograms for the next ones.
 	spare histPool
+	// slotNS, above 0 (KeepSeconds), is the width of a reply slot.
+	slotNS int64
 }
+
+// Slots marks the 128ths of an interval in which a request got a reply
+// that was no error (bit i of word i/64).
+type Slots [2]uint64
+
+// SlotsPerInterval is how many slots an interval has.
+const SlotsPerInterval = 128
+
+// mark marks the slot of a reply off ns into its interval.
+func (s *Slots) mark(off, slotNS int64) {
+	i := off / slotNS
+	i = max(0, min(i, SlotsPerInterval-1))
+	s[i>>6] |= 1 << (i & 63)
+}
+
+// Has says whether slot i holds a reply.
+func (s Slots) Has(i int) bool { return s[i>>6]&(1<<(i&63)) != 0 }
+
+// KeepSeconds makes the aggregator keep, for each interval, its latency
+// histogram (from the intended start in an open loop; encoded when the
+// interval closes, one encoding a tick) and the slots in which replies
+// came (Snapshot.Seconds): what scores an event inside a run. Call it
+// before NewRecorder.
+func (a *Aggregator) KeepSeconds() { a.slotNS = max(1, int64(a.interval)/SlotsPerInterval) }
 
 // KeepTotals makes each Tick's Progress carry copies of the cumulative
 // histograms (Totals): one copy a tick, none per request.
@@ -724,6 +761,9 @@ func (a *Aggregator) closeLocked(index int) result.Interval {
 			}
 		}
 		iv.closed = true
+		if a.slotNS > 0 {
+			iv.kept = keep(iv.hist, iv.corrected)
+		}
 		a.spare.put(iv.hist)
 		a.spare.put(iv.corrected)
 		iv.hist, iv.corrected = nil, nil
@@ -794,6 +834,30 @@ type Snapshot struct {
 	// without a reply, each from the last reply before it (or the
 	// measured time's start) to the first after it (or its end).
 	SilentTime time.Duration
+	// Seconds holds, with KeepSeconds, each interval of Series' own
+	// histogram and reply slots (nil otherwise).
+	Seconds []Second
+}
+
+// Second is one interval as KeepSeconds keeps it.
+type Second struct {
+	// Histogram is its latency (from the intended start in an open
+	// loop), encoded as results encode theirs ("" when no reply).
+	Histogram string
+	// Slots marks where in it replies that were no error came.
+	Slots Slots
+}
+
+// keep encodes an interval's histogram: from the intended start when it
+// has one.
+func keep(h, corrected *hdr.Histogram) string {
+	if corrected != nil && corrected.TotalCount() > 0 {
+		h = corrected
+	}
+	if h == nil || h.TotalCount() == 0 {
+		return ""
+	}
+	return result.EncodeHistogram(h)
 }
 
 // Snapshot returns the merged totals over elapsed measured time.
@@ -871,6 +935,9 @@ func (a *Aggregator) Snapshot(elapsed time.Duration) Snapshot {
 		iv := a.closeLocked(i)
 		iv.EndInside(elapsed-time.Duration(i)*a.interval, a.interval)
 		s.Series = append(s.Series, iv)
+		if a.slotNS > 0 {
+			s.Seconds = append(s.Seconds, Second{Histogram: a.series[i].kept, Slots: a.series[i].c.slots})
+		}
 		if time.Duration(i+1)*a.interval <= elapsed && iv.Requests == 0 {
 			s.Silent = append(s.Silent, i)
 		}

@@ -348,3 +348,43 @@ func TestTotalsCopyEachHistogramOnce(t *testing.T) {
 	size := float64(a.total.ByteSize())
 	assert.Less(t, float64(after.TotalAlloc-before.TotalAlloc), 2.5*size, "two histograms, one copy of the counts each")
 }
+
+// TestKeepSeconds: with KeepSeconds, each second keeps its histogram and
+// the slots its replies came in; an error reply marks no slot.
+func TestKeepSeconds(t *testing.T) {
+	start := time.Now()
+	a := NewAggregator(start, time.Second)
+	a.KeepSeconds()
+	r := a.NewRecorder()
+	r.Record(start.Add(10*time.Millisecond), time.Millisecond, 1, 0)  // slot 1
+	r.Record(start.Add(900*time.Millisecond), time.Millisecond, 1, 1) // an error: no slot
+	r.Record(start.Add(1999*time.Millisecond), 5*time.Millisecond, 1, 0)
+	r.Flush()
+	s := a.Snapshot(2 * time.Second)
+	require.Len(t, s.Seconds, 2)
+	assert.True(t, s.Seconds[0].Slots.Has(1))
+	assert.False(t, s.Seconds[0].Slots.Has(115))
+	assert.Equal(t, Slots{1 << 1, 0}, s.Seconds[0].Slots)
+	assert.Equal(t, Slots{0, 1 << 63}, s.Seconds[1].Slots)
+	h, err := result.DecodeHistogram(s.Seconds[1].Histogram)
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), h.TotalCount())
+	assert.InDelta(t, 5000, h.Max(), 5)
+
+	off := NewAggregator(start, time.Second)
+	r = off.NewRecorder()
+	r.Record(start.Add(10*time.Millisecond), time.Millisecond, 1, 0)
+	r.Flush()
+	assert.Nil(t, off.Snapshot(time.Second).Seconds, "kept only when asked")
+}
+
+func BenchmarkRecordKeepSeconds(b *testing.B) {
+	a := NewAggregator(time.Now(), time.Second)
+	a.KeepSeconds()
+	r := a.NewRecorder()
+	b.ReportAllocs()
+	now := time.Now()
+	for i := 0; i < b.N; i++ {
+		r.Record(now, 150*time.Microsecond, 1, 0)
+	}
+}
