@@ -230,6 +230,9 @@ func Load(dir string) (*Topology, error) {
 // Alive says whether the node's process runs.
 func (n Node) Alive() bool { return alive(n.PID) }
 
+// Alive says whether a process of that PID exists and is not a zombie.
+func Alive(pid int) bool { return alive(pid) }
+
 // Running says whether any of the topology's processes is alive.
 func (t *Topology) Running() bool {
 	for _, n := range t.Nodes {

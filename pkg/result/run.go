@@ -44,6 +44,8 @@ type Run struct {
 	Operations []Operation `json:"operations,omitempty"`
 	// Sources lists the results a merged run was made of (tairbench merge).
 	Sources []Source `json:"sources,omitempty"`
+	// Events is what happened to the target inside the run (--event).
+	Events *Events `json:"events,omitempty"`
 }
 
 // Source is one client's result inside a merged run.
