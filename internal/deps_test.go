@@ -49,6 +49,8 @@ func TestLayering(t *testing.T) {
 		{"internal/endpoint", []string{"internal/driver", "internal/engine", "internal/cli", "go-redis"}, "the endpoint is plain data"},
 		{"internal/fulltext/...", []string{"internal/server", "internal/engine", "internal/cli"}, "the index is a library"},
 		{"internal/commands", []string{module + "internal/", module + "pkg/"}, "the command catalog is plain data for the server and the client alike"},
+		{"internal/events", []string{"internal/driver", "internal/engine", "internal/run", "internal/frontend", "internal/cli", "pkg/resp", "go-redis"},
+			"events know no protocol: a driver's Actor carries them out, the run layer starts them"},
 	}
 	for _, r := range rules {
 		t.Run(r.pkgs, func(t *testing.T) {

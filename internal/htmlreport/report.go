@@ -171,11 +171,13 @@ func writeRuns(b *strings.Builder, heading string, runs []named) {
 	for _, g := range byRequest(runs) {
 		writePercentiles(b, g)
 	}
-	// Per second: throughput, p50/p99, errors.
+	writeEventTables(b, runs)
+	// Per second: throughput, p50/p99, errors; the events marked on each.
 	all := requestGroup{runs: runs}
 	for i := range runs {
 		all.colors = append(all.colors, color(i))
 	}
+	marks := eventMarkers(runs)
 	perSecond := func(grp requestGroup, title, yLabel string, logY bool, f func(result.Interval) (float64, bool), second func(result.Interval) (float64, bool)) {
 		var ls []line
 		maxX, lo, hi := 1.0, math.Inf(1), 0.0
@@ -216,7 +218,7 @@ func writeRuns(b *strings.Builder, heading string, runs []named) {
 		if !logY {
 			lo = 0
 		}
-		b.WriteString(svgChart(title, "second of the run", yLabel, niceAxis(0, maxX, false, number), niceAxis(lo, math.Max(hi, lo), logY, number), ls))
+		b.WriteString(svgChart(title, "second of the run", yLabel, niceAxis(0, maxX, false, number), niceAxis(lo, math.Max(hi, lo), logY, number), ls, marks...))
 	}
 	perSecond(all, "Throughput per second", "commands/s", false, func(iv result.Interval) (float64, bool) { return iv.OpsPerSec, true }, nil)
 	// Open-loop runs show what users waited: latency from the intended start.
@@ -264,7 +266,48 @@ func writeRuns(b *strings.Builder, heading string, runs []named) {
 		for _, l := range sl {
 			maxX = math.Max(maxX, float64(len(l.pts)))
 		}
-		b.WriteString(svgChart("The server's own count per second", "second of the run", "commands/s (all clients)", niceAxis(0, maxX, false, number), niceAxis(0, hi, false, number), sl))
+		b.WriteString(svgChart("The server's own count per second", "second of the run", "commands/s (all clients)", niceAxis(0, maxX, false, number), niceAxis(0, hi, false, number), sl, marks...))
+	}
+}
+
+// eventMarkers are the runs' events as chart markers, in each run's color.
+func eventMarkers(runs []named) []marker {
+	var out []marker
+	for i, r := range runs {
+		if r.run.Events == nil {
+			continue
+		}
+		for _, e := range r.run.Events.Events {
+			if e.IssuedS == nil {
+				continue
+			}
+			m := marker{from: *e.IssuedS, to: math.NaN(), label: e.Text, color: color(i)}
+			if e.Cycle > 0 {
+				m.label = fmt.Sprintf("%s #%d", e.Text, e.Cycle)
+			}
+			if len(runs) > 1 {
+				m.label = r.name + ": " + m.label
+			}
+			if e.CompletedS != nil {
+				m.to = *e.CompletedS
+			}
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// writeEventTables draws each run's events table, as the terminal prints it.
+func writeEventTables(b *strings.Builder, runs []named) {
+	for _, r := range runs {
+		if r.run.Events == nil {
+			continue
+		}
+		t := report.EventsTable(r.run.Events)
+		if len(runs) > 1 {
+			t.Title = r.name + ": " + t.Title
+		}
+		writeTable(b, t)
 	}
 }
 

@@ -102,7 +102,7 @@ const (
 
 // svgChart draws lines on x and y axes, with a legend. Points outside
 // the axes are clipped.
-func svgChart(title, xLabel, yLabel string, x, y axis, lines []line) string {
+func svgChart(title, xLabel, yLabel string, x, y axis, lines []line, marks ...marker) string {
 	var b strings.Builder
 	w, h := chartW-padL-padR, chartH-padT-padB
 	fmt.Fprintf(&b, `<figure><svg class="chart" viewBox="0 0 %.0f %.0f" width="%.0f" height="%.0f" role="img" aria-label="%s">`,
@@ -123,6 +123,7 @@ func svgChart(title, xLabel, yLabel string, x, y axis, lines []line) string {
 	fmt.Fprintf(&b, `<text x="14" y="%.1f" class="label" text-anchor="middle" transform="rotate(-90 14 %.1f)">%s</text>`,
 		padT+h/2, padT+h/2, html.EscapeString(yLabel))
 	fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" class="frame"/>`, padL, padT, w, h)
+	writeMarkers(&b, marks, x, w, h)
 	for _, l := range lines {
 		var pts strings.Builder
 		for _, p := range l.pts {
@@ -152,6 +153,31 @@ func svgChart(title, xLabel, yLabel string, x, y axis, lines []line) string {
 	}
 	b.WriteString(`</svg></figure>`)
 	return b.String()
+}
+
+// marker is an event inside a run, drawn on its per-second charts: a
+// line where it was issued, a band to where it completed.
+type marker struct {
+	from, to float64 // seconds of the run; to is NaN when not seen
+	label    string
+	color    string
+}
+
+// writeMarkers draws each marker (class "event") inside the frame.
+func writeMarkers(b *strings.Builder, marks []marker, x axis, w, h float64) {
+	for i, m := range marks {
+		px := padL + x.pos(m.from, w)
+		if px < padL || px > padL+w {
+			continue
+		}
+		if !math.IsNaN(m.to) && m.to > m.from {
+			pw := math.Min(padL+w, padL+x.pos(m.to, w)) - px
+			fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" opacity="0.12" class="event-span"/>`, px, padT, pw, h, m.color)
+		}
+		fmt.Fprintf(b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="1.5" stroke-dasharray="3 3" class="event"><title>%s</title></line>`,
+			px, padT, px, padT+h, m.color, html.EscapeString(m.label))
+		fmt.Fprintf(b, `<text x="%.1f" y="%.1f" class="tick event-label" fill="%s">%s</text>`, px+3, padT+12+float64(i%3)*12, m.color, html.EscapeString(m.label))
+	}
 }
 
 // palette is a color per result.

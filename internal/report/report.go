@@ -287,18 +287,9 @@ func Text(w io.Writer, r *result.Run, hist *hdr.Histogram) error {
 				sc.SendGridUS/1000, sc.SendGridUS/1000)
 		}
 	}
-	if len(r.Errors) > 0 {
-		b.WriteString("errors       by cause (count of commands; of attempts for connect)\n")
-		for i, e := range r.Errors {
-			if i == 5 {
-				fmt.Fprintf(&b, "  … %d more causes (see the JSON result)\n", len(r.Errors)-5)
-				break
-			}
-			fmt.Fprintf(&b, "  %10d  %-10s  %s\n", e.Count, e.Kind, e.Message)
-			if e.Example != "" && e.Example != e.Message {
-				fmt.Fprintf(&b, "  %10s  %-10s  e.g. %s\n", "", "", Clip(e.Example, 160))
-			}
-		}
+	writeErrors(&b, r.Errors)
+	if r.Events != nil {
+		writeEvents(&b, r.Events)
 	}
 	if sv := r.Server; sv != nil {
 		writeServer(&b, sv)
@@ -322,6 +313,24 @@ func Text(w io.Writer, r *result.Run, hist *hdr.Histogram) error {
 	WriteWarnings(&b, warn)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeErrors prints the first causes of errors.
+func writeErrors(b *strings.Builder, errs []result.ErrorCount) {
+	if len(errs) == 0 {
+		return
+	}
+	b.WriteString("errors       by cause (count of commands; of attempts for connect)\n")
+	for i, e := range errs {
+		if i == 5 {
+			fmt.Fprintf(b, "  … %d more causes (see the JSON result)\n", len(errs)-5)
+			break
+		}
+		fmt.Fprintf(b, "  %10d  %-10s  %s\n", e.Count, e.Kind, e.Message)
+		if e.Example != "" && e.Example != e.Message {
+			fmt.Fprintf(b, "  %10s  %-10s  e.g. %s\n", "", "", Clip(e.Example, 160))
+		}
+	}
 }
 
 // writeOperations prints a mixed run's table, one row per operation type.

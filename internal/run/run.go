@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tairbench/tairbench/internal/engine"
+	"github.com/tairbench/tairbench/internal/events"
 	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/pkg/result"
 )
@@ -46,6 +47,10 @@ type Spec struct {
 	// Sinks receive the run as it goes, besides those its context
 	// carries (WithSinks).
 	Sinks []Sink
+	// Actor, set for a target that can go through events (a RESP
+	// server), carries out the events the run's context holds
+	// (WithEvents).
+	Actor events.Actor
 	// Routing, set for a factory that routes over a Redis Cluster when
 	// the target is one, says what its routing followed (nil for a
 	// standalone target). Its workers may connect to every node, so the
@@ -57,6 +62,10 @@ type Spec struct {
 // histograms (result.Run.LatencyHistogram).
 func Run(ctx context.Context, s Spec) (*result.Run, error) {
 	silent, err := identify(ctx, &s)
+	if err != nil {
+		return nil, err
+	}
+	ev, err := prepareEvents(ctx, &s)
 	if err != nil {
 		return nil, err
 	}
@@ -76,6 +85,9 @@ func Run(ctx context.Context, s Spec) (*result.Run, error) {
 		}
 	}
 	res, err := engine.Run(ctx, s.Engine, s.Factory)
+	if ev != nil {
+		ev.finish(res)
+	}
 	if err != nil {
 		if tl != nil {
 			tl.finish(context.Background(), time.Now(), 0)
@@ -99,6 +111,9 @@ func Run(ctx context.Context, s Spec) (*result.Run, error) {
 		}
 	}
 	r := assemble(s, res, server)
+	if ev != nil {
+		r.Events = ev.part
+	}
 	live.final(r)
 	return r, nil
 }

@@ -60,6 +60,12 @@ func (o *Options) Register(fs *pflag.FlagSet, prefix string) {
 	fs.Var(flagval.Seconds{D: &o.MetricsLinger}, "metrics-linger", prefix+"after the runs, wait at most this long for a last scrape of --metrics-addr")
 	fs.StringVar(&o.Store, "store", o.Store, prefix+"keep the result in this results store (an SQLite file; default $TAIRBENCH_STORE)")
 	fs.StringArrayVar(&o.Tags, "tag", o.Tags, prefix+"a key=value tag stored with the result (repeatable)")
+	fs.StringArrayVar(&o.Events.Specs, "event", o.Events.Specs, prefix+"an event inside the run, as 'at=20s bgsave' (repeatable; docs/events.md lists them)")
+	fs.StringVar(&o.Events.File, "events", o.Events.File, prefix+"a scenario file (YAML) of events inside the run")
+	fs.IntVar(&o.Events.Cycles, "cycles", o.Events.Cycles, prefix+"repeat the events this many times, --every apart")
+	fs.Var(flagval.Seconds{D: &o.Events.Every}, "every", prefix+"the period of repeated events (--cycles)")
+	fs.StringVar(&o.Events.SLO, "event-slo", o.Events.SLO, prefix+"what a second must meet to count as recovered from an event, as p99<2ms,errors<0.1% (default: p99 within 2x the seconds before, no error)")
+	fs.IntVar(&o.Events.RecoverSeconds, "recover-seconds", o.Events.RecoverSeconds, prefix+"seconds in a row inside --event-slo that make a recovery (default 3)")
 }
 
 // Take reads one of the options at args[i] (--name, --name=value, or

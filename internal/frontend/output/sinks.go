@@ -32,6 +32,9 @@ type Sinks struct {
 	// results store ("" none); Tags (k=v) are stored with each.
 	Store string
 	Tags  []string
+	// Events are the events every run goes through (not an output: they
+	// reach each run through the same context as the sinks).
+	Events Events
 }
 
 // opener opens one sink when the options ask for it (nil otherwise) and
@@ -47,6 +50,11 @@ var sinkList = []opener{
 // Open opens every sink asked for and returns ctx carrying them (every
 // run under it reports to each) and the function that closes them.
 func (s Sinks) Open(ctx context.Context, io harness.IO) (context.Context, func() error, error) {
+	plan, err := s.Events.Plan()
+	if err != nil {
+		return ctx, nil, err
+	}
+	ctx = run.WithEvents(ctx, plan)
 	var closers []func() error
 	closeAll := func() error {
 		var first error

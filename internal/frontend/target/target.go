@@ -225,8 +225,10 @@ func Hint(err error) error {
 
 // Identified sets spec's identification of the RESP target t: who it is,
 // or, as a *run.Unusable, why the run cannot start (a refused login, a
-// server that does not speak RESP).
+// server that does not speak RESP); and the actor that carries out the
+// run's events on it.
 func Identified(spec *run.Spec, t endpoint.Target) {
+	spec.Actor = redis.NewEventActor(t)
 	spec.Identify = func(ctx context.Context) (*result.ServerIdentity, error) {
 		id, err := Identify(ctx, t)
 		switch {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
@@ -123,6 +125,32 @@ func (s SLO) Check(r *result.Run, rate float64) []string {
 		why = append(why, fmt.Sprintf("sent %.0f/s of %.0f/s", r.Totals.RequestsPerSec, rate))
 	}
 	return why
+}
+
+// HoldsIn says whether one stretch of a run (a second), its latency h
+// (µs) and its error rate, met every bound.
+func (s SLO) HoldsIn(h *hdr.Histogram, errorRate float64) bool {
+	for _, b := range s {
+		var us float64
+		switch b.Metric {
+		case "errors":
+			if errorRate >= b.Errors {
+				return false
+			}
+			continue
+		case "max":
+			us = float64(h.Max())
+		case "mean":
+			us = h.Mean()
+		default:
+			q, _ := strconv.ParseFloat(strings.TrimPrefix(b.Metric, "p"), 64)
+			us = float64(h.ValueAtQuantile(q))
+		}
+		if time.Duration(us*float64(time.Microsecond)) >= b.Latency {
+			return false
+		}
+	}
+	return true
 }
 
 // margin is the worst bound's measured value over the bound (below 1 held).

@@ -1,0 +1,144 @@
+package redis
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tairbench/tairbench/internal/frontend/harness"
+	"github.com/tairbench/tairbench/internal/frontend/target"
+	"github.com/tairbench/tairbench/internal/testenv"
+)
+
+// onRedis is an open-loop run of SETs against addr for d.
+func onRedis(t *testing.T, addr string, d time.Duration, events ...string) Options {
+	host, port, _ := strings.Cut(addr, ":")
+	p, _ := strconv.Atoi(port)
+	tg, err := target.Options{Host: host, Port: p, Protocol: 2, Timeout: 5 * time.Second}.Build()
+	require.NoError(t, err)
+	o := base(t)
+	o.Embedded, o.Target = false, tg
+	o.Count, o.CountGiven, o.Duration, o.Rate, o.Parallel = 0, false, d, 2000, 4
+	o.Events.Specs = events
+	return o
+}
+
+// TestEventsInsideARun: a BGSAVE over a dataset and a DEBUG SLEEP, each at
+// its time: the fork's time is in the event, the sleep's window without
+// replies is its length, the run's summary has the table.
+func TestEventsInsideARun(t *testing.T) {
+	srv := testenv.StartRedis(t, "--enable-debug-command", "yes")
+	testenv.Do(t, srv.Addr, "DEBUG", "POPULATE", "200000", "pop", "64")
+	o := onRedis(t, srv.Addr, 8*time.Second, "at=1s bgsave", "at=4s debug sleep 0.5")
+	io, out, _ := harness.Captured("test")
+	r, err := Run(context.Background(), o, io)
+	require.NoError(t, err)
+	require.NotNil(t, r.Events)
+	ev := r.Events.Events
+	require.Len(t, ev, 2)
+
+	save := ev[0]
+	assert.Equal(t, "bgsave", save.Action)
+	require.NotNil(t, save.IssuedS)
+	assert.InDelta(t, 1, *save.IssuedS, 0.5)
+	require.NotNil(t, save.CompletedS, "the save's end is seen: %+v", save)
+	assert.Greater(t, *save.CompletedS, *save.IssuedS)
+	fork, err := strconv.Atoi(save.Signals["latest_fork_usec"])
+	require.NoError(t, err)
+	assert.Positive(t, fork)
+	assert.Equal(t, "ok", save.Signals["rdb_last_bgsave_status"])
+
+	sleep := ev[1]
+	require.NotNil(t, sleep.Score)
+	require.NotNil(t, sleep.CompletedS)
+	assert.GreaterOrEqual(t, *sleep.CompletedS-*sleep.IssuedS, 0.5)
+	// No reply for the sleep's length, to a slot (7.8 ms) and a reply's gap.
+	assert.GreaterOrEqual(t, sleep.Score.UnavailableMS, 450.0)
+	assert.Less(t, sleep.Score.UnavailableMS, 2000.0)
+	require.NotNil(t, sleep.Score.Inside.MaxUS)
+	assert.Greater(t, *sleep.Score.Inside.MaxUS, 400_000.0, "a request waited through the sleep, from its intended start")
+	assert.Contains(t, out.String(), "events       2, scored on the run's own seconds")
+	assert.Contains(t, out.String(), "latest_fork_usec")
+}
+
+// TestEventsRefusedBeforeTheRun: an event the run cannot go through is
+// refused with its reason, and no command of the load is sent.
+func TestEventsRefusedBeforeTheRun(t *testing.T) {
+	srv := testenv.StartRedis(t)
+	for _, c := range []struct {
+		event []string
+		want  string
+	}{
+		{[]string{"at=5s bgsave"}, "event at 5s (bgsave) is past the run's end (2s)"},
+		{[]string{"at=1s failover"}, "the target has no replica to fail over to"},
+		{[]string{"at=1s debug sleep 1"}, "DEBUG command not allowed"},
+		{[]string{"at=1s exec 'no-such-program-here --now'"}, "cannot start"},
+		{[]string{"at=1s dance"}, "unknown action"},
+	} {
+		t.Run(c.want, func(t *testing.T) {
+			o := onRedis(t, srv.Addr, 2*time.Second, c.event...)
+			io, _, _ := harness.Captured("test")
+			_, err := Run(context.Background(), o, io)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), c.want)
+			assert.NotContains(t, err.Error(), "\n", "one line")
+			assert.Zero(t, testenv.CommandCalls(t, srv.Addr, "set"), "nothing of the load was sent")
+		})
+	}
+	o := base(t)
+	o.Count, o.CountGiven, o.Duration = 0, false, 2*time.Second
+	o.Events.Specs = []string{"at=1s kill"}
+	io, _, _ := harness.Captured("test")
+	_, err := Run(context.Background(), o, io)
+	assert.ErrorContains(t, err, "the embedded server runs inside tairbench")
+}
+
+// TestFailoverEvent: FAILOVER on a primary with a replica completes when
+// the old primary follows the replica it promoted.
+func TestFailoverEvent(t *testing.T) {
+	primary := testenv.StartRedis(t)
+	replica := testenv.StartRedis(t, "--replicaof", "127.0.0.1", strconv.Itoa(primary.Port))
+	require.Eventually(t, func() bool {
+		return testenv.InfoField(t, replica.Addr, "replication", "master_link_status") == "up"
+	}, 20*time.Second, 50*time.Millisecond)
+	o := onRedis(t, primary.Addr, 6*time.Second, "at=2s failover")
+	o.AllowErrors = true
+	io, _, _ := harness.Captured("test")
+	r, err := Run(context.Background(), o, io)
+	require.NoError(t, err)
+	ev := r.Events.Events[0]
+	require.Empty(t, ev.Error)
+	require.NotNil(t, ev.CompletedS)
+	assert.Equal(t, replica.Addr, ev.Signals["new_primary"])
+	assert.Equal(t, "slave", testenv.InfoField(t, primary.Addr, "replication", "role"))
+	assert.Equal(t, "master", testenv.InfoField(t, replica.Addr, "replication", "role"))
+	// The load stays on the old primary (clients that follow a
+	// topology are a --sentinel run's): its writes are refused there.
+	assert.Positive(t, r.Totals.Errors)
+	assert.Equal(t, "reply", r.Errors[0].Kind)
+	assert.Contains(t, r.Errors[0].Message, "READONLY")
+}
+
+// TestKillEvent: kill -9 of the server completes when the process is
+// gone; the run goes on, the load without a server from then on.
+func TestKillEvent(t *testing.T) {
+	srv := testenv.StartRedis(t)
+	o := onRedis(t, srv.Addr, 4*time.Second, "at=1s kill")
+	o.AllowErrors = true
+	io, _, _ := harness.Captured("test")
+	r, err := Run(context.Background(), o, io)
+	require.NoError(t, err)
+	ev := r.Events.Events[0]
+	require.Empty(t, ev.Error)
+	require.NotNil(t, ev.CompletedS)
+	assert.Contains(t, ev.Reply, "killed")
+	require.NotNil(t, ev.Score)
+	assert.Nil(t, ev.Score.RecoveredS, "nothing answered again")
+	assert.Greater(t, ev.Score.UnavailableMS, 2500.0, "from the kill to the run's end")
+	assert.Positive(t, r.Availability.ConnectionsLost)
+}
