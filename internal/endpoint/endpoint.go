@@ -8,6 +8,7 @@ package endpoint
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -37,6 +38,11 @@ type Target struct {
 	// (default: Addr).
 	Cluster      bool
 	ClusterAddrs []string
+	// Sentinels, when set, are the Sentinels that name the primary to
+	// connect to (MasterName's), asked at each dial: a connection made
+	// again after a failover reaches the new primary.
+	Sentinels  []string
+	MasterName string
 	// InProcess is set when the server runs inside this process (the
 	// embedded server): client and server then share the cores.
 	InProcess bool
@@ -140,7 +146,7 @@ func (t Target) RequestTimeout() time.Duration {
 // Result describes the target without secrets, for results and logs.
 func (t Target) Result() *result.Target {
 	r := &result.Target{Addr: t.Addr, User: t.User, DB: t.DB, RESP: t.Protocol, TimeoutMS: t.Timeout.Milliseconds(),
-		TLS: t.TLS != nil, Cluster: t.Cluster, InProcess: t.InProcess}
+		TLS: t.TLS != nil, Cluster: t.Cluster, InProcess: t.InProcess, Sentinels: t.Sentinels, MasterName: t.MasterName}
 	if u, _, ok := t.splitAuth(); ok {
 		r.User, r.Auth = u, u+":***"
 	} else if t.Auth != "" || t.Password != "" {
@@ -185,6 +191,12 @@ func (t Target) Validate() error {
 	}
 	if n, _ := t.Network(); n == "unix" && t.Cluster {
 		return fmt.Errorf("a Unix socket (%s) cannot be a cluster's address", t.Addr)
+	}
+	if (len(t.Sentinels) > 0) != (t.MasterName != "") {
+		return errors.New("Sentinels and a master name go together: the Sentinels name the primary by it")
+	}
+	if len(t.Sentinels) > 0 && t.Cluster {
+		return errors.New("a cluster has no Sentinels: its nodes name each slot's primary")
 	}
 	return nil
 }

@@ -73,6 +73,13 @@ func Warnings(r *result.Run) []string {
 	var w []string
 	t := r.Totals
 	a := r.Availability
+	if l := r.Ledger; l != nil && l.LostAcknowledged > 0 {
+		w = append(w, fmt.Sprintf("LOST WRITES: %d acknowledged writes are not on the server (write ledger: %d acknowledged of %d sent)",
+			l.LostAcknowledged, l.Acknowledged, l.Sent))
+	}
+	if l := r.Ledger; l != nil && l.ReadError != "" {
+		w = append(w, "the write ledger's counters could not be read back: "+l.ReadError)
+	}
 	switch {
 	case t.Ops+t.LostOps == 0:
 		w = append(w, "no command completed: there is nothing to measure")
@@ -290,6 +297,9 @@ func Text(w io.Writer, r *result.Run, hist *hdr.Histogram) error {
 	writeErrors(&b, r.Errors)
 	if r.Events != nil {
 		writeEvents(&b, r.Events)
+	}
+	if l := r.Ledger; l != nil {
+		writeLedger(&b, l)
 	}
 	if sv := r.Server; sv != nil {
 		writeServer(&b, sv)
@@ -511,6 +521,9 @@ func TargetLine(t *result.Target) string {
 	s := t.Addr
 	if t.Cluster {
 		s += " (cluster)"
+	}
+	if t.MasterName != "" {
+		s += fmt.Sprintf(" (%s, the primary Sentinel %s named first; followed)", t.MasterName, strings.Join(t.Sentinels, ", "))
 	}
 	id := t.Server
 	switch {

@@ -22,6 +22,9 @@ type clientView struct {
 	Connections int
 	// Interrupted says the run was cut by the user.
 	Interrupted bool
+	// Follows says the run followed the primary the Sentinels named: a
+	// new life may be another server (a replica promoted), not a restart.
+	Follows bool
 }
 
 // reconcile compares, life by life of the server, the calls and rejected
@@ -106,7 +109,9 @@ func explain(r *result.Reconciliation, cv clientView, clients int) (string, []st
 			r.Server, abs(d), moreOrFewer(d))
 	}
 	var causes []string
-	if n := len(r.Lives) - 1; n > 0 {
+	if n := len(r.Lives) - 1; n > 0 && cv.Follows {
+		causes = append(causes, fmt.Sprintf("primary changed: the readings reached another server %d time(s) (first at %.1f s), as the Sentinels named it; a promoted replica's counts include the writes it replicated", n, r.Lives[1].FirstS))
+	} else if n > 0 {
 		causes = append(causes, fmt.Sprintf("restart: the server restarted %d time(s) (a new life first read at %.1f s): what the old process ran after its last reading is unknown", n, r.Lives[1].FirstS))
 	}
 	if last := r.Lives[len(r.Lives)-1]; !last.EndRead {

@@ -100,7 +100,7 @@ func Run(ctx context.Context, s Spec) (*result.Run, error) {
 		if len(s.Reconcile) > 0 {
 			t := res.Snapshot.Totals
 			cv := clientView{Counted: t.Ops + t.WarmupOps + t.AfterDeadlineOps, Lost: t.LostOps, Connections: s.Engine.Workers,
-				Interrupted: res.StopReason == engine.StopInterrupted}
+				Interrupted: res.StopReason == engine.StopInterrupted, Follows: s.Config.Target != nil && s.Config.Target.MasterName != ""}
 			if s.Routing != nil {
 				cv.Connections = 0 // each worker may connect to every node
 			}

@@ -11,7 +11,7 @@ import (
 )
 
 // upSentinel starts a primary, its replica and three Sentinels that
-// monitor it (quorum 2), and waits until the replica is linked and every
+// monitor it (quorum 2), and waits until the replica is in sync and every
 // Sentinel knows both.
 func (t *Topology) upSentinel() error {
 	t.MasterName = MasterName
@@ -43,7 +43,9 @@ func (t *Topology) upSentinel() error {
 		}
 	}
 	return waitFor(20*time.Second, "the replica's link and the Sentinels' view", func() bool {
-		if info, _ := Do(primary, time.Second, "INFO", "replication"); !strings.Contains(info, "connected_slaves:1") {
+		// Online: the first sync is done (a replica waiting for it is
+		// connected, and WAIT gets nothing from it).
+		if info, _ := Do(primary, time.Second, "INFO", "replication"); !strings.Contains(info, "state=online") {
 			return false
 		}
 		for _, n := range t.Nodes[2:] {

@@ -120,10 +120,11 @@ func (t *Topology) start(role, name string, port int, args ...string) error {
 	return fmt.Errorf("%s on %s did not answer PING within 10 s (see %s.log in %s)", name, addr, name, t.Dir)
 }
 
-// serverArgs are a data node's: loopback, no persistence, its own files.
+// serverArgs are a data node's: loopback, no persistence, its own files;
+// a replica's sync starts at once (no diskless delay).
 func serverArgs(port int, name string, extra ...string) []string {
 	return append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-		"--dbfilename", name + ".rdb", "--daemonize", "no"}, extra...)
+		"--dbfilename", name + ".rdb", "--daemonize", "no", "--repl-diskless-sync-delay", "0"}, extra...)
 }
 
 // freePort is a loopback port nothing listens on (and, for a cluster

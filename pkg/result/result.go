@@ -102,6 +102,11 @@ type Target struct {
 	TimeoutMS int64  `json:"timeout_ms"`
 	TLS       bool   `json:"tls"`
 	Cluster   bool   `json:"cluster"`
+	// Sentinels and MasterName are set when the target was the primary
+	// the Sentinels named (Addr: the one they named first), asked again
+	// at each connection made after a loss.
+	Sentinels  []string `json:"sentinels,omitempty"`
+	MasterName string   `json:"master_name,omitempty"`
 	// InProcess is set when the server ran inside the benchmarking process
 	// (tairbench's embedded server): client and server shared its cores.
 	InProcess bool `json:"in_process"`

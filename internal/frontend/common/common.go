@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/tairbench/tairbench/internal/endpoint"
 	"github.com/tairbench/tairbench/internal/flagval"
 	"github.com/tairbench/tairbench/internal/frontend/output"
 	"github.com/tairbench/tairbench/internal/frontend/target"
@@ -33,12 +34,24 @@ type Options struct {
 	Timeout time.Duration
 	// Sinks are the live outputs (the metrics endpoint).
 	output.Sinks
+	// Sentinels and MasterName make the target the primary the Sentinels
+	// name, asked again at each connection made after a loss.
+	Sentinels  []string
+	MasterName string
 }
 
 // Target is t, a RESP target as the user named it, with these options'
 // --embedded and --timeout.
 func (o Options) Target(t target.Options) target.Options {
 	t.Embedded, t.Timeout = o.Embedded, o.Timeout
+	t.Sentinels, t.MasterName = o.Sentinels, o.MasterName
+	return t
+}
+
+// Follow is t following the Sentinels' primary, when --sentinel is given:
+// for the dialects that build their endpoint from their own words.
+func (o Options) Follow(t endpoint.Target) endpoint.Target {
+	t.Sentinels, t.MasterName = o.Sentinels, o.MasterName
 	return t
 }
 
@@ -60,6 +73,8 @@ func (o *Options) Register(fs *pflag.FlagSet, prefix string) {
 	fs.Var(flagval.Seconds{D: &o.MetricsLinger}, "metrics-linger", prefix+"after the runs, wait at most this long for a last scrape of --metrics-addr")
 	fs.StringVar(&o.Store, "store", o.Store, prefix+"keep the result in this results store (an SQLite file; default $TAIRBENCH_STORE)")
 	fs.StringArrayVar(&o.Tags, "tag", o.Tags, prefix+"a key=value tag stored with the result (repeatable)")
+	fs.StringArrayVar(&o.Sentinels, "sentinel", o.Sentinels, prefix+"a Sentinel (HOST:PORT, repeatable): the target is the primary it names --master-name, asked again after each lost connection")
+	fs.StringVar(&o.MasterName, "master-name", o.MasterName, prefix+"the name the Sentinels monitor the primary under (with --sentinel)")
 	fs.StringArrayVar(&o.Events.Specs, "event", o.Events.Specs, prefix+"an event inside the run, as 'at=20s bgsave' (repeatable; docs/events.md lists them)")
 	fs.StringVar(&o.Events.File, "events", o.Events.File, prefix+"a scenario file (YAML) of events inside the run")
 	fs.IntVar(&o.Events.Cycles, "cycles", o.Events.Cycles, prefix+"repeat the events this many times, --every apart")

@@ -219,6 +219,7 @@ func (o Options) Target() (endpoint.Target, error) {
 	if o.TLS || o.CA != "" || o.TLSSkipVerify || o.Cert != "" {
 		t.TLS = &endpoint.TLS{CAFile: o.CA, CertFile: o.Cert, KeyFile: o.Key, Insecure: o.TLSSkipVerify, ServerName: o.SNI}
 	}
+	t = o.Follow(t)
 	return t, t.Validate()
 }
 

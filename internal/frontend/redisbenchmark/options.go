@@ -308,6 +308,7 @@ func (o Options) Target() (endpoint.Target, error) {
 	if o.TLS || o.CACert != "" || o.Insecure || o.Cert != "" {
 		t.TLS = &endpoint.TLS{CAFile: o.CACert, CertFile: o.Cert, KeyFile: o.Key, Insecure: o.Insecure, ServerName: o.SNI}
 	}
+	t = o.Follow(t)
 	return t, t.Validate()
 }
 

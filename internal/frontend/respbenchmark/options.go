@@ -278,5 +278,6 @@ func (o Options) Endpoint() (endpoint.Target, error) {
 	if t.Timeout == 0 {
 		t.Timeout = defaultTimeout
 	}
+	t = o.Follow(t)
 	return t, t.Validate()
 }

@@ -54,6 +54,9 @@ type Options struct {
 	Cluster bool
 	// Embedded starts the embedded server in this process and targets it.
 	Embedded bool
+	// Sentinels and MasterName target the primary the Sentinels name.
+	Sentinels  []string
+	MasterName string
 }
 
 // Build returns the endpoint the options describe, without starting
@@ -68,7 +71,7 @@ func (o Options) Build() (Endpoint, error) {
 		pw = os.Getenv("TAIRBENCH_PASSWORD")
 	}
 	tg := Endpoint{Addr: addr, Auth: o.Auth, User: o.User, Password: pw, DB: o.DB, Protocol: o.Protocol, Timeout: o.Timeout,
-		Cluster: o.Cluster}
+		Cluster: o.Cluster, Sentinels: o.Sentinels, MasterName: o.MasterName}
 	if o.TLS || o.TLSCA != "" || o.TLSInsecure || o.TLSCert != "" {
 		tg.TLS = &endpoint.TLS{CAFile: o.TLSCA, CertFile: o.TLSCert, KeyFile: o.TLSKey, Insecure: o.TLSInsecure, ServerName: o.TLSServerName}
 	}
@@ -117,6 +120,20 @@ func Open(io harness.IO, o Options, dry bool) (Endpoint, func(), error) {
 func Embed(io harness.IO, t Endpoint, err error, embedded bool) (Endpoint, func(), error) {
 	if err != nil {
 		return t, func() {}, err
+	}
+	if embedded && len(t.Sentinels) > 0 {
+		return t, func() {}, errors.New("--embedded and --sentinel: the embedded server has no Sentinels")
+	}
+	if len(t.Sentinels) > 0 {
+		// The primary they name now: what the run's labels name; each
+		// connection asks again.
+		ctx, cancel := context.WithTimeout(context.Background(), t.RequestTimeout())
+		defer cancel()
+		addr, err := transport.ResolveMaster(ctx, t)
+		if err != nil {
+			return t, func() {}, err
+		}
+		t.Addr = addr
 	}
 	if !embedded {
 		return t, func() {}, nil

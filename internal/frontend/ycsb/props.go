@@ -383,8 +383,8 @@ func (c *Command) Target() (endpoint.Target, error) {
 	if c.Timeout > 0 {
 		timeout = c.Timeout
 	}
-	t := endpoint.Target{Addr: addr, Auth: c.Props["redis.password"], Protocol: 2, Timeout: timeout,
-		Cluster: c.Props["redis.cluster"] == "true"}
+	t := c.Follow(endpoint.Target{Addr: addr, Auth: c.Props["redis.password"], Protocol: 2, Timeout: timeout,
+		Cluster: c.Props["redis.cluster"] == "true"})
 	return t, t.Validate()
 }
 

@@ -320,6 +320,16 @@ func Dial(ctx context.Context, t endpoint.Target) (*Conn, error) { return dial(c
 // dial is Dial; when hub is for ctx, the connection joins it rather than
 // hooking ctx's end by itself.
 func dial(ctx context.Context, t endpoint.Target, hub *StopHub) (*Conn, error) {
+	if len(t.Sentinels) > 0 {
+		if t.MasterName == "" {
+			return nil, errNoSentinelTarget
+		}
+		addr, err := ResolveMaster(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		t.Addr = addr
+	}
 	timeout := t.RequestTimeout()
 	network, address := t.Network()
 	nc, err := net.Conn(nil), errNoRawDial
@@ -806,6 +816,28 @@ func (c *Conn) DoString(args ...string) (string, error) {
 		return "", &ReplyError{Msg: s}
 	}
 	return s, nil
+}
+
+// DoStrings sends one command whose reply is an array of strings (CONFIG
+// GET's) and returns them (for tools; not for the hot path).
+func (c *Conn) DoStrings(args ...string) ([]string, error) {
+	c.wbuf = resp.AppendCommand(c.wbuf[:0], args...)
+	if err := c.Write(c.wbuf); err != nil {
+		return nil, err
+	}
+	var rep resp.Reply
+	raw, err := c.r.ReadStrings(nil, &rep)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("read: %w", c.describe(err))
+	case rep.IsError():
+		return nil, &ReplyError{Msg: string(rep.Err)}
+	}
+	out := make([]string, len(raw))
+	for i, b := range raw {
+		out[i] = string(b)
+	}
+	return out, nil
 }
 
 // Feed reads the next line of a feed the server pushes (MONITOR's): a

@@ -23,6 +23,11 @@ func NewClient(ctx context.Context, t endpoint.Target, pool int) (*goredis.Clien
 	if err != nil {
 		return nil, err
 	}
+	if len(t.Sentinels) > 0 {
+		if t.Addr, err = ResolveMaster(ctx, t); err != nil {
+			return nil, err
+		}
+	}
 	l := t.Login()
 	timeout := t.Timeout
 	if timeout <= 0 {
