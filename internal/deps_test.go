@@ -51,6 +51,8 @@ func TestLayering(t *testing.T) {
 		{"internal/commands", []string{module + "internal/", module + "pkg/"}, "the command catalog is plain data for the server and the client alike"},
 		{"internal/events", []string{"internal/driver", "internal/engine", "internal/run", "internal/frontend", "internal/cli", "pkg/resp", "go-redis"},
 			"events know no protocol: a driver's Actor carries them out, the run layer starts them"},
+		{"internal/ledger", []string{"internal/driver", "internal/engine", "internal/run", "internal/frontend", "internal/cli", "go-redis"},
+			"the ledger is bookkeeping: a driver runs its Source, a front-end reads the counters back"},
 	}
 	for _, r := range rules {
 		t.Run(r.pkgs, func(t *testing.T) {

@@ -44,6 +44,10 @@ type redisOptions struct {
 	sendGrid    time.Duration
 	slo         flagval.Capacity
 	shard       shardFlags
+	// verifyWrites, waitReplicas and waitTimeout are the write ledger's.
+	verifyWrites bool
+	waitReplicas int
+	waitTimeout  time.Duration
 }
 
 func newRedisCmd(a *app) *cobra.Command {
@@ -101,6 +105,9 @@ SIGINT or SIGTERM stopped it (its partial result is written).`,
 	fs.BoolVar(&o.preload, "preload", false, "before the run, fill every key the read commands can draw (timed apart, its own phase in the JSON)")
 	fs.StringVar(&o.maxMemory, "max-memory", "1GiB", "--preload refuses to write more than this")
 	fs.BoolVar(&o.abortOnFail, "abort-on-fail", false, "stop the run at the first second a --threshold on latency or errors already fails")
+	fs.BoolVar(&o.verifyWrites, "verify-writes", false, "write ledger: every write an INCR of a counter of the run's, read back after it; acknowledged writes lost fail the run (--threshold lost_writes<N to allow some)")
+	fs.IntVar(&o.waitReplicas, "wait-replicas", 0, "with --verify-writes: follow each write with WAIT N; a write is acknowledged when N replicas have it")
+	fs.DurationVar(&o.waitTimeout, "wait-timeout", time.Second, "with --wait-replicas: WAIT's timeout")
 	return cmd
 }
 
@@ -121,8 +128,9 @@ func runRedis(ctx context.Context, fs *pflag.FlagSet, o *redisOptions, a *app) e
 		BatchingGiven: fs.Changed("batching"), PipelineGiven: fs.Changed("pipeline"),
 		MaxErrors: o.maxErrors, AllowErrors: o.allowError, Rate: o.rate, Arrivals: o.arrivals, SendGrid: o.sendGrid,
 		Shard: shard, AbortOnFail: o.abortOnFail, Preload: o.preload,
-		Workload: o.workload, RateTimes: o.rateTimes, ParallelGiven: fs.Changed("parallel")}
-	if o.workload != "" {
+		Workload: o.workload, RateTimes: o.rateTimes, ParallelGiven: fs.Changed("parallel"),
+		VerifyWrites: o.verifyWrites, WaitReplicas: o.waitReplicas, WaitTimeout: o.waitTimeout}
+	if o.workload != "" || o.verifyWrites {
 		for _, f := range []string{"command", "ratio", "r", "r2", "rand", "data-size"} {
 			if fs.Changed(f) {
 				ro.TemplateFlags = append(ro.TemplateFlags, "-"+f)

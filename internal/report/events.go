@@ -99,3 +99,19 @@ func spreadText(s result.Spread, div float64) string {
 	f := func(v float64) string { return fmt.Sprintf("%.3g", v/div) }
 	return f(s.Min) + " / " + f(s.Median) + " / " + f(s.Max)
 }
+
+// writeLedger prints the write ledger's line.
+func writeLedger(b *strings.Builder, l *result.Ledger) {
+	acked := "acknowledged"
+	if l.WaitReplicas > 0 {
+		acked = fmt.Sprintf("acknowledged by the primary and %d replica(s) (WAIT)", l.WaitReplicas)
+	}
+	fmt.Fprintf(b, "ledger       %d writes sent to %d counters: %d %s, %d unacknowledged, %d refused\n",
+		l.Sent, l.Keys, l.Acknowledged, acked, l.Unacknowledged, l.Refused)
+	if l.ReadError != "" {
+		fmt.Fprintf(b, "             not read back: %s\n", l.ReadError)
+		return
+	}
+	fmt.Fprintf(b, "             read back: %d acknowledged writes lost, %d unacknowledged writes applied, %d applied twice\n",
+		l.LostAcknowledged, l.UnacknowledgedApplied, l.AppliedTwice)
+}

@@ -23,7 +23,8 @@ type Threshold struct {
 	Source string
 	// Op, when set, is the operation it applies to ("GET"); else the run.
 	Op string
-	// Metric is p50, p90, p99, p99.9, max, mean, errors or qps.
+	// Metric is p50, p90, p99, p99.9, max, mean, errors, qps or
+	// lost_writes.
 	Metric string
 	// Less is true for < and <=; Equal for <= and >=.
 	Less, Equal bool
@@ -32,14 +33,18 @@ type Threshold struct {
 	Value float64
 }
 
-var form = regexp.MustCompile(`^(?:([A-Za-z0-9_.\-]+):)?(p50|p90|p99|p99\.9|p999|max|mean|avg|errors|qps)\s*(<=|>=|<|>)\s*([0-9.]+)\s*([a-zA-Zµ%]*)$`)
+var form = regexp.MustCompile(`^(?:([A-Za-z0-9_.\-]+):)?(p50|p90|p99|p99\.9|p999|max|mean|avg|errors|qps|lost_writes)\s*(<=|>=|<|>)\s*([0-9.]+)\s*([a-zA-Zµ%]*)$`)
+
+// LostWrites is the write ledger's threshold every run with a ledger is
+// held to unless it names its own: no acknowledged write lost.
+const LostWrites = "lost_writes<1"
 
 // Parse reads one threshold.
 func Parse(s string) (Threshold, error) {
 	m := form.FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
 		return Threshold{}, fmt.Errorf("threshold %q: want [OP:]METRIC<VALUE (p50 p90 p99 p99.9 max mean: a latency with us, ms or s; "+
-			"errors: a percentage; qps: per second), e.g. p99<2ms, errors<0.1%%, qps>50000, GET:p99<1ms", s)
+			"errors: a percentage; qps: per second; lost_writes: a count), e.g. p99<2ms, errors<0.1%%, qps>50000, GET:p99<1ms, lost_writes<1", s)
 	}
 	t := Threshold{Source: strings.TrimSpace(s), Op: m[1], Metric: m[2], Less: m[3][0] == '<', Equal: len(m[3]) == 2}
 	switch t.Metric {
@@ -62,6 +67,11 @@ func Parse(s string) (Threshold, error) {
 	case "qps":
 		if unit != "" {
 			return Threshold{}, fmt.Errorf("threshold %q: qps takes a plain number of commands per second", s)
+		}
+		t.Value = v
+	case "lost_writes":
+		if unit != "" || t.Op != "" {
+			return Threshold{}, fmt.Errorf("threshold %q: lost_writes takes a plain count, for the whole run (lost_writes<1)", s)
 		}
 		t.Value = v
 	default:
@@ -151,6 +161,18 @@ func Evaluate(ts []Threshold, r *result.Run) []result.ThresholdVerdict {
 			continue
 		}
 		switch t.Metric {
+		case "lost_writes":
+			v.Unit = " writes"
+			if r.Ledger == nil {
+				v.Note = "no write ledger in this run (--verify-writes)"
+			} else {
+				v.Observed = float64(r.Ledger.LostAcknowledged)
+				v.Pass = r.Ledger.ReadError == "" && t.holds(v.Observed)
+				v.Note = "acknowledged writes not on the server"
+				if r.Ledger.ReadError != "" {
+					v.Note = "the counters could not be read back"
+				}
+			}
 		case "errors":
 			v.Observed, v.Unit = 0, "%"
 			if f.attempted > 0 {

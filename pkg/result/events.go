@@ -116,3 +116,36 @@ type Spread struct {
 	Median float64 `json:"median"`
 	Max    float64 `json:"max"`
 }
+
+// SchemaLedger identifies the Ledger part of a Run.
+const SchemaLedger = "tairbench.ledger/v1"
+
+// Ledger is a run's write ledger (--verify-writes): each write an INCR of
+// a counter of the client's (and a WAIT when WaitReplicas is above 0),
+// the counters read back after the run.
+type Ledger struct {
+	// Schema is SchemaLedger.
+	Schema string `json:"schema"`
+	// Keys is how many counters were written; WaitReplicas how many
+	// replicas a write waited for to be acknowledged (0: the primary's
+	// reply acknowledged it).
+	Keys         int `json:"keys"`
+	WaitReplicas int `json:"wait_replicas"`
+	// Sent counts writes sent; Acknowledged those the server acknowledged
+	// (INCR's reply, and WAIT's count of replicas); Unacknowledged those
+	// with no reply, or too few replicas in time; Refused those refused
+	// with an error reply (not applied).
+	Sent           int64 `json:"sent"`
+	Acknowledged   int64 `json:"acknowledged"`
+	Unacknowledged int64 `json:"unacknowledged"`
+	Refused        int64 `json:"refused"`
+	// LostAcknowledged is the acknowledged writes the counters no longer
+	// hold; UnacknowledgedApplied the unacknowledged writes they do hold;
+	// AppliedTwice the increments beyond every write sent.
+	LostAcknowledged      int64 `json:"lost_acknowledged"`
+	UnacknowledgedApplied int64 `json:"unacknowledged_applied"`
+	AppliedTwice          int64 `json:"applied_twice"`
+	// ReadError says why the counters could not be read back (the other
+	// figures then count what was sent only).
+	ReadError string `json:"read_error,omitempty"`
+}

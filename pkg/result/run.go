@@ -46,6 +46,8 @@ type Run struct {
 	Sources []Source `json:"sources,omitempty"`
 	// Events is what happened to the target inside the run (--event).
 	Events *Events `json:"events,omitempty"`
+	// Ledger is the run's write ledger (--verify-writes).
+	Ledger *Ledger `json:"ledger,omitempty"`
 }
 
 // Source is one client's result inside a merged run.

@@ -49,7 +49,7 @@ func (w *deferringWorker) Start(s *engine.Step) error {
 func (w *deferringWorker) Finish(_ context.Context, s *engine.Step) (time.Time, error) {
 	c := w.links.Direct
 	var err error
-	checked := w.check != nil && w.check.Expects() // its reply is read whole, for its type
+	checked := w.check != nil && w.check.Expects() || w.vals != nil // its replies are read whole
 	if n := w.f.Workload.RepliesPerRequest(); w.f.Workload.Mode != Batch && !checked && c.SkipPlain(n) {
 		s.Ops += n
 	} else {

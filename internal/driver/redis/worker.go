@@ -54,8 +54,9 @@ type Workload struct {
 	// in all (memtier's --requests per client); 0: no limit.
 	WindowLimit int64
 	// Sources, when set, gives each worker its own sequence of commands
-	// (a replayed connection's) in place of Program: one command a
-	// request, on a standalone target.
+	// (a replayed connection's, a ledger's writes) in place of Program:
+	// one command a request (N in a Pipeline: what the Source appends at
+	// once), on a standalone target.
 	Sources func(id int) Source
 }
 
@@ -75,6 +76,12 @@ type ReplyChecker interface {
 	Expects() bool
 	// Reply takes the last command's reply: its RESP type and nullness.
 	Reply(typ byte, null bool)
+}
+
+// ReplyValues is a Source that reads its commands' replies (a write
+// ledger's): the worker hands it each reply of the request, by index.
+type ReplyValues interface {
+	Value(i int, rep *resp.Reply)
 }
 
 // Op is one operation type of a mixed workload.
@@ -190,6 +197,10 @@ type Factory struct {
 	clusterErr  error
 	// stops ends the workers' connections' waits at the run's end.
 	stops transport.StopHubs
+	// switches, for a target the Sentinels name, counts their
+	// announcements that the primary moved.
+	switchOnce sync.Once
+	switches   *transport.Switches
 }
 
 // clusterState loads the slot map once, for every worker of the run.
@@ -223,7 +234,7 @@ func (f *Factory) NewWorker(ctx context.Context, id int, seed uint64) (engine.Wo
 	if f.Workload.Sources != nil {
 		src = f.Workload.Sources(id)
 	}
-	if src != nil && (f.Target.Cluster || f.Workload.Mode != Single) {
+	if src != nil && (f.Target.Cluster || f.Workload.Mode != Single && f.Workload.Mode != Pipeline) {
 		return nil, errSources
 	}
 	if f.Target.Cluster {
@@ -236,16 +247,22 @@ func (f *Factory) NewWorker(ctx context.Context, id int, seed uint64) (engine.Wo
 		}
 		return newSlotWorker(f, cs, ctx, gens, pk), nil
 	}
+	if len(f.Target.Sentinels) > 0 {
+		f.switchOnce.Do(func() { f.switches = transport.WatchSwitches(ctx, f.Target) })
+	}
 	links := transport.NewLinks(ctx, &f.Target, f.stops.For(ctx))
 	if _, err := links.Main(); err != nil {
 		return nil, err
 	}
 	raw := &rawWorker{f: f, gens: gens, pick: pk, src: src, links: links}
 	raw.check, _ = src.(ReplyChecker)
+	raw.vals, _ = src.(ReplyValues)
 	switch {
 	case f.Workload.Mode == Window:
 		return newWindowWorker(raw), nil
-	case transport.RxStamps && f.Target.TLS == nil:
+	case transport.RxStamps && f.Target.TLS == nil && len(f.Target.Sentinels) == 0:
+		// A worker that follows the Sentinels' primary drops its
+		// connection after READONLY or LOADING: it waits on its own.
 		return &deferringWorker{rawWorker: raw}, nil
 	}
 	return raw, nil
@@ -258,10 +275,13 @@ type rawWorker struct {
 	pick   *picker
 	src    Source       // in place of gens, when set
 	check  ReplyChecker // src, when it checks replies
+	vals   ReplyValues  // src, when it reads replies
 	op     int
 	links  *transport.Links
 	req    []byte
 	errBuf []byte
+	// switched is the Sentinels' switches this worker has followed.
+	switched int64
 }
 
 var errNilExec = []byte("EXEC returned nil (transaction aborted)")
@@ -323,6 +343,13 @@ func Empty(r *resp.Reply) bool {
 
 func (w *rawWorker) Exec(ctx context.Context, s *engine.Step) error {
 	s.Op = w.op
+	if sw := w.f.switches; sw != nil && sw.Count() != w.switched {
+		// The Sentinels moved the primary: ask them again.
+		w.switched = sw.Count()
+		if w.links.Direct != nil {
+			w.links.Drop(w.links.Direct)
+		}
+	}
 	c, err := w.links.Main()
 	if err != nil {
 		return err
@@ -334,6 +361,11 @@ func (w *rawWorker) Exec(ctx context.Context, s *engine.Step) error {
 	if err != nil {
 		w.links.Drop(c)
 		return err
+	}
+	if s.Failed > 0 && len(w.f.Target.Sentinels) > 0 && transport.FollowsTopology(s.Err) {
+		// Not the primary (any more): the next request asks the
+		// Sentinels again.
+		w.links.Drop(c)
 	}
 	return nil
 }
@@ -356,11 +388,17 @@ func (w *rawWorker) replies(c *transport.Conn, s *engine.Step, first error) erro
 		if w.check != nil {
 			w.check.Reply(rep.Type, rep.Nil)
 		}
-		for range w.f.Workload.OpsPerRequest() - 1 {
+		if w.vals != nil {
+			w.vals.Value(0, rep)
+		}
+		for i := 1; i < w.f.Workload.OpsPerRequest(); i++ {
 			if err := c.Read(rep); err != nil {
 				return err
 			}
 			countReply(s, rep, &w.errBuf)
+			if w.vals != nil {
+				w.vals.Value(i, rep)
+			}
 		}
 		return nil
 	}
@@ -435,7 +473,7 @@ func (w *rawWorker) Close() error { return w.links.Close() }
 var errNoProgram = errors.New("redis: no command template")
 
 // errSources says where a worker's own commands cannot go (yet).
-var errSources = errors.New("redis: a worker's own commands (a replay) go one a request to a standalone target")
+var errSources = errors.New("redis: a worker's own commands (a replay) go one a request (or one pipeline) to a standalone target")
 
 // Validate checks that the factory can run.
 func (f *Factory) Validate() error {

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -160,8 +161,13 @@ func Finish(ctx context.Context, o harness.IO, run *result.Run, out Outputs, all
 	if err != nil {
 		return fmt.Errorf("the run's latency: %w", err)
 	}
-	if len(out.Thresholds) > 0 {
-		run.Thresholds = threshold.Evaluate(out.Thresholds, run)
+	ts := out.Thresholds
+	if run.Ledger != nil && !slices.ContainsFunc(ts, func(t threshold.Threshold) bool { return t.Metric == "lost_writes" }) {
+		lost, _ := threshold.Parse(threshold.LostWrites)
+		ts = append(slices.Clip(ts), lost)
+	}
+	if len(ts) > 0 {
+		run.Thresholds = threshold.Evaluate(ts, run)
 	}
 	summary := SummaryTo(o, out.JSON)
 	if err := report.Text(summary, run, h); err != nil {

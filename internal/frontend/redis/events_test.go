@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -13,6 +14,8 @@ import (
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/frontend/target"
 	"github.com/tairbench/tairbench/internal/testenv"
+	"github.com/tairbench/tairbench/internal/threshold"
+	"github.com/tairbench/tairbench/internal/topology"
 )
 
 // onRedis is an open-loop run of SETs against addr for d.
@@ -62,7 +65,7 @@ func TestEventsInsideARun(t *testing.T) {
 	assert.Less(t, sleep.Score.UnavailableMS, 2000.0)
 	require.NotNil(t, sleep.Score.Inside.MaxUS)
 	assert.Greater(t, *sleep.Score.Inside.MaxUS, 400_000.0, "a request waited through the sleep, from its intended start")
-	assert.Contains(t, out.String(), "events       2, scored on the run's own seconds")
+	assert.Contains(t, out.String(), "events (2), scored on the run's own seconds")
 	assert.Contains(t, out.String(), "latest_fork_usec")
 }
 
@@ -141,4 +144,127 @@ func TestKillEvent(t *testing.T) {
 	assert.Nil(t, ev.Score.RecoveredS, "nothing answered again")
 	assert.Greater(t, ev.Score.UnavailableMS, 2500.0, "from the kill to the run's end")
 	assert.Positive(t, r.Availability.ConnectionsLost)
+}
+
+// TestSentinelFailoverWithLedger: a Sentinel failover under 20,000/s open
+// loop. The clients follow the primary the Sentinels name; with WAIT 1
+// every acknowledged write is on the new primary; without WAIT, what
+// Redis lost is counted, not hidden.
+func TestSentinelFailoverWithLedger(t *testing.T) {
+	testenv.Integration(t)
+	topo, err := topology.Up(topology.Sentinel, t.TempDir(), 0, 0)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = topo.Down() })
+	var sentinels []string
+	for _, n := range topo.Nodes {
+		if n.Role == "sentinel" {
+			sentinels = append(sentinels, n.Addr)
+		}
+	}
+	for _, wait := range []int{1, 0} {
+		t.Run("wait "+strconv.Itoa(wait), func(t *testing.T) {
+			// The last failover's old primary is in sync as a replica.
+			require.Eventually(t, func() bool {
+				addr := primaryOf(testenv.Do(t, sentinels[0], "SENTINEL", "GET-MASTER-ADDR-BY-NAME", topology.MasterName))
+				return strings.Contains(testenv.Do(t, addr, "INFO", "replication"), "state=online")
+			}, 30*time.Second, 100*time.Millisecond)
+			o := onRedis(t, sentinels[0], 12*time.Second, "at=3s failover")
+			o.Target.Sentinels, o.Target.MasterName = sentinels, topology.MasterName
+			o.Rate, o.Parallel = 20000, 20
+			o.VerifyWrites, o.WaitReplicas, o.WaitTimeout = true, wait, time.Second
+			o.AllowErrors = true
+			if wait == 0 { // what Redis loses without WAIT is reported, and allowed here
+				lost, err := threshold.Parse("lost_writes<1000000000")
+				require.NoError(t, err)
+				o.Out.Thresholds = []threshold.Threshold{lost}
+			}
+			io, out, _ := harness.Captured("test")
+			r, err := Run(context.Background(), o, io)
+			require.NoError(t, err, out.String())
+			ev := r.Events.Events[0]
+			require.Empty(t, ev.Error)
+			require.NotNil(t, ev.CompletedS, "the Sentinels named a new primary")
+			assert.NotEqual(t, ev.Signals["old_primary"], ev.Signals["new_primary"])
+			l := r.Ledger
+			require.NotNil(t, l)
+			require.Empty(t, l.ReadError)
+			assert.Positive(t, l.Acknowledged)
+			assert.Equal(t, l.Sent, l.Acknowledged+l.Unacknowledged+l.Refused)
+			// The writes went on at the new primary: the last seconds had
+			// replies that were no errors.
+			last := r.Series[len(r.Series)-2]
+			assert.Positive(t, last.Requests-last.Errors, "the clients followed the failover")
+			if wait == 1 {
+				assert.Zero(t, l.LostAcknowledged, "WAIT 1: every acknowledged write is on the promoted replica")
+				assert.Contains(t, out.String(), "threshold lost_writes<1          PASS")
+			} else if l.LostAcknowledged > 0 {
+				assert.Contains(t, out.String(), "!! WARNING: LOST WRITES:")
+			}
+		})
+	}
+}
+
+// primaryOf is the address in a GET-MASTER-ADDR-BY-NAME reply's text
+// ("[host port]").
+func primaryOf(reply string) string {
+	host, port, _ := strings.Cut(strings.Trim(reply, "[]"), " ")
+	return host + ":" + port
+}
+
+// TestRestartWithAOFAlways: kill -9 of the server mid-run, started again
+// with its command line: with appendfsync always the ledger finds every
+// acknowledged write in the AOF it loaded.
+func TestRestartWithAOFAlways(t *testing.T) {
+	srv := testenv.StartRedis(t, "--appendonly", "yes", "--appendfsync", "always")
+	o := onRedis(t, srv.Addr, 6*time.Second, "at=2s restart")
+	o.VerifyWrites, o.AllowErrors = true, true
+	io, out, _ := harness.Captured("test")
+	r, err := Run(context.Background(), o, io)
+	if r != nil && r.Events != nil {
+		if pid, perr := strconv.Atoi(r.Events.Events[0].Signals["new_pid"]); perr == nil {
+			t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+		}
+	}
+	require.NoError(t, err, out.String())
+	ev := r.Events.Events[0]
+	require.Empty(t, ev.Error)
+	require.NotNil(t, ev.CompletedS, "the server answered again")
+	assert.Contains(t, ev.Reply, "started again as")
+	require.NotNil(t, ev.Score)
+	assert.Positive(t, ev.Score.UnavailableMS)
+	l := r.Ledger
+	require.NotNil(t, l)
+	require.Empty(t, l.ReadError)
+	assert.Zero(t, l.LostAcknowledged, "appendfsync always: every acknowledged write was on disk")
+	assert.Positive(t, l.Acknowledged)
+	assert.Positive(t, r.Availability.ConnectionsLost, "the connections were lost with the process and made again")
+	last := r.Series[len(r.Series)-2]
+	assert.Positive(t, last.Requests-last.Errors, "the load went on on the restarted server")
+}
+
+// TestReshardUnderLoad: 1,000 slots move from one primary to another
+// while the load writes across the cluster: the routing follows MOVED and
+// ASK, counted, and no request is lost for it.
+func TestReshardUnderLoad(t *testing.T) {
+	cl := testenv.StartCluster(t, 3)
+	from, to := cl.Nodes[0].Addr, cl.Nodes[1].Addr
+	o := onRedis(t, from, 8*time.Second, "at=2s reshard 1000 slots from "+from+" to "+to)
+	o.Target.Cluster = true
+	o.Commands = []string{"SET k-__RAND__ __DATA__"}
+	o.R1, o.Rate, o.Parallel = 100000, 5000, 8
+	io, out, _ := harness.Captured("test")
+	r, err := Run(context.Background(), o, io)
+	require.NoError(t, err, out.String())
+	ev := r.Events.Events[0]
+	require.Empty(t, ev.Error, out.String())
+	require.NotNil(t, ev.CompletedS, "every slot moved within the run")
+	assert.Equal(t, "1000", ev.Signals["slots_moved"])
+	assert.Positive(t, ev.Signals["keys_moved"])
+	require.NotNil(t, r.Cluster)
+	assert.Positive(t, r.Cluster.Moved+r.Cluster.Asked, "the routing followed the slots")
+	require.NotNil(t, ev.Score)
+	assert.Zero(t, ev.Score.Inside.Errors+ev.Score.Inside.TransportErrors, "MOVED and ASK are followed, not lost")
+	assert.Zero(t, r.Totals.Errors)
+	owned := testenv.Do(t, to, "CLUSTER", "COUNTKEYSINSLOT", "0")
+	assert.NotEmpty(t, owned)
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/tairbench/tairbench/internal/frontend/output"
 	"github.com/tairbench/tairbench/internal/frontend/target"
 	"github.com/tairbench/tairbench/internal/frontend/tmplrun"
+	"github.com/tairbench/tairbench/internal/ledger"
 	"github.com/tairbench/tairbench/internal/run"
 	"github.com/tairbench/tairbench/internal/run/capacity"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
@@ -93,6 +94,12 @@ type Options struct {
 	RateTimes     float64
 	ParallelGiven bool
 	TemplateFlags []string
+	// VerifyWrites makes every write an INCR of a counter of the run's
+	// (a write ledger), read back after the run; WaitReplicas above 0
+	// follows each with WAIT WaitReplicas WaitTimeout.
+	VerifyWrites bool
+	WaitReplicas int
+	WaitTimeout  time.Duration
 
 	mix []driver.MixEntry // the workload file's operations
 }
@@ -105,12 +112,21 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 		return nil, err
 	}
 	var err error
+	if o.VerifyWrites || o.WaitReplicas != 0 {
+		if err := ledgerConflicts(o); err != nil {
+			return nil, err
+		}
+		o.Commands, o.Ratio = []string{"INCR " + ledgerPrefix + "__RAND__"}, ""
+	}
 	if o.mix, err = fromWorkload(&o); err != nil {
 		return nil, err
 	}
 	r, err := prepare(o, io)
 	if err != nil {
 		return nil, err
+	}
+	if o.VerifyWrites {
+		r.withLedger()
 	}
 	if err := sloConflicts(o); err != nil {
 		return nil, err
@@ -156,8 +172,22 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 		return nil, err
 	}
 	spec := r.spec("", engine.Config{Duration: dur, Ops: o.Count, Warmup: o.Warmup, Rate: o.Rate})
+	if r.ledger != nil {
+		if err := r.resetLedger(ctx); err != nil {
+			return nil, err
+		}
+		spec.Command = r.ledgerCommand()
+		if r.ledger.Wait > 0 {
+			spec.Reconcile = []string{"incr", "wait"} // a write is both
+		}
+	}
 	return output.Execution{Sinks: o.Sinks, Out: o.Out, AbortOnFail: o.AbortOnFail, AllowErrors: o.AllowErrors,
-		With: func(res *result.Run) { res.Preload = pre }}.Execute(ctx, io, spec)
+		With: func(res *result.Run) {
+			res.Preload = pre
+			if r.ledger != nil {
+				r.readLedger(context.WithoutCancel(ctx), res)
+			}
+		}}.Execute(ctx, io, spec)
 }
 
 // dryRun prints the run (and the fill and thresholds) without sending.
@@ -243,6 +273,8 @@ type runner struct {
 	w    driver.Workload
 	tg   endpoint.Target
 	seed uint64
+	// ledger, with --verify-writes, is the run's write ledger.
+	ledger *ledger.Ledger
 }
 
 // prepare checks the options and compiles the templates.
