@@ -55,14 +55,17 @@ var Actions = []Action{
 	{Name: "stop", Words: "stop", Process: true, Help: "SIGSTOP the target's server process (it must run on this machine)"},
 	{Name: "cont", Words: "cont", Process: true, Help: "SIGCONT the target's server process"},
 	{Name: "kill", Words: "kill", Process: true, Help: "SIGKILL the target's server process (kill -9)"},
+	{Name: "restart", Words: "restart", Process: true, Help: "SIGKILL the target's server process and start it again with its settings; done when it answers PING"},
+	{Name: "reshard", Words: "reshard", MinArgs: 6, MaxArgs: 6, Help: "reshard N slots from A to B (cluster nodes by address or ID): each slot migrated as redis-cli --cluster does it; done when the last is B's"},
 	{Name: "exec", Words: "exec", MinArgs: 1, MaxArgs: 1, Help: "run a shell command ('...'); done when it exits"},
 }
 
+// errReshard says how a reshard is written.
+var errReshard = errors.New("reshard is written reshard N slots from A to B (N from 1 to 16384; A and B nodes by address or ID)")
+
 // later are the actions of the issue's list not built yet: refused by name.
 var later = map[string]string{
-	"reshard":  "a reshard event is not built yet: run redis-cli --cluster reshard through exec '...'",
 	"add-node": "an add-node event is not built yet: run redis-cli --cluster add-node through exec '...'",
-	"restart":  "a restart event is not built yet: kill, then start the server through exec '...'",
 }
 
 // Parse reads one event: "at=20s bgsave", "at=5s config set appendfsync
@@ -119,6 +122,9 @@ func action(words []string) (Event, error) {
 		}
 		args := words[len(w):]
 		if len(args) < a.MinArgs || len(args) > a.MaxArgs {
+			if a.Name == "reshard" {
+				return Event{}, errReshard
+			}
 			return Event{}, fmt.Errorf("%s takes %s", a.Words, argsWanted(a))
 		}
 		if err := checkArgs(a.Name, args); err != nil {
@@ -173,6 +179,11 @@ func checkArgs(name string, args []string) error {
 	case "exec":
 		if strings.TrimSpace(args[0]) == "" {
 			return errors.New("exec takes a command to run")
+		}
+	case "reshard":
+		n, err := strconv.Atoi(args[0])
+		if err != nil || n < 1 || n > 16384 || !strings.EqualFold(args[1], "slots") || !strings.EqualFold(args[2], "from") || !strings.EqualFold(args[4], "to") {
+			return errReshard
 		}
 	}
 	return nil

@@ -24,6 +24,9 @@ func TestParse(t *testing.T) {
 		{"at=3s debug sleep 0.5", 3 * time.Second, "debug-sleep", []string{"0.5"}, "debug sleep 0.5"},
 		{"at=10s failover", 10 * time.Second, "failover", []string{}, "failover"},
 		{"at=10s kill", 10 * time.Second, "kill", []string{}, "kill"},
+		{"at=10s restart", 10 * time.Second, "restart", []string{}, "restart"},
+		{"at=5s reshard 1000 slots from 127.0.0.1:7000 to 127.0.0.1:7001", 5 * time.Second, "reshard",
+			[]string{"1000", "slots", "from", "127.0.0.1:7000", "to", "127.0.0.1:7001"}, "reshard 1000 slots from 127.0.0.1:7000 to 127.0.0.1:7001"},
 		{`at=2s exec 'redis-cli -p 7001 cluster failover'`, 2 * time.Second, "exec", []string{"redis-cli -p 7001 cluster failover"},
 			"exec 'redis-cli -p 7001 cluster failover'"},
 		{`at=2s exec "echo it's"`, 2 * time.Second, "exec", []string{"echo it's"}, `exec 'echo it'\''s'`},
@@ -53,7 +56,7 @@ func TestParseRefuses(t *testing.T) {
 		"at=2s debug sleep x":          "seconds",
 		"at=2s exec 'ls":               "quote is not closed",
 		"at=2s exec ''":                "a command to run",
-		"at=2s reshard 1000":           "not built yet",
+		"at=2s reshard 1000":           "reshard is written",
 	} {
 		_, err := Parse(in)
 		require.Error(t, err, in)

@@ -22,6 +22,13 @@ type Actor interface {
 	// Process is the target server's process ID, when it runs on this
 	// machine (the events that signal it need one).
 	Process(ctx context.Context) (int, error)
+	// Ready returns once the target answers (a restarted server that has
+	// loaded its data), or ctx ends.
+	Ready(ctx context.Context) error
+	// CommandLine is how to start the target's server again as it runs
+	// now (its program and a configuration of its settings), and the
+	// folder to start it in.
+	CommandLine(ctx context.Context) (argv []string, dir string, err error)
 }
 
 // Outcome is how an event went.
@@ -67,6 +74,9 @@ func Check(ctx context.Context, a Actor, timeline []Event) error {
 			var pid int
 			if pid, err = a.Process(ctx); err == nil && !alive(pid) {
 				err = fmt.Errorf("the server's process %d is not one this machine runs", pid)
+			}
+			if err == nil && e.Action == "restart" {
+				_, _, err = a.CommandLine(ctx)
 			}
 		default:
 			err = a.Check(ctx, e)
@@ -144,6 +154,9 @@ func run(ctx context.Context, a Actor, e Event, issued func()) Outcome {
 		if err != nil {
 			issued()
 			return Outcome{Err: err}
+		}
+		if e.Action == "restart" {
+			return restart(ctx, a, pid, issued)
 		}
 		return signal(ctx, pid, e.Action, issued)
 	default:

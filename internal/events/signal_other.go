@@ -15,3 +15,9 @@ func signal(_ context.Context, _ int, _ string, issued func()) Outcome {
 	issued()
 	return Outcome{Err: errors.New("process events need a Unix system")}
 }
+
+// restart is not built for this system.
+func restart(_ context.Context, _ Actor, _ int, issued func()) Outcome {
+	issued()
+	return Outcome{Err: errors.New("process events need a Unix system")}
+}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net"
 	"os"
+	osexec "os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -32,7 +34,7 @@ func NewEventActor(t endpoint.Target) *EventActor {
 func (a *EventActor) dial(ctx context.Context, addr string, timeout time.Duration) (*transport.Conn, error) {
 	t := a.t
 	if addr != "" {
-		t.Addr = addr
+		t.Addr, t.Sentinels, t.MasterName = addr, nil, ""
 	}
 	t.Timeout = timeout
 	return transport.Dial(ctx, t)
@@ -84,6 +86,9 @@ func (a *EventActor) Check(ctx context.Context, e events.Event) error {
 	case "failover":
 		_, _, err := a.failoverPlan(ctx)
 		return err
+	case "reshard":
+		_, _, _, _, err := a.reshardPlan(ctx, e)
+		return err
 	case "debug-sleep":
 		// DEBUG is often not allowed (enable-debug-command): ask with a
 		// sleep of nothing.
@@ -119,6 +124,74 @@ func (a *EventActor) Process(ctx context.Context) (int, error) {
 	return pid, nil
 }
 
+// CommandLine is how to start the target's redis-server again as it runs
+// now: INFO server's executable with a configuration file of every
+// setting (CONFIG GET *), written beside its data as
+// tairbench-restart-PORT.conf, in its folder.
+func (a *EventActor) CommandLine(ctx context.Context) ([]string, string, error) {
+	m, err := a.info(ctx, "", "server")
+	if err != nil {
+		return nil, "", err
+	}
+	exe := m["executable"]
+	if exe == "" {
+		return nil, "", errors.New("the target's INFO server names no executable to start again")
+	}
+	if _, err := os.Stat(exe); err != nil {
+		// Redis makes a relative argv[0] absolute against its folder,
+		// not the PATH it was found on.
+		if exe, err = osexec.LookPath(filepath.Base(exe)); err != nil {
+			return nil, "", fmt.Errorf("the server's executable %s is not found to start again", m["executable"])
+		}
+	}
+	c, err := a.dial(ctx, "", 5*time.Second)
+	if err != nil {
+		return nil, "", err
+	}
+	defer c.Close()
+	args, err := c.DoStrings("CONFIG", "GET", "*")
+	if err != nil {
+		return nil, "", fmt.Errorf("CONFIG GET *: %w", err)
+	}
+	var conf strings.Builder
+	settings := map[string]string{}
+	for i := 0; i+1 < len(args); i += 2 {
+		k, v := args[i], args[i+1]
+		settings[k] = v
+		if (k == "replicaof" || k == "slaveof") && v == "" || k == "daemonize" {
+			continue // no primary; and it stays in the foreground, reaped by tairbench
+		}
+		fmt.Fprintf(&conf, "%s %s\n", k, strconv.Quote(v))
+	}
+	dir := settings["dir"]
+	if dir == "" {
+		return nil, "", errors.New("the target's CONFIG names no dir to start it in")
+	}
+	file := filepath.Join(dir, "tairbench-restart-"+settings["port"]+".conf")
+	if err := os.WriteFile(file, []byte(conf.String()), 0o600); err != nil {
+		return nil, "", fmt.Errorf("restart's configuration: %w", err)
+	}
+	return []string{exe, file}, dir, nil
+}
+
+// Ready returns once the target answers PING (not LOADING), or ctx ends.
+func (a *EventActor) Ready(ctx context.Context) error {
+	for {
+		if c, err := a.dial(ctx, "", time.Second); err == nil {
+			_, err = c.DoString("PING")
+			c.Close()
+			if err == nil {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return events.ErrNotSeen
+		case <-time.After(a.Poll):
+		}
+	}
+}
+
 // Do issues e and waits for the target to say it completed.
 func (a *EventActor) Do(ctx context.Context, e events.Event, issued func()) events.Outcome {
 	switch e.Action {
@@ -128,6 +201,8 @@ func (a *EventActor) Do(ctx context.Context, e events.Event, issued func()) even
 		return a.fork(ctx, issued, "aof_rewrite_in_progress", "aof_last_bgrewrite_status", "BGREWRITEAOF")
 	case "failover":
 		return a.failover(ctx, issued)
+	case "reshard":
+		return a.reshard(ctx, e, issued)
 	case "client-pause":
 		o := a.command(ctx, issued, 0, append([]string{"CLIENT", "PAUSE"}, e.Args...)...)
 		if o.Err == nil {
@@ -228,6 +303,9 @@ func (a *EventActor) failoverPlan(ctx context.Context) (addr string, args []stri
 		if n, _ := strconv.Atoi(m["connected_slaves"]); n == 0 {
 			return "", nil, errors.New("the target has no replica to fail over to")
 		}
+		if len(a.t.Sentinels) > 0 {
+			return a.t.Sentinels[0], []string{"SENTINEL", "FAILOVER", a.t.MasterName}, nil
+		}
 		return "", []string{"FAILOVER"}, nil
 	}
 	replica, err := a.clusterReplica(ctx)
@@ -272,6 +350,9 @@ func (a *EventActor) failover(ctx context.Context, issued func()) events.Outcome
 		issued()
 		return events.Outcome{Err: err}
 	}
+	if len(a.t.Sentinels) > 0 {
+		return a.sentinelFailover(ctx, issued, args)
+	}
 	c, err := a.dial(ctx, addr, 10*time.Second)
 	if err != nil {
 		issued()
@@ -301,4 +382,49 @@ func (a *EventActor) failover(ctx context.Context, issued func()) events.Outcome
 	}
 	o.Completed = time.Now()
 	return o
+}
+
+// sentinelFailover asks the Sentinels, in order, for a failover and waits
+// until they name another primary and it says it is one.
+func (a *EventActor) sentinelFailover(ctx context.Context, issued func(), args []string) events.Outcome {
+	old, err := transport.ResolveMaster(ctx, a.t)
+	if err != nil {
+		issued()
+		return events.Outcome{Err: err}
+	}
+	issued()
+	var o events.Outcome
+	for _, s := range a.t.Sentinels {
+		st := endpoint.Target{Addr: s, Timeout: 5 * time.Second, Protocol: 2}
+		c, err := transport.Dial(ctx, st)
+		if err != nil {
+			o.Err = err
+			continue
+		}
+		o.Reply, o.Err = c.DoString(args...)
+		c.Close()
+		if o.Err == nil {
+			break
+		}
+		o.Reply = replyText(o.Err)
+	}
+	if o.Err != nil {
+		return o
+	}
+	o.Signals = map[string]string{"old_primary": old}
+	for {
+		if addr, err := transport.ResolveMaster(ctx, a.t); err == nil && addr != old {
+			if m, err := a.info(ctx, addr, "replication"); err == nil && m["role"] == "master" {
+				o.Completed = time.Now()
+				o.Signals["new_primary"] = addr
+				return o
+			}
+		}
+		select {
+		case <-ctx.Done():
+			o.Err = events.ErrNotSeen
+			return o
+		case <-time.After(a.Poll):
+		}
+	}
 }
