@@ -24,11 +24,7 @@ func EventsTable(ev *result.Events) Table {
 			"max before→in ms", "errors in", "server"},
 	}
 	for _, e := range ev.Events {
-		name := e.Text
-		if e.Cycle > 0 {
-			name = fmt.Sprintf("%s #%d", name, e.Cycle)
-		}
-		row := []string{name, optS(e.IssuedS), optS(e.CompletedS), "—", "—", "—", "—", "—", "—", eventNotes(e)}
+		row := []string{eventName(e), optS(e.IssuedS), optS(e.CompletedS), "—", "—", "—", "—", "—", "—", eventNotes(e)}
 		if sc := e.Score; sc != nil {
 			row[3], row[4], row[5] = fmt.Sprintf("%.0f", sc.UnavailableMS), recovered(sc), fmt.Sprint(sc.SecondsOutOfSLO)
 			row[6], row[7] = pair(sc.Before.P99US, sc.Inside.P99US), pair(sc.Before.MaxUS, sc.Inside.MaxUS)
@@ -43,6 +39,14 @@ func EventsTable(ev *result.Events) Table {
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("no reply: the longest stretch without a reply that was no error, on any connection, around the event (to %.1f ms)", ev.SlotMS))
 	return t
+}
+
+// eventName is an event's text, with its cycle when repeated.
+func eventName(e result.Event) string {
+	if e.Cycle > 0 {
+		return fmt.Sprintf("%s #%d", e.Text, e.Cycle)
+	}
+	return e.Text
 }
 
 // eventNotes is an event's error and the server's signals, on one line.
@@ -114,4 +118,93 @@ func writeLedger(b *strings.Builder, l *result.Ledger) {
 	}
 	fmt.Fprintf(b, "             read back: %d acknowledged writes lost, %d unacknowledged writes applied, %d applied twice\n",
 		l.LostAcknowledged, l.UnacknowledgedApplied, l.AppliedTwice)
+}
+
+// EventsCompare pairs two runs' events, by their text and cycle, and
+// sets B's scores beside A's (the same failover on Redis and on Tair).
+// Over cycles it pairs each event's medians.
+func EventsCompare(a, b *result.Events) Table {
+	t := Table{Title: "events, A and B: each event's score in A, then in B",
+		Header: []string{"event", "no reply ms A / B", "recovered s A / B", "out of SLO s A / B", "p99 inside ms A / B", "max inside ms A / B"}}
+	key := func(e result.Event) string { return fmt.Sprintf("%s #%d", e.Text, e.Cycle) }
+	inB := map[string]result.Event{}
+	if b != nil {
+		for _, e := range b.Events {
+			inB[key(e)] = e
+		}
+	}
+	seen := map[string]bool{}
+	var evA []result.Event
+	if a != nil {
+		evA = a.Events
+	}
+	for _, e := range evA {
+		k := key(e)
+		seen[k] = true
+		o, ok := inB[k]
+		name := eventName(e)
+		if !ok {
+			t.Rows = append(t.Rows, []string{name, "only in A", "", "", "", ""})
+			continue
+		}
+		t.Rows = append(t.Rows, []string{name,
+			both(e.Score, o.Score, func(s *result.EventScore) string { return fmt.Sprintf("%.0f", s.UnavailableMS) }),
+			both(e.Score, o.Score, recovered),
+			both(e.Score, o.Score, func(s *result.EventScore) string { return fmt.Sprint(s.SecondsOutOfSLO) }),
+			both(e.Score, o.Score, func(s *result.EventScore) string { return optMS(s.Inside.P99US) }),
+			both(e.Score, o.Score, func(s *result.EventScore) string { return optMS(s.Inside.MaxUS) })})
+	}
+	if b != nil {
+		for _, e := range b.Events {
+			if !seen[key(e)] {
+				t.Rows = append(t.Rows, []string{eventName(e), "only in B", "", "", "", ""})
+			}
+		}
+	}
+	if a != nil && b != nil && a.SLO != b.SLO {
+		t.Notes = append(t.Notes, fmt.Sprintf("the runs judged recovery differently: A by %s, B by %s", a.SLO, b.SLO))
+	}
+	return t
+}
+
+// both is a figure of A's score and B's ("—" for a score not there).
+func both(a, b *result.EventScore, f func(*result.EventScore) string) string {
+	g := func(s *result.EventScore) string {
+		if s == nil {
+			return "—"
+		}
+		return f(s)
+	}
+	return g(a) + " / " + g(b)
+}
+
+func optMS(us *float64) string {
+	if us == nil {
+		return "—"
+	}
+	return ms(*us)
+}
+
+// LedgerCompare sets two runs' write ledgers side by side.
+func LedgerCompare(a, b *result.Ledger) Table {
+	t := Table{Title: "write ledger, A and B", Header: []string{"figure", "A", "B"}}
+	f := func(l *result.Ledger, v func(*result.Ledger) int64) string {
+		if l == nil {
+			return "—"
+		}
+		return fmt.Sprint(v(l))
+	}
+	for _, r := range []struct {
+		name string
+		v    func(*result.Ledger) int64
+	}{
+		{"writes sent", func(l *result.Ledger) int64 { return l.Sent }},
+		{"acknowledged", func(l *result.Ledger) int64 { return l.Acknowledged }},
+		{"acknowledged writes lost", func(l *result.Ledger) int64 { return l.LostAcknowledged }},
+		{"unacknowledged writes applied", func(l *result.Ledger) int64 { return l.UnacknowledgedApplied }},
+		{"applied twice", func(l *result.Ledger) int64 { return l.AppliedTwice }},
+	} {
+		t.Rows = append(t.Rows, []string{r.name, f(a, r.v), f(b, r.v)})
+	}
+	return t
 }

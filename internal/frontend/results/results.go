@@ -258,6 +258,14 @@ func Compare(o CompareOptions, io harness.IO) error {
 	if err := resultset.WriteCompare(io.Out, o.A, o.B, resultset.Setup(ra, rb), rows, resultset.MeasureNote(ra, rb)); err != nil {
 		return err
 	}
+	if ra.Events != nil || rb.Events != nil {
+		fmt.Fprintln(io.Out)
+		report.WriteTable(io.Out, report.EventsCompare(ra.Events, rb.Events))
+	}
+	if ra.Ledger != nil || rb.Ledger != nil {
+		fmt.Fprintln(io.Out)
+		report.WriteTable(io.Out, report.LedgerCompare(ra.Ledger, rb.Ledger))
+	}
 	var verdicts []result.ThresholdVerdict
 	for _, g := range gates {
 		verdicts = append(verdicts, g.Check(rows))

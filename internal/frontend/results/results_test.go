@@ -153,3 +153,31 @@ func TestCompareRelevanceGates(t *testing.T) {
 	assert.ErrorContains(t, Compare(CompareOptions{A: run, B: run, FailOn: []string{"ndcg@10<-0.05"}}, io),
 		"--fail-on ndcg@10<-0.05 judges relevance: give two track results or two search comparisons")
 }
+
+// TestCompareEvents: two runs through the same event have their scores
+// paired, and their write ledgers set side by side.
+func TestCompareEvents(t *testing.T) {
+	doc, err := result.ReadFile(golden(t, "run.json"))
+	require.NoError(t, err)
+	a := doc.(*result.Run)
+	b := *a
+	at := 2.0
+	score := func(ms float64) *result.EventScore { return &result.EventScore{UnavailableMS: ms, RecoveredS: &at} }
+	a.Events = &result.Events{Schema: result.SchemaEvents, SLO: "x", Events: []result.Event{{Action: "failover", Text: "failover", Score: score(120)}}}
+	b.Events = &result.Events{Schema: result.SchemaEvents, SLO: "x", Events: []result.Event{{Action: "failover", Text: "failover", Score: score(80)},
+		{Action: "bgsave", Text: "bgsave"}}}
+	b.Ledger = &result.Ledger{Schema: result.SchemaLedger, Sent: 10, Acknowledged: 9, LostAcknowledged: 1}
+	dir := t.TempDir()
+	pa, pb := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
+	for p, r := range map[string]*result.Run{pa: a, pb: &b} {
+		f, err := os.Create(p)
+		require.NoError(t, err)
+		require.NoError(t, result.EncodeJSON(f, r))
+		require.NoError(t, f.Close())
+	}
+	io, out, _ := harness.Captured("test")
+	require.NoError(t, Compare(CompareOptions{A: pa, B: pb}, io))
+	assert.Regexp(t, regexp.MustCompile(`failover\s+120 / 80\s+2 s / 2 s`), out.String())
+	assert.Regexp(t, regexp.MustCompile(`bgsave\s+only in B`), out.String())
+	assert.Regexp(t, regexp.MustCompile(`acknowledged writes lost\s+—\s+1`), out.String())
+}
