@@ -10,7 +10,7 @@ LDFLAGS := -s -w -X $(PKG).Version=$(VERSION) -X $(PKG).Commit=$(COMMIT) -X $(PK
 PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 export CGO_ENABLED ?= 0
 
-.PHONY: all image build build-all deps deps-build test test-short fuzz vet vet-other-os docs-figures bench-whitepaper bench-ycsb bench-roaring bench-bitmap bench-search bench-client bench-baseline bench-cluster bench-ingest bench-serve bench-vector bench-vector-filter-stream bench-track bench-store store-week bench-size bench-replay bench-go clean
+.PHONY: all image build build-all deps deps-build test test-short fuzz vet vet-other-os docs-figures bench-whitepaper bench-ycsb bench-roaring bench-bitmap bench-search bench-client bench-baseline bench-cluster bench-ingest bench-serve bench-vector bench-vector-filter-stream bench-track bench-store store-week bench-size bench-replay bench-events bench-go clean
 
 all: build
 
@@ -157,6 +157,8 @@ bench-whitepaper: bench-roaring bench-ycsb
 	@set -o pipefail; $(BIN) suite enhanced $(SUITE_TARGET) --requests $(WHITEPAPER_REQUESTS) --json $(RESULTS)/enhanced-$$(date -u +%Y%m%dT%H%M%SZ).json | tee -a $(FIGURES)/bench-whitepaper.md
 	@echo >> $(FIGURES)/bench-whitepaper.md
 	@set -o pipefail; $(BIN) suite cluster $(SUITE_TARGET) --test-time $(WHITEPAPER_TEST_TIME) --json $(RESULTS)/cluster-$$(date -u +%Y%m%dT%H%M%SZ).json | tee -a $(FIGURES)/bench-whitepaper.md
+	@echo >> $(FIGURES)/bench-whitepaper.md
+	@set -o pipefail; $(BIN) suite persistence --json $(RESULTS)/persistence-$$(date -u +%Y%m%dT%H%M%SZ).json | tee -a $(FIGURES)/bench-whitepaper.md
 
 # The persistent-memory and ESSD whitepapers' YCSB tables, against a
 # redis-server this target starts on a free port (installed by make deps),
@@ -284,6 +286,14 @@ bench-replay: deps build
 	@echo >> $(FIGURES)/bench-replay.md
 	@python3 scripts/bench_replay.py --bin $(BIN) | tee -a $(FIGURES)/bench-replay.md; exit $${PIPESTATUS[0]}
 
+# Events inside runs (docs/events.md): a Sentinel failover 5 times with
+# the write ledger, a reshard of 1,000 slots, the persistence suite, and
+# 50,000/s from one client core through a BGSAVE; exits 1 when a bar is
+# missed.
+bench-events: deps build
+	@$(call stamp,bench-events)
+	@python3 scripts/bench_events.py --bin $(BIN) | tee -a $(FIGURES)/bench-events.md; exit $${PIPESTATUS[0]}
+
 # The binary's size and start-up memory against an earlier commit's
 # (SIZE_BASE, cbaeff3 by default: issue #56's reference), each built as
 # 'make build' builds. Informs; gates nothing.
@@ -308,7 +318,7 @@ store-week: deps build
 # TARGET --> markers) from a fresh run of each target; a target that
 # misses its bar still writes its figures, which say so. Long: every
 # bench target in turn (DOCS_FIGURES= picks some).
-DOCS_FIGURES ?= bench-serve bench-whitepaper bench-roaring bench-ycsb bench-bitmap bench-client bench-cluster bench-search bench-ingest bench-vector bench-vector-filter-stream bench-track bench-store store-week bench-size bench-replay
+DOCS_FIGURES ?= bench-serve bench-whitepaper bench-roaring bench-ycsb bench-bitmap bench-client bench-cluster bench-search bench-ingest bench-vector bench-vector-filter-stream bench-track bench-store store-week bench-size bench-replay bench-events
 docs-figures:
 	@for t in $(DOCS_FIGURES); do $(MAKE) --no-print-directory $$t || echo "make $$t missed its bar: its figures say so"; done
 	@python3 scripts/docs_figures.py $(DOCS_FIGURES)

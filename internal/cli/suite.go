@@ -59,6 +59,10 @@ still run as published, since the run phases need their records.`,
 	fs.Int64Var(&o.Operations, "operations", 0, "pmem, essd: operationcount per case (default: --records)")
 	fs.IntVar(&o.Threads, "threads", 32, "pmem, essd: YCSB threads")
 	fs.StringSliceVar(&o.Groups, "groups", nil, "pmem: command groups to run (default string,hash,list,set,zset)")
+	fs.Float64Var(&o.Fraction, "fraction", 0.5, "persistence: each case's open-loop rate as a share of the capacity measured first")
+	fs.IntVar(&o.Keys, "keys", 1_000_000, "persistence: keys filled before each case (the dataset a fork copies the page tables of)")
+	fs.IntVar(&o.ValueSize, "value-size", 256, "persistence: their value size in bytes")
+	fs.Var(seconds(&o.CaseTime), "case-time", "persistence: each case's time in seconds (default 20; its event at a third)")
 	o.slo.Register(fs)
 	for _, name := range whitepaper.Suites {
 		cmd.AddCommand(&cobra.Command{

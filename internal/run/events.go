@@ -16,10 +16,10 @@ type eventsKey struct{}
 // WithEvents returns ctx carrying plan: every run under it goes through
 // its events (a run whose target cannot is refused before it starts).
 func WithEvents(ctx context.Context, plan *events.Plan) context.Context {
-	if plan.Empty() {
+	if plan.Empty() && EventsFrom(ctx) == nil {
 		return ctx
 	}
-	return context.WithValue(ctx, eventsKey{}, plan)
+	return context.WithValue(ctx, eventsKey{}, plan) // an empty plan clears what ctx carried
 }
 
 // EventsFrom returns the plan ctx carries (nil: none).

@@ -264,6 +264,11 @@ func (a *EventActor) fork(ctx context.Context, issued func(), running, status st
 	}
 	o.Completed = time.Now()
 	o.Signals = map[string]string{status: m[status]}
+	for _, k := range []string{"rdb_last_cow_size", "aof_last_cow_size"} {
+		if v, ok := m[k]; ok && strings.HasPrefix(status, k[:3]) {
+			o.Signals[k] = v
+		}
+	}
 	if st, err := a.info(ctx, "", "stats"); err == nil {
 		o.Signals["latest_fork_usec"] = st["latest_fork_usec"]
 	}

@@ -22,6 +22,8 @@ type Plan struct {
 	// unbounded counts the runs that last until interrupted; toEnd those
 	// that last until their input ends, whose time the total cannot know.
 	unbounded, toEnd int
+	// loop, when set, describes the next run's loop (RunAtShare).
+	loop string
 }
 
 // NewPlan starts a dry run's plan on w.
@@ -33,6 +35,14 @@ func NewPlan(w io.Writer, what string) *Plan {
 // Run adds one run: its name, command, target and engine settings.
 func (p *Plan) Run(name, command, target string, cfg engine.Config) {
 	p.add(name, command, target, cfg, "until interrupted")
+}
+
+// RunAtShare adds one open-loop run whose rate is a share of a capacity
+// measured first (not known before).
+func (p *Plan) RunAtShare(name, command, target string, cfg engine.Config, share float64) {
+	p.loop = fmt.Sprintf("open loop at %.0f%% of the capacity measured first", 100*share)
+	p.add(name, command, target, cfg, "until interrupted")
+	p.loop = ""
 }
 
 // RunToEnd adds one run that stops when its input ends (a whole file
@@ -79,7 +89,10 @@ func (p *Plan) add(name, command, target string, cfg engine.Config, unbounded st
 		}
 	}
 	loop := "closed loop"
-	if cfg.Rate > 0 {
+	switch {
+	case p.loop != "":
+		loop = p.loop
+	case cfg.Rate > 0:
 		loop = fmt.Sprintf("open loop at %.0f requests/s", cfg.Rate)
 	}
 	per := ""

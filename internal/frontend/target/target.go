@@ -176,7 +176,11 @@ func Dry(addr string, embedded bool) string {
 // loopback port with persistence off, in a folder of its own, and waits
 // until it answers. It returns the address and the function that stops
 // it by PID and removes its folder.
-func StartRedisServer(io harness.IO) (string, func(), error) {
+func StartRedisServer(io harness.IO) (string, func(), error) { return StartRedisServerWith(io) }
+
+// StartRedisServerWith is StartRedisServer with more redis-server
+// arguments (later ones win: "--appendonly", "yes").
+func StartRedisServerWith(io harness.IO, extra ...string) (string, func(), error) {
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		return "", nil, errors.New("redis-server is not installed (apt-get install redis-server; make deps does), or give a target")
@@ -186,7 +190,7 @@ func StartRedisServer(io harness.IO) (string, func(), error) {
 		return "", nil, err
 	}
 	for attempt := 0; attempt < 3; attempt++ {
-		addr, stop, err := startRedisOn(io, bin, dir)
+		addr, stop, err := startRedisOn(io, bin, dir, extra...)
 		if err != nil {
 			_ = os.RemoveAll(dir)
 			return "", nil, err
@@ -202,15 +206,16 @@ func StartRedisServer(io harness.IO) (string, func(), error) {
 
 // startRedisOn starts redis-server on a free port and waits 5 s for it to
 // answer: a nil stop (and nil error) when it did not.
-func startRedisOn(io harness.IO, bin, dir string) (string, func(), error) {
+func startRedisOn(io harness.IO, bin, dir string, extra ...string) (string, func(), error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", nil, err
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	_ = l.Close()
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-		"--dir", dir, "--daemonize", "no", "--logfile", filepath.Join(dir, "redis.log"), "--maxclients", "10000")
+	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+		"--dir", dir, "--daemonize", "no", "--logfile", filepath.Join(dir, "redis.log"), "--maxclients", "10000"}, extra...)
+	cmd := exec.Command(bin, args...)
 	if err := cmd.Start(); err != nil {
 		return "", nil, fmt.Errorf("start redis-server: %w", err)
 	}

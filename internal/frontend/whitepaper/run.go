@@ -3,8 +3,11 @@ package whitepaper
 import (
 	"context"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/tairbench/tairbench/internal/endpoint"
+	"github.com/tairbench/tairbench/internal/engine"
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/frontend/output"
 	"github.com/tairbench/tairbench/internal/frontend/target"
@@ -13,7 +16,7 @@ import (
 )
 
 // Suites names the tables 'tairbench suite' runs.
-var Suites = []string{"enhanced", "cluster", "pmem", "essd"}
+var Suites = []string{"enhanced", "cluster", "pmem", "essd", "persistence"}
 
 // RunOptions are 'tairbench suite NAME': the suite, its sizes, and where
 // it runs.
@@ -31,6 +34,8 @@ type RunOptions struct {
 	JSON string
 	// DryRun prints the cases and sends nothing.
 	DryRun bool
+	// Persistence sizes the persistence suite.
+	Persistence PersistenceOptions
 }
 
 // Main resolves the target: the embedded server for the RESP suites and a
@@ -39,16 +44,18 @@ type RunOptions struct {
 // with the live metrics.
 func Main(ctx context.Context, o RunOptions, server target.Options, m output.Sinks, io harness.IO) error {
 	ycsbSuite := o.Suite == "pmem" || o.Suite == "essd"
-	if !o.Remote && !ycsbSuite {
+	if !o.Remote && !ycsbSuite && o.Suite != "persistence" {
 		server.Embedded = true
 	}
 	o.LocalRedis = ycsbSuite && !o.Remote && !server.Embedded
-	tg, stop, err := target.Open(io, server, o.DryRun)
-	if err != nil {
-		return err
+	if o.Suite != "persistence" { // it starts a server for each case
+		tg, stop, err := target.Open(io, server, o.DryRun)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		o.Target = tg
 	}
-	defer stop()
-	o.Target = tg
 	return m.Run(ctx, io, func(ctx context.Context) error {
 		_, err := Run(ctx, o, io)
 		return err
@@ -74,7 +81,10 @@ func Run(ctx context.Context, o RunOptions, io harness.IO) (*result.WhitepaperSu
 		defer stop()
 		tg.Addr = addr
 	}
-	id, _ := target.Identify(ctx, tg) // nil when the target will not say
+	var id *result.ServerIdentity
+	if o.Suite != "persistence" {
+		id, _ = target.Identify(ctx, tg) // nil when the target will not say
+	}
 	o.Seed = harness.SeedOrNew(o.Seed)
 	o.Version, o.Log = io.Version, io.Err
 	var suite *result.WhitepaperSuite
@@ -86,10 +96,14 @@ func Run(ctx context.Context, o RunOptions, io harness.IO) (*result.WhitepaperSu
 		suite, err = PMem(ctx, tg, o.YCSBOptions)
 	case "essd":
 		suite, err = ESSD(ctx, tg, o.YCSBOptions, o.Remote)
+	case "persistence":
+		po := o.Persistence
+		po.Options.Seed, po.Options.Version, po.Options.Log, po.IO = o.Seed, o.Version, o.Log, io
+		suite, err = Persistence(ctx, po) // each case names its own server
 	default:
 		suite, err = Enhanced(ctx, tg, o.Options)
 	}
-	if suite != nil && suite.Target != nil {
+	if suite != nil && suite.Target != nil && id != nil {
 		suite.Target.Server = id
 	}
 	if suite != nil && o.SLO != nil {
@@ -129,6 +143,16 @@ func dryRun(ctx context.Context, o RunOptions, io harness.IO) error {
 		_, err = PMem(ctx, o.Target, o.YCSBOptions)
 	case "essd":
 		_, err = ESSD(ctx, o.Target, o.YCSBOptions, o.Remote)
+	case "persistence":
+		po := o.Persistence
+		po.defaults()
+		where := "a redis-server this run would start on a free port"
+		p.Load("fill", fmt.Sprintf("DEBUG POPULATE %d keys of %d bytes, before the capacity run and each case", po.Keys, po.ValueSize), 0)
+		p.Run("capacity", persistenceCommand+" (persistence off)", where, engine.Config{Workers: po.Connections, Duration: 5 * time.Second, Warmup: time.Second})
+		for _, c := range persistenceCases {
+			p.RunAtShare(c.name+", event: "+orNone(c.event), persistenceCommand+" with "+strings.Join(c.args, " "), where,
+				engine.Config{Workers: po.Connections, Duration: po.Duration}, po.Fraction)
+		}
 	default:
 		_, err = Enhanced(ctx, o.Target, o.Options)
 	}
@@ -148,4 +172,11 @@ func failure(s *result.WhitepaperSuite) error {
 		}
 	}
 	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }

@@ -265,6 +265,8 @@ func Write(w io.Writer, s *result.WhitepaperSuite) error {
 		writePMem(&b, s)
 	case "essd":
 		writeESSD(&b, s)
+	case "persistence":
+		writePersistence(&b, s)
 	}
 	if s.SLO != "" {
 		writeCapacities(&b, s)

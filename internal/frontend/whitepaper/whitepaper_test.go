@@ -12,6 +12,7 @@ import (
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/frontend/output"
 	"github.com/tairbench/tairbench/internal/frontend/target"
+	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/pkg/result"
 )
 
@@ -27,6 +28,8 @@ func TestDryRunsNameEveryCase(t *testing.T) {
 		"cluster":  {"memtier", "would start in this process; not Tair"},
 		"pmem":     {"ycsb load redis", "a redis-server this run would start on a free port"},
 		"essd":     {"ycsb", "a redis-server this run would start on a free port"},
+		"persistence": {"AOF appendfsync always", "event: bgrewriteaof", "a redis-server this run would start on a free port",
+			"open loop at 50% of the capacity measured first", "DEBUG POPULATE 1000000 keys"},
 	}
 	for _, suite := range Suites {
 		t.Run(suite, func(t *testing.T) {
@@ -69,4 +72,30 @@ func TestRefusesAnUnwritableDocument(t *testing.T) {
 		YCSBOptions: YCSBOptions{Options: Options{Requests: 10}}}
 	err := Main(context.Background(), ro, server, output.Sinks{}, io)
 	assert.ErrorContains(t, err, "tairbench creates no folders")
+}
+
+// TestPersistenceSuite: each configuration on a redis-server of its own,
+// the fork's time and copy in the event cases, the claims beside, the
+// target named as not Tair.
+func TestPersistenceSuite(t *testing.T) {
+	testenv.Integration(t)
+	io, out, _ := harness.Captured("test")
+	path := filepath.Join(t.TempDir(), "persistence.json")
+	ro := RunOptions{Suite: "persistence", JSON: path, Persistence: PersistenceOptions{
+		Options: Options{Seed: 1}, Fraction: 0.2, Keys: 20000, ValueSize: 64, Duration: 3 * time.Second, Connections: 2}}
+	require.NoError(t, Main(context.Background(), ro, server, output.Sinks{}, io))
+	doc, err := result.ReadFile(path)
+	require.NoError(t, err)
+	suite := doc.(*result.WhitepaperSuite)
+	require.Len(t, suite.Cases, len(persistenceCases))
+	for _, c := range suite.Cases[3:] {
+		require.NotNil(t, c.Run.Events, c.Name)
+		ev := c.Run.Events.Events[0]
+		require.NotNil(t, ev.CompletedS, c.Name)
+		assert.NotEmpty(t, ev.Signals["latest_fork_usec"], c.Name)
+	}
+	assert.Nil(t, suite.Cases[0].Run.Events, "no event where the case has none")
+	assert.Contains(t, out.String(), "claim, ESSD whitepaper")
+	assert.Contains(t, out.String(), "not Tair")
+	assert.Regexp(t, `BGSAVE in mid-run\s+\d+\s+\d+`, out.String())
 }
