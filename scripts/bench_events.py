@@ -56,6 +56,12 @@ def topology(tb, kind, *extra):
         return d, json.load(f)
 
 
+def by_class(window):
+    """A window's errors by class, most first."""
+    kinds = sorted(window["errors_by_class"].items(), key=lambda kv: (-kv[1], kv[0]))
+    return "(" + ", ".join(f"{k} {n}" for k, n in kinds) + ")"
+
+
 def ms(us):
     return "—" if us is None else f"{us / 1000:.3f}"
 
@@ -86,7 +92,7 @@ def failover(tb, cpu, cycles):
         rec = sc.get("recovered_s")
         print(f"| {e.get('cycle', 0)} | {e['issued_s']:.3f} | {e['completed_s'] if e['completed_s'] is not None else '—'} | "
               f"{sc.get('unavailable_ms', 0):.0f} | {'—' if rec is None else rec} | {ms(bef.get('p99_us'))} | {ms(ins.get('p99_us'))} | "
-              f"{ms(ins.get('max_us'))} | {ins.get('errors', 0) + ins.get('transport_errors', 0)} |")
+              f"{ms(ins.get('max_us'))} | {ins.get('errors', 0) + ins.get('connect_failures', 0)}{' ' + by_class(ins) if ins.get('errors_by_class') else ''} |")
     for c in r["events"].get("cycles", []):
         u = c["unavailable_ms"]
         print(f"\nOver {c['cycles']} cycles, no reply min / median / max: {u['min']:.0f} / {u['median']:.0f} / {u['max']:.0f} ms.")

@@ -261,6 +261,14 @@ func window(s Series, seconds []int) result.EventWindow {
 		w.Errors += row.Errors
 		w.TransportErrors += row.TransportErrors
 		w.ConnectFailures += row.ConnectFailures
+		if j < len(s.Seconds) {
+			for k, n := range s.Seconds[j].Errors {
+				if w.ErrorsByClass == nil {
+					w.ErrorsByClass = map[string]int64{}
+				}
+				w.ErrorsByClass[k] += n
+			}
+		}
 		if h := decode(s, j); h != nil {
 			merged.Merge(h)
 		}

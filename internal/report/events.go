@@ -28,7 +28,7 @@ func EventsTable(ev *result.Events) Table {
 		if sc := e.Score; sc != nil {
 			row[3], row[4], row[5] = fmt.Sprintf("%.0f", sc.UnavailableMS), recovered(sc), fmt.Sprint(sc.SecondsOutOfSLO)
 			row[6], row[7] = pair(sc.Before.P99US, sc.Inside.P99US), pair(sc.Before.MaxUS, sc.Inside.MaxUS)
-			row[8] = fmt.Sprint(sc.Inside.Errors + sc.Inside.TransportErrors + sc.Inside.ConnectFailures)
+			row[8] = errorsText(sc.Inside)
 		}
 		t.Rows = append(t.Rows, row)
 	}
@@ -207,4 +207,22 @@ func LedgerCompare(a, b *result.Ledger) Table {
 		t.Rows = append(t.Rows, []string{r.name, f(a, r.v), f(b, r.v)})
 	}
 	return t
+}
+
+// errorsText is a window's errors, by class when there are any.
+func errorsText(w result.EventWindow) string {
+	n := w.Errors + w.ConnectFailures
+	if n == 0 || len(w.ErrorsByClass) == 0 {
+		return fmt.Sprint(n)
+	}
+	keys := make([]string, 0, len(w.ErrorsByClass))
+	for k := range w.ErrorsByClass {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return w.ErrorsByClass[keys[i]] > w.ErrorsByClass[keys[j]] || w.ErrorsByClass[keys[i]] == w.ErrorsByClass[keys[j]] && keys[i] < keys[j] })
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", k, w.ErrorsByClass[k])
+	}
+	return fmt.Sprintf("%d (%s)", n, strings.Join(parts, ", "))
 }

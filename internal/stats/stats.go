@@ -4,6 +4,7 @@ package stats
 
 import (
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -455,8 +456,10 @@ type interval struct {
 	ops       []opPart
 	closed    bool
 	sum       result.Interval
-	// kept is the interval's latency histogram, encoded (KeepSeconds).
-	kept string
+	// kept is the interval's latency histogram, encoded (KeepSeconds);
+	// kinds its errors by class (ErrorClass).
+	kept  string
+	kinds map[string]int64
 }
 
 // Aggregator merges the recorders' intervals. Its methods are safe for
@@ -679,6 +682,13 @@ func (a *Aggregator) merge(index int, c counters, errs map[string]*group, warm i
 			a.errOrder = append(a.errOrder, key)
 		}
 		e.Count += g.count
+		if a.slotNS > 0 && index >= 0 {
+			iv := a.intervalLocked(index)
+			if iv.kinds == nil {
+				iv.kinds = map[string]int64{}
+			}
+			iv.kinds[ErrorClass(Kind(key[0]), key[1:])] += g.count
+		}
 	}
 	// After the deadline, and the schedule's counts: the run's, no second's.
 	a.totals.late += c.late
@@ -846,6 +856,35 @@ type Second struct {
 	Histogram string
 	// Slots marks where in it replies that were no error came.
 	Slots Slots
+	// Errors counts its errors by class (ErrorClass; nil: none).
+	Errors map[string]int64
+}
+
+// errorClasses are the error replies whose first word names what a
+// topology change does to a client.
+var errorClasses = []string{"MOVED", "ASK", "TRYAGAIN", "LOADING", "READONLY", "CLUSTERDOWN", "MASTERDOWN", "BUSY", "OOM"}
+
+// ErrorClass names an error's class for the per-second counts: the error
+// reply's first word when it is one of a topology's (MOVED, READONLY,
+// LOADING, ...), "reply" for another; "timeout" or "connection" for a
+// request lost on its connection; "connect" for a failed connect.
+func ErrorClass(k Kind, msg string) string {
+	switch k {
+	case Connect:
+		return "connect"
+	case Lost:
+		if strings.Contains(msg, "timeout") || strings.Contains(msg, "deadline") || strings.Contains(msg, "no reply") {
+			return "timeout"
+		}
+		return "connection"
+	}
+	word, _, _ := strings.Cut(msg, " ")
+	for _, c := range errorClasses {
+		if word == c {
+			return c
+		}
+	}
+	return "reply"
 }
 
 // keep encodes an interval's histogram: from the intended start when it
@@ -936,7 +975,7 @@ func (a *Aggregator) Snapshot(elapsed time.Duration) Snapshot {
 		iv.EndInside(elapsed-time.Duration(i)*a.interval, a.interval)
 		s.Series = append(s.Series, iv)
 		if a.slotNS > 0 {
-			s.Seconds = append(s.Seconds, Second{Histogram: a.series[i].kept, Slots: a.series[i].c.slots})
+			s.Seconds = append(s.Seconds, Second{Histogram: a.series[i].kept, Slots: a.series[i].c.slots, Errors: a.series[i].kinds})
 		}
 		if time.Duration(i+1)*a.interval <= elapsed && iv.Requests == 0 {
 			s.Silent = append(s.Silent, i)

@@ -388,3 +388,33 @@ func BenchmarkRecordKeepSeconds(b *testing.B) {
 		r.Record(now, 150*time.Microsecond, 1, 0)
 	}
 }
+
+func TestErrorClass(t *testing.T) {
+	for _, c := range []struct {
+		kind Kind
+		msg  string
+		want string
+	}{
+		{Reply, "READONLY You can't write against a read only replica.", "READONLY"},
+		{Reply, "LOADING Redis is loading the dataset in memory", "LOADING"},
+		{Reply, "MOVED N N:N", "MOVED"},
+		{Reply, "CLUSTERDOWN The cluster is down", "CLUSTERDOWN"},
+		{Reply, "ERR wrong number of arguments", "reply"},
+		{Lost, "read: i/o timeout", "timeout"},
+		{Lost, "read: connection reset by peer", "connection"},
+		{Connect, "cannot connect to N:N: connection refused", "connect"},
+	} {
+		assert.Equal(t, c.want, ErrorClass(c.kind, c.msg), c.msg)
+	}
+	// Kept per second with KeepSeconds.
+	start := time.Now()
+	a := NewAggregator(start, time.Second)
+	a.KeepSeconds()
+	r := a.NewRecorder()
+	r.Record(start.Add(10*time.Millisecond), time.Millisecond, 1, 1)
+	r.Error(start.Add(10*time.Millisecond), Reply, []byte("READONLY You can't write"), 1)
+	r.Error(start.Add(20*time.Millisecond), Lost, []byte("read: i/o timeout"), 1)
+	r.Flush()
+	s := a.Snapshot(time.Second)
+	assert.Equal(t, map[string]int64{"READONLY": 1, "timeout": 1}, s.Seconds[0].Errors)
+}

@@ -91,6 +91,13 @@ type EventWindow struct {
 	Errors          int64 `json:"errors"`
 	TransportErrors int64 `json:"transport_errors"`
 	ConnectFailures int64 `json:"connect_failures"`
+	// ErrorsByClass splits them: an error reply by its first word where it
+	// names a topology's state (MOVED, ASK, TRYAGAIN, LOADING, READONLY,
+	// CLUSTERDOWN, MASTERDOWN, BUSY, OOM; "reply" for another), a lost
+	// request as "timeout" or "connection", a failed connect as "connect".
+	// MOVED and ASK the cluster routing followed are not errors: the run's
+	// cluster figures count them.
+	ErrorsByClass map[string]int64 `json:"errors_by_class,omitempty"`
 	// P99US, P999US and MaxUS are its latency (null: no reply in it).
 	P99US  *float64 `json:"p99_us"`
 	P999US *float64 `json:"p99_9_us"`
