@@ -219,7 +219,9 @@ func errorsText(w result.EventWindow) string {
 	for k := range w.ErrorsByClass {
 		keys = append(keys, k)
 	}
-	sort.Slice(keys, func(i, j int) bool { return w.ErrorsByClass[keys[i]] > w.ErrorsByClass[keys[j]] || w.ErrorsByClass[keys[i]] == w.ErrorsByClass[keys[j]] && keys[i] < keys[j] })
+	sort.Slice(keys, func(i, j int) bool {
+		return w.ErrorsByClass[keys[i]] > w.ErrorsByClass[keys[j]] || w.ErrorsByClass[keys[i]] == w.ErrorsByClass[keys[j]] && keys[i] < keys[j]
+	})
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = fmt.Sprintf("%s %d", k, w.ErrorsByClass[k])
