@@ -297,17 +297,23 @@ func eventMarkers(runs []named) []marker {
 	return out
 }
 
-// writeEventTables draws each run's events table, as the terminal prints it.
+// writeEventTables draws each run's events table and write ledger, as
+// the terminal prints them.
 func writeEventTables(b *strings.Builder, runs []named) {
 	for _, r := range runs {
-		if r.run.Events == nil {
-			continue
+		var ts []report.Table
+		if r.run.Events != nil {
+			ts = append(ts, report.EventsTable(r.run.Events))
 		}
-		t := report.EventsTable(r.run.Events)
-		if len(runs) > 1 {
-			t.Title = r.name + ": " + t.Title
+		if r.run.Ledger != nil {
+			ts = append(ts, report.LedgerTable(r.run.Ledger))
 		}
-		writeTable(b, t)
+		for _, t := range ts {
+			if len(runs) > 1 {
+				t.Title = r.name + ": " + t.Title
+			}
+			writeTable(b, t)
+		}
 	}
 }
 

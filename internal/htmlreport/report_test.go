@@ -282,3 +282,23 @@ func TestTrendSection(t *testing.T) {
 	assert.Contains(t, page, "<td>◆ change point, regression: 20.0 % worse")
 	testenv.Golden(t, "report-trend.html", b.Bytes())
 }
+
+// TestEventMarkers: a run's events are drawn on its per-second charts
+// (a line where each was issued, a band to its completion), and its
+// events table and write ledger are there as the terminal prints them.
+func TestEventMarkers(t *testing.T) {
+	r := run(t, 100, true)
+	issued, done, rec := 1.25, 1.75, 1.0
+	r.Events = &result.Events{Schema: result.SchemaEvents, SLO: "p99<2ms", RecoverSeconds: 3, SlotMS: 7.8125,
+		Events: []result.Event{{Action: "failover", Text: "failover", IssuedS: &issued, CompletedS: &done,
+			Score: &result.EventScore{UnavailableMS: 312, RecoveredS: &rec}}}}
+	r.Ledger = &result.Ledger{Schema: result.SchemaLedger, Sent: 10, Acknowledged: 9, Unacknowledged: 1}
+	var b bytes.Buffer
+	require.NoError(t, Write(&b, []Input{{"failover.json", r}}))
+	page := b.String()
+	assert.GreaterOrEqual(t, strings.Count(page, `class="event"`), 3, "a marker on each per-second chart")
+	assert.Contains(t, page, `class="event-span"`)
+	assert.Contains(t, page, "<td>failover</td><td>1.250</td><td>1.750</td><td>312</td><td>1 s</td>")
+	assert.Contains(t, page, "write ledger (--verify-writes)")
+	assert.Contains(t, page, "<tr><td>acknowledged</td><td>9</td></tr>")
+}

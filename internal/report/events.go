@@ -185,6 +185,19 @@ func optMS(us *float64) string {
 	return ms(*us)
 }
 
+// LedgerTable is one run's write ledger as a table (the HTML report's).
+func LedgerTable(l *result.Ledger) Table {
+	t := LedgerCompare(l, nil)
+	t.Title, t.Header = "write ledger (--verify-writes): the counters read back after the run", []string{"figure", "writes"}
+	for i := range t.Rows {
+		t.Rows[i] = t.Rows[i][:2]
+	}
+	if l.ReadError != "" {
+		t.Notes = append(t.Notes, "not read back: "+l.ReadError)
+	}
+	return t
+}
+
 // LedgerCompare sets two runs' write ledgers side by side.
 func LedgerCompare(a, b *result.Ledger) Table {
 	t := Table{Title: "write ledger, A and B", Header: []string{"figure", "A", "B"}}
