@@ -38,6 +38,10 @@ type Target struct {
 	// (default: Addr).
 	Cluster      bool
 	ClusterAddrs []string
+	// Retry is how many times a request is sent again when its connection
+	// failed or the server answered that it is not the primary (READONLY,
+	// LOADING, MASTERDOWN, TRYAGAIN, CLUSTERDOWN); 0: never.
+	Retry int
 	// Sentinels, when set, are the Sentinels that name the primary to
 	// connect to (MasterName's), asked at each dial: a connection made
 	// again after a failover reaches the new primary.
@@ -194,6 +198,9 @@ func (t Target) Validate() error {
 	}
 	if (len(t.Sentinels) > 0) != (t.MasterName != "") {
 		return errors.New("Sentinels and a master name go together: the Sentinels name the primary by it")
+	}
+	if t.Retry < 0 {
+		return &FieldError{Field: "retry", Value: t.Retry, Want: "0 or more"}
 	}
 	if len(t.Sentinels) > 0 && t.Cluster {
 		return errors.New("a cluster has no Sentinels: its nodes name each slot's primary")

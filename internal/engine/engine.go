@@ -59,6 +59,9 @@ type Step struct {
 	// with the connection (a window's commands in flight); 0 means the
 	// request's own OpsPerRequest.
 	Lost int
+	// Retried is the commands the worker sent again (a bounded retry)
+	// before the outcome Exec reports.
+	Retried int
 }
 
 // Drainer is a worker that keeps commands in flight between Execs (a

@@ -491,6 +491,9 @@ func (l *loop) lost(t1 time.Time, msg string) {
 	}
 	l.rec.LostOp(t1, l.st.Op, n)
 	l.rec.Error(t1, stats.Lost, []byte(msg), n)
+	if l.st.Retried > 0 {
+		l.rec.Retried(l.st.Retried)
+	}
 }
 
 // replied records a request that got its replies; false when it completed
@@ -520,6 +523,9 @@ func (l *loop) replied(t0, t1 time.Time) bool {
 	}
 	l.rec.RecordOp(st.Op, t1.Sub(t0), corrected, st.Ops, st.Failed, st.Misses)
 	l.rec.Bytes(st.Op, st.BytesOut, st.BytesIn)
+	if st.Retried > 0 {
+		l.rec.Retried(st.Retried)
+	}
 	if st.Aborted {
 		l.rec.Aborted()
 	}

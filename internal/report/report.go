@@ -247,6 +247,9 @@ func Text(w io.Writer, r *result.Run, hist *hdr.Histogram) error {
 	if c := r.Cluster; c != nil {
 		fmt.Fprintf(&b, "cluster      %s\n", Routing(c))
 	}
+	if t.Retried > 0 {
+		fmt.Fprintf(&b, "retried      %d commands sent again (--retry): each command counts once, by its last attempt, and its latency includes the attempts before\n", t.Retried)
+	}
 	if t.OpsPerRequest > 1 {
 		per := "requests"
 		if mode := r.Config.Mode; strings.HasPrefix(mode, "MULTI/EXEC") {

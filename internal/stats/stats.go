@@ -61,6 +61,7 @@ func NewHistogram() *hdr.Histogram { return hdr.New(LowestUS, HighestUS, SigFigs
 // counters are the additive parts of a recorder's state.
 type counters struct {
 	ops, requests, errors, transport, aborted, overflow, samples  int64
+	retried                                                       int64
 	sumNS, late, connectFailures, lost, misses, bytesIn, bytesOut int64
 	// Open-loop runs: latency from the intended start, requests that
 	// started behind schedule, and wakeups the client itself missed.
@@ -83,6 +84,7 @@ func (c *counters) add(o counters) {
 	c.errors += o.errors
 	c.transport += o.transport
 	c.aborted += o.aborted
+	c.retried += o.retried
 	c.overflow += o.overflow
 	c.samples += o.samples
 	c.sumNS += o.sumNS
@@ -397,6 +399,13 @@ func (r *Recorder) Error(now time.Time, kind Kind, msg []byte, commands int) {
 		r.errs = map[string]*group{}
 	}
 	r.errs[key] = &group{count: n, example: string(msg)}
+}
+
+// Retried counts commands a request sent again before its outcome.
+func (r *Recorder) Retried(commands int) {
+	if !time.Now().Before(r.agg.start) {
+		r.cur.retried += int64(commands)
+	}
 }
 
 // Aborted counts one aborted transaction.
@@ -907,7 +916,7 @@ func (a *Aggregator) Snapshot(elapsed time.Duration) Snapshot {
 	t := result.Totals{
 		Ops: c.ops, Requests: c.requests, Errors: c.errors, TransportErrors: c.transport, ConnectFailures: c.connectFailures,
 		LostOps: c.lost, Misses: c.misses, BytesIn: c.bytesIn, BytesOut: c.bytesOut,
-		Aborted: c.aborted, Overflow: c.overflow, WarmupOps: a.warmOps, AfterDeadlineOps: c.late, LatencyUnit: "us",
+		Aborted: c.aborted, Retried: c.retried, Overflow: c.overflow, WarmupOps: a.warmOps, AfterDeadlineOps: c.late, LatencyUnit: "us",
 		HistogramRangeUS: HighestUS,
 	}
 	if elapsed > 0 {

@@ -213,6 +213,10 @@ type Totals struct {
 	// ConnectFailures counts failed attempts to connect or reconnect; they
 	// are not commands and are not in Errors.
 	ConnectFailures int64 `json:"connect_failures"`
+	// Retried counts commands sent again (--retry) after their connection
+	// failed or the server said it was not the primary: apart from Ops,
+	// which counts each command once, by the reply that counted.
+	Retried int64 `json:"retried,omitempty"`
 	// Misses counts replies that found nothing (a null, or an empty array).
 	Misses int64 `json:"misses"`
 	// BytesOut and BytesIn are the bytes the measured requests sent and

@@ -260,9 +260,10 @@ func (f *Factory) NewWorker(ctx context.Context, id int, seed uint64) (engine.Wo
 	switch {
 	case f.Workload.Mode == Window:
 		return newWindowWorker(raw), nil
-	case transport.RxStamps && f.Target.TLS == nil && len(f.Target.Sentinels) == 0:
+	case transport.RxStamps && f.Target.TLS == nil && len(f.Target.Sentinels) == 0 && f.Target.Retry == 0:
 		// A worker that follows the Sentinels' primary drops its
-		// connection after READONLY or LOADING: it waits on its own.
+		// connection after READONLY or LOADING, and one that retries
+		// sends again: each waits on its own.
 		return &deferringWorker{rawWorker: raw}, nil
 	}
 	return raw, nil
@@ -350,6 +351,31 @@ func (w *rawWorker) Exec(ctx context.Context, s *engine.Step) error {
 			w.links.Drop(w.links.Direct)
 		}
 	}
+	for attempt := 0; ; attempt++ {
+		err := w.attempt(s)
+		retry := err != nil || s.Failed > 0 && transport.Retryable(s.Err)
+		if !retry || attempt >= w.f.Target.Retry || ctx.Err() != nil {
+			return err
+		}
+		// Sent again, counted apart (Step.Retried): the outcome that
+		// counts is the last attempt's.
+		s.Retried += w.f.Workload.OpsPerRequest()
+		s.Ops, s.Failed, s.Misses, s.Err = 0, 0, 0, nil
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(retryPause << min(attempt, 4)):
+		}
+	}
+}
+
+// retryPause is the pause before a first retry, doubled for each next.
+const retryPause = 10 * time.Millisecond
+
+// attempt sends the request once and reads its replies; a reply that
+// says the server is not the primary drops the connection when the
+// target follows Sentinels.
+func (w *rawWorker) attempt(s *engine.Step) error {
 	c, err := w.links.Main()
 	if err != nil {
 		return err

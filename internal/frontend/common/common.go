@@ -38,20 +38,23 @@ type Options struct {
 	// name, asked again at each connection made after a loss.
 	Sentinels  []string
 	MasterName string
+	// Retry sends a request again, at most this many times, when its
+	// connection failed or the server was not the primary (0: never).
+	Retry int
 }
 
 // Target is t, a RESP target as the user named it, with these options'
 // --embedded and --timeout.
 func (o Options) Target(t target.Options) target.Options {
 	t.Embedded, t.Timeout = o.Embedded, o.Timeout
-	t.Sentinels, t.MasterName = o.Sentinels, o.MasterName
+	t.Sentinels, t.MasterName, t.Retry = o.Sentinels, o.MasterName, o.Retry
 	return t
 }
 
 // Follow is t following the Sentinels' primary, when --sentinel is given:
 // for the dialects that build their endpoint from their own words.
 func (o Options) Follow(t endpoint.Target) endpoint.Target {
-	t.Sentinels, t.MasterName = o.Sentinels, o.MasterName
+	t.Sentinels, t.MasterName, t.Retry = o.Sentinels, o.MasterName, o.Retry
 	return t
 }
 
@@ -75,6 +78,7 @@ func (o *Options) Register(fs *pflag.FlagSet, prefix string) {
 	fs.StringArrayVar(&o.Tags, "tag", o.Tags, prefix+"a key=value tag stored with the result (repeatable)")
 	fs.StringArrayVar(&o.Sentinels, "sentinel", o.Sentinels, prefix+"a Sentinel (HOST:PORT, repeatable): the target is the primary it names --master-name, asked again after each lost connection")
 	fs.StringVar(&o.MasterName, "master-name", o.MasterName, prefix+"the name the Sentinels monitor the primary under (with --sentinel)")
+	fs.IntVar(&o.Retry, "retry", o.Retry, prefix+"send a request again, at most N times, when its connection failed or the server was not the primary (READONLY, LOADING, TRYAGAIN, CLUSTERDOWN); retried commands are counted apart (default 0: never, nothing hidden)")
 	fs.StringArrayVar(&o.Events.Specs, "event", o.Events.Specs, prefix+"an event inside the run, as 'at=20s bgsave' (repeatable; docs/events.md lists them)")
 	fs.StringVar(&o.Events.File, "events", o.Events.File, prefix+"a scenario file (YAML) of events inside the run")
 	fs.IntVar(&o.Events.Cycles, "cycles", o.Events.Cycles, prefix+"repeat the events this many times, --every apart")

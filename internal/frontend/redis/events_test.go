@@ -268,3 +268,23 @@ func TestReshardUnderLoad(t *testing.T) {
 	owned := testenv.Do(t, to, "CLUSTER", "COUNTKEYSINSLOT", "0")
 	assert.NotEmpty(t, owned)
 }
+
+// TestRetryThroughARestart: with --retry, the requests that met the
+// restart are sent again, counted apart, and none fails.
+func TestRetryThroughARestart(t *testing.T) {
+	srv := testenv.StartRedis(t)
+	o := onRedis(t, srv.Addr, 4*time.Second, "at=1s restart")
+	o.Target.Retry = 20 // up to about 3 s of pauses
+	io, out, _ := harness.Captured("test")
+	r, err := Run(context.Background(), o, io)
+	if r != nil && r.Events != nil {
+		if pid, perr := strconv.Atoi(r.Events.Events[0].Signals["new_pid"]); perr == nil {
+			t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+		}
+	}
+	require.NoError(t, err, out.String())
+	require.NotNil(t, r.Events.Events[0].CompletedS)
+	assert.Positive(t, r.Totals.Retried, "the requests that met the restart were sent again")
+	assert.Zero(t, r.Totals.Errors, "each got its reply in the end")
+	assert.Contains(t, out.String(), "commands sent again (--retry)")
+}

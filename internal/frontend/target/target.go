@@ -57,6 +57,8 @@ type Options struct {
 	// Sentinels and MasterName target the primary the Sentinels name.
 	Sentinels  []string
 	MasterName string
+	// Retry is the requests' retry policy (endpoint.Target.Retry).
+	Retry int
 }
 
 // Build returns the endpoint the options describe, without starting
@@ -71,7 +73,7 @@ func (o Options) Build() (Endpoint, error) {
 		pw = os.Getenv("TAIRBENCH_PASSWORD")
 	}
 	tg := Endpoint{Addr: addr, Auth: o.Auth, User: o.User, Password: pw, DB: o.DB, Protocol: o.Protocol, Timeout: o.Timeout,
-		Cluster: o.Cluster, Sentinels: o.Sentinels, MasterName: o.MasterName}
+		Cluster: o.Cluster, Sentinels: o.Sentinels, MasterName: o.MasterName, Retry: o.Retry}
 	if o.TLS || o.TLSCA != "" || o.TLSInsecure || o.TLSCert != "" {
 		tg.TLS = &endpoint.TLS{CAFile: o.TLSCA, CertFile: o.TLSCert, KeyFile: o.TLSKey, Insecure: o.TLSInsecure, ServerName: o.TLSServerName}
 	}
@@ -92,6 +94,8 @@ func flagError(err error) error {
 		return fmt.Errorf("--resp must be 2 or 3, got %d", fe.Value)
 	case "db":
 		return fmt.Errorf("--db must not be negative, got %d", fe.Value)
+	case "retry":
+		return fmt.Errorf("--retry must not be negative, got %d", fe.Value)
 	}
 	return err
 }

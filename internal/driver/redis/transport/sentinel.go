@@ -67,6 +67,21 @@ func FollowsTopology(msg []byte) bool {
 	return false
 }
 
+// Retryable says whether a request that got this error reply is sent
+// again under a retry policy: the server is not (or not yet) the
+// primary, or a cluster's slot is moving or down.
+func Retryable(msg []byte) bool {
+	if FollowsTopology(msg) {
+		return true
+	}
+	for _, p := range []string{"TRYAGAIN", "CLUSTERDOWN"} {
+		if len(msg) >= len(p) && string(msg[:len(p)]) == p {
+			return true
+		}
+	}
+	return false
+}
+
 // errNoSentinelTarget is the error of a Sentinel target without a name.
 var errNoSentinelTarget = errors.New("a Sentinel target needs its master name")
 
