@@ -194,6 +194,67 @@ func (a *EventActor) Ready(ctx context.Context) error {
 
 // Do issues e and waits for the target to say it completed.
 func (a *EventActor) Do(ctx context.Context, e events.Event, issued func()) events.Outcome {
+	start := time.Now()
+	o := a.do(ctx, e, issued)
+	if o.Err == nil && !o.Completed.IsZero() {
+		a.serverSignals(ctx, &o, start)
+	}
+	return o
+}
+
+// serverSignals adds, once an event completed, what the server says of
+// it: its latency monitor's spikes since the event started (LATENCY
+// LATEST, when latency-monitor-threshold is set) and its replicas' offset
+// lag.
+func (a *EventActor) serverSignals(ctx context.Context, o *events.Outcome, start time.Time) {
+	if o.Signals == nil {
+		o.Signals = map[string]string{}
+	}
+	if m, err := a.info(ctx, "", "replication"); err == nil && m["role"] == "master" {
+		top, _ := strconv.ParseInt(m["master_repl_offset"], 10, 64)
+		lag := int64(-1)
+		for k, v := range m {
+			if !strings.HasPrefix(k, "slave") || !strings.Contains(v, "offset=") {
+				continue
+			}
+			for _, f := range strings.Split(v, ",") {
+				if off, ok := strings.CutPrefix(f, "offset="); ok {
+					n, _ := strconv.ParseInt(off, 10, 64)
+					lag = max(lag, top-n)
+				}
+			}
+		}
+		if lag >= 0 {
+			o.Signals["replica_offset_lag_bytes"] = strconv.FormatInt(lag, 10)
+		}
+	}
+	t := a.t
+	t.Timeout = 2 * time.Second
+	c, err := transport.NewClient(ctx, t, 1)
+	if err != nil {
+		return
+	}
+	defer c.Close()
+	rows, err := c.Do(ctx, "LATENCY", "LATEST").Slice()
+	if err != nil {
+		return
+	}
+	var spikes []string
+	for _, r := range rows {
+		// event, the latest spike's time (Unix seconds), its ms, the most ms
+		if f, ok := r.([]any); ok && len(f) >= 4 {
+			if at, ok := f[1].(int64); ok && at >= start.Unix() {
+				spikes = append(spikes, fmt.Sprintf("%v %v ms", f[0], f[2]))
+			}
+		}
+	}
+	if len(spikes) > 0 {
+		o.Signals["latency_latest"] = strings.Join(spikes, "; ")
+	}
+}
+
+// do carries the event out.
+func (a *EventActor) do(ctx context.Context, e events.Event, issued func()) events.Outcome {
 	switch e.Action {
 	case "bgsave":
 		return a.fork(ctx, issued, "rdb_bgsave_in_progress", "rdb_last_bgsave_status", "BGSAVE")
