@@ -57,16 +57,12 @@ var Actions = []Action{
 	{Name: "kill", Words: "kill", Process: true, Help: "SIGKILL the target's server process (kill -9)"},
 	{Name: "restart", Words: "restart", Process: true, Help: "SIGKILL the target's server process and start it again with its settings; done when it answers PING"},
 	{Name: "reshard", Words: "reshard", MinArgs: 6, MaxArgs: 6, Help: "reshard N slots from A to B (cluster nodes by address or ID): each slot migrated as redis-cli --cluster does it; done when the last is B's"},
+	{Name: "add-node", Words: "add-node", MinArgs: 1, MaxArgs: 1, Help: "add-node HOST:PORT: an empty cluster-enabled server joins the target's cluster (CLUSTER MEET); done when the cluster sees it connected"},
 	{Name: "exec", Words: "exec", MinArgs: 1, MaxArgs: 1, Help: "run a shell command ('...'); done when it exits"},
 }
 
 // errReshard says how a reshard is written.
 var errReshard = errors.New("reshard is written reshard N slots from A to B (N from 1 to 16384; A and B nodes by address or ID)")
-
-// later are the actions of the issue's list not built yet: refused by name.
-var later = map[string]string{
-	"add-node": "an add-node event is not built yet: run redis-cli --cluster add-node through exec '...'",
-}
 
 // Parse reads one event: "at=20s bgsave", "at=5s config set appendfsync
 // always", "at=10s exec 'redis-cli -p 7001 cluster failover'".
@@ -110,10 +106,6 @@ func parseAt(v string) (time.Duration, error) {
 func action(words []string) (Event, error) {
 	if len(words) == 0 {
 		return Event{}, errors.New("no action after its time")
-	}
-	lower := strings.ToLower(words[0])
-	if why, ok := later[lower]; ok {
-		return Event{}, errors.New(why)
 	}
 	for _, a := range Actions {
 		w := strings.Fields(a.Words)

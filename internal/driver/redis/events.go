@@ -89,6 +89,8 @@ func (a *EventActor) Check(ctx context.Context, e events.Event) error {
 	case "reshard":
 		_, _, _, _, err := a.reshardPlan(ctx, e)
 		return err
+	case "add-node":
+		return a.checkNewNode(ctx, e.Args[0])
 	case "debug-sleep":
 		// DEBUG is often not allowed (enable-debug-command): ask with a
 		// sleep of nothing.
@@ -264,6 +266,8 @@ func (a *EventActor) do(ctx context.Context, e events.Event, issued func()) even
 		return a.failover(ctx, issued)
 	case "reshard":
 		return a.reshard(ctx, e, issued)
+	case "add-node":
+		return a.addNode(ctx, e.Args[0], issued)
 	case "client-pause":
 		o := a.command(ctx, issued, 0, append([]string{"CLIENT", "PAUSE"}, e.Args...)...)
 		if o.Err == nil {

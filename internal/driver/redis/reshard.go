@@ -15,9 +15,10 @@ import (
 
 // clusterNode is one node of CLUSTER NODES.
 type clusterNode struct {
-	id, addr string
-	master   bool
-	slots    []int
+	id, addr  string
+	master    bool
+	connected bool
+	slots     []int
 }
 
 // clusterNodes reads CLUSTER NODES from the target.
@@ -38,7 +39,8 @@ func (a *EventActor) clusterNodes(ctx context.Context) ([]clusterNode, error) {
 			continue
 		}
 		addr, _, _ := strings.Cut(f[1], "@")
-		n := clusterNode{id: f[0], addr: addr, master: strings.Contains(f[2], "master")}
+		n := clusterNode{id: f[0], addr: addr, master: strings.Contains(f[2], "master"),
+			connected: f[7] == "connected" && !strings.Contains(f[2], "handshake")}
 		for _, r := range f[8:] {
 			if strings.HasPrefix(r, "[") { // a slot being migrated
 				continue
@@ -180,4 +182,68 @@ func moveSlot(src, dst *transport.Conn, slot, fromID, toID, host, port string) (
 
 func reshardSignals(slots, keys int) map[string]string {
 	return map[string]string{"slots_moved": strconv.Itoa(slots), "keys_moved": strconv.Itoa(keys)}
+}
+
+// checkNewNode refuses an add-node the cluster cannot take: the target
+// is no cluster, or the new node is not an empty cluster-enabled server.
+func (a *EventActor) checkNewNode(ctx context.Context, addr string) error {
+	if !a.t.Cluster {
+		return errors.New("add-node joins a cluster: the target is not a cluster (--cluster)")
+	}
+	m, err := a.info(ctx, addr, "cluster")
+	if err != nil {
+		return fmt.Errorf("the new node %s: %w", addr, err)
+	}
+	if m["cluster_enabled"] != "1" {
+		return fmt.Errorf("the new node %s is not cluster-enabled (--cluster-enabled yes)", addr)
+	}
+	c, err := a.dial(ctx, addr, 5*time.Second)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	info, err := c.DoString("CLUSTER", "INFO")
+	if err != nil {
+		return fmt.Errorf("the new node %s: CLUSTER INFO: %w", addr, err)
+	}
+	if n := infoFields(info)["cluster_known_nodes"]; n != "1" {
+		return fmt.Errorf("the new node %s already knows %s nodes: it must be empty (a fresh cluster-enabled server)", addr, n)
+	}
+	return nil
+}
+
+// addNode makes the new node meet the target's node and waits until the
+// target lists it connected.
+func (a *EventActor) addNode(ctx context.Context, addr string, issued func()) events.Outcome {
+	c, err := a.dial(ctx, addr, 5*time.Second)
+	if err != nil {
+		issued()
+		return events.Outcome{Err: err}
+	}
+	defer c.Close()
+	id, err := c.DoString("CLUSTER", "MYID")
+	if err != nil {
+		issued()
+		return events.Outcome{Err: fmt.Errorf("CLUSTER MYID: %w", err)}
+	}
+	host, port, _ := net.SplitHostPort(a.t.Addr)
+	issued()
+	reply, err := c.DoString("CLUSTER", "MEET", host, port)
+	if err != nil {
+		return events.Outcome{Err: fmt.Errorf("CLUSTER MEET: %w", err), Reply: replyText(err)}
+	}
+	for {
+		if nodes, err := a.clusterNodes(ctx); err == nil {
+			for _, n := range nodes {
+				if n.id == id && n.connected {
+					return events.Outcome{Completed: time.Now(), Reply: reply, Signals: map[string]string{"node_id": id}}
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return events.Outcome{Err: events.ErrNotSeen, Reply: reply}
+		case <-time.After(a.Poll):
+		}
+	}
 }

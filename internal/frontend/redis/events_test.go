@@ -288,3 +288,26 @@ func TestRetryThroughARestart(t *testing.T) {
 	assert.Zero(t, r.Totals.Errors, "each got its reply in the end")
 	assert.Contains(t, out.String(), "commands sent again (--retry)")
 }
+
+// TestAddNodeUnderLoad: an empty cluster-enabled server joins the
+// cluster while the load runs; the event is done when the cluster sees
+// it connected.
+func TestAddNodeUnderLoad(t *testing.T) {
+	cl := testenv.StartCluster(t, 3)
+	fresh := testenv.StartRedis(t, "--cluster-enabled", "yes", "--cluster-config-file", "fresh-nodes.conf")
+	o := onRedis(t, cl.Nodes[0].Addr, 4*time.Second, "at=1s add-node "+fresh.Addr)
+	o.Target.Cluster = true
+	io, out, _ := harness.Captured("test")
+	r, err := Run(context.Background(), o, io)
+	require.NoError(t, err, out.String())
+	ev := r.Events.Events[0]
+	require.Empty(t, ev.Error)
+	require.NotNil(t, ev.CompletedS)
+	assert.NotEmpty(t, ev.Signals["node_id"])
+	assert.Equal(t, "4", testenv.InfoLine(t, cl.Nodes[0].Addr, "CLUSTER", "INFO", "cluster_known_nodes"))
+
+	o = onRedis(t, cl.Nodes[0].Addr, 2*time.Second, "at=1s add-node "+cl.Nodes[1].Addr)
+	o.Target.Cluster = true
+	_, err = Run(context.Background(), o, io)
+	assert.ErrorContains(t, err, "it must be empty")
+}
