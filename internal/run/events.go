@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -90,4 +91,27 @@ func (e *eventRun) finish(res *engine.Result) {
 	}
 	e.part = e.plan.Score(records, events.Series{Rows: res.Snapshot.Series, Seconds: res.Snapshot.Seconds,
 		Interval: e.tick, Elapsed: res.Elapsed, Start: e.measured})
+}
+
+// markSeries puts each event's issue and completion in the second of the
+// series it fell in.
+func markSeries(r *result.Run) {
+	if r.Events == nil || len(r.Series) == 0 {
+		return
+	}
+	mark := func(at *float64, what string) {
+		if at == nil || *at < 0 {
+			return
+		}
+		i := min(int(*at), len(r.Series)-1)
+		r.Series[i].Events = append(r.Series[i].Events, fmt.Sprintf("%s at %.3f s", what, *at))
+	}
+	for _, e := range r.Events.Events {
+		name := e.Text
+		if e.Cycle > 0 {
+			name = fmt.Sprintf("%s #%d", e.Text, e.Cycle)
+		}
+		mark(e.IssuedS, name+" issued")
+		mark(e.CompletedS, name+" completed")
+	}
 }

@@ -113,6 +113,7 @@ func Run(ctx context.Context, s Spec) (*result.Run, error) {
 	r := assemble(s, res, server)
 	if ev != nil {
 		r.Events = ev.part
+		markSeries(r)
 	}
 	live.final(r)
 	return r, nil

@@ -441,6 +441,9 @@ type Interval struct {
 	CorrectedMaxUS *float64 `json:"corrected_max_us,omitempty"`
 	// Operations splits the second by operation type (mixed runs only).
 	Operations []IntervalOperation `json:"operations,omitempty"`
+	// Events are the run's events issued or completed in this second
+	// (--event), with their times: "bgsave issued at 20.001 s".
+	Events []string `json:"events,omitempty"`
 }
 
 // EndInside makes iv the interval the run ended inside when its measured

@@ -54,6 +54,11 @@ func TestEventsInsideARun(t *testing.T) {
 	fork, err := strconv.Atoi(save.Signals["latest_fork_usec"])
 	require.NoError(t, err)
 	assert.Positive(t, fork)
+	// Both times are in the per-second series.
+	issuedIn := r.Series[int(*save.IssuedS)].Events
+	require.NotEmpty(t, issuedIn)
+	assert.Contains(t, issuedIn[0], "bgsave issued at ")
+	assert.Contains(t, strings.Join(r.Series[int(*save.CompletedS)].Events, ";"), "bgsave completed at ")
 	assert.Equal(t, "ok", save.Signals["rdb_last_bgsave_status"])
 
 	sleep := ev[1]
