@@ -18,6 +18,7 @@ import (
 	"github.com/tairbench/tairbench/internal/frontend/target"
 	"github.com/tairbench/tairbench/internal/run/capacity"
 	"github.com/tairbench/tairbench/internal/testenv"
+	"github.com/tairbench/tairbench/internal/topology"
 	"github.com/tairbench/tairbench/internal/trace"
 	"github.com/tairbench/tairbench/pkg/result"
 )
@@ -222,4 +223,36 @@ func TestReplayChecksReplyKinds(t *testing.T) {
 	assert.Equal(t, int64(4), rc.RepliesChecked, "PING's reply was not captured")
 	assert.Equal(t, []result.ReplayDrop{{What: "bulk → null", Count: 1}}, rc.RepliesDiffering)
 	assert.Contains(t, res.Warnings, "1 of 4 replies were of another kind than the capture's (1 bulk → null)")
+}
+
+// TestReplayThroughAFailover: a trace replayed to the primary the
+// Sentinels name while a failover happens in it (#55 under #54's
+// events): the connections follow the new primary, the event is scored.
+func TestReplayThroughAFailover(t *testing.T) {
+	testenv.Integration(t)
+	topo, err := topology.Up(topology.Sentinel, t.TempDir(), 0, 0)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = topo.Down() })
+	var sentinels []string
+	for _, n := range topo.Nodes {
+		if n.Role == "sentinel" {
+			sentinels = append(sentinels, n.Addr)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "t.tbt")
+	writeTrace(t, path, 4, 1500, 1000) // 6,000 commands over 6 s
+	hio, out, errb := harness.Captured("test")
+	o := options(t, sentinels[0], path)
+	o.Target.Sentinels, o.Target.MasterName = sentinels, topology.MasterName
+	o.Events.Specs = []string{"at=2s failover"}
+	o.AllowErrors = true
+	res, err := Run(context.Background(), o, hio)
+	require.NoError(t, err, errb.String()+out.String())
+	require.NotNil(t, res.Events)
+	ev := res.Events.Events[0]
+	require.Empty(t, ev.Error)
+	require.NotNil(t, ev.CompletedS)
+	require.NotNil(t, ev.Score)
+	last := res.Series[len(res.Series)-2]
+	assert.Positive(t, last.Requests-last.Errors, "the replay went on at the new primary")
 }
