@@ -3,17 +3,18 @@
 here, tairbench pinned to core 1 when there are two.
 
 1. A Sentinel failover repeated 5 times under 20,000 writes/s open loop on 20
-   connections, each write an INCR of the write ledger with WAIT 1: per cycle
-   the stretch with no reply, the time to recover, p99 inside; the ledger.
-   Bar: no acknowledged write lost.
+   connections, each write an INCR of the write ledger with WAIT 1, then
+   without WAIT: per cycle the stretch with no reply, the time to recover, p99
+   inside; the ledger. Bar: with WAIT 1, no acknowledged write lost (without,
+   what is lost is reported).
 2. A reshard of 1,000 slots between two of a 3-shard cluster's primaries under
    20,000 SETs/s: the MOVED and ASK replies followed, the keys moved, errors.
    Bar: no error and no lost request.
 3. The persistence suite (tairbench suite persistence): persistence off, AOF
    everysec and always, a BGSAVE and an AOF rewrite in mid-run.
 4. 50,000 SETs/s on one client core (taskset) with a BGSAVE in mid-run: the
-   share of requests sent on schedule over the whole run, the event's window
-   included (so a lower bound for outside it). Bar: at least 99 %.
+   share of requests sent on schedule outside the event's window (its issue to
+   its recovery). Bar: at least 99 %.
 
 Prints a Markdown report; exits 1 when a bar is missed.
 
@@ -66,24 +67,25 @@ def ms(us):
     return "—" if us is None else f"{us / 1000:.3f}"
 
 
-def failover(tb, cpu, cycles):
+def failover(tb, cpu, cycles, wait):
     d, topo = topology(tb, "sentinel")
     try:
         sentinels = [n["addr"] for n in topo["nodes"] if n["role"] == "sentinel"]
-        out = os.path.join(WORK, "failover.json")
-        argv = [tb, "redis", "--master-name", "mymaster", "-p", "20", "-d", str(10 + 20 * cycles), "--rate", "20000",
-                "--verify-writes", "--wait-replicas", "1", "--event", "at=10s failover", "--cycles", str(cycles),
-                "--every", "20s", "--allow-errors", "--json", out, "-q"]
-        for s in sentinels:
-            argv[2:2] = ["--sentinel", s]
+        out = os.path.join(WORK, f"failover-wait{wait}.json")
+        words = ["-p", "20", "-d", str(10 + 20 * cycles), "--rate", "20000", "--verify-writes", "--wait-replicas", str(wait),
+                 "--event", "at=10s failover", "--cycles", str(cycles), "--every", "20s", "--threshold", "lost_writes<1000000000"]
+        argv = [tb, "redis", "--master-name", "mymaster"] + [w for s in sentinels for w in ("--sentinel", s)] + words + \
+            ["--allow-errors", "--json", out, "-q"]
         run(pinned(cpu, argv))
         with open(out) as f:
             r = json.load(f)
     finally:
         run([tb, "topology", "down", "--dir", d], check=False)
-    shown = " ".join(a for a in argv[1:] if not a.startswith(WORK)).replace(" ".join("--sentinel " + s for s in sentinels), "--sentinel S1 --sentinel S2 --sentinel S3")
-    print(f"### Sentinel failover, {cycles} cycles, under 20,000 writes/s (WAIT 1) {stamp()}\n")
-    print(f"`tairbench {shown}` against `tairbench topology up sentinel` (redis-server {r['config']['target']['server']['version']}, not Tair)\n")
+    shown = "tairbench redis --sentinel S1 --sentinel S2 --sentinel S3 --master-name mymaster " + " ".join(
+        f"'{w}'" if " " in w else w for w in words)
+    how = "WAIT 1 after each" if wait else "no WAIT: acknowledged by the primary alone"
+    print(f"### Sentinel failover, {cycles} cycles, under 20,000 writes/s ({how}) {stamp()}\n")
+    print(f"`{shown}` against `tairbench topology up sentinel` (redis-server {r['config']['target']['server']['version']}, not Tair)\n")
     print("| cycle | issued s | done s | no reply ms | recovered s | p99 before ms | p99 inside ms | max inside ms | errors inside |")
     print("|---|---|---|---|---|---|---|---|---|")
     for e in r["events"]["events"]:
@@ -97,9 +99,11 @@ def failover(tb, cpu, cycles):
         u = c["unavailable_ms"]
         print(f"\nOver {c['cycles']} cycles, no reply min / median / max: {u['min']:.0f} / {u['median']:.0f} / {u['max']:.0f} ms.")
     led = r["ledger"]
-    print(f"\nWrite ledger: {led['sent']} writes, {led['acknowledged']} acknowledged (primary and 1 replica), "
+    print(f"\nWrite ledger: {led['sent']} writes, {led['acknowledged']} acknowledged ({'primary and 1 replica' if wait else 'primary'}), "
           f"{led['unacknowledged']} unacknowledged, {led['refused']} refused; read back: {led['lost_acknowledged']} acknowledged "
           f"writes lost, {led['unacknowledged_applied']} unacknowledged applied, {led['applied_twice']} applied twice.\n")
+    if not wait:  # what Redis loses without WAIT is reported, not held to a bar
+        return not led.get("read_error")
     return led["lost_acknowledged"] == 0 and not led.get("read_error")
 
 
@@ -158,22 +162,27 @@ def one_core(tb, cpu):
         srv.proc.wait()
         shutil.rmtree(srv.dir, ignore_errors=True)
     sc = r["totals"]["schedule"]
-    sent = sc["sent"]
-    on = 1 - sc["behind"] / max(sent, 1)
     e = r["events"]["events"][0]
+    ins = (e.get("score") or {}).get("inside", {})
+    window = range(ins.get("from_s", 0), ins.get("to_s", 0))
+    outside = [iv for iv in r["series"] if iv["second"] not in window and not iv.get("span_s")]
+    reqs = sum(iv["requests"] for iv in outside)
+    on = 1 - sum(iv.get("behind", 0) for iv in outside) / max(reqs, 1)
+    whole = 1 - sc["behind"] / max(sc["sent"], 1)
     print(f"### 50,000 SETs/s from one client core, a BGSAVE in mid-run {stamp()}\n")
     print("`taskset -c 1 tairbench redis -p 50 -d 20 --rate 50000 -command 'SET key:__RAND__ __DATA__' --data-size 128 "
           "--event 'at=10s bgsave'` against a redis-server on core 0 holding 1,000,000 keys\n")
-    print("| sent/s | on schedule (whole run) | fork ms | p99 before ms | p99 inside ms | bar |")
-    print("|---|---|---|---|---|---|")
+    print("| sent/s | on schedule outside the event's window | whole run | event window s | fork ms | p99 before ms | p99 inside ms | bar |")
+    print("|---|---|---|---|---|---|---|---|")
     fork = e.get("signals", {}).get("latest_fork_usec")
     scr = e.get("score") or {}
     ok = on >= 0.99
-    print(f"| {sc['achieved_rate']:.0f} | {100 * on:.2f} % | {'—' if fork is None else f'{int(fork) / 1000:.1f}'} | "
+    print(f"| {sc['achieved_rate']:.0f} | {100 * on:.2f} % | {100 * whole:.2f} % | {ins.get('from_s')}–{ins.get('to_s')} | "
+          f"{'—' if fork is None else f'{int(fork) / 1000:.1f}'} | "
           f"{ms(scr.get('before', {}).get('p99_us'))} | {ms(scr.get('inside', {}).get('p99_us'))} | "
           f"{'met' if ok else 'MISSED'}: ≥ 99 % |\n")
-    print("On schedule: requests that did not start behind their intended start, over the whole run with the "
-          "event's window in it: outside the window the share can only be higher.\n")
+    print("On schedule: requests that did not start behind their intended start (the series' per-second `behind`), "
+          "in the whole seconds outside the event's window (its issue to its recovery).\n")
     return ok
 
 
@@ -186,7 +195,8 @@ def main():
     cpu = "1" if os.cpu_count() and os.cpu_count() > 1 else None
     print("## make bench-events\n")
     results = {
-        "failover": failover(a.bin, cpu, a.cycles),
+        "failover with WAIT 1": failover(a.bin, cpu, a.cycles, 1),
+        "failover without WAIT": failover(a.bin, cpu, a.cycles, 0),
         "reshard": reshard(a.bin, cpu),
         "persistence": persistence(a.bin, cpu),
         "one core at 50,000/s": one_core(a.bin, cpu),

@@ -61,6 +61,10 @@ func (p *Plan) Score(records []Record, s Series) *result.Events {
 		// run's end.
 		if !r.Issued.IsZero() && (r.Err == nil || errors.Is(r.Err, ErrNotSeen)) {
 			ev.Score = p.score(r, s, hz[i], quiet)
+			// Its window, to its recovery, is no later event's baseline.
+			for j := ev.Score.Inside.FromS; j < ev.Score.Inside.ToS && j < len(quiet); j++ {
+				quiet[j] = false
+			}
 		}
 		out.Events = append(out.Events, ev)
 	}
@@ -193,7 +197,8 @@ func decode(s Series, j int) *hdr.Histogram {
 
 // quietSeconds marks the whole seconds no scored event was in, from the
 // second it was issued in to the one it completed in (to its horizon
-// when its end was not seen).
+// when its end was not seen); Score unmarks each event's whole window,
+// to its recovery, as it goes.
 func quietSeconds(records []Record, s Series, hz []int) []bool {
 	quiet := make([]bool, wholeSeconds(s))
 	for i := range quiet {

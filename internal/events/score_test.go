@@ -185,3 +185,23 @@ func TestBeforeSkipsEvents(t *testing.T) {
 	assert.Equal(t, 1, first.Before.FromS)
 	assert.Equal(t, 5, first.Before.Seconds)
 }
+
+// TestBeforeSkipsARecovery: the seconds an earlier event took to recover
+// from are not a later event's baseline, though no event ran in them.
+func TestBeforeSkipsARecovery(t *testing.T) {
+	ok := func() (result.Interval, stats.Second) { return second(t, 1000, 100, 0) }
+	slow := func() (result.Interval, stats.Second) { return second(t, 1000, 500_000, 0) }
+	s := series(t, ok, ok, slow, slow, ok, ok, ok, ok, ok, ok, ok, ok)
+	e, _ := Parse("at=2s failover")
+	p := &Plan{Events: []Event{e}, Cycles: 2, Every: 6 * time.Second}
+	tl := p.Timeline()
+	recs := []Record{
+		{Event: tl[0], Issued: s.Start.Add(2 * time.Second), Outcome: Outcome{Completed: s.Start.Add(2100 * time.Millisecond)}},
+		{Event: tl[1], Issued: s.Start.Add(8 * time.Second), Outcome: Outcome{Completed: s.Start.Add(8100 * time.Millisecond)}},
+	}
+	evs := p.Score(recs, s).Events
+	assert.Equal(t, 4, evs[0].Score.Inside.ToS, "the first recovered at second 4")
+	b := evs[1].Score.Before
+	assert.Equal(t, 5, b.Seconds, "4, 5, 6, 7 and 1: not 3, the first's recovery")
+	assert.InDelta(t, 100, *b.P99US, 1)
+}

@@ -796,6 +796,7 @@ func (a *Aggregator) closeLocked(index int) result.Interval {
 	}
 	s.Ops, s.Requests, s.Errors = iv.c.ops, iv.c.requests, iv.c.errors
 	s.TransportErrors, s.ConnectFailures = iv.c.transport, iv.c.connectFailures
+	s.Behind = iv.c.behind
 	s.OpsPerSec = float64(iv.c.ops) / a.interval.Seconds()
 	return s
 }

@@ -68,7 +68,8 @@ type EventScore struct {
 	// (or the run's end) that did not meet the SLO.
 	SecondsOutOfSLO int `json:"seconds_out_of_slo"`
 	// Before is the latency of the quiet seconds before the event (the
-	// last 5 with no event in them, from an issue to its completion; the
+	// last 5 with no event in them: none from an event's issue to its
+	// completion, none in an earlier event's window to its recovery; the
 	// first after it when none came before); Inside of the seconds from
 	// its issue to its recovery (or the next event, or the run's end).
 	// From the intended start in an open loop.

@@ -435,6 +435,9 @@ type Interval struct {
 	P50US  *float64 `json:"p50_us"`
 	P99US  *float64 `json:"p99_us"`
 	MaxUS  *float64 `json:"max_us"`
+	// Behind counts, in an open loop, the second's requests that started
+	// behind their intended start (the run's totals: Schedule.Behind).
+	Behind int64 `json:"behind,omitempty"`
 	// The corrected latency (open-loop runs only).
 	CorrectedP50US *float64 `json:"corrected_p50_us,omitempty"`
 	CorrectedP99US *float64 `json:"corrected_p99_us,omitempty"`
