@@ -49,8 +49,8 @@ def run(argv, check=True):
     return r
 
 
-def topology(tb, kind, *extra):
-    d = os.path.join(WORK, kind)
+def topology(tb, kind, *extra, name=None):
+    d = os.path.join(WORK, name or kind)
     run([tb, "topology", "down", "--dir", d], check=False)
     run([tb, "topology", "up", kind, "--dir", d] + list(extra))
     with open(os.path.join(d, "topology.json")) as f:
@@ -68,7 +68,7 @@ def ms(us):
 
 
 def failover(tb, cpu, cycles, wait):
-    d, topo = topology(tb, "sentinel")
+    d, topo = topology(tb, "sentinel", name=f"sentinel-wait{wait}")  # its logs kept apart
     try:
         sentinels = [n["addr"] for n in topo["nodes"] if n["role"] == "sentinel"]
         out = os.path.join(WORK, f"failover-wait{wait}.json")

@@ -70,6 +70,16 @@ func Up(kind, dir string, shards, replicas int) (*Topology, error) {
 		return nil, err
 	}
 	t := &Topology{Kind: kind, Dir: abs, procs: map[int]*os.Process{}}
+	// A topology starts empty: an earlier one's cluster configurations
+	// and snapshots in the folder would make its nodes know old ones.
+	for _, pattern := range []string{"*.nodes.conf", "*.rdb"} {
+		old, _ := filepath.Glob(filepath.Join(abs, pattern))
+		for _, f := range old {
+			if err := os.Remove(f); err != nil {
+				return nil, fmt.Errorf("clearing %s: %w", f, err)
+			}
+		}
+	}
 	switch kind {
 	case Sentinel:
 		err = t.upSentinel()

@@ -72,3 +72,15 @@ func TestRefusals(t *testing.T) {
 	_, err = topology.Up(topology.Cluster, t.TempDir(), 0, 1)
 	assert.EqualError(t, err, "--shards must be at least 1 and --replicas not negative")
 }
+
+// TestUpStartsEmpty: a cluster brought up in the folder of an earlier one
+// does not load its nodes' configurations.
+func TestUpStartsEmpty(t *testing.T) {
+	testenv.Integration(t)
+	dir := t.TempDir()
+	for range 2 {
+		topo, err := topology.Up(topology.Cluster, dir, 3, 0)
+		require.NoError(t, err)
+		require.NoError(t, topo.Down())
+	}
+}
