@@ -400,9 +400,27 @@ func writeRunsTable(b *strings.Builder, runs []named) {
 		fmt.Fprintf(b, `<tr><td><span class="sw" style="background:%s"></span>%s</td><td>%s</td><td><code>%s</code></td><td>%s</td><td>%.0f</td><td>%s</td><td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%s</td><td>%d</td><td>%s</td><td>%s</td></tr>`,
 			color(i), html.EscapeString(r.name), html.EscapeString(target), html.EscapeString(r.run.Command), html.EscapeString(mode), t.OpsPerSec,
 			m.Label()+perRequest(r.run), l.P50/1000, l.P99/1000, l.P999/1000, l.Max/1000, service, t.Errors, cpu,
-			html.EscapeString(strings.Join(r.run.Warnings, "; ")))
+			html.EscapeString(warningsCell(r.run.Warnings)))
 	}
 	b.WriteString("</table>")
+	for _, r := range runs {
+		if len(r.run.Warnings) > 1 {
+			fmt.Fprintf(b, `<p class="meta"><b>%s</b>: its warnings</p>`, html.EscapeString(r.name))
+			writeNotes(b, r.run.Warnings)
+		}
+	}
+}
+
+// warningsCell is a run's warning in the runs table, or how many there
+// are (listed under the table): a long list would stretch every row.
+func warningsCell(ws []string) string {
+	switch len(ws) {
+	case 0:
+		return ""
+	case 1:
+		return ws[0]
+	}
+	return fmt.Sprintf("%d warnings, listed under the table", len(ws))
 }
 
 // perRequest names a pipelined run's latency as per request.

@@ -179,6 +179,9 @@ func Run(ctx context.Context, o Options, io harness.IO) (*result.Run, error) {
 		spec.Command = r.ledgerCommand()
 		if r.ledger.Wait > 0 {
 			spec.Reconcile = []string{"incr", "wait"} // a write is both
+			if tc := spec.Config.Template; tc != nil {
+				tc.Pipeline = r.ledger.CommandsPerRequest() // its latency is per request of both
+			}
 		}
 	}
 	return output.Execution{Sinks: o.Sinks, Out: o.Out, AbortOnFail: o.AbortOnFail, AllowErrors: o.AllowErrors,
