@@ -464,12 +464,20 @@ func (a *EventActor) sentinelFailover(ctx context.Context, issued func(), args [
 	}
 	issued()
 	var o events.Outcome
+	limit := 3 * time.Minute // Sentinel's own default failover-timeout
 	for _, s := range a.t.Sentinels {
 		st := endpoint.Target{Addr: s, Timeout: 5 * time.Second, Protocol: 2}
 		c, err := transport.Dial(ctx, st)
 		if err != nil {
 			o.Err = err
 			continue
+		}
+		if fields, err := c.DoStrings("SENTINEL", "MASTER", a.t.MasterName); err == nil {
+			for i := 0; i+1 < len(fields); i += 2 {
+				if ms, err := strconv.Atoi(fields[i+1]); fields[i] == "failover-timeout" && err == nil {
+					limit = time.Duration(ms) * time.Millisecond
+				}
+			}
 		}
 		o.Reply, o.Err = c.DoString(args...)
 		c.Close()
@@ -482,7 +490,14 @@ func (a *EventActor) sentinelFailover(ctx context.Context, issued func(), args [
 		return o
 	}
 	o.Signals = map[string]string{"old_primary": old}
+	// Past the Sentinels' failover-timeout they have given the failover
+	// up (-failover-abort-…): a later switch is not this event's.
+	deadline := time.Now().Add(limit + time.Second)
 	for {
+		if time.Now().After(deadline) {
+			o.Err = fmt.Errorf("the Sentinels named no new primary within their failover-timeout (%s): they gave it up", limit)
+			return o
+		}
 		if addr, err := transport.ResolveMaster(ctx, a.t); err == nil && addr != old {
 			if m, err := a.info(ctx, addr, "replication"); err == nil && m["role"] == "master" {
 				o.Completed = time.Now()
