@@ -404,23 +404,23 @@ func writeRunsTable(b *strings.Builder, runs []named) {
 	}
 	b.WriteString("</table>")
 	for _, r := range runs {
-		if len(r.run.Warnings) > 1 {
+		if len(r.run.Warnings) > 0 {
 			fmt.Fprintf(b, `<p class="meta"><b>%s</b>: its warnings</p>`, html.EscapeString(r.name))
 			writeNotes(b, r.run.Warnings)
 		}
 	}
 }
 
-// warningsCell is a run's warning in the runs table, or how many there
-// are (listed under the table): a long list would stretch every row.
+// warningsCell is how many warnings a run has (listed under the table):
+// their text in a cell would stretch every row.
 func warningsCell(ws []string) string {
 	switch len(ws) {
 	case 0:
 		return ""
 	case 1:
-		return ws[0]
+		return "1 warning, under the table"
 	}
-	return fmt.Sprintf("%d warnings, listed under the table", len(ws))
+	return fmt.Sprintf("%d warnings, under the table", len(ws))
 }
 
 // perRequest names a pipelined run's latency as per request.
