@@ -106,9 +106,7 @@ func Persistence(ctx context.Context, o PersistenceOptions) (*result.WhitepaperS
 		if err != nil {
 			return suite, fmt.Errorf("%s: %w", c.name, err)
 		}
-		if suite.Target == nil {
-			suite.Target = r.Config.Target
-		}
+		// No one target for the suite: each case's run names its server.
 		lat := r.Totals.Latency
 		if l, _ := r.Totals.Headline(); !l.Empty() {
 			lat = l
