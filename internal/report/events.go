@@ -26,7 +26,7 @@ func EventsTable(ev *result.Events) Table {
 	for _, e := range ev.Events {
 		row := []string{eventName(e), optS(e.IssuedS), optS(e.CompletedS), "—", "—", "—", "—", "—", "—", eventNotes(e)}
 		if sc := e.Score; sc != nil {
-			row[3], row[4], row[5] = fmt.Sprintf("%.0f", sc.UnavailableMS), recovered(sc), fmt.Sprint(sc.SecondsOutOfSLO)
+			row[3], row[4], row[5] = fmt.Sprintf("%.0f", sc.NoReplyMS), recovered(sc), fmt.Sprint(sc.SecondsOutOfSLO)
 			row[6], row[7] = pair(sc.Before.P99US, sc.Inside.P99US), pair(sc.Before.MaxUS, sc.Inside.MaxUS)
 			row[8] = errorsText(sc.Inside)
 		}
@@ -34,7 +34,7 @@ func EventsTable(ev *result.Events) Table {
 	}
 	for _, c := range ev.Cycles {
 		t.Notes = append(t.Notes, fmt.Sprintf("over %d cycles of %s (min / median / max): no reply %s ms, recovered %s s, out of SLO %s s, p99 inside %s ms",
-			c.Cycles, c.Text, spreadText(c.UnavailableMS, 1), spreadText(c.RecoveredS, 1), spreadText(c.SecondsOutOfSLO, 1),
+			c.Cycles, c.Text, spreadText(c.NoReplyMS, 1), spreadText(c.RecoveredS, 1), spreadText(c.SecondsOutOfSLO, 1),
 			spreadText(c.InsideP99US, 1000)))
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("no reply: the longest stretch without a reply that was no error, on any connection, around the event (to %.1f ms)", ev.SlotMS))
@@ -148,7 +148,7 @@ func EventsCompare(a, b *result.Events) Table {
 			continue
 		}
 		t.Rows = append(t.Rows, []string{name,
-			both(e.Score, o.Score, func(s *result.EventScore) string { return fmt.Sprintf("%.0f", s.UnavailableMS) }),
+			both(e.Score, o.Score, func(s *result.EventScore) string { return fmt.Sprintf("%.0f", s.NoReplyMS) }),
 			both(e.Score, o.Score, recovered),
 			both(e.Score, o.Score, func(s *result.EventScore) string { return fmt.Sprint(s.SecondsOutOfSLO) }),
 			both(e.Score, o.Score, func(s *result.EventScore) string { return optMS(s.Inside.P99US) }),
@@ -178,7 +178,10 @@ func both(a, b *result.EventScore, f func(*result.EventScore) string) string {
 	return g(a) + " / " + g(b)
 }
 
-func optMS(us *float64) string {
+func optMS(us *float64) string { return OptMS(us) }
+
+// OptMS is a latency in µs as milliseconds, "—" when there is none.
+func OptMS(us *float64) string {
 	if us == nil {
 		return "—"
 	}

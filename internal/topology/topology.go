@@ -244,6 +244,18 @@ func (n Node) Alive() bool { return alive(n.PID) }
 // Alive says whether a process of that PID exists and is not a zombie.
 func Alive(pid int) bool { return alive(pid) }
 
+// Addrs are the addresses of the topology's processes of a role
+// ("sentinel", "primary", ...), in the order they started.
+func (t *Topology) Addrs(role string) []string {
+	var out []string
+	for _, n := range t.Nodes {
+		if n.Role == role {
+			out = append(out, n.Addr)
+		}
+	}
+	return out
+}
+
 // Running says whether any of the topology's processes is alive.
 func (t *Topology) Running() bool {
 	for _, n := range t.Nodes {

@@ -353,9 +353,8 @@ func (w *rawWorker) Exec(ctx context.Context, s *engine.Step) error {
 	}
 	for attempt := 0; ; attempt++ {
 		err := w.attempt(s)
-		retry := err != nil || s.Failed > 0 && transport.Retryable(s.Err)
-		if !retry || attempt >= w.f.Target.Retry || ctx.Err() != nil {
-			return err
+		if attempt >= w.f.Target.Retry || err == nil && (s.Failed == 0 || !transport.Retryable(s.Err)) || ctx.Err() != nil {
+			return err // no retry left, or nothing to retry
 		}
 		// Sent again, counted apart (Step.Retried): the outcome that
 		// counts is the last attempt's.

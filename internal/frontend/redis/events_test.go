@@ -16,6 +16,7 @@ import (
 	"github.com/tairbench/tairbench/internal/testenv"
 	"github.com/tairbench/tairbench/internal/threshold"
 	"github.com/tairbench/tairbench/internal/topology"
+	"github.com/tairbench/tairbench/pkg/result"
 )
 
 // onRedis is an open-loop run of SETs against addr for d.
@@ -37,13 +38,16 @@ func onRedis(t *testing.T, addr string, d time.Duration, events ...string) Optio
 func TestEventsInsideARun(t *testing.T) {
 	srv := testenv.StartRedis(t, "--enable-debug-command", "yes")
 	testenv.Do(t, srv.Addr, "DEBUG", "POPULATE", "200000", "pop", "64")
-	o := onRedis(t, srv.Addr, 8*time.Second, "at=1s bgsave", "at=4s debug sleep 0.5")
+	o := onRedis(t, srv.Addr, 8*time.Second, "at=1s bgsave", "at=4s debug sleep 0.5", "at=6s config set maxmemory-policy allkeys-lru")
 	io, out, _ := harness.Captured("test")
 	r, err := Run(context.Background(), o, io)
 	require.NoError(t, err)
 	require.NotNil(t, r.Events)
 	ev := r.Events.Events
-	require.Len(t, ev, 2)
+	require.Len(t, ev, 3)
+	require.NotNil(t, ev[2].CompletedS, "CONFIG SET answered")
+	assert.Equal(t, "OK", ev[2].Reply)
+	assert.Contains(t, testenv.Do(t, srv.Addr, "CONFIG", "GET", "maxmemory-policy"), "allkeys-lru")
 
 	save := ev[0]
 	assert.Equal(t, "bgsave", save.Action)
@@ -66,11 +70,11 @@ func TestEventsInsideARun(t *testing.T) {
 	require.NotNil(t, sleep.CompletedS)
 	assert.GreaterOrEqual(t, *sleep.CompletedS-*sleep.IssuedS, 0.5)
 	// No reply for the sleep's length, to a slot (7.8 ms) and a reply's gap.
-	assert.GreaterOrEqual(t, sleep.Score.UnavailableMS, 450.0)
-	assert.Less(t, sleep.Score.UnavailableMS, 2000.0)
+	assert.GreaterOrEqual(t, sleep.Score.NoReplyMS, 450.0)
+	assert.Less(t, sleep.Score.NoReplyMS, 2000.0)
 	require.NotNil(t, sleep.Score.Inside.MaxUS)
 	assert.Greater(t, *sleep.Score.Inside.MaxUS, 400_000.0, "a request waited through the sleep, from its intended start")
-	assert.Contains(t, out.String(), "events (2), scored on the run's own seconds")
+	assert.Contains(t, out.String(), "events (3), scored on the run's own seconds")
 	assert.Contains(t, out.String(), "latest_fork_usec")
 }
 
@@ -147,7 +151,7 @@ func TestKillEvent(t *testing.T) {
 	assert.Contains(t, ev.Reply, "killed")
 	require.NotNil(t, ev.Score)
 	assert.Nil(t, ev.Score.RecoveredS, "nothing answered again")
-	assert.Greater(t, ev.Score.UnavailableMS, 2500.0, "from the kill to the run's end")
+	assert.Greater(t, ev.Score.NoReplyMS, 2500.0, "from the kill to the run's end")
 	assert.Positive(t, r.Availability.ConnectionsLost)
 }
 
@@ -160,12 +164,7 @@ func TestSentinelFailoverWithLedger(t *testing.T) {
 	topo, err := topology.Up(topology.Sentinel, t.TempDir(), 0, 0)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = topo.Down() })
-	var sentinels []string
-	for _, n := range topo.Nodes {
-		if n.Role == "sentinel" {
-			sentinels = append(sentinels, n.Addr)
-		}
-	}
+	sentinels := topo.Addrs("sentinel")
 	for _, wait := range []int{1, 0} {
 		t.Run("wait "+strconv.Itoa(wait), func(t *testing.T) {
 			// The last failover's old primary is in sync as a replica.
@@ -225,18 +224,14 @@ func TestRestartWithAOFAlways(t *testing.T) {
 	o.VerifyWrites, o.AllowErrors = true, true
 	io, out, _ := harness.Captured("test")
 	r, err := Run(context.Background(), o, io)
-	if r != nil && r.Events != nil {
-		if pid, perr := strconv.Atoi(r.Events.Events[0].Signals["new_pid"]); perr == nil {
-			t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
-		}
-	}
+	stopRestarted(t, r)
 	require.NoError(t, err, out.String())
 	ev := r.Events.Events[0]
 	require.Empty(t, ev.Error)
 	require.NotNil(t, ev.CompletedS, "the server answered again")
 	assert.Contains(t, ev.Reply, "started again as")
 	require.NotNil(t, ev.Score)
-	assert.Positive(t, ev.Score.UnavailableMS)
+	assert.Positive(t, ev.Score.NoReplyMS)
 	l := r.Ledger
 	require.NotNil(t, l)
 	require.Empty(t, l.ReadError)
@@ -282,11 +277,7 @@ func TestRetryThroughARestart(t *testing.T) {
 	o.Target.Retry = 20 // up to about 3 s of pauses
 	io, out, _ := harness.Captured("test")
 	r, err := Run(context.Background(), o, io)
-	if r != nil && r.Events != nil {
-		if pid, perr := strconv.Atoi(r.Events.Events[0].Signals["new_pid"]); perr == nil {
-			t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
-		}
-	}
+	stopRestarted(t, r)
 	require.NoError(t, err, out.String())
 	require.NotNil(t, r.Events.Events[0].CompletedS)
 	assert.Positive(t, r.Totals.Retried, "the requests that met the restart were sent again")
@@ -315,4 +306,15 @@ func TestAddNodeUnderLoad(t *testing.T) {
 	o.Target.Cluster = true
 	_, err = Run(context.Background(), o, io)
 	assert.ErrorContains(t, err, "it must be empty")
+}
+
+// stopRestarted stops, when the test ends, the server a restart event
+// started again (its PID is in the event's signals).
+func stopRestarted(t *testing.T, r *result.Run) {
+	if r == nil || r.Events == nil {
+		return
+	}
+	if pid, err := strconv.Atoi(r.Events.Events[0].Signals["new_pid"]); err == nil {
+		t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	}
 }

@@ -233,12 +233,7 @@ func TestReplayThroughAFailover(t *testing.T) {
 	topo, err := topology.Up(topology.Sentinel, t.TempDir(), 0, 0)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = topo.Down() })
-	var sentinels []string
-	for _, n := range topo.Nodes {
-		if n.Role == "sentinel" {
-			sentinels = append(sentinels, n.Addr)
-		}
-	}
+	sentinels := topo.Addrs("sentinel")
 	path := filepath.Join(t.TempDir(), "t.tbt")
 	writeTrace(t, path, 4, 1500, 1000) // 6,000 commands over 6 s
 	hio, out, errb := harness.Captured("test")

@@ -14,6 +14,7 @@ import (
 	"github.com/tairbench/tairbench/internal/frontend/harness"
 	"github.com/tairbench/tairbench/internal/frontend/target"
 	"github.com/tairbench/tairbench/internal/frontend/tmplrun"
+	"github.com/tairbench/tairbench/internal/report"
 	"github.com/tairbench/tairbench/internal/run"
 	"github.com/tairbench/tairbench/pkg/cmdtmpl"
 	"github.com/tairbench/tairbench/pkg/result"
@@ -235,10 +236,10 @@ func writePersistence(b *strings.Builder, s *result.WhitepaperSuite) {
 		} else if ev != nil {
 			sc := ev.Score
 			row += fmt.Sprintf(" %-13s %8s %10s %13s %13s %8.0fms %7.1f%%", ev.Text, usAsMS(ev.Signals["latest_fork_usec"]),
-				bytesAsMiB(cow(ev.Signals)), optMS(sc.Inside.P99US), optMS(sc.Inside.P999US), sc.UnavailableMS, lostShare(sc.Inside, asked))
+				bytesAsMiB(cow(ev.Signals)), report.OptMS(sc.Inside.P99US), report.OptMS(sc.Inside.P999US), sc.NoReplyMS, lostShare(sc.Inside, asked))
 			// Outside the event: its Before window.
 			row = strings.Replace(row, fmt.Sprintf("%11.3f %11.3f", l.P99/1000, l.P999/1000),
-				fmt.Sprintf("%11s %11s", optMS(sc.Before.P99US), optMS(sc.Before.P999US)), 1)
+				fmt.Sprintf("%11s %11s", report.OptMS(sc.Before.P99US), report.OptMS(sc.Before.P999US)), 1)
 		}
 		b.WriteString(strings.TrimRight(row, " ") + "\n")
 	}
@@ -255,13 +256,6 @@ func firstEvent(r *result.Run) *result.Event {
 		return nil
 	}
 	return &r.Events.Events[0]
-}
-
-func optMS(us *float64) string {
-	if us == nil {
-		return "—"
-	}
-	return fmt.Sprintf("%.3f", *us/1000)
 }
 
 func usAsMS(v string) string {
