@@ -93,10 +93,10 @@ def failover(tb, cpu, cycles, wait):
         ins, bef = sc.get("inside", {}), sc.get("before", {})
         rec = sc.get("recovered_s")
         print(f"| {e.get('cycle', 0)} | {e['issued_s']:.3f} | {e['completed_s'] if e['completed_s'] is not None else '—'} | "
-              f"{sc.get('unavailable_ms', 0):.0f} | {'—' if rec is None else rec} | {ms(bef.get('p99_us'))} | {ms(ins.get('p99_us'))} | "
+              f"{sc.get('no_reply_ms', 0):.0f} | {'—' if rec is None else rec} | {ms(bef.get('p99_us'))} | {ms(ins.get('p99_us'))} | "
               f"{ms(ins.get('max_us'))} | {ins.get('errors', 0) + ins.get('connect_failures', 0)}{' ' + by_class(ins) if ins.get('errors_by_class') else ''} |")
     for c in r["events"].get("cycles", []):
-        u = c["unavailable_ms"]
+        u = c["no_reply_ms"]
         print(f"\nOver {c['cycles']} cycles, no reply min / median / max: {u['min']:.0f} / {u['median']:.0f} / {u['max']:.0f} ms.")
     led = r["ledger"]
     print(f"\nWrite ledger: {led['sent']} writes, {led['acknowledged']} acknowledged ({'primary and 1 replica' if wait else 'primary'}), "
@@ -130,7 +130,7 @@ def reshard(tb, cpu):
     took = (e["completed_s"] - e["issued_s"]) if e.get("completed_s") is not None else None
     lost = r["totals"].get("lost_ops", 0)
     print(f"| {e['signals'].get('slots_moved')} | {e['signals'].get('keys_moved')} | {'—' if took is None else f'{took:.1f}'} | "
-          f"{cl.get('moved', 0)} | {cl.get('asked', 0)} | {sc.get('unavailable_ms', 0):.0f} | {ms(sc.get('before', {}).get('p99_us'))} | "
+          f"{cl.get('moved', 0)} | {cl.get('asked', 0)} | {sc.get('no_reply_ms', 0):.0f} | {ms(sc.get('before', {}).get('p99_us'))} | "
           f"{ms(sc.get('inside', {}).get('p99_us'))} | {r['totals']['errors']} | {lost} |\n")
     return e.get("completed_s") is not None and r["totals"]["errors"] == 0 and lost == 0
 

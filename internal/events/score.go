@@ -119,7 +119,7 @@ func (p *Plan) score(r Record, s Series, horizon int, quiet []bool) *result.Even
 	if !r.Completed.IsZero() {
 		spanEnd = r.Completed.Sub(s.Start) + s.Interval
 	}
-	sc.UnavailableMS = unavailable(s, iss, spanEnd)
+	sc.NoReplyMS = unavailable(s, iss, spanEnd)
 	return sc
 }
 
@@ -334,7 +334,7 @@ func cycles(evs []result.Event) []result.EventCycles {
 			if e.Score == nil {
 				continue
 			}
-			un = append(un, e.Score.UnavailableMS)
+			un = append(un, e.Score.NoReplyMS)
 			oos = append(oos, float64(e.Score.SecondsOutOfSLO))
 			if e.Score.RecoveredS != nil {
 				rec = append(rec, *e.Score.RecoveredS)
@@ -343,7 +343,7 @@ func cycles(evs []result.Event) []result.EventCycles {
 				p99 = append(p99, *e.Score.Inside.P99US)
 			}
 		}
-		c.UnavailableMS, c.RecoveredS, c.SecondsOutOfSLO, c.InsideP99US = spread(un), spread(rec), spread(oos), spread(p99)
+		c.NoReplyMS, c.RecoveredS, c.SecondsOutOfSLO, c.InsideP99US = spread(un), spread(rec), spread(oos), spread(p99)
 		out = append(out, c)
 	}
 	return out

@@ -69,7 +69,7 @@ func TestScore(t *testing.T) {
 	sc := ev.Score
 	require.NotNil(t, sc)
 	// 96 empty slots of 7.8125 ms in a row: 64..127 of second 3, 0..31 of 4.
-	assert.InDelta(t, 750, sc.UnavailableMS, 1e-9)
+	assert.InDelta(t, 750, sc.NoReplyMS, 1e-9)
 	// Second 3 met the SLO (its replies were fast), 4 did not; the
 	// recovery is looked for from the completion's second: 5, 6, 7.
 	require.NotNil(t, sc.RecoveredS)
@@ -147,7 +147,7 @@ func TestScoreFailedAndCycles(t *testing.T) {
 	require.Len(t, part.Cycles, 1)
 	c := part.Cycles[0]
 	assert.Equal(t, 3, c.Cycles)
-	assert.Equal(t, 2, c.UnavailableMS.Count)
+	assert.Equal(t, 2, c.NoReplyMS.Count)
 	assert.Equal(t, result.Spread{Count: 3, Min: 1, Median: 2, Max: 3}, spread([]float64{3, 1, 2}))
 	assert.Equal(t, result.Spread{Count: 2, Min: 1, Median: 2, Max: 3}, spread([]float64{3, 1}))
 

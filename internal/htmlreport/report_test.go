@@ -291,7 +291,7 @@ func TestEventMarkers(t *testing.T) {
 	issued, done, rec := 1.25, 1.75, 1.0
 	r.Events = &result.Events{Schema: result.SchemaEvents, SLO: "p99<2ms", RecoverSeconds: 3, SlotMS: 7.8125,
 		Events: []result.Event{{Action: "failover", Text: "failover", IssuedS: &issued, CompletedS: &done,
-			Score: &result.EventScore{UnavailableMS: 312, RecoveredS: &rec}}}}
+			Score: &result.EventScore{NoReplyMS: 312, RecoveredS: &rec}}}}
 	r.Ledger = &result.Ledger{Schema: result.SchemaLedger, Sent: 10, Acknowledged: 9, Unacknowledged: 1}
 	var b bytes.Buffer
 	require.NoError(t, Write(&b, []Input{{"failover.json", r}}))

@@ -15,7 +15,7 @@ type Events struct {
 	// RecoverSeconds is how many seconds in a row must meet SLO for the
 	// target to count as recovered.
 	RecoverSeconds int `json:"recover_seconds"`
-	// SlotMS is the resolution of UnavailableMS: the series' interval
+	// SlotMS is the resolution of NoReplyMS: the series' interval
 	// split in 128 slots.
 	SlotMS float64 `json:"slot_ms"`
 	// Events are the events in the order they were scheduled.
@@ -53,10 +53,10 @@ type Event struct {
 
 // EventScore is an event's effect on the load, read from the run's series.
 type EventScore struct {
-	// UnavailableMS is the longest stretch without a reply that was no
+	// NoReplyMS is the longest stretch without a reply that was no
 	// error, on any connection, that overlaps the event (from its issue to
 	// a second after it completed), to a slot (Events.SlotMS).
-	UnavailableMS float64 `json:"unavailable_ms"`
+	NoReplyMS float64 `json:"no_reply_ms"`
 	// RecoveredS is the time from the issue to the start of the first
 	// RecoverSeconds seconds in a row that met the SLO; null: the run
 	// ended before that.
@@ -111,7 +111,7 @@ type EventCycles struct {
 	Cycles int    `json:"cycles"`
 	// Each is the spread of one score (figures with no value in a cycle
 	// are left out of it: Count says how many had one).
-	UnavailableMS   Spread `json:"unavailable_ms"`
+	NoReplyMS       Spread `json:"no_reply_ms"`
 	RecoveredS      Spread `json:"recovered_s"`
 	SecondsOutOfSLO Spread `json:"seconds_out_of_slo"`
 	InsideP99US     Spread `json:"inside_p99_us"`

@@ -140,3 +140,21 @@ func TestParseSLO(t *testing.T) {
 	_, err = Parse([]string{"--slo", "p99<2ms", "--json-out-file", "x.json"})
 	assert.ErrorContains(t, err, "a capacity search (--slo) writes every step with --json")
 }
+
+// TestSentinelAndRetryReachTheTarget: tairbench's own --sentinel,
+// --master-name and --retry, among memtier's words, shape the endpoint.
+func TestSentinelAndRetryReachTheTarget(t *testing.T) {
+	o, err := Parse([]string{"-s", "127.0.0.1", "-p", "6379", "--sentinel", "127.0.0.1:26379", "--sentinel", "127.0.0.1:26380",
+		"--master-name", "mymaster", "--retry", "3"})
+	require.NoError(t, err)
+	tg, err := o.Target()
+	require.NoError(t, err)
+	assert.Equal(t, []string{"127.0.0.1:26379", "127.0.0.1:26380"}, tg.Sentinels)
+	assert.Equal(t, "mymaster", tg.MasterName)
+	assert.Equal(t, 3, tg.Retry)
+
+	o, err = Parse([]string{"--sentinel", "127.0.0.1:26379"})
+	require.NoError(t, err)
+	_, err = o.Target()
+	assert.ErrorContains(t, err, "master name", "a Sentinel without the name it knows the primary by")
+}

@@ -162,7 +162,7 @@ func TestCompareEvents(t *testing.T) {
 	a := doc.(*result.Run)
 	b := *a
 	at := 2.0
-	score := func(ms float64) *result.EventScore { return &result.EventScore{UnavailableMS: ms, RecoveredS: &at} }
+	score := func(ms float64) *result.EventScore { return &result.EventScore{NoReplyMS: ms, RecoveredS: &at} }
 	a.Events = &result.Events{Schema: result.SchemaEvents, SLO: "x", Events: []result.Event{{Action: "failover", Text: "failover", Score: score(120)}}}
 	b.Events = &result.Events{Schema: result.SchemaEvents, SLO: "x", Events: []result.Event{{Action: "failover", Text: "failover", Score: score(80)},
 		{Action: "bgsave", Text: "bgsave"}}}
